@@ -1,0 +1,5 @@
+import { notYetAvailable } from "./exit.ts";
+
+export async function runHost(_options: Record<string, unknown>): Promise<number> {
+  return notYetAvailable("host");
+}
