@@ -1,0 +1,83 @@
+// Contract between the model provider and its callers (the agent loop, the session).
+// The profile and limit shapes mirror `ResolvedConfig["provider"]` and
+// `ResolvedConfig["provider_limits"]` (spec §7.2) structurally, so this module does not
+// depend on lib/config.
+
+export type ProviderProfile = {
+  kind: string;
+  wire_api: "responses" | "chat";
+  model: string;
+  base_url: string;
+  api_key?: string;
+  api_key_env: string;
+  timeout_seconds: number;
+  headers: Record<string, string>;
+  reasoning_effort?: string;
+  image_input?: boolean;
+};
+
+export type ProviderLimits = {
+  max_sse_event_bytes: number;
+  max_response_bytes: number;
+  max_assistant_bytes: number;
+  max_tool_calls: number;
+  max_tool_arguments_bytes: number;
+  max_retries: number;
+};
+
+export type FunctionToolSchema = { name: string; description: string; parameters: object };
+
+export type ToolCallRecord = { call_id: string; name: string; arguments: unknown /* parsed JSON */ };
+
+export type HistoryItem =
+  | { kind: "user"; content: string }
+  | { kind: "assistant"; content: string; calls: ToolCallRecord[] }
+  | { kind: "tool_result"; call_id: string; name: string; output: string; success: boolean };
+
+export type ProviderRequest = {
+  model: string;
+  instructions: string;
+  history: HistoryItem[];
+  tools: FunctionToolSchema[];
+};
+
+export type Usage = { input_tokens?: number; output_tokens?: number };
+
+export type ProviderResponse = { text: string; calls: ToolCallRecord[]; usage: Usage };
+
+export type StreamHandlers = {
+  signal: AbortSignal;
+  onTextDelta(text: string): void | Promise<void>;
+};
+
+export interface ProviderClient {
+  /** Rejects with ProviderError, or with an Error named "AbortError" when `signal` aborts. */
+  stream(request: ProviderRequest, handlers: StreamHandlers): Promise<ProviderResponse>;
+  close(): Promise<void>;
+}
+
+export type ProviderErrorCode = "provider_error" | "response_limit" | "tool_limit";
+
+/** `message` is the exact wire text of spec §5.2/§8, with the credential redacted. */
+export class ProviderError extends Error {
+  code: ProviderErrorCode;
+  constructor(code: ProviderErrorCode, message: string) {
+    super(message);
+    this.name = "ProviderError";
+    this.code = code;
+  }
+}
+
+/** Test seams: the retry backoff's sleep and random source. */
+export type RetryTiming = {
+  delay(ms: number, signal: AbortSignal): Promise<void>;
+  random(): number;
+};
+
+export type CreateProviderOptions = {
+  profile: ProviderProfile;
+  limits: ProviderLimits;
+  credential: string;
+  hostedWebSearch: boolean;
+  timing?: Partial<RetryTiming>;
+};
