@@ -1,0 +1,340 @@
+// A scripted model provider for tests: a real HTTP/1.1 server on 127.0.0.1.
+//
+// It is written on node:net rather than node:http so that tests see exactly what went over
+// the wire (the request line, whether the body was chunked, whether head and body arrived
+// together) and can script malformed replies: cuts mid-body, hangs, raw SSE bytes.
+// Each connection serves one request and the reply always carries `Connection: close`.
+import net from "node:net";
+
+/** One SSE event: a JSON object (written as `event: <type>` + `data: <json>`) or raw bytes. */
+export type SseItem = Record<string, unknown> | { raw: string };
+
+export type SseResponse = {
+  events: SseItem[];
+  status?: number;
+  headers?: Record<string, string>;
+  /**
+   * `content-length` (default, the spec's harness mode): the whole body at once with
+   * `Content-Length` + `Connection: close`. `chunked`: one chunk per event, `delayMs` apart.
+   */
+  mode?: "content-length" | "chunked";
+  delayMs?: number;
+  /** Milliseconds to wait before writing the status line. */
+  headerDelayMs?: number;
+  /** `close` (default) ends cleanly; `destroy` cuts the connection after the events; `hang` keeps it open. */
+  end?: "close" | "destroy" | "hang";
+  /** Omit the `event:` line for JSON events (the seeds' replay fixture does). */
+  omitEventLine?: boolean;
+};
+
+export type HttpResponse = {
+  status: number;
+  reason?: string;
+  body?: string | Record<string, unknown>;
+  headers?: Record<string, string>;
+};
+
+export type FakeResponse = SseResponse | HttpResponse;
+
+export type RecordedRequest = {
+  method: string;
+  path: string;
+  requestLine: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  rawBody: string;
+  /** The parsed JSON body, or undefined when it was not JSON. */
+  body: any;
+  chunked: boolean;
+  /** True when the head and the whole body arrived in the first read from the socket. */
+  arrivedInOneRead: boolean;
+};
+
+export type FakeProvider = {
+  /** `http://127.0.0.1:PORT/v1` */
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Appends responses to the script. */
+  push(...responses: FakeResponse[]): void;
+  /** Resolves once `count` requests have been fully received. */
+  waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
+  /** Number of TCP connections accepted so far. */
+  connections(): number;
+  close(): Promise<void>;
+};
+
+const EXHAUSTED: HttpResponse = {
+  status: 500,
+  body: { error: { message: "fake provider script exhausted", type: "server_error" } },
+};
+
+export async function startFakeProvider(script: FakeResponse[] = []): Promise<FakeProvider> {
+  const queue = [...script];
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<net.Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const waiters: Array<() => void> = [];
+  let accepted = 0;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  const server = net.createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+    readRequest(socket)
+      .then(async (request) => {
+        if (!request) return;
+        requests.push(request);
+        for (const wake of waiters.splice(0)) wake();
+        const response = queue.shift() ?? EXHAUSTED;
+        await respond(socket, response, sleep);
+      })
+      .catch(() => socket.destroy());
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as net.AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    port,
+    requests,
+    push: (...responses) => void queue.push(...responses),
+    connections: () => accepted,
+    waitForRequests(count, timeoutMs = 3000) {
+      return new Promise((resolve, reject) => {
+        const deadline = setTimeout(
+          () => reject(new Error(`fake provider saw ${requests.length} of ${count} requests`)),
+          timeoutMs,
+        );
+        const check = () => {
+          if (requests.length >= count) {
+            clearTimeout(deadline);
+            resolve(requests);
+          } else {
+            waiters.push(check);
+          }
+        };
+        check();
+      });
+    },
+    close() {
+      for (const timer of timers) clearTimeout(timer);
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function readRequest(socket: net.Socket): Promise<RecordedRequest | undefined> {
+  return new Promise((resolve, reject) => {
+    let buffer = Buffer.alloc(0);
+    let reads = 0;
+    const onData = (chunk: Buffer) => {
+      reads += 1;
+      buffer = Buffer.concat([buffer, chunk]);
+      const headEnd = buffer.indexOf("\r\n\r\n");
+      if (headEnd < 0) return;
+      const head = buffer.subarray(0, headEnd).toString("latin1");
+      const [requestLine = "", ...headerLines] = head.split("\r\n");
+      const headers: Record<string, string> = {};
+      for (const line of headerLines) {
+        const colon = line.indexOf(":");
+        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      const rest = buffer.subarray(headEnd + 4);
+      const chunked = /chunked/i.test(headers["transfer-encoding"] ?? "");
+      let body: Buffer | undefined;
+      if (chunked) {
+        body = decodeChunked(rest);
+      } else {
+        const length = Number(headers["content-length"] ?? "0");
+        if (rest.length >= length) body = rest.subarray(0, length);
+      }
+      if (!body) return;
+      socket.off("data", onData);
+      const [method = "", path = ""] = requestLine.split(" ");
+      const rawBody = body.toString("utf8");
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(rawBody);
+      } catch {
+        parsed = undefined;
+      }
+      resolve({
+        method,
+        path,
+        requestLine,
+        headers,
+        rawBody,
+        body: parsed,
+        chunked,
+        arrivedInOneRead: reads === 1,
+      });
+    };
+    socket.on("data", onData);
+    socket.once("end", () => resolve(undefined));
+    socket.once("error", reject);
+  });
+}
+
+/** Returns the decoded body once the terminating zero-size chunk has arrived. */
+function decodeChunked(data: Buffer): Buffer | undefined {
+  const parts: Buffer[] = [];
+  let offset = 0;
+  for (;;) {
+    const lineEnd = data.indexOf("\r\n", offset);
+    if (lineEnd < 0) return undefined;
+    const size = Number.parseInt(data.subarray(offset, lineEnd).toString("latin1"), 16);
+    if (Number.isNaN(size)) throw new Error("bad chunk size");
+    const start = lineEnd + 2;
+    if (size === 0) return Buffer.concat(parts);
+    if (data.length < start + size + 2) return undefined;
+    parts.push(data.subarray(start, start + size));
+    offset = start + size + 2;
+  }
+}
+
+async function respond(
+  socket: net.Socket,
+  response: FakeResponse,
+  sleep: (ms: number) => Promise<void>,
+): Promise<void> {
+  if (!("events" in response)) {
+    const body =
+      response.body === undefined
+        ? ""
+        : typeof response.body === "string"
+          ? response.body
+          : JSON.stringify(response.body);
+    const headers = { "Content-Type": "application/json", ...response.headers };
+    socket.end(head(response.status, response.reason, headers, Buffer.byteLength(body)) + body);
+    return;
+  }
+  if (response.headerDelayMs) await sleep(response.headerDelayMs);
+  if (socket.destroyed) return;
+  const chunks = response.events.map((item) => encodeSse(item, response.omitEventLine ?? false));
+  const headers = { "Content-Type": "text/event-stream", ...response.headers };
+  const status = response.status ?? 200;
+  const finish = () => {
+    if (response.end === "destroy") socket.destroy();
+    else if (response.end !== "hang") socket.end();
+  };
+  if ((response.mode ?? "content-length") === "content-length") {
+    const body = chunks.join("");
+    const declared = Buffer.byteLength(body);
+    // A cut body still declares its full length, so the client sees a short read.
+    socket.write(head(status, undefined, headers, response.end === "destroy" ? declared + 64 : declared) + body);
+    finish();
+    return;
+  }
+  socket.write(head(status, undefined, { ...headers, "Transfer-Encoding": "chunked" }));
+  for (const chunk of chunks) {
+    if (response.delayMs) await sleep(response.delayMs);
+    if (socket.destroyed) return;
+    const bytes = Buffer.from(chunk);
+    socket.write(`${bytes.length.toString(16)}\r\n`);
+    socket.write(bytes);
+    socket.write("\r\n");
+  }
+  if (response.end === "destroy") socket.destroy();
+  else if (response.end !== "hang") socket.end("0\r\n\r\n");
+}
+
+function head(status: number, reason: string | undefined, headers: Record<string, string>, length?: number) {
+  const lines = [`HTTP/1.1 ${status} ${reason ?? REASONS[status] ?? "Unknown"}`];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  if (length !== undefined) lines.push(`Content-Length: ${length}`);
+  lines.push("Connection: close");
+  return lines.join("\r\n") + "\r\n\r\n";
+}
+
+const REASONS: Record<number, string> = {
+  200: "OK",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+};
+
+export function encodeSse(item: SseItem, omitEventLine = false): string {
+  if ("raw" in item && typeof item.raw === "string") return item.raw;
+  const eventType = (item as Record<string, unknown>).type;
+  const type = typeof eventType === "string" && !omitEventLine ? `event: ${eventType}\n` : "";
+  return `${type}data: ${JSON.stringify(item)}\n\n`;
+}
+
+// ---- Responses API event builders ----
+
+export const sse = {
+  textDelta: (delta: string) => ({ type: "response.output_text.delta", delta }),
+  argumentsDelta: (delta: string, outputIndex = 0) => ({
+    type: "response.function_call_arguments.delta",
+    output_index: outputIndex,
+    delta,
+  }),
+  callDone: (callId: string, name: string, outputIndex = 0) => ({
+    type: "response.output_item.done",
+    output_index: outputIndex,
+    item: { type: "function_call", call_id: callId, name },
+  }),
+  /** Arguments delta + output_item.done for one complete call. */
+  toolCall: (callId: string, name: string, args: unknown, outputIndex = 0) => [
+    sse.argumentsDelta(JSON.stringify(args), outputIndex),
+    sse.callDone(callId, name, outputIndex),
+  ],
+  completed: (usage?: { input_tokens?: number; output_tokens?: number }) => ({
+    type: "response.completed",
+    response: usage ? { usage } : {},
+  }),
+  error: (message: string, type = "invalid_request_error", code?: string) => ({
+    type: "error",
+    error: { type, message, ...(code ? { code } : {}) },
+  }),
+  failed: (message: string, code?: string) => ({
+    type: "response.failed",
+    response: { error: { message, ...(code ? { code } : {}) } },
+  }),
+  incomplete: (reason?: string) => ({
+    type: "response.incomplete",
+    response: reason ? { incomplete_details: { reason } } : {},
+  }),
+  done: () => ({ raw: "data: [DONE]\n\n" }),
+};
+
+/** A text-only reply streamed as one delta per piece, then `response.completed`. */
+export function textResponse(
+  pieces: string[],
+  usage?: { input_tokens?: number; output_tokens?: number },
+  options: Omit<SseResponse, "events"> = {},
+): SseResponse {
+  return { ...options, events: [...pieces.map(sse.textDelta), sse.completed(usage)] };
+}
+
+/** A reply calling tools in order (output indexes 0, 1, …), then `response.completed`. */
+export function toolCallResponse(
+  calls: Array<{ call_id: string; name: string; arguments: unknown }>,
+  options: Omit<SseResponse, "events"> = {},
+): SseResponse {
+  return {
+    ...options,
+    events: [...calls.flatMap((call, index) => sse.toolCall(call.call_id, call.name, call.arguments, index)), sse.completed()],
+  };
+}
