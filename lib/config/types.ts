@@ -1,0 +1,134 @@
+// The resolved configuration: the TOML tables of spec §7.2 with the same snake_case keys,
+// every default filled in. Optional keys are absent (never null) when unset.
+
+export type ApprovalPolicy = "on-risk" | "always" | "never";
+export type WireApi = "responses" | "chat";
+export type WebSearchBackend = "off" | "provider" | "searxng" | "brave";
+
+/** One provider profile: `[provider]` or the selected `[providers.<name>]`, defaults filled in. */
+export interface ProviderProfile {
+  kind: "openai-compatible";
+  wire_api: WireApi;
+  model: string;
+  base_url: string;
+  api_key?: string;
+  api_key_env: string;
+  timeout_seconds: number;
+  headers: Record<string, string>;
+  reasoning_effort?: string;
+  image_input: boolean;
+}
+
+export interface AgentConfig {
+  max_steps: number;
+  system_prompt: string;
+}
+
+export interface SessionConfig {
+  max_history_bytes: number;
+  max_messages: number;
+}
+
+export interface ContextConfig {
+  max_tokens: number;
+  reserve_output_tokens: number;
+  safety_margin_tokens: number;
+  bytes_per_token: number;
+  summary_max_chars: number;
+}
+
+export interface ToolsConfig {
+  approval_policy: ApprovalPolicy;
+  command_timeout_seconds: number;
+  max_timeout_seconds: number;
+  output_limit_bytes: number;
+  max_read_bytes: number;
+  max_write_bytes: number;
+  code_mode: boolean;
+}
+
+export interface ProtocolConfig {
+  max_client_frame_bytes: number;
+  max_server_frame_bytes: number;
+}
+
+export interface TuiConfig {
+  max_transcript_bytes: number;
+  max_transcript_items: number;
+  max_prompt_history_bytes: number;
+  max_prompt_history_items: number;
+}
+
+export interface ProviderLimitsConfig {
+  max_sse_event_bytes: number;
+  max_response_bytes: number;
+  max_assistant_bytes: number;
+  max_tool_calls: number;
+  max_tool_arguments_bytes: number;
+  max_retries: number;
+}
+
+export interface SkillsConfig {
+  /** Absolute path (a leading `~` is expanded). */
+  user_dir: string;
+  /** Relative to the workspace, contained (validated). */
+  project_dir: string;
+  scan_projects: boolean;
+  max_skills: number;
+  max_skill_bytes: number;
+}
+
+export interface WebConfig {
+  enabled: boolean;
+  fetch_max_bytes: number;
+  fetch_timeout_seconds: number;
+  max_redirects: number;
+  auto_approve_domains: string[];
+  allow_private_addresses: boolean;
+  search: WebSearchBackend;
+  searxng_url?: string;
+  brave_url: string;
+  brave_api_key?: string;
+  brave_api_key_env: string;
+  max_search_results: number;
+}
+
+export interface ResolvedConfig {
+  /** The selected profile, with layers 5 and 6 (environment and flag overrides) applied. */
+  provider: ProviderProfile;
+  agent: AgentConfig;
+  session: SessionConfig;
+  context: ContextConfig;
+  tools: ToolsConfig;
+  protocol: ProtocolConfig;
+  tui: TuiConfig;
+  provider_limits: ProviderLimitsConfig;
+  skills: SkillsConfig;
+  web: WebConfig;
+}
+
+export interface ConfigOverrides {
+  provider?: string;
+  model?: string;
+  base_url?: string;
+  approval_policy?: ApprovalPolicy;
+}
+
+export interface LoadConfigOptions {
+  /** The canonical workspace directory. */
+  workspace: string;
+  /** The instance home (see resolveHome). */
+  home: string;
+  /** True when the home came from `--scv-home` or `SCV_HOME`. */
+  homeExplicit: boolean;
+  /** `--config-path`; when absent, `SCV_CONFIG` from `env` is used. */
+  explicitConfigPath?: string;
+  env: Record<string, string | undefined>;
+  /** Layer 6: CLI flags, then `session.start` fields (already combined by the caller). */
+  overrides: ConfigOverrides;
+}
+
+/** A configuration failure; `message` is the exact spec text sent to the client. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
