@@ -1,0 +1,133 @@
+// Length-prefixed JSON frames of the code-mode host protocol (host spec §2): a 4-byte
+// little-endian u32 payload length, then that many bytes of compact UTF-8 JSON.
+import { waitForDrain } from "./ndjson_writer.ts";
+
+export const MAX_FRAME_BYTES = 67_108_864;
+const PREFIX_BYTES = 4;
+
+export class FrameError extends Error {
+  override name = "FrameError";
+}
+
+export function frameTooLargeMessage(length: number): string {
+  return `code-mode IPC frame length ${length} exceeds ${MAX_FRAME_BYTES} bytes`;
+}
+
+/** Encodes once; the returned buffer can be written any number of times. */
+export function encodeFrame(value: unknown): Buffer {
+  const json = JSON.stringify(value);
+  const length = Buffer.byteLength(json, "utf8");
+  if (length > MAX_FRAME_BYTES) throw new FrameError(frameTooLargeMessage(length));
+  const frame = Buffer.allocUnsafe(PREFIX_BYTES + length);
+  frame.writeUInt32LE(length, 0);
+  frame.write(json, PREFIX_BYTES, "utf8");
+  return frame;
+}
+
+/** Decodes one whole WebSocket message, which must hold exactly one frame. */
+export function decodeFrameMessage(message: Uint8Array): unknown {
+  if (message.length < PREFIX_BYTES) throw new FrameError("code-mode IPC frame is missing its length prefix");
+  const declared = readLength(message, 0);
+  if (declared > MAX_FRAME_BYTES) throw new FrameError(frameTooLargeMessage(declared));
+  const contained = message.length - PREFIX_BYTES;
+  if (contained !== declared) {
+    throw new FrameError(`code-mode IPC frame declares ${declared} payload bytes but contains ${contained}`);
+  }
+  return parsePayload(message.subarray(PREFIX_BYTES));
+}
+
+const payloadDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+export function parsePayload(payload: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = payloadDecoder.decode(payload);
+  } catch {
+    throw new FrameError("failed to decode code-mode IPC frame: invalid UTF-8 in frame payload");
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new FrameError(`failed to decode code-mode IPC frame: ${(error as Error).message}`);
+  }
+}
+
+function readLength(bytes: Uint8Array, offset: number): number {
+  return (bytes[offset]! | (bytes[offset + 1]! << 8) | (bytes[offset + 2]! << 16)) + bytes[offset + 3]! * 0x1000000;
+}
+
+/**
+ * Yields each frame's parsed JSON. Ends cleanly at EOF on a frame boundary; throws FrameError
+ * `early eof` for EOF inside a frame, and checks a declared length before reading its payload.
+ */
+export async function* readFrames(source: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  // Payload length of the frame being read, or -1 while reading a prefix.
+  let needed = -1;
+
+  for await (const chunk of source) {
+    let data: Uint8Array = chunk;
+    if (pendingBytes > 0) {
+      // Only join what the current step needs, so a large payload is copied once.
+      const want = needed < 0 ? PREFIX_BYTES : needed;
+      if (pendingBytes + data.length < want) {
+        pending.push(data);
+        pendingBytes += data.length;
+        continue;
+      }
+      pending.push(data);
+      data = join(pending, pendingBytes + data.length);
+      pending = [];
+      pendingBytes = 0;
+    }
+    let offset = 0;
+    for (;;) {
+      const available = data.length - offset;
+      if (needed < 0) {
+        if (available < PREFIX_BYTES) break;
+        needed = readLength(data, offset);
+        if (needed > MAX_FRAME_BYTES) throw new FrameError(frameTooLargeMessage(needed));
+        offset += PREFIX_BYTES;
+        continue;
+      }
+      if (data.length - offset < needed) break;
+      const payload = data.subarray(offset, offset + needed);
+      offset += needed;
+      needed = -1;
+      yield parsePayload(payload);
+    }
+    if (offset < data.length) {
+      pending = [data.subarray(offset)];
+      pendingBytes = data.length - offset;
+    }
+  }
+  if (pendingBytes > 0 || needed >= 0) throw new FrameError("early eof");
+}
+
+function join(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/** Writes whole frames, one `write` each so frames never interleave, honouring backpressure. */
+export class FrameWriter {
+  readonly #stream: NodeJS.WritableStream & { writableNeedDrain?: boolean };
+
+  constructor(stream: NodeJS.WritableStream) {
+    this.#stream = stream;
+  }
+
+  get writableNeedDrain(): boolean {
+    return this.#stream.writableNeedDrain ?? false;
+  }
+
+  async write(frame: Buffer): Promise<void> {
+    if (!this.#stream.write(frame)) await waitForDrain(this.#stream);
+  }
+}
