@@ -1,0 +1,143 @@
+// loadConfig: the six layers of spec §7.1, the project rules of §7.3 and the checks of §7.2.
+import { realpath, stat } from "node:fs/promises";
+import { join, relative, resolve, sep, isAbsolute } from "node:path";
+import { defaultConfig } from "./defaults.ts";
+import { expandTilde, userHome } from "./home.ts";
+import { deepMerge } from "./merge.ts";
+import { checkProjectLayer } from "./project.ts";
+import { describeFsError, readConfigFile, type LoadedFile } from "./read_file.ts";
+import { isTable, type RawTable } from "./schema.ts";
+import { validateConfig } from "./validate.ts";
+import {
+  ConfigError,
+  type LoadConfigOptions,
+  type ProviderProfile,
+  type ResolvedConfig,
+} from "./types.ts";
+
+type Env = Record<string, string | undefined>;
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedConfig> {
+  const { env, home, overrides } = options;
+  const defaultUserDir = options.homeExplicit ? join(home, "skills") : join(userHome(env), ".scv", "skills");
+  const defaults = defaultConfig(defaultUserDir);
+  const { provider: _defaultProfile, ...defaultTables } = defaults;
+  const layer1 = structuredClone(defaultTables) as unknown as RawTable;
+
+  // Layer 2: the user file (optional, private).
+  const userPath = join(home, "config.toml");
+  const user = await readConfigFile(userPath, "user", { optional: true });
+  const trusted = deepMerge(layer1, user?.table ?? {});
+
+  // Layer 3: the workspace file (optional, untrusted, exempt from the permission rule).
+  const project = await readProjectLayer(options.workspace, user);
+  if (project !== undefined) checkProjectLayer(project, trusted);
+
+  // Layer 4: the explicit file (must exist, private).
+  const explicitPath = nonEmpty(options.explicitConfigPath) ?? nonEmpty(env.SCV_CONFIG);
+  const explicit =
+    explicitPath === undefined
+      ? undefined
+      : await readConfigFile(resolve(expandTilde(explicitPath, env)), "explicit", { optional: false });
+
+  let merged = deepMerge(trusted, project ?? {});
+  merged = deepMerge(merged, explicit?.table ?? {});
+
+  const profile = buildProfile(merged, defaults.provider, nonEmpty(overrides.provider) ?? nonEmpty(env.SCV_PROVIDER));
+
+  // Layer 5: environment overrides of the selected profile.
+  const envModel = nonEmpty(env.SCV_MODEL);
+  const envBaseUrl = nonEmpty(env.SCV_BASE_URL);
+  const envKeyEnv = nonEmpty(env.SCV_API_KEY_ENV);
+  if (envModel !== undefined) profile.model = envModel;
+  if (envBaseUrl !== undefined) profile.base_url = envBaseUrl;
+  if (envKeyEnv !== undefined) profile.api_key_env = envKeyEnv;
+
+  // Layer 6: CLI flags and session.start fields.
+  if (overrides.model !== undefined) profile.model = overrides.model;
+  if (overrides.base_url !== undefined) profile.base_url = overrides.base_url;
+
+  const config = assemble(merged, defaults, profile, home, env);
+  if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
+  validateConfig(config);
+  return config;
+}
+
+async function readProjectLayer(workspace: string, user: LoadedFile | undefined): Promise<RawTable | undefined> {
+  const display = join(workspace, ".scv", "config.toml");
+  let real: string;
+  try {
+    real = await realpath(display);
+  } catch (error) {
+    // Missing (or a dangling link): there is no project layer.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new ConfigError(`read configuration ${display}: ${describeFsError(error)}`);
+  }
+  if (user !== undefined) {
+    const stats = await stat(real).catch(() => undefined);
+    if (stats !== undefined && stats.dev === user.dev && stats.ino === user.ino) return undefined;
+  }
+  const root = await realpath(workspace).catch(() => resolve(workspace));
+  const inside = relative(root, real);
+  if (inside === "" || inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+    throw new ConfigError("project configuration escaped workspace");
+  }
+  const file = await readConfigFile(display, "none", { optional: true, openPath: real });
+  return file?.table;
+}
+
+/** Selects `[providers.<name>]` (replacing `[provider]` whole) or `[provider]`, then fills defaults. */
+function buildProfile(merged: RawTable, defaults: ProviderProfile, requested: string | undefined): ProviderProfile {
+  const provider = isTable(merged.provider) ? merged.provider : {};
+  const name =
+    requested ??
+    nonEmpty(typeof merged.provider_active === "string" ? merged.provider_active : undefined) ??
+    nonEmpty(typeof provider.active === "string" ? provider.active : undefined);
+  let raw: RawTable = provider;
+  if (name !== undefined) {
+    const profiles = isTable(merged.providers) ? merged.providers : {};
+    const selected = Object.hasOwn(profiles, name) ? profiles[name] : undefined;
+    if (!isTable(selected)) throw new ConfigError(`active provider profile "${name}" was not found`);
+    raw = selected;
+  }
+  const { active: _active, ...keys } = raw;
+  const profile = { ...structuredClone(defaults), ...structuredClone(keys) } as ProviderProfile;
+  return profile;
+}
+
+/** Copies the known keys of each table (dropping accepted-but-ignored ones) over the defaults. */
+function assemble(
+  merged: RawTable,
+  defaults: ResolvedConfig,
+  provider: ProviderProfile,
+  home: string,
+  env: Env,
+): ResolvedConfig {
+  const pick = <T extends object>(name: string, base: T, optional: readonly string[] = []): T => {
+    const source = isTable(merged[name]) ? merged[name] : {};
+    const out = { ...base } as Record<string, unknown>;
+    for (const key of [...Object.keys(base), ...optional]) {
+      if (source[key] !== undefined) out[key] = structuredClone(source[key]);
+    }
+    return out as T;
+  };
+  const skills = pick("skills", defaults.skills);
+  const rawSkills = isTable(merged.skills) ? merged.skills : {};
+  if (typeof rawSkills.user_dir === "string") skills.user_dir = resolve(home, expandTilde(rawSkills.user_dir, env));
+  return {
+    provider,
+    agent: pick("agent", defaults.agent),
+    session: pick("session", defaults.session),
+    context: pick("context", defaults.context),
+    tools: pick("tools", defaults.tools),
+    protocol: pick("protocol", defaults.protocol),
+    tui: pick("tui", defaults.tui),
+    provider_limits: pick("provider_limits", defaults.provider_limits),
+    skills,
+    web: pick("web", defaults.web, ["searxng_url", "brave_api_key"]),
+  };
+}

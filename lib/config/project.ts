@@ -1,0 +1,94 @@
+// Spec §7.3: the workspace layer is untrusted. It may not set provider, identity or network
+// trust keys, and may only tighten limits and policies relative to layers 1–2.
+import { ConfigError } from "./types.ts";
+import { isTable, type RawTable } from "./schema.ts";
+
+const FORBIDDEN_TABLES = ["provider", "providers", "provider_active", "agents", "update", "channels"];
+
+const FORBIDDEN_WEB_KEYS = [
+  "auto_approve_domains",
+  "allow_private_addresses",
+  "searxng_url",
+  "brave_url",
+  "brave_api_key",
+  "brave_api_key_env",
+];
+
+/** Numeric limits the project may lower but not raise. */
+const NO_RAISE: Record<string, readonly string[]> = {
+  agent: ["max_steps"],
+  session: ["max_history_bytes", "max_messages"],
+  context: ["max_tokens", "summary_max_chars"],
+  tools: ["command_timeout_seconds", "max_timeout_seconds", "output_limit_bytes", "max_read_bytes", "max_write_bytes"],
+  protocol: ["max_client_frame_bytes", "max_server_frame_bytes"],
+  tui: ["max_transcript_bytes", "max_transcript_items", "max_prompt_history_bytes", "max_prompt_history_items"],
+  provider_limits: [
+    "max_sse_event_bytes",
+    "max_response_bytes",
+    "max_assistant_bytes",
+    "max_tool_calls",
+    "max_tool_arguments_bytes",
+    "max_retries",
+  ],
+  skills: ["max_skills", "max_skill_bytes"],
+  web: ["fetch_max_bytes", "fetch_timeout_seconds", "max_redirects", "max_search_results"],
+};
+
+/** Strictness order of approval policies: a project may only move right. */
+const POLICY_RANK: Record<string, number> = { "on-risk": 0, always: 1, never: 2 };
+
+function fail(message: string): never {
+  throw new ConfigError(`project configuration ${message}`);
+}
+
+/**
+ * Checks the schema-checked project table against `trusted`, the merge of layers 1–2
+ * (with every default present). Throws the first violation.
+ */
+export function checkProjectLayer(project: RawTable, trusted: RawTable): void {
+  for (const key of Object.keys(project)) {
+    if (FORBIDDEN_TABLES.includes(key)) fail(`cannot set [${key}]`);
+  }
+  const table = (name: string): RawTable => (isTable(project[name]) ? project[name] : {});
+  const base = (name: string): RawTable => (isTable(trusted[name]) ? trusted[name] : {});
+
+  const agent = table("agent");
+  if ("system_prompt" in agent) fail("cannot replace agent.system_prompt");
+  if ("prefer" in agent) fail("cannot set agent.prefer");
+  if ("user_dir" in table("skills")) fail("cannot set skills.user_dir");
+  for (const key of FORBIDDEN_WEB_KEYS) {
+    if (key in table("web")) fail(`cannot set web.${key}`);
+  }
+
+  for (const [name, keys] of Object.entries(NO_RAISE)) {
+    const values = table(name);
+    for (const key of keys) {
+      const value = values[key];
+      if (typeof value === "number" && value > (base(name)[key] as number)) fail(`cannot raise ${name}.${key}`);
+    }
+  }
+
+  const context = table("context");
+  for (const key of ["reserve_output_tokens", "safety_margin_tokens"]) {
+    const value = context[key];
+    if (typeof value === "number" && value < (base("context")[key] as number)) fail("cannot lower context reserves");
+  }
+  const bytesPerToken = context.bytes_per_token;
+  if (typeof bytesPerToken === "number" && bytesPerToken > (base("context").bytes_per_token as number)) {
+    fail("cannot raise context.bytes_per_token");
+  }
+
+  const policy = table("tools").approval_policy;
+  if (typeof policy === "string" && POLICY_RANK[policy]! < POLICY_RANK[base("tools").approval_policy as string]!) {
+    fail("cannot weaken tools.approval_policy");
+  }
+  if (table("skills").scan_projects === true && base("skills").scan_projects !== true) {
+    fail("cannot enable skills.scan_projects");
+  }
+  const web = table("web");
+  if (web.enabled === true && base("web").enabled !== true) fail("cannot enable web");
+  if (typeof web.search === "string" && web.search !== "off" && web.search !== base("web").search) {
+    fail("can only turn web.search off");
+  }
+  if (table("tools").code_mode === true && base("tools").code_mode !== true) fail("cannot enable tools.code_mode");
+}

@@ -1,0 +1,210 @@
+// The shape of every TOML table of spec §7.2: which keys exist and what type each holds.
+// One description serves unknown-key detection, type checking and value normalisation.
+import { ConfigError } from "./types.ts";
+
+export type KeySpec =
+  | { kind: "count" } // a non-negative integer
+  | { kind: "bool" }
+  | { kind: "string" }
+  | { kind: "enum"; values: readonly string[] }
+  | { kind: "strings" } // array of strings
+  | { kind: "string_or_strings" }
+  | { kind: "string_map" } // a table of strings
+  | { kind: "ignored_table" } // accepted, any content
+  | { kind: "table"; keys: Record<string, KeySpec> }
+  | { kind: "named_tables"; of: KeySpec }; // `[providers.<name>]`
+
+const count: KeySpec = { kind: "count" };
+const bool: KeySpec = { kind: "bool" };
+const string: KeySpec = { kind: "string" };
+
+export const PROFILE_SPEC: KeySpec = {
+  kind: "table",
+  keys: {
+    active: string,
+    kind: string,
+    wire_api: string,
+    model: string,
+    base_url: string,
+    api_key: string,
+    api_key_env: string,
+    timeout_seconds: count,
+    headers: { kind: "string_map" },
+    reasoning_effort: string,
+    image_input: bool,
+  },
+};
+
+export type TableSpec = Extract<KeySpec, { kind: "table" }>;
+
+export const ROOT_SPEC: TableSpec = {
+  kind: "table",
+  keys: {
+    provider_active: string,
+    provider: PROFILE_SPEC,
+    providers: { kind: "named_tables", of: PROFILE_SPEC },
+    agent: {
+      kind: "table",
+      keys: {
+        max_steps: count,
+        system_prompt: string,
+        // Ignored, type-checked only.
+        max_delegation_depth: count,
+        max_conversations: count,
+        conversation_idle_seconds: count,
+        max_background: count,
+        prefer: { kind: "string_or_strings" },
+      },
+    },
+    session: { kind: "table", keys: { max_history_bytes: count, max_messages: count } },
+    context: {
+      kind: "table",
+      keys: {
+        max_tokens: count,
+        reserve_output_tokens: count,
+        safety_margin_tokens: count,
+        bytes_per_token: count,
+        summary_max_chars: count,
+      },
+    },
+    tools: {
+      kind: "table",
+      keys: {
+        approval_policy: { kind: "enum", values: ["on-risk", "always", "never"] },
+        command_timeout_seconds: count,
+        max_timeout_seconds: count,
+        output_limit_bytes: count,
+        max_read_bytes: count,
+        max_write_bytes: count,
+        code_mode: bool,
+        agent_timeout_seconds: count, // ignored
+      },
+    },
+    protocol: { kind: "table", keys: { max_client_frame_bytes: count, max_server_frame_bytes: count } },
+    tui: {
+      kind: "table",
+      keys: {
+        max_transcript_bytes: count,
+        max_transcript_items: count,
+        max_prompt_history_bytes: count,
+        max_prompt_history_items: count,
+      },
+    },
+    provider_limits: {
+      kind: "table",
+      keys: {
+        max_sse_event_bytes: count,
+        max_response_bytes: count,
+        max_assistant_bytes: count,
+        max_tool_calls: count,
+        max_tool_arguments_bytes: count,
+        max_retries: count,
+      },
+    },
+    skills: {
+      kind: "table",
+      keys: { user_dir: string, project_dir: string, scan_projects: bool, max_skills: count, max_skill_bytes: count },
+    },
+    web: {
+      kind: "table",
+      keys: {
+        enabled: bool,
+        fetch_max_bytes: count,
+        fetch_timeout_seconds: count,
+        max_redirects: count,
+        auto_approve_domains: { kind: "strings" },
+        allow_private_addresses: bool,
+        search: { kind: "enum", values: ["off", "provider", "searxng", "brave"] },
+        searxng_url: string,
+        brave_url: string,
+        brave_api_key: string,
+        brave_api_key_env: string,
+        max_search_results: count,
+      },
+    },
+    agents: { kind: "ignored_table" },
+    update: { kind: "ignored_table" },
+    channels: { kind: "ignored_table" },
+  },
+};
+
+export type RawTable = Record<string, unknown>;
+
+export function isTable(value: unknown): value is RawTable {
+  // TOML dates parse to Date objects, which are values, not tables.
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/**
+ * Checks a parsed file against the schema: unknown keys and wrong types throw with the exact
+ * spec messages naming the dotted key. Returns a copy with integers as plain numbers.
+ */
+export function checkAgainstSchema(document: RawTable, file: string): RawTable {
+  return checkTable(document, ROOT_SPEC, "", file);
+}
+
+function checkTable(table: RawTable, spec: TableSpec, prefix: string, file: string): RawTable {
+  const out: RawTable = {};
+  for (const [key, value] of Object.entries(table)) {
+    const dotted = prefix === "" ? key : `${prefix}.${key}`;
+    const keySpec = Object.hasOwn(spec.keys, key) ? spec.keys[key] : undefined;
+    if (keySpec === undefined) throw new ConfigError(`parse configuration ${file}: unknown key ${dotted}`);
+    out[key] = checkValue(value, keySpec, dotted, file);
+  }
+  return out;
+}
+
+function checkValue(value: unknown, spec: KeySpec, dotted: string, file: string): unknown {
+  const invalid = () => new ConfigError(`parse configuration ${file}: invalid value for ${dotted}`);
+  switch (spec.kind) {
+    case "count": {
+      if (typeof value === "bigint") {
+        if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) throw invalid();
+        return Number(value);
+      }
+      if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
+      throw invalid();
+    }
+    case "bool":
+      if (typeof value !== "boolean") throw invalid();
+      return value;
+    case "string":
+      if (typeof value !== "string") throw invalid();
+      return value;
+    case "enum":
+      if (typeof value !== "string" || !spec.values.includes(value)) throw invalid();
+      return value;
+    case "strings":
+      if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw invalid();
+      return [...value];
+    case "string_or_strings":
+      if (typeof value === "string") return value;
+      if (Array.isArray(value) && value.every((item) => typeof item === "string")) return [...value];
+      throw invalid();
+    case "string_map": {
+      if (!isTable(value)) throw invalid();
+      const out: Record<string, string> = {};
+      for (const [key, item] of Object.entries(value)) {
+        if (typeof item !== "string") {
+          throw new ConfigError(`parse configuration ${file}: invalid value for ${dotted}.${key}`);
+        }
+        out[key] = item;
+      }
+      return out;
+    }
+    case "ignored_table":
+      if (!isTable(value)) throw invalid();
+      return value;
+    case "table":
+      if (!isTable(value)) throw invalid();
+      return checkTable(value, spec, dotted, file);
+    case "named_tables": {
+      if (!isTable(value)) throw invalid();
+      const out: RawTable = {};
+      for (const [name, item] of Object.entries(value)) {
+        out[name] = checkValue(item, spec.of, `${dotted}.${name}`, file);
+      }
+      return out;
+    }
+  }
+}

@@ -1,0 +1,146 @@
+// Cross-field and range validation of spec §7.2, run on the fully merged configuration.
+import { isAbsolute } from "node:path";
+import { ConfigError, type ResolvedConfig } from "./types.ts";
+
+const MAX_TIMEOUT_CAP = 86400;
+const ESCAPING_SLACK = 65536;
+
+function fail(message: string): never {
+  throw new ConfigError(message);
+}
+
+/** Throws the first violated rule, in the order the spec lists them. */
+export function validateConfig(config: ResolvedConfig): void {
+  validateProfile(config);
+  validatePositive(config);
+
+  const { tools, web, context, protocol, provider_limits: limits, skills } = config;
+  if (tools.command_timeout_seconds > tools.max_timeout_seconds) {
+    fail("tools.command_timeout_seconds exceeds tools.max_timeout_seconds");
+  }
+  if (web.fetch_timeout_seconds > tools.max_timeout_seconds) {
+    fail("web.fetch_timeout_seconds exceeds tools.max_timeout_seconds");
+  }
+  if (tools.max_timeout_seconds > MAX_TIMEOUT_CAP) fail("tools.max_timeout_seconds must be at most 86400");
+  if (context.reserve_output_tokens + context.safety_margin_tokens >= context.max_tokens) {
+    fail("context reserve and safety margin consume max_tokens");
+  }
+
+  const frame = protocol.max_server_frame_bytes;
+  if (limits.max_assistant_bytes * 6 + ESCAPING_SLACK > frame) {
+    fail("provider_limits.max_assistant_bytes can exceed protocol.max_server_frame_bytes after JSON escaping");
+  }
+  if (
+    Math.max(tools.output_limit_bytes, tools.max_read_bytes) * 12 + ESCAPING_SLACK > frame ||
+    skills.max_skill_bytes * 6 + ESCAPING_SLACK > frame ||
+    limits.max_tool_arguments_bytes * 6 + ESCAPING_SLACK > frame
+  ) {
+    fail("tool or skill limits can exceed protocol.max_server_frame_bytes after JSON escaping");
+  }
+  if (limits.max_tool_arguments_bytes > limits.max_response_bytes) {
+    fail("tool argument limit exceeds provider response limit");
+  }
+  if (limits.max_sse_event_bytes > limits.max_response_bytes) {
+    fail("provider SSE event limit exceeds provider response limit");
+  }
+  if (limits.max_retries > 10) fail("provider_limits.max_retries must be at most 10");
+  if (protocol.max_client_frame_bytes < 4096) fail("protocol.max_client_frame_bytes must be at least 4096");
+  if (protocol.max_server_frame_bytes < 65536) fail("protocol.max_server_frame_bytes must be at least 65536");
+  if (!isContainedRelativePath(skills.project_dir)) fail("skills.project_dir must be a contained relative path");
+
+  validateWeb(config);
+}
+
+function validateProfile(config: ResolvedConfig): void {
+  const profile = config.provider;
+  if (profile.kind !== "openai-compatible") fail("provider.kind must be openai-compatible in v0.1");
+  if (profile.wire_api !== "responses" && profile.wire_api !== "chat") {
+    fail('provider.wire_api must be "responses" or "chat"');
+  }
+  if (profile.model === "" || profile.base_url === "" || ((profile.api_key ?? "") === "" && profile.api_key_env === "")) {
+    fail("provider model and base_url must be non-empty; configure api_key or api_key_env");
+  }
+}
+
+/** Every count, size and timeout but `max_retries` and `max_redirects` (and the context reserves). */
+function validatePositive(config: ResolvedConfig): void {
+  const checked: Array<[string, number]> = [
+    ["provider.timeout_seconds", config.provider.timeout_seconds],
+    ["agent.max_steps", config.agent.max_steps],
+    ["session.max_history_bytes", config.session.max_history_bytes],
+    ["session.max_messages", config.session.max_messages],
+    ["context.max_tokens", config.context.max_tokens],
+    ["context.bytes_per_token", config.context.bytes_per_token],
+    ["context.summary_max_chars", config.context.summary_max_chars],
+    ["tools.command_timeout_seconds", config.tools.command_timeout_seconds],
+    ["tools.max_timeout_seconds", config.tools.max_timeout_seconds],
+    ["tools.output_limit_bytes", config.tools.output_limit_bytes],
+    ["tools.max_read_bytes", config.tools.max_read_bytes],
+    ["tools.max_write_bytes", config.tools.max_write_bytes],
+    ["protocol.max_client_frame_bytes", config.protocol.max_client_frame_bytes],
+    ["protocol.max_server_frame_bytes", config.protocol.max_server_frame_bytes],
+    ["tui.max_transcript_bytes", config.tui.max_transcript_bytes],
+    ["tui.max_transcript_items", config.tui.max_transcript_items],
+    ["tui.max_prompt_history_bytes", config.tui.max_prompt_history_bytes],
+    ["tui.max_prompt_history_items", config.tui.max_prompt_history_items],
+    ["provider_limits.max_sse_event_bytes", config.provider_limits.max_sse_event_bytes],
+    ["provider_limits.max_response_bytes", config.provider_limits.max_response_bytes],
+    ["provider_limits.max_assistant_bytes", config.provider_limits.max_assistant_bytes],
+    ["provider_limits.max_tool_calls", config.provider_limits.max_tool_calls],
+    ["provider_limits.max_tool_arguments_bytes", config.provider_limits.max_tool_arguments_bytes],
+    ["skills.max_skills", config.skills.max_skills],
+    ["skills.max_skill_bytes", config.skills.max_skill_bytes],
+    ["web.fetch_max_bytes", config.web.fetch_max_bytes],
+    ["web.fetch_timeout_seconds", config.web.fetch_timeout_seconds],
+    ["web.max_search_results", config.web.max_search_results],
+  ];
+  for (const [key, value] of checked) {
+    if (value <= 0) fail(`${key} must be positive`);
+  }
+}
+
+function validateWeb(config: ResolvedConfig): void {
+  const web = config.web;
+  if (web.fetch_max_bytes > 67108864) fail("web.fetch_max_bytes must be at most 67108864");
+  if (web.max_redirects > 10) fail("web.max_redirects must be at most 10");
+  if (web.max_search_results > 20) fail("web.max_search_results must be at most 20");
+  if (web.auto_approve_domains.length > 256) fail("web.auto_approve_domains may list at most 256 hosts");
+  for (const entry of web.auto_approve_domains) {
+    if (!isHostPattern(entry)) {
+      fail(`web.auto_approve_domains entry "${entry}" must be a host name such as docs.rs or *.example.com`);
+    }
+  }
+  if (!isHttpUrl(web.brave_url)) fail("web.brave_url must be an http or https URL");
+  if (web.search === "searxng" && (web.searxng_url === undefined || !isHttpUrl(web.searxng_url))) {
+    fail('web.search = "searxng" requires web.searxng_url (an http or https URL)');
+  }
+  if (web.search === "brave" && (web.brave_api_key ?? "") === "" && web.brave_api_key_env === "") {
+    fail('web.search = "brave" requires web.brave_api_key or web.brave_api_key_env');
+  }
+}
+
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** An optional `*.` prefix, then at most 253 characters of 1–63 character labels. */
+export function isHostPattern(entry: string): boolean {
+  const host = entry.startsWith("*.") ? entry.slice(2) : entry;
+  if (host.length === 0 || host.length > 253) return false;
+  return host.split(".").every((label) => LABEL.test(label));
+}
+
+export function isHttpUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+}
+
+/** Non-empty, relative, with no `..` component and not the workspace itself. */
+export function isContainedRelativePath(value: string): boolean {
+  if (value === "" || isAbsolute(value) || value.includes("\0")) return false;
+  const parts = value.split(/[\\/]+/).filter((part) => part !== "" && part !== ".");
+  return parts.length > 0 && !parts.includes("..");
+}
