@@ -49,9 +49,8 @@ program
     process.exitCode = await runChat(options);
   });
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
+// No top-level await: the compiled binary runs this file as a CommonJS bundle.
+program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) {
     // Help and version are successful exits; everything else commander reports is a usage error.
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
@@ -64,4 +63,4 @@ try {
     process.stderr.write(`Error: ${message}\n`);
     process.exitCode = 1;
   }
-}
+});

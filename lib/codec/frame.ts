@@ -61,48 +61,66 @@ function readLength(bytes: Uint8Array, offset: number): number {
  * `early eof` for EOF inside a frame, and checks a declared length before reading its payload.
  */
 export async function* readFrames(source: AsyncIterable<Uint8Array>): AsyncGenerator<unknown> {
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  // Payload length of the frame being read, or -1 while reading a prefix.
-  let needed = -1;
+  for await (const batch of readFrameBatches(source)) yield* batch;
+}
 
+/** Yields the frames of each chunk together: one await per chunk instead of per frame. */
+export async function* readFrameBatches(source: AsyncIterable<Uint8Array>): AsyncGenerator<unknown[]> {
+  const decoder = new FrameDecoder();
   for await (const chunk of source) {
-    let data: Uint8Array = chunk;
-    if (pendingBytes > 0) {
-      // Only join what the current step needs, so a large payload is copied once.
-      const want = needed < 0 ? PREFIX_BYTES : needed;
-      if (pendingBytes + data.length < want) {
-        pending.push(data);
-        pendingBytes += data.length;
-        continue;
-      }
-      pending.push(data);
-      data = join(pending, pendingBytes + data.length);
-      pending = [];
-      pendingBytes = 0;
+    const frames = decoder.push(chunk);
+    if (frames.length > 0) yield frames;
+  }
+  decoder.end();
+}
+
+/** The synchronous core of readFrames. After it throws, the stream is unusable. */
+export class FrameDecoder {
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  // Payload length of the frame being read, or -1 while reading a prefix.
+  #needed = -1;
+
+  push(chunk: Uint8Array): unknown[] {
+    const frames: unknown[] = [];
+    let data = chunk;
+    if (this.#pendingBytes > 0) {
+      // Join only once the current step can complete, so a large payload is copied once.
+      const want = this.#needed < 0 ? PREFIX_BYTES : this.#needed;
+      this.#pending.push(chunk);
+      this.#pendingBytes += chunk.length;
+      if (this.#pendingBytes < want) return frames;
+      data = join(this.#pending, this.#pendingBytes);
+      this.#pending = [];
+      this.#pendingBytes = 0;
     }
     let offset = 0;
     for (;;) {
-      const available = data.length - offset;
-      if (needed < 0) {
-        if (available < PREFIX_BYTES) break;
-        needed = readLength(data, offset);
+      if (this.#needed < 0) {
+        if (data.length - offset < PREFIX_BYTES) break;
+        const needed = readLength(data, offset);
         if (needed > MAX_FRAME_BYTES) throw new FrameError(frameTooLargeMessage(needed));
+        this.#needed = needed;
         offset += PREFIX_BYTES;
-        continue;
       }
-      if (data.length - offset < needed) break;
-      const payload = data.subarray(offset, offset + needed);
-      offset += needed;
-      needed = -1;
-      yield parsePayload(payload);
+      if (data.length - offset < this.#needed) break;
+      const payload = data.subarray(offset, offset + this.#needed);
+      offset += this.#needed;
+      this.#needed = -1;
+      frames.push(parsePayload(payload));
     }
     if (offset < data.length) {
-      pending = [data.subarray(offset)];
-      pendingBytes = data.length - offset;
+      // Copy: the caller may reuse its buffer.
+      this.#pending = [data.slice(offset)];
+      this.#pendingBytes = data.length - offset;
     }
+    return frames;
   }
-  if (pendingBytes > 0 || needed >= 0) throw new FrameError("early eof");
+
+  /** Throws `early eof` when the stream ended inside a frame. */
+  end(): void {
+    if (this.#pendingBytes > 0 || this.#needed >= 0) throw new FrameError("early eof");
+  }
 }
 
 function join(parts: Uint8Array[], total: number): Uint8Array {

@@ -18,117 +18,150 @@ type Utf8Decoder = InstanceType<typeof TextDecoder>;
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 
-export async function* readNdjson(
+/** Yields one item per line of `source`. */
+export async function* readNdjson(source: AsyncIterable<Uint8Array>, options: NdjsonReadOptions): AsyncGenerator<NdjsonItem> {
+  for await (const batch of readNdjsonBatches(source, options)) yield* batch;
+}
+
+/** Yields the items of each chunk together: the fast path, one await per chunk instead of per line. */
+export async function* readNdjsonBatches(
   source: AsyncIterable<Uint8Array>,
   options: NdjsonReadOptions,
-): AsyncGenerator<NdjsonItem> {
-  const limit = typeof options.maxLineBytes === "function" ? options.maxLineBytes : () => options.maxLineBytes as number;
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  // Bytes of the current, unfinished line (only while it is within the limit).
-  let carry: Uint8Array[] = [];
-  let carryBytes = 0;
-  // Size of the current line while it is being discarded; -1 when not discarding.
-  let discarded = -1;
-
+): AsyncGenerator<NdjsonItem[]> {
+  const decoder = new NdjsonDecoder(options);
   for await (const chunk of source) {
+    const items = decoder.push(chunk);
+    if (items.length > 0) yield items;
+  }
+  const rest = decoder.end();
+  if (rest.length > 0) yield rest;
+}
+
+/** The synchronous core: push chunks in, take the items of the lines they complete. */
+export class NdjsonDecoder {
+  readonly #limit: () => number;
+  readonly #decoder: Utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  // Bytes of the current, unfinished line (only while it is within the limit).
+  #carry: Uint8Array[] = [];
+  #carryBytes = 0;
+  // Size of the current line while it is being discarded; -1 when not discarding.
+  #discarded = -1;
+
+  constructor(options: NdjsonReadOptions) {
+    const { maxLineBytes } = options;
+    this.#limit = typeof maxLineBytes === "function" ? maxLineBytes : () => maxLineBytes;
+  }
+
+  push(chunk: Uint8Array): NdjsonItem[] {
+    const items: NdjsonItem[] = [];
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
       if (newline === -1) {
-        const rest = chunk.subarray(start);
-        if (discarded >= 0) {
-          discarded += rest.length;
-        } else if (carryBytes + rest.length > limit() + 1) {
-          // +1 leaves room for a CR that is stripped later.
-          discarded = carryBytes + rest.length;
-          carry = [];
-          carryBytes = 0;
-        } else {
-          carry.push(rest.slice());
-          carryBytes += rest.length;
-        }
+        this.#keep(chunk.subarray(start));
         break;
       }
-      if (discarded >= 0) {
-        const size = withoutCr(discarded + newline - start, chunk, newline);
-        discarded = -1;
-        // Reported as too large even if the limit grew meanwhile: the line's start is gone.
-        yield { ok: false, error: { kind: "too_large", size } };
-        start = newline + 1;
-        continue;
-      }
-      if (carryBytes === 0) {
-        // Fast path: decode whole runs of complete lines in this chunk at once.
+      if (this.#discarded >= 0) {
+        let size = this.#discarded + newline - start;
+        if (newline > 0 && chunk[newline - 1] === CARRIAGE_RETURN) size--;
+        this.#discarded = -1;
+        // Too large even if the limit grew meanwhile: the line's start is gone.
+        items.push({ ok: false, error: { kind: "too_large", size } });
+      } else if (this.#carryBytes === 0) {
+        // Fast path: decode all complete lines of this chunk at once.
         const lastNewline = chunk.lastIndexOf(NEWLINE);
-        yield* decodeLines(chunk.subarray(start, lastNewline + 1), decoder, limit);
+        this.#decodeLines(chunk.subarray(start, lastNewline + 1), items);
         start = lastNewline + 1;
         continue;
+      } else {
+        this.#carry.push(chunk.subarray(start, newline));
+        const line = concat(this.#carry, this.#carryBytes + newline - start);
+        this.#carry = [];
+        this.#carryBytes = 0;
+        items.push(this.#parseLine(line));
       }
-      carry.push(chunk.subarray(start, newline));
-      const line = concat(carry, carryBytes + newline - start);
-      carry = [];
-      carryBytes = 0;
-      yield parseLine(line, decoder, limit);
       start = newline + 1;
     }
+    return items;
   }
-  if (discarded >= 0) {
-    yield { ok: false, error: { kind: "too_large", size: discarded } };
-  } else if (carryBytes > 0) {
-    yield parseLine(concat(carry, carryBytes), decoder, limit);
+
+  /** Ends the stream: an unterminated last line still counts. */
+  end(): NdjsonItem[] {
+    const items: NdjsonItem[] = [];
+    if (this.#discarded >= 0) {
+      items.push({ ok: false, error: { kind: "too_large", size: this.#discarded } });
+    } else if (this.#carryBytes > 0) {
+      items.push(this.#parseLine(concat(this.#carry, this.#carryBytes)));
+    }
+    this.#carry = [];
+    this.#carryBytes = 0;
+    this.#discarded = -1;
+    return items;
   }
-}
 
-function withoutCr(size: number, chunk: Uint8Array, newline: number): number {
-  return newline > 0 && chunk[newline - 1] === CARRIAGE_RETURN ? size - 1 : size;
-}
+  #keep(rest: Uint8Array): void {
+    if (this.#discarded >= 0) {
+      this.#discarded += rest.length;
+    } else if (this.#carryBytes + rest.length > this.#limit() + 1) {
+      // +1 leaves room for a CR that is stripped later.
+      this.#discarded = this.#carryBytes + rest.length;
+      this.#carry = [];
+      this.#carryBytes = 0;
+    } else {
+      // Copy: the caller may reuse its buffer.
+      this.#carry.push(rest.slice());
+      this.#carryBytes += rest.length;
+    }
+  }
 
-/** Decodes `bytes`, which holds complete lines each ending in "\n". */
-function* decodeLines(bytes: Uint8Array, decoder: Utf8Decoder, limit: () => number): Generator<NdjsonItem> {
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    // Some line is not UTF-8: fall back to line by line so only that line fails.
+  /** Decodes `bytes`, which holds complete lines each ending in "\n". */
+  #decodeLines(bytes: Uint8Array, items: NdjsonItem[]): void {
+    let text: string;
+    try {
+      text = this.#decoder.decode(bytes);
+    } catch {
+      // Some line is not UTF-8: go line by line so only that line fails.
+      let start = 0;
+      while (start < bytes.length) {
+        const newline = bytes.indexOf(NEWLINE, start);
+        items.push(this.#parseLine(bytes.subarray(start, newline)));
+        start = newline + 1;
+      }
+      return;
+    }
+    const ascii = text.length === bytes.length;
+    const max = this.#limit();
     let start = 0;
-    while (start < bytes.length) {
-      const newline = bytes.indexOf(NEWLINE, start);
-      yield parseLine(bytes.subarray(start, newline), decoder, limit);
+    while (start < text.length) {
+      const newline = text.indexOf("\n", start);
+      let end = newline;
+      if (end > start && text.charCodeAt(end - 1) === CARRIAGE_RETURN) end--;
+      const line = text.slice(start, end);
       start = newline + 1;
-    }
-    return;
-  }
-  const ascii = text.length === bytes.length;
-  let start = 0;
-  while (start < text.length) {
-    const newline = text.indexOf("\n", start);
-    let end = newline;
-    if (end > start && text.charCodeAt(end - 1) === CARRIAGE_RETURN) end--;
-    const line = text.slice(start, end);
-    start = newline + 1;
-    const max = limit();
-    if (line.length * 3 > max) {
-      const size = ascii ? line.length : Buffer.byteLength(line, "utf8");
-      if (size > max) {
-        yield { ok: false, error: { kind: "too_large", size } };
-        continue;
+      // A UTF-16 code unit is at most 3 UTF-8 bytes, so short lines need no byte count.
+      if (line.length * 3 > max) {
+        const size = ascii ? line.length : Buffer.byteLength(line, "utf8");
+        if (size > max) {
+          items.push({ ok: false, error: { kind: "too_large", size } });
+          continue;
+        }
       }
+      items.push(parseText(line));
     }
-    yield parseText(line);
   }
-}
 
-function parseLine(bytes: Uint8Array, decoder: Utf8Decoder, limit: () => number): NdjsonItem {
-  let end = bytes.length;
-  if (end > 0 && bytes[end - 1] === CARRIAGE_RETURN) end--;
-  if (end > limit()) return { ok: false, error: { kind: "too_large", size: end } };
-  let text: string;
-  try {
-    text = decoder.decode(bytes.subarray(0, end));
-  } catch {
-    return { ok: false, error: { kind: "invalid_json", message: "line is not valid UTF-8" } };
+  #parseLine(bytes: Uint8Array): NdjsonItem {
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === CARRIAGE_RETURN) end--;
+    if (end > this.#limit()) return { ok: false, error: { kind: "too_large", size: end } };
+    let text: string;
+    try {
+      text = this.#decoder.decode(bytes.subarray(0, end));
+    } catch {
+      return { ok: false, error: { kind: "invalid_json", message: "line is not valid UTF-8" } };
+    }
+    return parseText(text);
   }
-  return parseText(text);
 }
 
 function parseText(text: string): NdjsonItem {
