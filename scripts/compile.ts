@@ -21,10 +21,7 @@ export async function compileBinary(): Promise<string> {
   await rm(BINARY, { force: true });
   await copyFile(process.execPath, BINARY);
   await chmod(BINARY, 0o755);
-  // postject is CommonJS; its API is the default export under ESM.
-  const { inject } = (await import("postject")).default as {
-    inject(file: string, name: string, data: Buffer, options: { sentinelFuse: string }): Promise<void>;
-  };
+  const { inject } = await import("postject");
   await inject(BINARY, "NODE_SEA_BLOB", await readFile(blob), { sentinelFuse: SEA_FUSE });
   process.stderr.write(`compiled ${BINARY} with Node ${process.version}\n`);
   return BINARY;

@@ -1,0 +1,52 @@
+// main.ts from source: version, help, usage errors and exit codes.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { VERSION } from "../../lib/version.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+function scv(...args: string[]) {
+  return spawnSync(process.execPath, ["main.ts", ...args], { cwd: ROOT, encoding: "utf8", timeout: 15_000 });
+}
+
+describe("scv command line", () => {
+  it("keeps lib/version.ts equal to package.json", () => {
+    const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, "utf8")) as { version: string };
+    expect(VERSION).toBe(pkg.version);
+    expect(scv("--version").stdout.trim()).toBe(pkg.version);
+  });
+
+  it("has help for the program and every subcommand", () => {
+    expect(scv("--help").status).toBe(0);
+    for (const [command, flag] of [
+      ["server", "--stdio"],
+      ["host", "--listen"],
+      ["chat", "--model"],
+    ] as const) {
+      const result = scv(command, "--help");
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain(flag);
+    }
+  });
+
+  it("answers unknown commands and flags with a usage error, exit 2, no stack trace", () => {
+    for (const args of [["nope"], ["host", "--bogus"], ["server", "--approval-policy", "sometimes"]]) {
+      const result = scv(...args);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(/^error: /m);
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    }
+  });
+
+  it("does not load subcommand modules for --version", () => {
+    // With the subcommand modules made unloadable, --version must still work.
+    const result = spawnSync(
+      process.execPath,
+      ["--import", "data:text/javascript,import{registerHooks}from'node:module';registerHooks({resolve(s,c,n){if(/lib\\/(cli|server|host|sandbox)\\//.test(s)&&!s.endsWith('exit.ts'))throw new Error('loaded '+s);return n(s,c)}})", "main.ts", "--version"],
+      { cwd: ROOT, encoding: "utf8", timeout: 15_000 },
+    );
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe(VERSION);
+  });
+});
