@@ -1,11 +1,140 @@
-import { ProviderError, type CreateProviderOptions, type ProviderClient } from "./types.ts";
+// The OpenAI-compatible Responses API client: `POST {base_url}/responses`, streamed over SSE.
+import {
+  abortError,
+  AttemptFailure,
+  describeTransportError,
+  extractDetails,
+  formatDetails,
+  limitFailure,
+  providerFailure,
+  sanitize,
+} from "./errors.ts";
+import { createDispatcher, postJson, readBounded, retryAfterMs, type ProviderHttpResponse } from "./http.ts";
+import { buildResponsesBody } from "./responses_request.ts";
+import { ResponsesStreamState } from "./responses_stream.ts";
+import { defaultTiming, withRetries } from "./retry.ts";
+import { SseDecoder } from "./sse.ts";
+import type {
+  CreateProviderOptions,
+  ProviderClient,
+  ProviderRequest,
+  ProviderResponse,
+  RetryTiming,
+  StreamHandlers,
+} from "./types.ts";
 
-// Placeholder until the Responses wire lands (next commit).
-export function createResponsesProvider(_options: CreateProviderOptions): ProviderClient {
+const ERROR_BODY_READ_BYTES = 65536;
+const ERROR_BODY_SHOWN_BYTES = 4096;
+
+export function createResponsesProvider(options: CreateProviderOptions): ProviderClient {
+  const { profile, limits, credential } = options;
+  const dispatcher = createDispatcher();
+  const endpoint = `${profile.base_url.replace(/\/+$/, "")}/responses`;
+  const timing: RetryTiming = { ...defaultTiming, ...options.timing };
+  const headers = requestHeaders(credential, profile.headers);
+  const timeoutMs = profile.timeout_seconds * 1000;
+
+  async function attempt(body: string, handlers: StreamHandlers): Promise<ProviderResponse> {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    handlers.signal.addEventListener("abort", abort, { once: true });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    const state = new ResponsesStreamState(limits, credential, handlers.onTextDelta);
+    let response: ProviderHttpResponse | undefined;
+    try {
+      try {
+        response = await postJson(endpoint, headers, body, controller.signal, dispatcher);
+      } catch (error) {
+        throw providerFailure(`provider request failed: ${sanitize(describeTransportError(error), credential)}`, true);
+      }
+      if (response.status < 200 || response.status > 299) throw await httpFailure(response, credential);
+      const decoder = new SseDecoder(limits.max_sse_event_bytes);
+      let received = 0;
+      try {
+        reading: for await (const chunk of response.body) {
+          received += chunk.byteLength;
+          if (received > limits.max_response_bytes) {
+            throw limitFailure("response_limit", "provider response exceeded byte limit");
+          }
+          for (const message of decoder.push(chunk)) {
+            await state.handle(message);
+            if (handlers.signal.aborted) throw abortError();
+            if (state.finished) break reading;
+          }
+        }
+      } catch (error) {
+        if (error instanceof AttemptFailure || handlers.signal.aborted || timedOut) throw error;
+        throw providerFailure(`provider stream failed: ${sanitize(describeTransportError(error), credential)}`, true);
+      }
+      if (handlers.signal.aborted) throw abortError();
+      return await state.finish(decoder.leftover());
+    } catch (error) {
+      if (handlers.signal.aborted) throw abortError();
+      if (timedOut) {
+        throw providerFailure(`provider request timed out after ${profile.timeout_seconds} seconds`, false);
+      }
+      // Once output reached the caller, a retry would repeat it.
+      if (error instanceof AttemptFailure && state.streamed) error.transient = false;
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      handlers.signal.removeEventListener("abort", abort);
+      response?.body.destroy();
+    }
+  }
+
   return {
-    stream: async () => {
-      throw new ProviderError("provider_error", "provider is not implemented yet");
+    stream(request: ProviderRequest, handlers: StreamHandlers): Promise<ProviderResponse> {
+      const body = JSON.stringify(
+        buildResponsesBody(request, {
+          reasoningEffort: profile.reasoning_effort,
+          hostedWebSearch: options.hostedWebSearch,
+        }),
+      );
+      return withRetries(() => attempt(body, handlers), {
+        maxRetries: limits.max_retries,
+        timing,
+        signal: handlers.signal,
+      });
     },
-    close: async () => {},
+    async close() {
+      await dispatcher.destroy();
+    },
   };
+}
+
+function requestHeaders(credential: string, extra: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${credential}`,
+    "content-type": "application/json",
+    accept: "text/event-stream",
+  };
+  for (const [name, value] of Object.entries(extra)) headers[name.toLowerCase()] = value;
+  return headers;
+}
+
+/** `provider returned HTTP <code> <reason>: <details, else first 4096 body bytes>` */
+async function httpFailure(response: ProviderHttpResponse, credential: string): Promise<AttemptFailure> {
+  const raw = await readBounded(response.body, ERROR_BODY_READ_BYTES);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString("utf8"));
+  } catch {
+    parsed = undefined;
+  }
+  const details = extractDetails(parsed);
+  let text: string;
+  if (details) {
+    text = formatDetails(details, credential);
+  } else {
+    text = sanitize(raw.subarray(0, ERROR_BODY_SHOWN_BYTES).toString("utf8"), credential) || "no details";
+  }
+  const status = response.status;
+  const reason = response.reason ? ` ${response.reason}` : "";
+  const transient = status === 429 || status >= 500;
+  return providerFailure(`provider returned HTTP ${status}${reason}: ${text}`, transient, retryAfterMs(response.headers));
 }

@@ -1,0 +1,55 @@
+// Retries of transient provider failures with exponential backoff (spec §8.1 "Retries").
+import { abortError, AttemptFailure } from "./errors.ts";
+import { ProviderError, type RetryTiming } from "./types.ts";
+
+const BASE_DELAY_MS = 1000;
+const MAX_WAIT_MS = 60_000;
+
+export const defaultTiming: RetryTiming = {
+  delay: (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal.aborted) return reject(abortError());
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(abortError());
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, ms);
+      signal.addEventListener("abort", onAbort, { once: true });
+    }),
+  random: Math.random,
+};
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, or `maxRetries` retries are spent.
+ * Attempts signal failure with AttemptFailure; its `transient` flag allows a retry.
+ */
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  options: { maxRetries: number; timing: RetryTiming; signal: AbortSignal },
+): Promise<T> {
+  for (let attempts = 1; ; attempts += 1) {
+    if (options.signal.aborted) throw abortError();
+    try {
+      return await attempt();
+    } catch (error) {
+      if (options.signal.aborted) throw abortError();
+      if (!(error instanceof AttemptFailure)) throw error;
+      const suffix = attempts > 1 ? ` (gave up after ${attempts} attempts)` : "";
+      if (!error.transient || attempts > options.maxRetries) {
+        throw new ProviderError(error.error.code, error.error.message + suffix);
+      }
+      const delay = error.retryAfterMs ?? BASE_DELAY_MS * 2 ** (attempts - 1) * (0.5 + options.timing.random());
+      if (delay > MAX_WAIT_MS) {
+        const seconds = Math.ceil(delay / 1000);
+        throw new ProviderError(
+          error.error.code,
+          `${error.error.message} (retry delay of ${seconds} seconds exceeds 60 seconds; not retried)${suffix}`,
+        );
+      }
+      await options.timing.delay(delay, options.signal);
+    }
+  }
+}

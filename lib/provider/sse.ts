@@ -1,0 +1,63 @@
+// Splits an SSE byte stream into events with a per-event byte limit, then lets
+// eventsource-parser read each event's fields (`data:` with one optional space, `event:`).
+import { createParser, type EventSourceParser } from "eventsource-parser";
+import { limitFailure } from "./errors.ts";
+
+export type SseMessage = { event: string | undefined; data: string };
+
+const LF_LF = Buffer.from("\n\n");
+const CRLF_CRLF = Buffer.from("\r\n\r\n");
+const EMPTY = Buffer.alloc(0);
+
+export class SseDecoder {
+  #pending: Buffer = EMPTY;
+  #maxEventBytes: number;
+  #parser: EventSourceParser;
+  #messages: SseMessage[] = [];
+
+  constructor(maxEventBytes: number) {
+    this.#maxEventBytes = maxEventBytes;
+    this.#parser = createParser({
+      onEvent: (message) => this.#messages.push({ event: message.event, data: message.data }),
+    });
+  }
+
+  /** Feeds bytes; returns the events they completed. Throws `response_limit` for an oversize event. */
+  push(chunk: Uint8Array): SseMessage[] {
+    const previous = this.#pending.length;
+    const buffer = previous ? Buffer.concat([this.#pending, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let start = 0;
+    let searchFrom = Math.max(0, previous - 3);
+    for (;;) {
+      const lf = buffer.indexOf(LF_LF, searchFrom);
+      const crlf = buffer.indexOf(CRLF_CRLF, searchFrom);
+      let end: number;
+      let separator: number;
+      if (lf >= 0 && (crlf < 0 || lf < crlf)) {
+        end = lf;
+        separator = 2;
+      } else if (crlf >= 0) {
+        end = crlf;
+        separator = 4;
+      } else {
+        break;
+      }
+      if (end - start > this.#maxEventBytes) throw limitFailure("response_limit", "provider SSE event exceeded byte limit");
+      this.#parser.feed(buffer.toString("utf8", start, end) + "\n\n");
+      start = end + separator;
+      searchFrom = start;
+    }
+    const rest = buffer.length - start;
+    if (rest > this.#maxEventBytes) throw limitFailure("response_limit", "provider SSE event exceeded byte limit");
+    // Copy so a large chunk is not kept alive by a small remainder.
+    this.#pending = rest === 0 ? EMPTY : Buffer.from(buffer.subarray(start));
+    const messages = this.#messages;
+    this.#messages = [];
+    return messages;
+  }
+
+  /** Bytes after the last complete event, decoded as UTF-8. */
+  leftover(): string {
+    return this.#pending.toString("utf8");
+  }
+}

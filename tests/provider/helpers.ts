@@ -1,0 +1,96 @@
+// Shared setup for provider tests: a client against a fake provider with test-friendly timing.
+import { createProvider } from "../../lib/provider/index.ts";
+import type {
+  HistoryItem,
+  ProviderClient,
+  ProviderLimits,
+  ProviderProfile,
+  ProviderResponse,
+  FunctionToolSchema,
+} from "../../lib/provider/types.ts";
+
+export const CREDENTIAL = "sk-test-SECRET-123";
+
+export const DEFAULT_LIMITS: ProviderLimits = {
+  max_sse_event_bytes: 1048576,
+  max_response_bytes: 4194304,
+  max_assistant_bytes: 1048576,
+  max_tool_calls: 32,
+  max_tool_arguments_bytes: 262144,
+  max_retries: 2,
+};
+
+export type TestClient = {
+  client: ProviderClient;
+  /** Backoff delays the client asked for, in milliseconds (they are not waited). */
+  delays: number[];
+};
+
+export function makeClient(
+  url: string,
+  options: {
+    profile?: Partial<ProviderProfile>;
+    limits?: Partial<ProviderLimits>;
+    hostedWebSearch?: boolean;
+    random?: number;
+  } = {},
+): TestClient {
+  const delays: number[] = [];
+  const client = createProvider({
+    profile: {
+      kind: "openai-compatible",
+      wire_api: "responses",
+      model: "fake-model",
+      base_url: url,
+      api_key_env: "OPENAI_API_KEY",
+      timeout_seconds: 600,
+      headers: {},
+      image_input: true,
+      ...options.profile,
+    },
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    credential: CREDENTIAL,
+    hostedWebSearch: options.hostedWebSearch ?? false,
+    timing: {
+      delay: async (ms) => {
+        delays.push(ms);
+      },
+      random: () => options.random ?? 0.5,
+    },
+  });
+  return { client, delays };
+}
+
+export type StreamResult = { response: ProviderResponse; deltas: string[] };
+
+export async function run(
+  client: ProviderClient,
+  request: { history?: HistoryItem[]; tools?: FunctionToolSchema[]; instructions?: string } = {},
+  signal: AbortSignal = new AbortController().signal,
+): Promise<StreamResult> {
+  const deltas: string[] = [];
+  const response = await client.stream(
+    {
+      model: "fake-model",
+      instructions: request.instructions ?? "You are SCV.",
+      history: request.history ?? [{ kind: "user", content: "hi" }],
+      tools: request.tools ?? [],
+    },
+    { signal, onTextDelta: (text) => void deltas.push(text) },
+  );
+  return { response, deltas };
+}
+
+/** Runs a stream expected to fail and returns the rejection. */
+export async function runFailing(
+  client: ProviderClient,
+  request: Parameters<typeof run>[1] = {},
+  signal?: AbortSignal,
+): Promise<Error & { code?: string }> {
+  try {
+    await run(client, request, signal);
+  } catch (error) {
+    return error as Error & { code?: string };
+  }
+  throw new Error("expected the stream to fail");
+}
