@@ -1,0 +1,103 @@
+// Context selection for one provider call and session trimming after a turn (spec §6.6). Pure functions:
+// the stored history is never changed here; callers get a new list.
+import type { HistoryItem } from "../provider/types.ts";
+import { compactionNote, groupHistory, historyBytes, tokensFor } from "./history.ts";
+
+export const CONTEXT_MESSAGES = {
+  fixedTooLarge: "system prompt and tool schemas exceed context budget",
+  newestTooLarge: "newest turn exceeds context budget",
+  noteTooLarge: "compaction note cannot fit context budget",
+  historyLimit: "active turn exceeds session history limit",
+} as const;
+
+export type ContextLimits = {
+  max_tokens: number;
+  reserve_output_tokens: number;
+  safety_margin_tokens: number;
+  bytes_per_token: number;
+  summary_max_chars: number;
+};
+
+export type ContextSelection =
+  | { ok: true; items: HistoryItem[]; compacted?: { before_tokens: number; after_tokens: number; removed_messages: number } }
+  | { ok: false; message: string };
+
+/** Tokens left for history once the output reserve, safety margin, system prompt and tool schemas are taken. */
+export function historyBudget(limits: ContextLimits, fixedBytes: number): number {
+  return (
+    limits.max_tokens -
+    limits.reserve_output_tokens -
+    limits.safety_margin_tokens -
+    tokensFor(fixedBytes, limits.bytes_per_token)
+  );
+}
+
+export function selectContext(history: readonly HistoryItem[], limits: ContextLimits, fixedBytes: number): ContextSelection {
+  const budget = historyBudget(limits, fixedBytes);
+  if (budget <= 0) return { ok: false, message: CONTEXT_MESSAGES.fixedTooLarge };
+  const tokens = (items: readonly HistoryItem[]) => tokensFor(historyBytes(items), limits.bytes_per_token);
+  const groups = groupHistory(history);
+  if (groups.length === 0) return { ok: true, items: [] };
+  const groupTokens = groups.map(tokens);
+  const newest = groupTokens.at(-1)!;
+  if (newest > budget) return { ok: false, message: CONTEXT_MESSAGES.newestTooLarge };
+  const before = groupTokens.reduce((sum, value) => sum + value, 0);
+  if (before <= budget) return { ok: true, items: [...history] };
+
+  // Keep older groups newest-first while they fit; the kept part is always a suffix.
+  let first = groups.length - 1;
+  let used = newest;
+  while (first > 0 && used + groupTokens[first - 1]! <= budget) {
+    first -= 1;
+    used += groupTokens[first]!;
+  }
+  for (;;) {
+    const dropped = groups.slice(0, first).flat();
+    const note = compactionNote(dropped, limits.summary_max_chars);
+    const noteTokens = tokens([note]);
+    if (used + noteTokens <= budget) {
+      return {
+        ok: true,
+        items: [note, ...groups.slice(first).flat()],
+        compacted: { before_tokens: before, after_tokens: used + noteTokens, removed_messages: dropped.length },
+      };
+    }
+    if (first >= groups.length - 1) return { ok: false, message: CONTEXT_MESSAGES.noteTooLarge };
+    used -= groupTokens[first]!;
+    first += 1;
+  }
+}
+
+export type TrimLimits = { max_history_bytes: number; max_messages: number; summary_max_chars: number };
+
+export type TrimResult =
+  | { ok: true; history: HistoryItem[]; trimmed?: { removed_messages: number; history_bytes: number } }
+  | { ok: false; message: string };
+
+/**
+ * After a successful turn: if the history is over the session limits, its oldest groups before `turnStart`
+ * become one note. The turn itself (items from `turnStart`) is never dropped; alone over a limit, it fails.
+ */
+export function trimHistory(history: readonly HistoryItem[], turnStart: number, limits: TrimLimits): TrimResult {
+  const fits = (items: readonly HistoryItem[]) =>
+    items.length <= limits.max_messages && historyBytes(items) <= limits.max_history_bytes;
+  if (fits(history)) return { ok: true, history: [...history] };
+  const turn = history.slice(turnStart);
+  if (!fits(turn)) return { ok: false, message: CONTEXT_MESSAGES.historyLimit };
+  const groups = groupHistory(history.slice(0, turnStart));
+  for (let drop = 1; drop <= groups.length; drop += 1) {
+    const dropped = groups.slice(0, drop).flat();
+    const candidate = [
+      compactionNote(dropped, limits.summary_max_chars),
+      ...groups.slice(drop).flat(),
+      ...turn,
+    ];
+    if (fits(candidate)) return trimmed(candidate, dropped.length);
+  }
+  // Even the note does not fit beside the turn: drop the older history without one.
+  return trimmed([...turn], turnStart);
+}
+
+function trimmed(history: HistoryItem[], removed: number): TrimResult {
+  return { ok: true, history, trimmed: { removed_messages: removed, history_bytes: historyBytes(history) } };
+}

@@ -1,0 +1,191 @@
+// The turn loop (spec §6.4): provider call, assistant message, then each tool call in order. No I/O of its own:
+// the provider client, the tool registry, the approval gate and the event sink are injected.
+import type { ResolvedConfig } from "../config/types.ts";
+import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/types.ts";
+import type { PreparedCall, ToolOutcome, ToolRegistry } from "../tools/types.ts";
+import { selectContext, trimHistory } from "./context.ts";
+
+export const DENIED_OUTPUT = "tool call denied by policy or user";
+const PROGRESS_MAX_BYTES = 512;
+const PROGRESS_INTERVAL_MS = 500;
+
+export type TurnFailureCode =
+  | "provider_error"
+  | "context_limit"
+  | "step_limit"
+  | "history_limit"
+  | "response_limit"
+  | "tool_limit"
+  | "internal_error";
+
+/** Where the turn reports; every method may reject (an AbortError on cancellation, or a frame-limit error). */
+export interface TurnSink {
+  delta(text: string): Promise<void>;
+  assistantCompleted(text: string): Promise<void>;
+  toolProposed(call: ToolCallRecord): Promise<void>;
+  /** The approval gate: resolves true to run the call, false to deny it (asking the client when needed). */
+  approve(call: ToolCallRecord, prepared: PreparedCall): Promise<boolean>;
+  toolStarted(call: ToolCallRecord): Promise<void>;
+  toolProgress(call: ToolCallRecord, text: string): Promise<void>;
+  toolCompleted(call: ToolCallRecord, outcome: ToolOutcome): Promise<void>;
+  contextCompacted(before: number, after: number, removed: number): Promise<void>;
+  sessionTrimmed(removed: number, bytes: number): Promise<void>;
+}
+
+export type TurnInput = {
+  prompt: string;
+  /** The history at the start of the turn (the checkpoint); it is not modified. */
+  history: readonly HistoryItem[];
+  provider: ProviderClient;
+  tools: ToolRegistry;
+  config: ResolvedConfig;
+  workspace: string;
+  instructions: string;
+  signal: AbortSignal;
+  sink: TurnSink;
+  /** Classifies a sink error that is not a cancellation (e.g. an event over the frame limit). */
+  classify?(error: unknown): { code: TurnFailureCode; message: string } | undefined;
+};
+
+export type TurnOutcome =
+  | { kind: "completed"; steps: number; usage: Usage; history: HistoryItem[] }
+  | { kind: "failed"; code: TurnFailureCode; message: string }
+  | { kind: "cancelled" };
+
+class TurnFailure extends Error {
+  code: TurnFailureCode;
+  constructor(code: TurnFailureCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
+  try {
+    return await loop(input);
+  } catch (error) {
+    if (input.signal.aborted || (error instanceof Error && error.name === "AbortError")) return { kind: "cancelled" };
+    if (error instanceof TurnFailure) return { kind: "failed", code: error.code, message: error.message };
+    const classified = input.classify?.(error);
+    if (classified) return { kind: "failed", ...classified };
+    if (isProviderError(error)) return { kind: "failed", code: error.code, message: error.message };
+    return { kind: "failed", code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function isProviderError(error: unknown): error is Error & { code: "provider_error" | "response_limit" | "tool_limit" } {
+  return (
+    error instanceof Error &&
+    error.name === "ProviderError" &&
+    ["provider_error", "response_limit", "tool_limit"].includes((error as { code?: unknown }).code as string)
+  );
+}
+
+async function loop(input: TurnInput): Promise<TurnOutcome> {
+  const { config, signal, sink } = input;
+  const working: HistoryItem[] = [...input.history, { kind: "user", content: input.prompt }];
+  const turnStart = input.history.length;
+  const schemas = input.tools.schemas();
+  const fixedBytes = Buffer.byteLength(input.instructions) + (schemas.length > 0 ? Buffer.byteLength(JSON.stringify(schemas)) : 0);
+  const usage: Usage = {};
+
+  for (let step = 1; step <= config.agent.max_steps; step += 1) {
+    const selection = selectContext(working, config.context, fixedBytes);
+    if (!selection.ok) throw new TurnFailure("context_limit", selection.message);
+    if (selection.compacted) {
+      const { before_tokens, after_tokens, removed_messages } = selection.compacted;
+      await sink.contextCompacted(before_tokens, after_tokens, removed_messages);
+    }
+
+    const response = await input.provider.stream(
+      { model: config.provider.model, instructions: input.instructions, history: selection.items, tools: schemas },
+      { signal, onTextDelta: (text) => sink.delta(text) },
+    );
+    throwIfAborted(signal);
+    addUsage(usage, response.usage);
+    await sink.assistantCompleted(response.text);
+    working.push({ kind: "assistant", content: response.text, calls: response.calls });
+
+    if (response.calls.length === 0) {
+      const trim = trimHistory(working, turnStart, {
+        max_history_bytes: config.session.max_history_bytes,
+        max_messages: config.session.max_messages,
+        summary_max_chars: config.context.summary_max_chars,
+      });
+      if (!trim.ok) throw new TurnFailure("history_limit", trim.message);
+      if (trim.trimmed) await sink.sessionTrimmed(trim.trimmed.removed_messages, trim.trimmed.history_bytes);
+      return { kind: "completed", steps: step, usage, history: trim.history };
+    }
+
+    for (const call of response.calls) {
+      const outcome = await handleCall(input, call);
+      working.push({ kind: "tool_result", call_id: call.call_id, name: call.name, output: outcome.output, success: outcome.success });
+    }
+  }
+  throw new TurnFailure("step_limit", `agent reached ${config.agent.max_steps} steps`);
+}
+
+async function handleCall(input: TurnInput, call: ToolCallRecord): Promise<ToolOutcome> {
+  const { sink, signal } = input;
+  await sink.toolProposed(call);
+  const finish = async (outcome: ToolOutcome) => {
+    await sink.toolCompleted(call, outcome);
+    return outcome;
+  };
+  const tool = input.tools.get(call.name);
+  if (!tool) return finish({ success: false, output: `unknown tool: ${call.name}`, truncated: false, error: "unknown_tool" });
+  const prepared = tool.prepare(call.arguments, { workspace: input.workspace, config: input.config });
+  if ("error" in prepared) return finish({ success: false, output: prepared.error, truncated: false, error: "invalid_arguments" });
+
+  const approved = await sink.approve(call, prepared);
+  throwIfAborted(signal);
+  if (!approved) return finish({ success: false, output: DENIED_OUTPUT, truncated: false, error: "denied" });
+
+  await sink.toolStarted(call);
+  let progress: Promise<void> = Promise.resolve();
+  let lastProgress = -Infinity;
+  const onProgress = (text: string) => {
+    const now = performance.now();
+    if (signal.aborted || now - lastProgress < PROGRESS_INTERVAL_MS) return;
+    lastProgress = now;
+    const bounded = boundBytes(text, PROGRESS_MAX_BYTES);
+    progress = progress.then(() => sink.toolProgress(call, bounded)).catch(() => {});
+  };
+  let outcome: ToolOutcome;
+  try {
+    outcome = await prepared.run({ workspace: input.workspace, config: input.config, signal, progress: onProgress });
+  } catch (error) {
+    outcome = { success: false, output: error instanceof Error ? error.message : String(error), truncated: false, error: "failed" };
+  }
+  await progress;
+  throwIfAborted(signal);
+  if (!outcome.success && outcome.error === undefined) outcome = { ...outcome, error: "failed" };
+  return finish(outcome);
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) {
+    const error = new Error("turn cancelled");
+    error.name = "AbortError";
+    throw error;
+  }
+}
+
+function addUsage(total: Usage, step: Usage): void {
+  if (step.input_tokens !== undefined) total.input_tokens = (total.input_tokens ?? 0) + step.input_tokens;
+  if (step.output_tokens !== undefined) total.output_tokens = (total.output_tokens ?? 0) + step.output_tokens;
+}
+
+/** Cuts `text` to at most `max` UTF-8 bytes at a character boundary. */
+export function boundBytes(text: string, max: number): string {
+  if (Buffer.byteLength(text) <= max) return text;
+  let result = "";
+  let bytes = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(char);
+    if (bytes + size > max) break;
+    result += char;
+    bytes += size;
+  }
+  return result;
+}

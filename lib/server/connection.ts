@@ -1,0 +1,148 @@
+// One client connection (spec §2, §5.1, §6.1): framing errors, the handshake, and sequential dispatch of
+// client messages to the connection's single session.
+import type { NdjsonItem } from "../codec/index.ts";
+import { VERSION } from "../version.ts";
+import type { Logger } from "./log.ts";
+import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "./protocol.ts";
+import { Session, type Rejection } from "./session.ts";
+import { prepareSession, type ServerOptions } from "./session_start.ts";
+import type { EventWriter } from "./writer.ts";
+
+export const DEFAULT_CLIENT_FRAME_BYTES = 1_048_576;
+
+export type Flow = "continue" | "stop";
+
+export class Connection {
+  #writer: EventWriter;
+  #options: ServerOptions;
+  #log: Logger;
+  #initialized = false;
+  #session: Session | undefined;
+
+  constructor(writer: EventWriter, options: ServerOptions, log: Logger) {
+    this.#writer = writer;
+    this.#options = options;
+    this.#log = log;
+  }
+
+  get session(): Session | undefined {
+    return this.#session;
+  }
+
+  clientFrameLimit(): number {
+    return this.#session?.parts.config.protocol.max_client_frame_bytes ?? DEFAULT_CLIENT_FRAME_BYTES;
+  }
+
+  async handle(item: NdjsonItem): Promise<Flow> {
+    if (!item.ok) {
+      switch (item.error.kind) {
+        case "empty":
+          return this.#reject(undefined, "invalid_json", MESSAGES.emptyFrame);
+        case "too_large":
+          return this.#reject(undefined, "invalid_request", MESSAGES.frameTooLarge);
+        case "invalid_json":
+          return this.#reject(undefined, "invalid_json", MESSAGES.invalidJsonPrefix + item.error.message);
+      }
+    }
+    const parsed = parseClientMessage(item.value);
+    if (!parsed.ok) return this.#reject(undefined, "invalid_json", MESSAGES.invalidJsonPrefix + parsed.detail);
+    try {
+      return await this.#dispatch(parsed.message);
+    } catch (error) {
+      this.#log.error(`handle ${parsed.message.type}: ${error instanceof Error ? error.stack : String(error)}`);
+      return this.#reject(parsed.message.request_id, "internal_error", error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    await this.#session?.shutdown();
+  }
+
+  async #reject(requestId: string | undefined, code: ErrorCode, message: string): Promise<Flow> {
+    await this.#writer.control(events.error(requestId, code, message));
+    return "continue";
+  }
+
+  async #answer(requestId: string, rejection: Rejection | undefined): Promise<Flow> {
+    if (rejection) return this.#reject(requestId, rejection.code, rejection.message);
+    return "continue";
+  }
+
+  async #dispatch(message: ClientMessage): Promise<Flow> {
+    const id = message.request_id;
+    if (message.type === "initialize") {
+      if (this.#initialized) return this.#reject(id, "invalid_request", MESSAGES.alreadyInitialized);
+      if (message.protocol_version !== PROTOCOL_VERSION) {
+        await this.#writer.control(events.error(id, "version_mismatch", MESSAGES.versionMismatch));
+        return "stop";
+      }
+      this.#initialized = true;
+      await this.#writer.control(events.initialized(id, VERSION));
+      return "continue";
+    }
+    if (!this.#initialized) return this.#reject(id, "not_initialized", MESSAGES.notInitialized);
+    switch (message.type) {
+      case "session.attach":
+        return this.#reject(id, "unsupported", MESSAGES.attachUnsupported);
+      case "daemon.control":
+        return this.#reject(id, "unsupported", MESSAGES.daemonUnsupported);
+      case "session.start":
+        return this.#start(message);
+      default:
+        break;
+    }
+    const session = this.#session;
+    if (!session) return this.#reject(id, "session_not_found", MESSAGES.startSessionFirst);
+    if (message.session_id !== session.id) return this.#reject(id, "session_not_found", MESSAGES.sessionMismatch);
+    switch (message.type) {
+      case "turn.start":
+        return this.#answer(id, await session.turnStart(id, message.prompt));
+      case "queue.update":
+        return this.#answer(id, await session.queueUpdate(id, message.queue_id, message.revision, message.prompt));
+      case "queue.move":
+        return this.#answer(id, await session.queueMove(id, message.queue_id, message.revision, message.before_queue_id));
+      case "queue.remove":
+        return this.#answer(id, await session.queueRemove(id, message.queue_id, message.revision));
+      case "session.pause":
+        await session.pause(id, message.paused);
+        return "continue";
+      case "turn.cancel":
+        return this.#answer(id, session.cancel(message.turn_id));
+      case "approval.resolve":
+        return this.#answer(id, session.resolveApproval(message.approval_id, message.approved));
+      case "session.clear":
+        return this.#answer(id, await session.clear(id));
+    }
+  }
+
+  async #start(message: Extract<ClientMessage, { type: "session.start" }>): Promise<Flow> {
+    const id = message.request_id;
+    if (this.#session) return this.#reject(id, "invalid_request", MESSAGES.alreadyHasSession);
+    let parts;
+    try {
+      parts = await prepareSession(message, this.#options);
+    } catch (error) {
+      return this.#reject(id, "invalid_request", error instanceof Error ? error.message : String(error));
+    }
+    const session = new Session(parts, this.#writer, this.#log);
+    this.#session = session;
+    const { config, workspace } = parts;
+    this.#writer.setFrameLimit(config.protocol.max_server_frame_bytes);
+    await this.#writer.control(
+      events.sessionStarted({
+        request_id: id,
+        session_id: session.id,
+        cwd: workspace,
+        model: config.provider.model,
+        context_max_tokens: config.context.max_tokens,
+        max_server_frame_bytes: config.protocol.max_server_frame_bytes,
+        max_transcript_bytes: config.tui.max_transcript_bytes,
+        max_transcript_items: config.tui.max_transcript_items,
+        max_prompt_history_bytes: config.tui.max_prompt_history_bytes,
+        max_prompt_history_items: config.tui.max_prompt_history_items,
+      }),
+    );
+    await session.writeSnapshot();
+    return "continue";
+  }
+}

@@ -1,0 +1,274 @@
+// One session of a connection: history, prompt queue, pause flag, approvals, and at most one running turn.
+// Every method that answers a client message writes its replies before it resolves (sequential dispatch).
+import { randomUUID } from "node:crypto";
+import type { HistoryItem, ToolCallRecord } from "../provider/types.ts";
+import type { PreparedCall, ToolOutcome } from "../tools/types.ts";
+import { runTurn, type TurnOutcome, type TurnSink } from "../agent/turn.ts";
+import { Approvals, decide } from "./approvals.ts";
+import type { Logger } from "./log.ts";
+import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } from "./protocol.ts";
+import { PromptQueue } from "./queue.ts";
+import type { SessionParts } from "./session_start.ts";
+import { FrameLimitError, type EventWriter } from "./writer.ts";
+
+export const MAX_PROMPT_BYTES = 262_144;
+const SHUTDOWN_TURN_WAIT_MS = 3000;
+
+type ActiveTurn = { scope: TurnScope; controller: AbortController; done: Promise<void> };
+
+/** A rejected request: the connection answers it with `error`. */
+export type Rejection = { code: ErrorCode; message: string };
+
+export function validPrompt(prompt: string): boolean {
+  return prompt.trim() !== "" && Buffer.byteLength(prompt) <= MAX_PROMPT_BYTES;
+}
+
+export class Session {
+  readonly id = randomUUID();
+  readonly parts: SessionParts;
+  #writer: EventWriter;
+  #log: Logger;
+  #history: HistoryItem[] = [];
+  #queue = new PromptQueue();
+  #paused = false;
+  #active: ActiveTurn | undefined;
+  #approvals = new Approvals();
+  #closing = false;
+  // Aborted only at shutdown: lets terminal events stop waiting for writer room.
+  #lifetime = new AbortController();
+
+  constructor(parts: SessionParts, writer: EventWriter, log: Logger) {
+    this.parts = parts;
+    this.#writer = writer;
+    this.#log = log;
+  }
+
+  get history(): readonly HistoryItem[] {
+    return this.#history;
+  }
+
+  #scope(requestId: string): SessionScope {
+    return { request_id: requestId, session_id: this.id };
+  }
+
+  async writeSnapshot(): Promise<void> {
+    await this.#writer.control(events.queueSnapshot(this.id, [...this.#queue.entries], this.#paused));
+  }
+
+  async turnStart(requestId: string, prompt: string): Promise<Rejection | undefined> {
+    if (!validPrompt(prompt)) return { code: "invalid_request", message: MESSAGES.badPrompt };
+    if (this.#active) {
+      const queued = this.#queue.enqueue(prompt, requestId);
+      if (!queued.ok) return { code: queued.code, message: MESSAGES.queueLimit };
+      await this.#writer.control(events.queueEnqueued(this.#scope(requestId), queued.value.entry, queued.value.position));
+      return undefined;
+    }
+    await this.#begin(requestId, prompt);
+    return undefined;
+  }
+
+  async queueUpdate(requestId: string, queueId: string, revision: number, prompt: string): Promise<Rejection | undefined> {
+    if (!validPrompt(prompt)) return { code: "invalid_request", message: MESSAGES.badPrompt };
+    const result = this.#queue.update(queueId, revision, prompt);
+    if (!result.ok) return queueRejection(result.code);
+    await this.#writer.control(events.queueUpdated(this.#scope(requestId), result.value));
+    return undefined;
+  }
+
+  async queueMove(requestId: string, queueId: string, revision: number, before: string | null): Promise<Rejection | undefined> {
+    const result = this.#queue.move(queueId, revision, before);
+    if (!result.ok) return queueRejection(result.code);
+    await this.#writer.control(
+      events.queueMoved(this.#scope(requestId), queueId, result.value.position, result.value.revision),
+    );
+    return undefined;
+  }
+
+  async queueRemove(requestId: string, queueId: string, revision: number): Promise<Rejection | undefined> {
+    const result = this.#queue.remove(queueId, revision);
+    if (!result.ok) return queueRejection(result.code);
+    await this.#writer.control(events.queueRemoved(this.#scope(requestId), queueId, result.value.revision));
+    return undefined;
+  }
+
+  async pause(requestId: string, paused: boolean): Promise<void> {
+    this.#paused = paused;
+    await this.#writer.control(events.sessionPaused(this.#scope(requestId), paused));
+    if (!paused && !this.#active) await this.#startNext();
+  }
+
+  cancel(turnId: string): Rejection | undefined {
+    if (!this.#active || this.#active.scope.turn_id !== turnId) {
+      return { code: "turn_not_found", message: MESSAGES.turnNotFound };
+    }
+    this.#active.controller.abort();
+    return undefined;
+  }
+
+  resolveApproval(approvalId: string, approved: boolean): Rejection | undefined {
+    if (!this.#approvals.resolve(approvalId, approved)) {
+      return { code: "approval_not_found", message: MESSAGES.approvalNotFound };
+    }
+    return undefined;
+  }
+
+  async clear(requestId: string): Promise<Rejection | undefined> {
+    if (this.#active) return { code: "turn_active", message: MESSAGES.turnActive };
+    this.#history = [];
+    this.#queue.clear();
+    await this.#writer.control(events.sessionCleared(this.#scope(requestId)));
+    await this.writeSnapshot();
+    return undefined;
+  }
+
+  /** stdin EOF or a broken writer: drop the queue, cancel the turn and wait for it (≤3 s), close the provider. */
+  async shutdown(): Promise<void> {
+    this.#closing = true;
+    this.#queue.clear();
+    const active = this.#active;
+    if (active) {
+      active.controller.abort();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, SHUTDOWN_TURN_WAIT_MS);
+      });
+      await Promise.race([active.done, timeout]);
+      clearTimeout(timer);
+    }
+    this.#lifetime.abort();
+    await this.parts.provider.close().catch((error: unknown) => this.#log.warn(`close provider: ${String(error)}`));
+  }
+
+  // Claims the session for the turn synchronously (so no other turn can start), writes [queue.dequeued]
+  // turn.started, and runs the loop in the background. Resolves once turn.started is written.
+  #begin(requestId: string, prompt: string, dequeued?: string): Promise<void> {
+    const scope: TurnScope = { request_id: requestId, session_id: this.id, turn_id: randomUUID() };
+    const controller = new AbortController();
+    const active: ActiveTurn = { scope, controller, done: Promise.resolve() };
+    this.#active = active;
+    let started!: () => void;
+    const written = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    active.done = (async () => {
+      try {
+        if (dequeued !== undefined) {
+          await this.#writer.control(events.queueDequeued(this.#scope(requestId), dequeued, scope.turn_id));
+        }
+        await this.#writer.turn(events.turnStarted(scope), this.#lifetime.signal);
+      } catch (error) {
+        this.#log.warn(`write turn.started: ${String(error)}`);
+      } finally {
+        started();
+      }
+      await this.#run(active, prompt);
+    })();
+    return written;
+  }
+
+  async #run(active: ActiveTurn, prompt: string): Promise<void> {
+    const { scope, controller } = active;
+    const checkpoint = this.#history;
+    let outcome: TurnOutcome;
+    try {
+      outcome = await runTurn({
+        prompt,
+        history: checkpoint,
+        provider: this.parts.provider,
+        tools: this.parts.tools,
+        config: this.parts.config,
+        workspace: this.parts.workspace,
+        instructions: this.parts.instructions,
+        signal: controller.signal,
+        sink: this.#sink(scope, controller.signal),
+        classify: (error) =>
+          error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
+      });
+    } catch (error) {
+      outcome = { kind: "failed", code: "internal_error", message: String(error) };
+    }
+    // A failed or cancelled turn leaves the checkpoint in place (not even the prompt remains).
+    if (outcome.kind === "completed") this.#history = outcome.history;
+    if (outcome.kind === "failed") this.#log.info(`turn ${scope.turn_id} failed: ${outcome.code}`);
+    const terminal =
+      outcome.kind === "completed"
+        ? events.turnCompleted(scope, outcome.steps, outcome.usage)
+        : outcome.kind === "failed"
+          ? events.turnFailed(scope, outcome.code, outcome.message)
+          : events.turnCancelled(scope);
+    try {
+      await this.#writer.turn(terminal, this.#lifetime.signal);
+    } catch (error) {
+      this.#log.warn(`write terminal event: ${String(error)}`);
+    }
+    if (this.#active === active) this.#active = undefined;
+    if (!this.#closing) await this.#startNext();
+  }
+
+  async #startNext(): Promise<void> {
+    if (this.#closing || this.#paused || this.#active || this.#queue.length === 0) return;
+    const entry = this.#queue.shift()!;
+    await this.#begin(entry.submitter, entry.prompt, entry.queue_id);
+  }
+
+  #sink(scope: TurnScope, signal: AbortSignal): TurnSink {
+    const writer = this.#writer;
+    const policy = this.parts.config.tools.approval_policy;
+    const write = (event: Record<string, unknown>) => writer.turn(event, signal);
+    return {
+      delta: (text) => write(events.assistantDelta(scope, text)),
+      assistantCompleted: (text) => write(events.assistantCompleted(scope, text)),
+      toolProposed: (call) => write(events.toolProposed(scope, call.call_id, call.name, call.arguments)),
+      approve: (call, prepared) => this.#approve(scope, signal, policy, call, prepared),
+      toolStarted: (call) => write(events.toolStarted(scope, call.call_id, call.name)),
+      toolProgress: (call, text) => write(events.toolProgress(scope, call.call_id, text)),
+      toolCompleted: (call: ToolCallRecord, outcome: ToolOutcome) =>
+        write(
+          events.toolCompleted(scope, {
+            call_id: call.call_id,
+            name: call.name,
+            success: outcome.success,
+            output: outcome.output,
+            truncated: outcome.truncated,
+            error: outcome.error,
+          }),
+        ),
+      contextCompacted: (before, after, removed) => write(events.contextCompacted(scope, before, after, removed)),
+      sessionTrimmed: (removed, bytes) => write(events.sessionTrimmed(scope, removed, bytes)),
+    };
+  }
+
+  async #approve(
+    scope: TurnScope,
+    signal: AbortSignal,
+    policy: SessionParts["config"]["tools"]["approval_policy"],
+    call: ToolCallRecord,
+    prepared: PreparedCall,
+  ): Promise<boolean> {
+    const decision = decide(policy, prepared.risk);
+    if (decision !== "ask") return decision === "run";
+    const { approvalId, decision: answer } = this.#approvals.open(signal);
+    answer.catch(() => {});
+    try {
+      await this.#writer.turn(
+        events.approvalRequested(scope, {
+          approval_id: approvalId,
+          call_id: call.call_id,
+          name: call.name,
+          risk: prepared.risk,
+          cwd: this.parts.workspace,
+          summary: prepared.summary,
+        }),
+        signal,
+      );
+    } catch (error) {
+      this.#approvals.resolve(approvalId, false);
+      throw error;
+    }
+    return answer;
+  }
+}
+
+function queueRejection(code: "queue_not_found" | "queue_conflict" | "queue_limit"): Rejection {
+  return { code, message: code === "queue_limit" ? MESSAGES.queueLimit : MESSAGES.queueStale };
+}

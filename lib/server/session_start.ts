@@ -1,0 +1,136 @@
+// `session.start` steps 1–5 (spec §6.2): canonical workspace, instance home, configuration, credential, then the
+// system prompt, tools and provider client. No network I/O. Any failure throws StartError with the wire message.
+import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
+import { ensureHome, loadConfig, resolveCredential, resolveHome } from "../config/index.ts";
+import type { ApprovalPolicy, ResolvedConfig } from "../config/types.ts";
+import { createProvider } from "../provider/index.ts";
+import type { ProviderClient } from "../provider/types.ts";
+import { buildToolRegistry } from "../tools/index.ts";
+import type { ToolRegistry } from "../tools/types.ts";
+import { buildSystemPrompt } from "./system_prompt.ts";
+
+/** What the command line contributes to every session of this process. */
+export type ServerOptions = {
+  model?: string;
+  baseUrl?: string;
+  provider?: string;
+  approvalPolicy?: ApprovalPolicy;
+  scvHome?: string;
+  configPath?: string;
+  env: Record<string, string | undefined>;
+  /** The directory a relative `cwd` resolves against. */
+  cwd: string;
+};
+
+export type StartRequest = {
+  cwd: string;
+  provider?: string;
+  model?: string;
+  base_url?: string;
+  no_tools?: boolean;
+};
+
+export type SessionParts = {
+  workspace: string;
+  config: ResolvedConfig;
+  tools: ToolRegistry;
+  provider: ProviderClient;
+  instructions: string;
+};
+
+export class StartError extends Error {
+  override name = "StartError";
+}
+
+export async function prepareSession(request: StartRequest, options: ServerOptions): Promise<SessionParts> {
+  const workspace = await canonicalWorkspace(request.cwd, options.cwd);
+  const env = options.env;
+  const { home, explicit } = step(() => resolveHome(options.scvHome, env));
+  await stepAsync(() => ensureHome(home));
+  const config = await stepAsync(() =>
+    loadConfig({
+      workspace,
+      home,
+      homeExplicit: explicit,
+      explicitConfigPath: options.configPath ?? nonEmpty(env.SCV_CONFIG),
+      env,
+      overrides: {
+        provider: request.provider ?? options.provider ?? nonEmpty(env.SCV_PROVIDER),
+        model: request.model ?? options.model,
+        base_url: request.base_url ?? options.baseUrl,
+        approval_policy: options.approvalPolicy,
+      },
+    }),
+  );
+  const credential = step(() => resolveCredential(config, env));
+  const noTools = request.no_tools ?? false;
+  const instructions = await buildSystemPrompt({
+    systemPrompt: config.agent.system_prompt,
+    workspace,
+    maxReadBytes: config.tools.max_read_bytes,
+  });
+  const tools = step(() => buildToolRegistry(config, workspace, { noTools }));
+  const provider = step(() =>
+    createProvider({
+      profile: config.provider,
+      limits: config.provider_limits,
+      credential,
+      hostedWebSearch: !noTools && config.web.enabled && config.web.search === "provider",
+    }),
+  );
+  return { workspace, config, tools, provider, instructions };
+}
+
+async function canonicalWorkspace(cwd: string, base: string): Promise<string> {
+  const absolute = path.resolve(base, cwd);
+  let resolved: string;
+  try {
+    resolved = await realpath(absolute);
+  } catch (error) {
+    throw new StartError(`resolve cwd ${cwd}: ${describeFsError(error)}`);
+  }
+  const info = await stat(resolved).catch(() => undefined);
+  if (!info?.isDirectory()) throw new StartError("cwd is not a directory");
+  return resolved;
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case "ENOENT":
+      return "No such file or directory";
+    case "EACCES":
+      return "Permission denied";
+    case "ENOTDIR":
+      return "Not a directory";
+    case "ELOOP":
+      return "Too many levels of symbolic links";
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function step<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw asStartError(error);
+  }
+}
+
+async function stepAsync<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw asStartError(error);
+  }
+}
+
+function asStartError(error: unknown): StartError {
+  return new StartError(error instanceof Error ? error.message : String(error));
+}

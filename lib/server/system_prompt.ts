@@ -1,0 +1,39 @@
+// The system prompt of a session (spec §8.1): the configured prompt, the workspace, and AGENTS.md when it
+// exists inside the workspace (bounded by tools.max_read_bytes). Skills join it with issue 6.
+import { open, realpath } from "node:fs/promises";
+import path from "node:path";
+
+export async function buildSystemPrompt(options: { systemPrompt: string; workspace: string; maxReadBytes: number }): Promise<string> {
+  let prompt = `${options.systemPrompt}\nCurrent working directory: ${options.workspace}\n`;
+  const instructions = await readProjectInstructions(options.workspace, options.maxReadBytes);
+  if (instructions !== undefined) {
+    prompt += `\n# Project instructions\n${instructions.text}`;
+    if (instructions.truncated) prompt += "\n[AGENTS.md truncated by configured read limit]\n";
+  }
+  return prompt;
+}
+
+async function readProjectInstructions(workspace: string, maxBytes: number): Promise<{ text: string; truncated: boolean } | undefined> {
+  let resolved: string;
+  try {
+    resolved = await realpath(path.join(workspace, "AGENTS.md"));
+  } catch {
+    return undefined;
+  }
+  const relative = path.relative(workspace, resolved);
+  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return undefined;
+  let handle;
+  try {
+    handle = await open(resolved, "r");
+    const stat = await handle.stat();
+    if (!stat.isFile()) return undefined;
+    const length = Math.min(stat.size, maxBytes);
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, 0);
+    return { text: buffer.subarray(0, bytesRead).toString("utf8"), truncated: stat.size > maxBytes };
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
+}
