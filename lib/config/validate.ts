@@ -9,12 +9,16 @@ function fail(message: string): never {
   throw new ConfigError(message);
 }
 
-/** Throws the first violated rule, in the order the spec lists them. */
+/** Throws the first violated rule (profile, positivity, absolute bounds, then cross-field rules). */
 export function validateConfig(config: ResolvedConfig): void {
   validateProfile(config);
   validatePositive(config);
 
   const { tools, web, context, protocol, provider_limits: limits, skills } = config;
+  // Absolute bounds first: below 65536 every escaping check below would fail and hide the real cause.
+  if (limits.max_retries > 10) fail("provider_limits.max_retries must be at most 10");
+  if (protocol.max_client_frame_bytes < 4096) fail("protocol.max_client_frame_bytes must be at least 4096");
+  if (protocol.max_server_frame_bytes < 65536) fail("protocol.max_server_frame_bytes must be at least 65536");
   if (tools.command_timeout_seconds > tools.max_timeout_seconds) {
     fail("tools.command_timeout_seconds exceeds tools.max_timeout_seconds");
   }
@@ -43,9 +47,6 @@ export function validateConfig(config: ResolvedConfig): void {
   if (limits.max_sse_event_bytes > limits.max_response_bytes) {
     fail("provider SSE event limit exceeds provider response limit");
   }
-  if (limits.max_retries > 10) fail("provider_limits.max_retries must be at most 10");
-  if (protocol.max_client_frame_bytes < 4096) fail("protocol.max_client_frame_bytes must be at least 4096");
-  if (protocol.max_server_frame_bytes < 65536) fail("protocol.max_server_frame_bytes must be at least 65536");
   if (!isContainedRelativePath(skills.project_dir)) fail("skills.project_dir must be a contained relative path");
 
   validateWeb(config);
