@@ -8,7 +8,7 @@ import { createConfigSandbox, writeConfigFile, type ConfigSandbox } from "../sup
 import { expectConfigError, expectConfigErrorPrefix, load, type LoadOptions } from "./helpers.ts";
 
 interface Case {
-  name: string;
+  name?: string;
   user?: string;
   userMode?: number;
   project?: string;
@@ -132,7 +132,7 @@ describe("§7.1 file messages", () => {
       message: (s) => `parse configuration ${explicitPath(s)}: invalid value for providers.local.timeout_seconds`,
     },
   ];
-  for (const testCase of cases) it(testCase.name, () => run(testCase));
+  for (const testCase of cases) it(testCase.name ?? String(testCase.message), () => run(testCase));
 
   it("explicit path is a directory", async () => {
     const path = join(sandbox.root, "dir.toml");
@@ -159,7 +159,7 @@ describe("§7.2 provider messages", () => {
     },
     { name: "empty model override", options: { overrides: { model: "" } }, message: "provider model and base_url must be non-empty; configure api_key or api_key_env" },
   ];
-  for (const testCase of cases) it(testCase.name, () => run(testCase));
+  for (const testCase of cases) it(testCase.name ?? String(testCase.message), () => run(testCase));
 
   it("missing credential", async () => {
     const config = await load(sandbox);
@@ -254,7 +254,7 @@ describe("§7.2 validation messages", () => {
     { name: "searxng with a bad URL", user: '[web]\nsearch = "searxng"\nsearxng_url = "file:///x"\n', message: 'web.search = "searxng" requires web.searxng_url (an http or https URL)' },
     { name: "brave without a key", user: '[web]\nsearch = "brave"\nbrave_api_key_env = ""\n', message: 'web.search = "brave" requires web.brave_api_key or web.brave_api_key_env' },
   ];
-  for (const testCase of cases) it(testCase.name, () => run(testCase));
+  for (const testCase of cases) it(testCase.name ?? String(testCase.message), () => run(testCase));
 });
 
 describe("§7.3 project messages", () => {
@@ -346,5 +346,5 @@ describe("§7.3 project messages", () => {
       message: "project configuration escaped workspace",
     },
   ];
-  for (const testCase of cases) it(testCase.name, () => run(testCase));
+  for (const testCase of cases) it(testCase.name ?? String(testCase.message), () => run(testCase));
 });
