@@ -1,0 +1,123 @@
+// The `bash` tool: one `/bin/bash -lc` command in the workspace, in its own process group,
+// bounded by a timeout and an output limit; not sandboxed (spec §9).
+
+import { cancelledOutcome, failure } from "./outcome.ts";
+import { runProcessGroup, type ProcessTimings } from "./process_group.ts";
+import { createProgressReporter } from "./progress.ts";
+import type { ObjectSchema } from "./schema.ts";
+import { validateArguments } from "./schema.ts";
+import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
+
+type BashArgs = { command: string; timeout_seconds?: number };
+
+export type BashSettings = {
+  commandTimeoutSeconds: number;
+  maxTimeoutSeconds: number;
+  outputLimitBytes: number;
+  /** The shell to run; tests point it elsewhere to exercise `unavailable`. */
+  shell?: string;
+  timings?: ProcessTimings;
+  /** Minimum interval between progress lines (spec: at most 2 per second). */
+  progressIntervalMs?: number;
+};
+
+const SUMMARY_MAX_CHARS = 2000;
+const utf8 = new TextDecoder("utf-8");
+
+export function createBashTool(settings: BashSettings): Tool {
+  const defaultTimeout = Math.min(settings.commandTimeoutSeconds, settings.maxTimeoutSeconds);
+  const parameters: ObjectSchema = {
+    type: "object",
+    properties: {
+      command: { type: "string", description: "The command line, run with /bin/bash -lc in the workspace root" },
+      timeout_seconds: {
+        type: "integer",
+        minimum: 1,
+        maximum: settings.maxTimeoutSeconds,
+        description: `Seconds before the whole process group is killed. Defaults to ${defaultTimeout}; at most ${settings.maxTimeoutSeconds}.`,
+      },
+    },
+    required: ["command"],
+    additionalProperties: false,
+  };
+  return {
+    name: "bash",
+    description: "Run a Bash command in the workspace (not sandboxed)",
+    parameters,
+    prepare(args) {
+      const checked = validateArguments<BashArgs>(parameters, args, {
+        "timeout_seconds.minimum": "timeout_seconds must be positive",
+        "timeout_seconds.maximum": `timeout_seconds must be at most ${settings.maxTimeoutSeconds}`,
+      });
+      if (!checked.ok) return { error: checked.error };
+      const { command } = checked.value;
+      if (command.trim().length === 0) return { error: "command or prompt must be non-empty" };
+      const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
+      return {
+        risk: "process",
+        summary: `Run with /bin/bash -lc: ${boundedChars(command, SUMMARY_MAX_CHARS)}`,
+        run: (context) => runBash(command, timeoutSeconds, settings, context),
+      };
+    },
+  };
+}
+
+async function runBash(command: string, timeoutSeconds: number, settings: BashSettings, context: ToolContext): Promise<ToolOutcome> {
+  const shell = settings.shell ?? "/bin/bash";
+  const progress = createProgressReporter(context.progress, settings.progressIntervalMs ?? 500);
+  let result;
+  try {
+    result = await runProcessGroup({
+      file: shell,
+      args: ["-lc", command],
+      cwd: context.workspace,
+      env: process.env,
+      timeoutMs: timeoutSeconds * 1000,
+      outputLimitBytes: settings.outputLimitBytes,
+      signal: context.signal,
+      onOutput: (chunk, stream) => progress.push(chunk, stream),
+      ...(settings.timings === undefined ? {} : { timings: settings.timings }),
+    });
+  } finally {
+    progress.stop();
+  }
+  switch (result.kind) {
+    case "spawn_failed":
+      return failure(`launch ${shell}: ${result.error.message}`, "unavailable");
+    case "cancelled":
+      return cancelledOutcome("process cancelled");
+    case "finished": {
+      const output = JSON.stringify({
+        exit_code: result.exitCode,
+        timed_out: result.timedOut,
+        output: decodeOutput(result.output, result.truncated),
+        truncated: result.truncated,
+      });
+      if (result.timedOut) return failure(output, "limit", result.truncated);
+      if (result.exitCode !== 0) return failure(output, "failed", result.truncated);
+      return { success: true, output, truncated: result.truncated };
+    }
+  }
+}
+
+/** Lossy UTF-8; a character cut by the byte limit is dropped rather than mangled. */
+function decodeOutput(bytes: Buffer, truncated: boolean): string {
+  return utf8.decode(truncated ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes);
+}
+
+/** The length of `bytes` without a trailing incomplete UTF-8 sequence. */
+export function completeUtf8Length(bytes: Uint8Array): number {
+  let start = bytes.length - 1;
+  // Walk back over at most 3 continuation bytes to the lead byte of the last character.
+  while (start >= 0 && bytes.length - start <= 4 && (bytes[start]! & 0xc0) === 0x80) start -= 1;
+  if (start < 0) return bytes.length;
+  const lead = bytes[start]!;
+  const needed = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return bytes.length - start < needed ? start : bytes.length;
+}
+
+/** `value` cut to `max` characters (code points), with `…` when anything was cut. */
+export function boundedChars(value: string, max: number): string {
+  const characters = Array.from(value);
+  return characters.length > max ? characters.slice(0, max).join("") + "…" : value;
+}

@@ -1,0 +1,207 @@
+// Running a child in its own process group: merged, bounded output; a deadline that SIGKILLs
+// the group; cancellation with SIGTERM then SIGKILL; and, once the leader exits, the rest of
+// the group is killed and draining stops after a short grace so `sleep 100 &` cannot hold a call.
+
+import { spawn, type ChildProcess } from "node:child_process";
+
+export type ProcessTimings = {
+  /** Between SIGTERM and SIGKILL on cancellation (spec: 2 s). */
+  killGraceMs: number;
+  /** How long output is still drained after the group is finished (spec: 250 ms). */
+  drainMs: number;
+};
+
+export const DEFAULT_TIMINGS: ProcessTimings = { killGraceMs: 2000, drainMs: 250 };
+
+export type ProcessOptions = {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  outputLimitBytes: number;
+  signal: AbortSignal;
+  /** Every chunk of stdout or stderr as it arrives (for progress). */
+  onOutput?(chunk: Buffer, stream: "stdout" | "stderr"): void;
+  timings?: ProcessTimings;
+};
+
+export type ProcessResult =
+  | { kind: "finished"; exitCode: number | null; timedOut: boolean; output: Buffer; truncated: boolean }
+  | { kind: "cancelled"; output: Buffer; truncated: boolean }
+  | { kind: "spawn_failed"; error: Error };
+
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** Process groups started here and not yet finished, killed if this process exits first. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/** SIGKILLs every process group still running (for shutdown paths that cannot wait). */
+export function killAllProcessGroups(): void {
+  for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
+}
+
+export async function runProcessGroup(options: ProcessOptions): Promise<ProcessResult> {
+  const timings = options.timings ?? DEFAULT_TIMINGS;
+  if (options.signal.aborted) return { kind: "cancelled", output: Buffer.alloc(0), truncated: false };
+  let child: ChildProcess;
+  try {
+    child = spawn(options.file, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+  } catch (error) {
+    return { kind: "spawn_failed", error: error instanceof Error ? error : new Error(String(error)) };
+  }
+  const spawnError = await new Promise<Error | undefined>((resolve) => {
+    child.once("spawn", () => resolve(undefined));
+    child.once("error", resolve);
+  });
+  if (spawnError !== undefined || child.pid === undefined) {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    return { kind: "spawn_failed", error: spawnError ?? new Error("child process has no pid") };
+  }
+  const pgid = child.pid;
+  trackGroup(pgid);
+
+  const output = new BoundedOutput(options.outputLimitBytes);
+  const streamsClosed: Promise<unknown>[] = [];
+  for (const name of ["stdout", "stderr"] as const) {
+    const stream = child[name]!;
+    stream.on("data", (chunk: Buffer) => {
+      output.push(chunk);
+      options.onOutput?.(chunk, name);
+    });
+    stream.on("error", () => undefined);
+    streamsClosed.push(new Promise((resolve) => stream.once("close", resolve)));
+  }
+  const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  child.on("error", () => undefined);
+
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const first = await Promise.race([
+    exited.then((exit) => ({ type: "exit" as const, exit })),
+    new Promise<{ type: "timeout" }>((resolve) => {
+      timer = setTimeout(() => resolve({ type: "timeout" }), options.timeoutMs);
+    }),
+    new Promise<{ type: "cancel" }>((resolve) => {
+      onAbort = () => resolve({ type: "cancel" });
+      options.signal.addEventListener("abort", onAbort, { once: true });
+    }),
+  ]);
+  clearTimeout(timer);
+  if (onAbort !== undefined) options.signal.removeEventListener("abort", onAbort);
+
+  const finishDrain = async () => {
+    await settleWithin(Promise.all(streamsClosed), timings.drainMs);
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    untrackGroup(pgid);
+  };
+
+  switch (first.type) {
+    case "exit": {
+      // The leader is done; whatever it left running in its group is not part of the call.
+      signalGroup(pgid, "SIGKILL");
+      await finishDrain();
+      return { kind: "finished", exitCode: first.exit.code, timedOut: false, ...output.result() };
+    }
+    case "timeout": {
+      signalGroup(pgid, "SIGKILL");
+      const exit = await settleWithin(exited, 1000);
+      await finishDrain();
+      return { kind: "finished", exitCode: exit?.code ?? null, timedOut: true, ...output.result() };
+    }
+    case "cancel": {
+      signalGroup(pgid, "SIGTERM");
+      let leaderExited = false;
+      void exited.then(() => {
+        leaderExited = true;
+      });
+      const giveUp = Date.now() + timings.killGraceMs;
+      while (Date.now() < giveUp && !(leaderExited && !groupAlive(pgid))) await sleep(20);
+      signalGroup(pgid, "SIGKILL");
+      await settleWithin(exited, 1000);
+      await finishDrain();
+      return { kind: "cancelled", ...output.result() };
+    }
+  }
+}
+
+function trackGroup(pgid: number): void {
+  liveGroups.add(pgid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.once("exit", killAllProcessGroups);
+  }
+}
+
+function untrackGroup(pgid: number): void {
+  liveGroups.delete(pgid);
+}
+
+/** Signals a whole group; never group 0 or 1 (our own group, or init's). */
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  if (!Number.isInteger(pgid) || pgid <= 1) return;
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: nobody left in the group
+  }
+}
+
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The promise's value, or undefined once `ms` have passed. */
+async function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Keeps the first `limit` bytes of everything pushed and remembers whether more came. */
+class BoundedOutput {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private truncated = false;
+  private readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  push(chunk: Buffer): void {
+    const room = this.limit - this.size;
+    if (chunk.length > room) this.truncated = true;
+    if (room <= 0) return;
+    const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(Buffer.from(kept));
+    this.size += kept.length;
+  }
+
+  result(): { output: Buffer; truncated: boolean } {
+    return { output: Buffer.concat(this.chunks, this.size), truncated: this.truncated };
+  }
+}

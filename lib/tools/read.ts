@@ -1,0 +1,96 @@
+// The `read` tool: a byte range of a UTF-8 file inside the workspace (spec §9).
+
+import type { ObjectSchema } from "./schema.ts";
+import { validateArguments } from "./schema.ts";
+import { isSecretLikePath } from "./secret_paths.ts";
+import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
+import { checkRelativePath, confinementError, openConfinedForRead, probePath, WorkspacePathError } from "./workspace_path.ts";
+import { cancelledOutcome, failure } from "./outcome.ts";
+
+type ReadArgs = { path: string; offset?: number; limit?: number };
+
+export type ReadSettings = { maxReadBytes: number };
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+export function createReadTool(settings: ReadSettings): Tool {
+  const parameters: ObjectSchema = {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "File path relative to the workspace root" },
+      offset: { type: "integer", minimum: 0, description: "Byte offset to start reading at (default 0)" },
+      limit: {
+        type: "integer",
+        minimum: 1,
+        description: `Maximum number of bytes to read (default and maximum ${settings.maxReadBytes})`,
+      },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  };
+  return {
+    name: "read",
+    description: "Read a bounded UTF-8 file inside the workspace",
+    parameters,
+    prepare(args, context) {
+      const checked = validateArguments<ReadArgs>(parameters, args, { "limit.minimum": "read limit must be positive" });
+      if (!checked.ok) return { error: checked.error };
+      const { path } = checked.value;
+      const shape = checkRelativePath(path);
+      if (shape !== undefined) return { error: shape };
+      const probe = probePath(context.workspace, path);
+      if (probe.escaped) return { error: confinementError("read", path, new WorkspacePathError("resolves outside the workspace")).message };
+      const secret = isSecretLikePath(path) || isSecretLikePath(probe.resolvedRelative);
+      return {
+        risk: secret ? "filesystem" : "read_only",
+        summary: `Read ${path}`,
+        run: (runContext) => runRead(checked.value, settings, runContext),
+      };
+    },
+  };
+}
+
+async function runRead(args: ReadArgs, settings: ReadSettings, context: ToolContext): Promise<ToolOutcome> {
+  if (context.signal.aborted) return cancelledOutcome("read cancelled");
+  const limit = Math.min(args.limit ?? settings.maxReadBytes, settings.maxReadBytes);
+  let handle;
+  try {
+    handle = await openConfinedForRead(context.workspace, args.path, "read");
+  } catch (error) {
+    return failure(error instanceof WorkspacePathError ? error.message : `read ${args.path}: ${String(error)}`);
+  }
+  let bytes: Buffer;
+  let total: number;
+  let start: number;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      return failure(`read ${args.path}: ${info.isDirectory() ? "is a directory" : "not a regular file"}`);
+    }
+    total = info.size;
+    start = Math.min(args.offset ?? 0, total);
+    bytes = Buffer.alloc(Math.min(limit, total - start));
+    let filled = 0;
+    while (filled < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, start + filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    bytes = bytes.subarray(0, filled);
+  } catch (error) {
+    return failure(`read ${args.path}: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    await handle.close();
+  }
+  if (context.signal.aborted) return cancelledOutcome("read cancelled");
+  let content: string;
+  try {
+    content = utf8.decode(bytes);
+  } catch {
+    return failure(`selected range of ${args.path} is not UTF-8`);
+  }
+  const end = start + bytes.length;
+  const truncated = start > 0 || end < total;
+  const output = JSON.stringify({ path: args.path, content, total_bytes: total, offset: start, truncated });
+  return { success: true, output, truncated };
+}

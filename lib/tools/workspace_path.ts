@@ -1,0 +1,219 @@
+// Workspace confinement for the file tools. A path is first checked by its shape (relative,
+// no `..`); then every symlink on it is resolved and the result must stay inside the canonical
+// workspace. Files are opened by their resolved path with O_NOFOLLOW, and on Linux the opened
+// descriptor is checked again through /proc, so a swap between check and open is refused too.
+
+import { constants, existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
+
+const SUFFIX = "; path must remain within workspace";
+const ESCAPED = "resolves outside the workspace";
+const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
+
+/** A confinement or file-system failure, with the exact message for the tool output. */
+export class WorkspacePathError extends Error {
+  override name = "WorkspacePathError";
+  /** The errno code when an OS call failed (`ENOENT`…), else undefined. */
+  readonly code: string | undefined;
+  constructor(message: string, code?: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** The shape rules of spec §9: the message for a bad path, or undefined. */
+export function checkRelativePath(path: string): string | undefined {
+  if (path.length === 0 || path.startsWith("/")) return "path must be non-empty and relative";
+  if (path.split("/").includes("..")) return "parent traversal and absolute paths are not allowed";
+  if (path.includes("\0")) return "invalid arguments: path must not contain NUL bytes";
+  return undefined;
+}
+
+/** The normal components of a checked relative path (`.` and empty ones dropped). */
+export function pathComponents(path: string): string[] {
+  return path.split("/").filter((component) => component !== "" && component !== ".");
+}
+
+/** True when `candidate` (absolute, resolved) is `workspace` or below it. */
+export function isInside(workspace: string, candidate: string): boolean {
+  if (candidate === workspace) return true;
+  const prefix = workspace.endsWith(sep) ? workspace : workspace + sep;
+  return candidate.startsWith(prefix);
+}
+
+/** `<action> <path>: <reason>; path must remain within workspace`. */
+export function confinementError(action: string, path: string, error: unknown): WorkspacePathError {
+  const code = errorCode(error);
+  const reason = error instanceof WorkspacePathError ? error.message : describeFsError(error);
+  return new WorkspacePathError(`${action} ${path}: ${reason}${SUFFIX}`, code);
+}
+
+/**
+ * Best effort, synchronous and side-effect free, for `prepare`: resolves the deepest existing
+ * ancestor of `path` (the whole path when it exists). Returns its workspace-relative form, or
+ * `{ escaped: true }` when it lies outside the workspace.
+ */
+export function probePath(workspace: string, path: string): { escaped: boolean; resolvedRelative: string } {
+  const components = pathComponents(path);
+  for (let depth = components.length; depth >= 0; depth -= 1) {
+    const candidate = join(workspace, ...components.slice(0, depth));
+    let real: string;
+    try {
+      real = realpathSync(candidate);
+    } catch {
+      // A dangling symlink exists but does not resolve: judge its target text.
+      try {
+        if (lstatSync(candidate).isSymbolicLink()) {
+          const target = resolve(dirname(candidate), readlinkSync(candidate));
+          if (!isInside(workspace, target)) return { escaped: true, resolvedRelative: "" };
+        }
+      } catch {
+        // missing: try the parent
+      }
+      continue;
+    }
+    if (!isInside(workspace, real)) return { escaped: true, resolvedRelative: "" };
+    return { escaped: false, resolvedRelative: relative(workspace, real) };
+  }
+  return { escaped: false, resolvedRelative: "" };
+}
+
+/** The real path of an existing `path`, which must be inside the workspace. */
+export async function resolveExisting(workspace: string, path: string, action: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(join(workspace, ...pathComponents(path)));
+  } catch (error) {
+    throw confinementError(action, path, error);
+  }
+  if (!isInside(workspace, real)) throw confinementError(action, path, new WorkspacePathError(ESCAPED));
+  return real;
+}
+
+/**
+ * Opens an existing file inside the workspace for reading, without following a final symlink
+ * after resolution and without blocking on FIFOs. The caller closes the handle.
+ */
+export async function openConfinedForRead(workspace: string, path: string, action: string): Promise<FileHandle> {
+  const real = await resolveExisting(workspace, path, action);
+  let handle: FileHandle;
+  try {
+    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    throw confinementError(action, path, error);
+  }
+  try {
+    await verifyDescriptor(workspace, handle, action, path);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  return handle;
+}
+
+/** On Linux, the path the kernel reports for an open descriptor must still be inside. */
+export async function verifyDescriptor(workspace: string, handle: FileHandle, action: string, path: string): Promise<void> {
+  if (!HAS_PROC_FD) return;
+  let opened: string;
+  try {
+    opened = await readlink(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return;
+  }
+  if (!isInside(workspace, opened)) throw confinementError(action, path, new WorkspacePathError(ESCAPED));
+}
+
+/**
+ * The real directory that will hold `path`'s final component, walking each parent component:
+ * symlinks are followed only to targets inside the workspace; missing directories are created
+ * when `create` is true, else reported as `{ missing: true }`.
+ */
+export async function resolveParent(
+  workspace: string,
+  path: string,
+  action: string,
+  create: boolean,
+): Promise<{ dir: string; name: string; missing: boolean }> {
+  const components = pathComponents(path);
+  const name = components.pop();
+  if (name === undefined) throw confinementError(action, path, Object.assign(new Error("is a directory"), { code: "EISDIR" }));
+  let dir = workspace;
+  for (const component of components) {
+    const next = join(dir, component);
+    let info = await lstatOrUndefined(next, action, path);
+    if (info === undefined) {
+      if (!create) return { dir: next, name, missing: true };
+      try {
+        await mkdir(next);
+      } catch (error) {
+        if (errorCode(error) !== "EEXIST") throw confinementError(action, path, error);
+      }
+      info = await lstatOrUndefined(next, action, path);
+      if (info === undefined) throw confinementError(action, path, Object.assign(new Error("missing"), { code: "ENOENT" }));
+    }
+    if (info.isSymbolicLink()) {
+      let real: string;
+      try {
+        real = await realpath(next);
+      } catch (error) {
+        throw confinementError(action, path, error);
+      }
+      if (!isInside(workspace, real)) throw confinementError(action, path, new WorkspacePathError(ESCAPED));
+      let target;
+      try {
+        target = await stat(real);
+      } catch (error) {
+        throw confinementError(action, path, error);
+      }
+      if (!target.isDirectory()) throw confinementError(action, path, Object.assign(new Error("not a directory"), { code: "ENOTDIR" }));
+      dir = real;
+    } else if (info.isDirectory()) {
+      dir = next;
+    } else {
+      throw confinementError(action, path, Object.assign(new Error("not a directory"), { code: "ENOTDIR" }));
+    }
+  }
+  return { dir, name, missing: false };
+}
+
+async function lstatOrUndefined(target: string, action: string, path: string) {
+  try {
+    return await lstat(target);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw confinementError(action, path, error);
+  }
+}
+
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") return error.code;
+  return undefined;
+}
+
+const REASONS: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  ENOTDIR: "not a directory",
+  EISDIR: "is a directory",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ELOOP: "too many levels of symbolic links",
+  EEXIST: "file exists",
+  ENAMETOOLONG: "file name too long",
+  ENOSPC: "no space left on device",
+  EROFS: "read-only file system",
+  EXDEV: "cross-device link",
+  EMLINK: "too many links",
+  EBUSY: "resource busy",
+  EIO: "input/output error",
+  EDQUOT: "disk quota exceeded",
+  EFBIG: "file too large",
+};
+
+/** A short, path-free reason for a file-system error (Node's messages embed absolute paths). */
+export function describeFsError(error: unknown): string {
+  const code = errorCode(error);
+  if (code !== undefined && Object.hasOwn(REASONS, code)) return REASONS[code]!;
+  if (code !== undefined) return code;
+  return error instanceof Error ? error.message : String(error);
+}
