@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { HistoryItem, ToolCallRecord } from "../provider/types.ts";
 import type { PreparedCall, ToolOutcome } from "../tools/types.ts";
+import { killAllProcessGroups } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/turn.ts";
 import { Approvals, decide } from "./approvals.ts";
 import type { Logger } from "./log.ts";
@@ -132,8 +133,9 @@ export class Session {
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, SHUTDOWN_TURN_WAIT_MS);
       });
-      await Promise.race([active.done, timeout]);
+      const finished = await Promise.race([active.done.then(() => true), timeout.then(() => false)]);
       clearTimeout(timer);
+      if (!finished) killAllProcessGroups();
     }
     this.#lifetime.abort();
     await this.parts.provider.close().catch((error: unknown) => this.#log.warn(`close provider: ${String(error)}`));
