@@ -49,6 +49,22 @@ program
     process.exitCode = await runChat(options);
   });
 
+program
+  .command("exec")
+  .description("run one turn non-interactively and print the answer (PROMPT - reads stdin)")
+  .argument("<prompt>", "the prompt, or - to read it from stdin")
+  .option("--json", "print every protocol event as NDJSON instead of the assistant text")
+  .option("--yes", "approve every tool call")
+  .addOption(
+    new Option("--approval-policy <policy>", "answer approvals by this policy").choices(["on-risk", "always", "never"]),
+  )
+  .option("--model <model>", "model override")
+  .option("--provider <name>", "select a [providers.NAME] profile")
+  .action(async (prompt: string, options) => {
+    const { runExec } = await import("./lib/cli/exec.ts");
+    process.exitCode = await runExec(prompt, options);
+  });
+
 // No top-level await: the compiled binary runs this file as a CommonJS bundle.
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CommanderError) {
