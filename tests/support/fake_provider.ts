@@ -6,8 +6,8 @@
 // Each connection serves one request and the reply always carries `Connection: close`.
 import net from "node:net";
 
-/** One SSE event: a JSON object (written as `event: <type>` + `data: <json>`) or raw bytes. */
-export type SseItem = Record<string, unknown> | { raw: string };
+/** One SSE event: a JSON object (written as `event: <type>` + `data: <json>`) or raw text/bytes. */
+export type SseItem = Record<string, unknown> | { raw: string | Uint8Array };
 
 export type SseResponse = {
   events: SseItem[];
@@ -234,10 +234,10 @@ async function respond(
     else if (response.end !== "hang") socket.end();
   };
   if ((response.mode ?? "content-length") === "content-length") {
-    const body = chunks.join("");
-    const declared = Buffer.byteLength(body);
+    const body = Buffer.concat(chunks);
+    const declared = body.length;
     // A cut body still declares its full length, so the client sees a short read.
-    socket.write(head(status, undefined, headers, response.end === "destroy" ? declared + 64 : declared) + body);
+    socket.write(Buffer.concat([Buffer.from(head(status, undefined, headers, response.end === "destroy" ? declared + 64 : declared)), body]));
     finish();
     return;
   }
@@ -245,7 +245,7 @@ async function respond(
   for (const chunk of chunks) {
     if (response.delayMs) await sleep(response.delayMs);
     if (socket.destroyed) return;
-    const bytes = Buffer.from(chunk);
+    const bytes = chunk;
     socket.write(`${bytes.length.toString(16)}\r\n`);
     socket.write(bytes);
     socket.write("\r\n");
@@ -274,11 +274,11 @@ const REASONS: Record<number, string> = {
   503: "Service Unavailable",
 };
 
-export function encodeSse(item: SseItem, omitEventLine = false): string {
-  if ("raw" in item && typeof item.raw === "string") return item.raw;
+export function encodeSse(item: SseItem, omitEventLine = false): Buffer {
+  if ("raw" in item && (typeof item.raw === "string" || item.raw instanceof Uint8Array)) return Buffer.from(item.raw);
   const eventType = (item as Record<string, unknown>).type;
   const type = typeof eventType === "string" && !omitEventLine ? `event: ${eventType}\n` : "";
-  return `${type}data: ${JSON.stringify(item)}\n\n`;
+  return Buffer.from(`${type}data: ${JSON.stringify(item)}\n\n`);
 }
 
 // ---- Responses API event builders ----
