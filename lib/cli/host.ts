@@ -1,5 +1,122 @@
-import { notYetAvailable } from "./exit.ts";
+// `scv host [--listen stdio|stdio://|ws://IP:PORT]`: the code-mode host (host spec §1, §10, §11).
+import { writeSync } from "node:fs";
+import { isIP } from "node:net";
+import { limitsFromEnv } from "../host/limits.ts";
+import type { TruncateItems } from "../host/output.ts";
+import { serveStdio } from "../host/transports/stdio.ts";
+import { listenWebSocket } from "../host/transports/ws.ts";
+import type { Sandbox } from "../sandbox/types.ts";
+import { EXIT_FAILURE, EXIT_OK } from "./exit.ts";
 
-export async function runHost(_options: Record<string, unknown>): Promise<number> {
-  return notYetAvailable("host");
+export interface HostOptions {
+  listen?: string;
+}
+
+type Listen = { kind: "stdio" } | { kind: "ws"; host: string; port: number };
+
+/** Parses `--listen`; throws the spec's exact usage errors. */
+export function parseListen(url: string | undefined): Listen {
+  if (url === undefined || url === "stdio" || url === "stdio://") return { kind: "stdio" };
+  if (!url.startsWith("ws://")) {
+    throw new Error(`unsupported --listen URL \`${url}\`; expected \`ws://IP:PORT\`, \`stdio\`, or \`stdio://\``);
+  }
+  const invalid = new Error(`invalid websocket --listen URL \`${url}\`; expected \`ws://IP:PORT\``);
+  const match = /^ws:\/\/(?:\[([^\]]+)\]|([^:/\[\]]+)):(\d{1,5})\/?$/.exec(url);
+  if (!match) throw invalid;
+  const host = match[1] ?? match[2]!;
+  const port = Number(match[3]);
+  if (port > 65535) throw invalid;
+  if (match[1] !== undefined ? isIP(host) !== 6 : isIP(host) !== 4) throw invalid;
+  return { kind: "ws", host, port };
+}
+
+function logLine(line: string): void {
+  try {
+    writeSync(2, `${line}\n`);
+  } catch {
+    // stderr is gone; nothing else can report it.
+  }
+}
+
+// TEMPORARY until lib/sandbox lands: load it by a computed specifier and fall back to a stub.
+async function loadSandbox(): Promise<{ sandbox: Sandbox; truncate: TruncateItems }> {
+  const base = "../sandbox/";
+  try {
+    const [{ createSandbox }, { truncateItems }] = (await Promise.all([
+      import(`${base}index.ts`),
+      import(`${base}truncation.ts`),
+    ])) as [{ createSandbox(): Sandbox }, { truncateItems: TruncateItems }];
+    return { sandbox: createSandbox(), truncate: truncateItems };
+  } catch {
+    const unavailable = (): never => {
+      throw new Error("the sandbox is not available in this build");
+    };
+    return {
+      sandbox: {
+        openSession: () => ({ startCell: unavailable, wait: unavailable, terminate: unavailable, yieldNow: unavailable, close: async () => undefined }),
+        shutdown: async () => undefined,
+      },
+      truncate: (items) => items,
+    };
+  }
+}
+
+/** Runs the host; resolves with the exit code (and ends the process itself in stdio mode). */
+export async function runHost(options: HostOptions): Promise<number> {
+  let listen: Listen;
+  let limits;
+  try {
+    listen = parseListen(options.listen);
+    limits = limitsFromEnv();
+  } catch (error) {
+    logLine(`Error: ${(error as Error).message}`);
+    return EXIT_FAILURE;
+  }
+  const { sandbox, truncate } = await loadSandbox();
+
+  if (listen.kind === "stdio") {
+    const outcome = await serveStdio({
+      input: process.stdin,
+      output: process.stdout,
+      sandbox,
+      truncate,
+      limits,
+      log: logLine,
+    });
+    const code = outcome.error === null ? EXIT_OK : EXIT_FAILURE;
+    if (outcome.error !== null) logLine(`Error: ${outcome.error}`);
+    // Workers, a blocked stdout or an unread stdin must not keep a finished host alive.
+    exitSoon(code, outcome.error === null ? sandbox : null);
+    return code;
+  }
+
+  let listener;
+  try {
+    listener = await listenWebSocket({ host: listen.host, port: listen.port, sandbox, truncate, limits, log: logLine });
+  } catch (error) {
+    logLine(`Error: failed to bind websocket listener: ${(error as Error).message}`);
+    return EXIT_FAILURE;
+  }
+  process.stdout.write(`${listener.url}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await Promise.race([listener.close(), delay(2_000)]);
+  exitSoon(EXIT_OK, sandbox);
+  return EXIT_OK;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function exitSoon(code: number, sandbox: Sandbox | null): void {
+  if (sandbox === null) process.exit(code);
+  void Promise.race([sandbox.shutdown().catch(() => undefined), delay(1_000)]).then(() => process.exit(code));
 }

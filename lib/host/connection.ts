@@ -1,0 +1,679 @@
+// One code-mode host connection (host spec §4–§8): the handshake, the request-id registry,
+// sessions, cells over the sandbox, delegates and limits. Transport-free: a transport feeds it
+// decoded frames (or read errors) and writes the frames it emits.
+import { encodeFrame, FrameError } from "../codec/index.ts";
+import type { Sandbox, SandboxSession, ToolDefinition } from "../sandbox/types.ts";
+import { resolveCatalog, type CachedCatalog } from "./catalog.ts";
+import type { HostLimits } from "./limits.ts";
+import { Outbox, type FrameSink } from "./outbox.ts";
+import { missingCellResponse, runtimeResponse, type OutputPolicy, type TruncateItems } from "./output.ts";
+import {
+  clientMessage,
+  err,
+  initialResponse,
+  LARGE_DELEGATE_CAPACITY,
+  ok,
+  operationResponse,
+  PROTOCOL_VERSION,
+  SUPPORTED_CAPABILITIES,
+  wireId,
+  type ClientHello,
+  type ClientMessage,
+  type DelegateResult,
+  type HostRequest,
+  type WireResult,
+} from "./protocol.ts";
+import { RecentSet } from "./recent_set.ts";
+import { duplicateRequestMessage, RequestRegistry, type ActiveRequest } from "./request_registry.ts";
+import { DecodeError } from "./schema.ts";
+
+export const MAX_RECENT_SESSION_IDS = 4096;
+const SHUTDOWN_STEP_MS = 5_000;
+
+const SHUTTING_DOWN = "code-mode host is shutting down";
+const REQUEST_CANCELLED = "code-mode request cancelled";
+const CONNECTION_CLOSED = "code-mode client connection closed";
+
+export interface ConnectionOutcome {
+  /** `null` for a clean close (EOF, a handshake rejection); else the fatal message chain. */
+  error: string | null;
+}
+
+export interface ConnectionOptions {
+  sink: FrameSink;
+  sandbox: Sandbox;
+  /** Server-mode truncation (lib/sandbox/truncation.ts). */
+  truncate: TruncateItems;
+  limits: HostLimits;
+  /** Diagnostics (stderr); never frames. */
+  log: (line: string) => void;
+}
+
+interface HostSession {
+  id: string;
+  sandbox: SandboxSession;
+  output: OutputPolicy;
+  catalog: CachedCatalog | null;
+  /** One promise per live cell, settled after its `cell/closed` was queued. */
+  cells: Set<Promise<void>>;
+}
+
+interface PendingDelegate {
+  kind: "tool" | "notify";
+  resolve(value: unknown): void;
+  reject(reason: string): void;
+}
+
+type Phase = "hello" | "ready" | "closing" | "closed";
+
+export class HostConnection {
+  readonly #sandbox: Sandbox;
+  readonly #truncate: TruncateItems;
+  readonly #limits: HostLimits;
+  readonly #log: (line: string) => void;
+  readonly #outbox: Outbox;
+  readonly #requests = new RequestRegistry();
+  readonly #sessions = new Map<string, HostSession>();
+  readonly #seenSessions = new RecentSet<string>(MAX_RECENT_SESSION_IDS);
+  readonly #delegates = new Map<bigint, PendingDelegate>();
+  #nextDelegateId = 1n;
+  #maxPendingDelegates: number;
+  #phase: Phase = "hello";
+  #resolveDone!: (outcome: ConnectionOutcome) => void;
+  readonly done: Promise<ConnectionOutcome>;
+
+  constructor(options: ConnectionOptions) {
+    this.#sandbox = options.sandbox;
+    this.#truncate = options.truncate;
+    this.#limits = options.limits;
+    this.#log = options.log;
+    this.#maxPendingDelegates = options.limits.maxPendingDelegates;
+    this.#outbox = new Outbox(
+      options.sink,
+      { maxFrames: options.limits.maxOutgoingFrames, maxBytes: options.limits.maxOutgoingBytes },
+      (message) => this.fail(message),
+    );
+    this.done = new Promise((resolve) => (this.#resolveDone = resolve));
+  }
+
+  /** True once the connection wants no more input. */
+  get finished(): boolean {
+    return this.#phase === "closing" || this.#phase === "closed";
+  }
+
+  // ---- input -------------------------------------------------------------------------------
+
+  /** One decoded frame payload from the transport. */
+  receive(payload: unknown): void {
+    if (this.finished) return;
+    let message: ClientMessage;
+    try {
+      message = clientMessage.parse(payload);
+      if (message.type === "connection/hello") validateHello(message);
+    } catch (error) {
+      if (!(error instanceof DecodeError)) throw error;
+      this.readFailed(new FrameError(`failed to decode code-mode IPC frame: ${error.message}`));
+      return;
+    }
+    if (this.#phase === "hello") {
+      this.#handshake(message);
+      return;
+    }
+    switch (message.type) {
+      case "connection/hello":
+        this.fail("received a second code-mode client hello");
+        return;
+      case "operation/request":
+        this.#startRequest(message.id, message.request);
+        return;
+      case "operation/cancel": {
+        const active = this.#requests.active.get(message.id);
+        if (active && (active.kind === "wait" || (active.kind === "execute" && !active.observe))) active.cancel.abort();
+        return;
+      }
+      case "operation/yield": {
+        const active = this.#requests.active.get(message.id);
+        if (active && (active.kind === "wait" || active.kind === "execute")) active.observe?.yieldNow();
+        return;
+      }
+      case "delegate/response":
+        this.#answerDelegate(message.id, message.result);
+        return;
+    }
+  }
+
+  /** The transport could not read or decode a frame: fatal, with the spec's wrapping. */
+  readFailed(error: unknown): void {
+    const cause = error instanceof Error ? error.message : String(error);
+    const stage = this.#phase === "hello" ? "failed to read code-mode client hello" : "failed to read code-mode client message";
+    this.fail(`${stage}: ${cause}`);
+  }
+
+  /** EOF at a frame boundary: close gracefully (host spec §11). */
+  endOfInput(): void {
+    if (this.finished) return;
+    void this.#closeGracefully();
+  }
+
+  /** A fatal error: no further frames, everything torn down, `done` resolves at once. */
+  fail(message: string): void {
+    if (this.#phase === "closed") return;
+    this.#phase = "closed";
+    this.#outbox.stop();
+    this.#resolveDone({ error: message });
+    this.#teardown();
+  }
+
+  // ---- handshake ---------------------------------------------------------------------------
+
+  #handshake(message: ClientMessage): void {
+    if (message.type !== "connection/hello") {
+      this.#reject({ type: "invalidHello", message: "first message must be connection/hello" });
+      return;
+    }
+    if (!message.supportedVersions.includes(PROTOCOL_VERSION)) {
+      this.#reject({ type: "noCompatibleVersion", supportedVersions: [PROTOCOL_VERSION] });
+      return;
+    }
+    for (const capability of [...message.requiredCapabilities].sort(compareStrings)) {
+      if (!SUPPORTED_CAPABILITIES.has(capability)) {
+        this.#reject({ type: "missingRequiredCapability", capability });
+        return;
+      }
+    }
+    const granted = [...new Set([...message.requiredCapabilities, ...message.optionalCapabilities])]
+      .filter((capability) => SUPPORTED_CAPABILITIES.has(capability))
+      .sort(compareStrings);
+    if (granted.includes(LARGE_DELEGATE_CAPACITY)) this.#maxPendingDelegates = this.#limits.maxLargePendingDelegates;
+    this.#phase = "ready";
+    this.#send({ type: "connection/ready", selectedVersion: PROTOCOL_VERSION, capabilities: granted });
+  }
+
+  #reject(reason: Record<string, unknown>): void {
+    this.#send({ type: "connection/rejected", reason });
+    this.#phase = "closing";
+    void this.#outbox.flushed().then(() => this.#finish());
+  }
+
+  // ---- requests ----------------------------------------------------------------------------
+
+  #startRequest(id: bigint, request: HostRequest): void {
+    if (this.#requests.isKnown(id)) {
+      this.fail(duplicateRequestMessage(id));
+      return;
+    }
+    const start = process.hrtime.bigint();
+    const active: ActiveRequest = { kind: requestKind(request), cancel: new AbortController() };
+    this.#requests.start(id, active);
+    const release = this.#limits.inFlight.tryAcquire();
+    if (release === null) {
+      this.#respond(id, err("code-mode host has too many in-flight requests"));
+      this.#requests.finish(id);
+      return;
+    }
+    this.#run(id, request, active, start).then(
+      () => {
+        release();
+        this.#requests.finish(id);
+      },
+      (error: unknown) => {
+        release();
+        this.#requests.finish(id);
+        this.fail(`code-mode request task failed: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    );
+  }
+
+  async #run(id: bigint, request: HostRequest, active: ActiveRequest, start: bigint): Promise<void> {
+    if (this.#phase !== "ready" && request.method !== "session/open") {
+      this.#respond(id, err(SHUTTING_DOWN));
+      return;
+    }
+    switch (request.method) {
+      case "session/open":
+        this.#open(id, request);
+        return;
+      case "session/execute":
+        return this.#execute(id, request, active, start);
+      case "session/wait":
+        return this.#wait(id, request, active, start);
+      case "session/terminate":
+        return this.#terminate(id, request, start);
+      case "session/shutdown":
+        return this.#shutdownSession(id, request.sessionId);
+    }
+  }
+
+  #open(id: bigint, request: Extract<HostRequest, { method: "session/open" }>): void {
+    const sessionId = request.sessionId;
+    if (this.#sessions.has(sessionId)) {
+      this.#respond(id, err(`code-mode session ID \`${sessionId}\` is already open`));
+      return;
+    }
+    if (this.#phase !== "ready") {
+      this.#respond(id, err(SHUTTING_DOWN));
+      return;
+    }
+    if (this.#seenSessions.has(sessionId)) {
+      this.#respond(id, err(`code-mode session ID \`${sessionId}\` was reused`));
+      return;
+    }
+    this.#seenSessions.add(sessionId);
+    const limits = request.cellExecutionLimits;
+    const sandbox = this.#sandbox.openSession({
+      maxYieldTimeMs: limits?.maxYieldTimeMs ?? null,
+      maxHeapSizeBytes: limits?.maxHeapSizeBytes ?? null,
+    });
+    this.#sessions.set(sessionId, {
+      id: sessionId,
+      sandbox,
+      output: { mode: request.outputTruncation ?? "client", truncate: this.#truncate },
+      catalog: null,
+      cells: new Set(),
+    });
+    this.#respond(id, ok({ type: "session/ready", sessionId }));
+  }
+
+  async #execute(
+    id: bigint,
+    request: Extract<HostRequest, { method: "session/execute" }>,
+    active: ActiveRequest,
+    start: bigint,
+  ): Promise<void> {
+    const session = this.#sessions.get(request.sessionId);
+    if (!session) {
+      this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
+      return;
+    }
+    const body = request.request;
+    if (body.max_output_tokens !== null && body.max_output_tokens < 0) {
+      this.#respond(id, err("invalid code-mode execute request: number too small to fit in target type"));
+      return;
+    }
+    const catalog = resolveCatalog(session, body.catalog_revision, body.enabled_tools);
+    if (!catalog.ok) {
+      this.#respond(id, err(catalog.message));
+      return;
+    }
+    if (active.cancel.signal.aborted) {
+      this.#respond(id, err(REQUEST_CANCELLED));
+      return;
+    }
+    const releaseCell = this.#limits.activeCells.tryAcquire();
+    if (releaseCell === null) {
+      this.#respond(id, err("code-mode host has too many active cells"));
+      return;
+    }
+
+    let announced!: () => void;
+    const started = new Promise<void>((resolve) => (announced = resolve));
+    const sessionId = session.id;
+    const callId = body.tool_call_id;
+    const cell = session.sandbox.startCell({
+      source: body.source,
+      tools: catalog.tools as ToolDefinition[],
+      yieldTimeMs: body.yield_time_ms,
+      callbacks: {
+        callTool: async (call, signal) => {
+          await started;
+          return this.#callTool(sessionId, call.cellId, call.runtimeToolCallId, call.tool, call.input, signal);
+        },
+        notify: async (text, cellId) => {
+          await started;
+          return this.#notify(sessionId, callId, cellId, text);
+        },
+      },
+    });
+    const cellId = cell.id;
+    active.observe = { yieldNow: () => session.sandbox.yieldNow(cellId) };
+    this.#respond(id, ok({ type: "execution/started", cellId }));
+    announced();
+
+    const closedSent: Promise<void> = cell.closed
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(afterPendingCallbacks)
+      .then(() => {
+        session.cells.delete(closedSent);
+        releaseCell();
+        this.#send({ type: "cell/closed", sessionId, cellId });
+      });
+    session.cells.add(closedSent);
+
+    let result: WireResult;
+    try {
+      const observation = await cell.initial;
+      result = ok(runtimeResponse(observation, session.output, body.max_output_tokens, start));
+    } catch (error) {
+      result = err(typeof error === "string" ? error : error instanceof Error ? error.message : "exec runtime ended unexpectedly");
+    }
+    this.#sendOrReplace(initialResponse(id, result), () =>
+      initialResponse(id, err(`code-mode initial response exceeds the IPC frame limit: ${this.#lastFrameError}`)),
+    );
+  }
+
+  async #wait(
+    id: bigint,
+    request: Extract<HostRequest, { method: "session/wait" }>,
+    active: ActiveRequest,
+    start: bigint,
+  ): Promise<void> {
+    const session = this.#sessions.get(request.sessionId);
+    if (!session) {
+      this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
+      return;
+    }
+    const cellId = request.request.cell_id;
+    const signal = active.cancel.signal;
+    active.observe = { yieldNow: () => session.sandbox.yieldNow(cellId) };
+    const outcome = await abortable(session.sandbox.wait(cellId, request.request.yield_time_ms, signal), signal);
+    if (outcome === ABORTED) {
+      this.#respond(id, err(REQUEST_CANCELLED));
+      return;
+    }
+    this.#respondOutcome(id, session, cellId, outcome, request.maxOutputTokens, start);
+  }
+
+  async #terminate(id: bigint, request: Extract<HostRequest, { method: "session/terminate" }>, start: bigint): Promise<void> {
+    const session = this.#sessions.get(request.sessionId);
+    if (!session) {
+      this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
+      return;
+    }
+    const outcome = await session.sandbox.terminate(request.cellId);
+    this.#respondOutcome(id, session, request.cellId, outcome, request.maxOutputTokens, start);
+  }
+
+  #respondOutcome(
+    id: bigint,
+    session: HostSession,
+    cellId: string,
+    outcome: Awaited<ReturnType<SandboxSession["wait"]>>,
+    budget: number | null,
+    start: bigint,
+  ): void {
+    let result: WireResult;
+    if (outcome.kind === "observation") {
+      result = ok({
+        type: "wait/completed",
+        outcome: { LiveCell: runtimeResponse(outcome.observation, session.output, budget, start) },
+      });
+    } else if (outcome.kind === "missing") {
+      result = ok({
+        type: "wait/completed",
+        outcome: { MissingCell: missingCellResponse(cellId, outcome.errorText, session.output, budget, start) },
+      });
+    } else {
+      result = err(outcome.message);
+    }
+    this.#respond(id, result);
+  }
+
+  async #shutdownSession(id: bigint, sessionId: string): Promise<void> {
+    const session = this.#sessions.get(sessionId);
+    if (!session) {
+      this.#respond(id, err(`unknown code-mode session ${sessionId}`));
+      return;
+    }
+    this.#sessions.delete(sessionId);
+    await session.sandbox.close();
+    await Promise.all(session.cells);
+    this.#respond(id, ok({ type: "session/closed", sessionId }));
+  }
+
+  // ---- delegates ---------------------------------------------------------------------------
+
+  #callTool(
+    sessionId: string,
+    cellId: string,
+    runtimeToolCallId: string,
+    tool: ToolDefinition,
+    input: unknown,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    if (signal.aborted) return Promise.reject("code-mode delegate request was cancelled before dispatch");
+    if (this.#phase !== "ready") return Promise.reject(CONNECTION_CLOSED);
+    if (this.#delegates.size >= this.#maxPendingDelegates) {
+      return Promise.reject("code-mode host has too many pending delegate calls");
+    }
+    const id = this.#nextDelegateId++;
+    let frame: Buffer;
+    try {
+      frame = encodeFrame({
+        type: "delegate/request",
+        id: wireId(id),
+        sessionId,
+        request: {
+          type: "tool/invoke",
+          invocation: {
+            cell_id: cellId,
+            runtime_tool_call_id: runtimeToolCallId,
+            tool_name: { name: tool.tool_name.name, namespace: tool.tool_name.namespace ?? null },
+            tool_kind: tool.kind,
+            input: input === undefined ? null : input,
+          },
+        },
+      });
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error.message : String(error));
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        if (this.#delegates.get(id) !== pending) return;
+        this.#delegates.delete(id);
+        this.#send({ type: "delegate/cancel", id: wireId(id) });
+        reject("code mode delegate request cancelled");
+      };
+      const pending: PendingDelegate = {
+        kind: "tool",
+        resolve: (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        reject: (reason) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(reason);
+        },
+      };
+      this.#delegates.set(id, pending);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#outbox.push(frame);
+    });
+  }
+
+  #notify(sessionId: string, callId: string, cellId: string, text: string): Promise<void> {
+    if (this.#phase !== "ready") return Promise.resolve();
+    if (this.#delegates.size >= this.#maxPendingDelegates) {
+      this.#log("failed to deliver code mode notification: code-mode host has too many pending delegate calls");
+      return Promise.resolve();
+    }
+    const id = this.#nextDelegateId++;
+    return new Promise((resolve) => {
+      this.#delegates.set(id, {
+        kind: "notify",
+        resolve: () => resolve(),
+        reject: (reason) => {
+          this.#log(`failed to deliver code mode notification: ${reason}`);
+          resolve();
+        },
+      });
+      this.#send({
+        type: "delegate/request",
+        id: wireId(id),
+        sessionId,
+        request: { type: "notification/send", callId, cellId, text },
+      });
+    });
+  }
+
+  #answerDelegate(id: bigint, result: DelegateResult): void {
+    const pending = this.#delegates.get(id);
+    if (!pending) return;
+    this.#delegates.delete(id);
+    if (result.status === "error") {
+      pending.reject(result.message);
+    } else if (pending.kind === "tool") {
+      if (result.value.type === "tool/result") pending.resolve(result.value.result);
+      else pending.reject("code-mode client returned an invalid tool result");
+    } else if (result.value.type === "notification/delivered") {
+      pending.resolve(undefined);
+    } else {
+      pending.reject("code-mode client returned an invalid notification result");
+    }
+  }
+
+  // ---- output ------------------------------------------------------------------------------
+
+  #lastFrameError = "";
+
+  #send(message: unknown): void {
+    this.#sendOrReplace(message, null);
+  }
+
+  #respond(id: bigint, result: WireResult): void {
+    this.#sendOrReplace(operationResponse(id, result), () =>
+      operationResponse(id, err(`code-mode host response exceeds the IPC frame limit: ${this.#lastFrameError}`)),
+    );
+  }
+
+  /** Encodes and queues a frame; an oversize frame is replaced by `fallback()` if given. */
+  #sendOrReplace(message: unknown, fallback: (() => unknown) | null): void {
+    if (this.#outbox.stopped || this.#phase === "closed") return;
+    let frame: Buffer;
+    try {
+      frame = encodeFrame(message);
+    } catch (error) {
+      if (!(error instanceof FrameError) || fallback === null) throw error;
+      this.#lastFrameError = error.message;
+      frame = encodeFrame(fallback());
+    }
+    this.#outbox.push(frame);
+  }
+
+  // ---- shutdown ----------------------------------------------------------------------------
+
+  async #closeGracefully(): Promise<void> {
+    this.#phase = "closing";
+    // Like the reference host, nothing more is sent once the client closed its side.
+    for (const active of this.#requests.active.values()) active.cancel.abort();
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    this.#rejectDelegates();
+    await withTimeout(Promise.all(sessions.map((session) => session.sandbox.close())), SHUTDOWN_STEP_MS);
+    await withTimeout(this.#outbox.flushed(), SHUTDOWN_STEP_MS);
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#phase === "closed") return;
+    this.#phase = "closed";
+    this.#outbox.stop();
+    this.#resolveDone({ error: null });
+    this.#teardown();
+  }
+
+  #teardown(): void {
+    for (const active of this.#requests.active.values()) active.cancel.abort();
+    this.#rejectDelegates();
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    for (const session of sessions) void session.sandbox.close().catch(() => undefined);
+  }
+
+  #rejectDelegates(): void {
+    const pending = [...this.#delegates.values()];
+    this.#delegates.clear();
+    for (const delegate of pending) {
+      if (delegate.kind === "tool") delegate.reject(CONNECTION_CLOSED);
+      else delegate.resolve(undefined);
+    }
+  }
+}
+
+function requestKind(request: HostRequest): ActiveRequest["kind"] {
+  switch (request.method) {
+    case "session/open":
+      return "open";
+    case "session/execute":
+      return "execute";
+    case "session/wait":
+      return "wait";
+    case "session/terminate":
+      return "terminate";
+    case "session/shutdown":
+      return "shutdown";
+  }
+}
+
+/** The hello's own validation rules (host spec §3.2); failures are decode errors. */
+function validateHello(hello: ClientHello): void {
+  if (hello.supportedVersions.length === 0) throw new DecodeError("at least one protocol version is required");
+  const versions = new Set<number>();
+  for (const version of hello.supportedVersions) {
+    if (version === 0) throw new DecodeError("invalid value: integer `0`, expected a non-zero protocol version");
+    if (versions.has(version)) throw new DecodeError(`duplicate protocol version ${version}`);
+    versions.add(version);
+  }
+  const required = new Set<string>();
+  for (const capability of hello.requiredCapabilities) {
+    if (required.has(capability)) throw new DecodeError(`duplicate capability \`${capability}\``);
+    required.add(capability);
+  }
+  const optional = new Set<string>();
+  for (const capability of hello.optionalCapabilities) {
+    if (optional.has(capability)) throw new DecodeError(`duplicate capability \`${capability}\``);
+    if (required.has(capability)) {
+      throw new DecodeError(`capability \`${capability}\` cannot be both required and optional`);
+    }
+    optional.add(capability);
+  }
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Lets continuations of observations resolved in the same turn run first. */
+function afterPendingCallbacks(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+const ABORTED: unique symbol = Symbol("aborted");
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    promise.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+    );
+  });
+}
+

@@ -1,0 +1,64 @@
+// Process-wide (stdio) or listener-wide (WebSocket) request and cell limits (host spec §5.3).
+
+export const MAX_IN_FLIGHT_REQUESTS = 256;
+export const MAX_ACTIVE_CELLS = 128;
+export const MAX_PENDING_DELEGATES = 1024;
+export const LARGE_MAX_PENDING_DELEGATES = 4096;
+/** Frames queued for a client that does not read before the connection fails. */
+export const MAX_OUTGOING_FRAMES = 16_384;
+/** Bytes queued for a client that does not read before the connection fails. */
+export const MAX_OUTGOING_BYTES = 512 * 1024 * 1024;
+
+/** A counting semaphore without waiting: acquisition fails at once when exhausted. */
+export class Permits {
+  readonly max: number;
+  #used = 0;
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  get used(): number {
+    return this.#used;
+  }
+
+  tryAcquire(): (() => void) | null {
+    if (this.#used >= this.max) return null;
+    this.#used++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#used--;
+    };
+  }
+}
+
+export interface HostLimits {
+  inFlight: Permits;
+  activeCells: Permits;
+  maxPendingDelegates: number;
+  maxLargePendingDelegates: number;
+  maxOutgoingFrames: number;
+  maxOutgoingBytes: number;
+}
+
+function fromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`invalid ${name} \`${raw}\`: expected a non-negative integer`);
+  return value;
+}
+
+/** Limits with test overrides from `SCV_HOST_MAX_*` environment variables. */
+export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): HostLimits {
+  return {
+    inFlight: new Permits(fromEnv(env, "SCV_HOST_MAX_IN_FLIGHT_REQUESTS", MAX_IN_FLIGHT_REQUESTS)),
+    activeCells: new Permits(fromEnv(env, "SCV_HOST_MAX_ACTIVE_CELLS", MAX_ACTIVE_CELLS)),
+    maxPendingDelegates: fromEnv(env, "SCV_HOST_MAX_PENDING_DELEGATES", MAX_PENDING_DELEGATES),
+    maxLargePendingDelegates: fromEnv(env, "SCV_HOST_MAX_LARGE_PENDING_DELEGATES", LARGE_MAX_PENDING_DELEGATES),
+    maxOutgoingFrames: fromEnv(env, "SCV_HOST_MAX_OUTGOING_FRAMES", MAX_OUTGOING_FRAMES),
+    maxOutgoingBytes: fromEnv(env, "SCV_HOST_MAX_OUTGOING_BYTES", MAX_OUTGOING_BYTES),
+  };
+}

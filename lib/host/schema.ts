@@ -1,0 +1,149 @@
+// A small strict validator: each schema both checks a decoded JSON value and types it.
+// Unknown fields at any depth, missing fields, wrong types, unknown tags and out-of-range
+// integers all throw DecodeError; the texts follow serde's (`unknown field \`x\``, …).
+
+export class DecodeError extends Error {
+  override name = "DecodeError";
+}
+
+export interface Schema<T> {
+  readonly parse: (value: unknown) => T;
+  /** Absent or `null` are accepted and become `null`. */
+  readonly optional?: boolean;
+}
+
+export type Infer<S> = S extends Schema<infer T> ? T : never;
+type Shape = Record<string, Schema<unknown>>;
+export type ObjectOf<S extends Shape> = { [K in keyof S]: Infer<S[K]> };
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a sequence";
+  if (typeof value === "object") return "a map";
+  if (typeof value === "string") return `string ${JSON.stringify(value)}`;
+  if (typeof value === "number") return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === "bigint") return `integer \`${value}\``;
+  return `${typeof value} \`${String(value)}\``;
+}
+
+function invalidType(value: unknown, expected: string): DecodeError {
+  return new DecodeError(`invalid type: ${describe(value)}, expected ${expected}`);
+}
+
+export const string: Schema<string> = {
+  parse(value) {
+    if (typeof value !== "string") throw invalidType(value, "a string");
+    return value;
+  },
+};
+
+/** Session ids and capabilities: not empty or whitespace-only (`" s "` is valid). */
+export const identifier: Schema<string> = {
+  parse(value) {
+    if (typeof value !== "string") throw invalidType(value, "a string");
+    if (value.trim() === "") throw new DecodeError("identifier must not be empty");
+    return value;
+  },
+};
+
+/** Any JSON value, `null` included; the field itself must be present. */
+export const json: Schema<unknown> = { parse: (value) => value };
+
+function integer(name: string, min: bigint, max: bigint): Schema<bigint> {
+  return {
+    parse(value) {
+      let n: bigint;
+      if (typeof value === "bigint") n = value;
+      else if (typeof value === "number" && Number.isInteger(value)) n = BigInt(value);
+      else throw invalidType(value, name);
+      if (n < min || n > max) {
+        throw new DecodeError(`invalid value: integer \`${n}\`, expected ${name}`);
+      }
+      return n;
+    },
+  };
+}
+
+function toNumber(schema: Schema<bigint>): Schema<number> {
+  return { parse: (value) => Number(schema.parse(value)) };
+}
+
+/** Request and delegate ids: kept as bigint so that all of i64 echoes exactly. */
+export const i64: Schema<bigint> = integer("i64", -(2n ** 63n), 2n ** 63n - 1n);
+export const u64: Schema<number> = toNumber(integer("u64", 0n, 2n ** 64n - 1n));
+export const u32: Schema<number> = toNumber(integer("u32", 0n, 2n ** 32n - 1n));
+export const i32: Schema<number> = toNumber(integer("i32", -(2n ** 31n), 2n ** 31n - 1n));
+
+export function optional<T>(schema: Schema<T>): Schema<T | null> {
+  return {
+    optional: true,
+    parse: (value) => (value === null || value === undefined ? null : schema.parse(value)),
+  };
+}
+
+export function array<T>(item: Schema<T>): Schema<T[]> {
+  return {
+    parse(value) {
+      if (!Array.isArray(value)) throw invalidType(value, "a sequence");
+      return value.map((entry) => item.parse(entry));
+    },
+  };
+}
+
+export function oneOf<const V extends string>(...variants: V[]): Schema<V> {
+  const allowed = new Set<string>(variants);
+  const expected = variants.map((v) => `\`${v}\``).join(", ");
+  return {
+    parse(value) {
+      if (typeof value !== "string") throw invalidType(value, "a string");
+      if (!allowed.has(value)) throw new DecodeError(`unknown variant \`${value}\`, expected one of ${expected}`);
+      return value as V;
+    },
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseFields<S extends Shape>(shape: S, record: Record<string, unknown>, skip?: string): ObjectOf<S> {
+  for (const key of Object.keys(record)) {
+    if (key !== skip && !Object.hasOwn(shape, key)) throw new DecodeError(`unknown field \`${key}\``);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(shape)) {
+    if (!Object.hasOwn(record, key) && !schema.optional) throw new DecodeError(`missing field \`${key}\``);
+    out[key] = schema.parse(record[key]);
+  }
+  return out as ObjectOf<S>;
+}
+
+export function object<S extends Shape>(shape: S): Schema<ObjectOf<S>> {
+  return {
+    parse(value) {
+      if (!isRecord(value)) throw invalidType(value, "a struct");
+      return parseFields(shape, value);
+    },
+  };
+}
+
+type Tagged<K extends string, V extends Record<string, Shape>> = {
+  [T in keyof V & string]: { [P in K]: T } & ObjectOf<V[T]>;
+}[keyof V & string];
+
+/** An internally tagged union: `{"<tag>": "<variant>", …fields of that variant}`. */
+export function tagged<const K extends string, V extends Record<string, Shape>>(tag: K, variants: V): Schema<Tagged<K, V>> {
+  const names = Object.keys(variants);
+  const expected = names.map((v) => `\`${v}\``).join(", ");
+  return {
+    parse(value) {
+      if (!isRecord(value)) throw invalidType(value, "an internally tagged enum");
+      if (!Object.hasOwn(value, tag)) throw new DecodeError(`missing field \`${tag}\``);
+      const name = value[tag];
+      if (typeof name !== "string") throw invalidType(name, "a variant identifier");
+      if (!Object.hasOwn(variants, name)) throw new DecodeError(`unknown variant \`${name}\`, expected one of ${expected}`);
+      const fields = parseFields(variants[name]!, value, tag);
+      return { [tag]: name, ...fields } as Tagged<K, V>;
+    },
+  };
+}

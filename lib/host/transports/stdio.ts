@@ -1,0 +1,39 @@
+// One host connection over stdin/stdout (host spec §2, §11).
+import { FrameWriter, readFrames } from "../../codec/index.ts";
+import type { Sandbox } from "../../sandbox/types.ts";
+import { HostConnection, type ConnectionOutcome } from "../connection.ts";
+import type { HostLimits } from "../limits.ts";
+import type { TruncateItems } from "../output.ts";
+
+export interface StdioOptions {
+  input: NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
+  output: NodeJS.WritableStream;
+  sandbox: Sandbox;
+  truncate: TruncateItems;
+  limits: HostLimits;
+  log: (line: string) => void;
+}
+
+/** Serves one connection; resolves when it ends (EOF, rejection or a fatal error). */
+export async function serveStdio(options: StdioOptions): Promise<ConnectionOutcome> {
+  const writer = new FrameWriter(options.output);
+  const connection = new HostConnection({
+    sink: { write: (frame) => writer.write(frame) },
+    sandbox: options.sandbox,
+    truncate: options.truncate,
+    limits: options.limits,
+    log: options.log,
+  });
+  void (async () => {
+    try {
+      for await (const payload of readFrames(options.input)) {
+        connection.receive(payload);
+        if (connection.finished) return;
+      }
+      connection.endOfInput();
+    } catch (error) {
+      connection.readFailed(error);
+    }
+  })();
+  return connection.done;
+}

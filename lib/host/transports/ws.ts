@@ -1,0 +1,145 @@
+// The WebSocket listener (host spec §10): one host connection per socket, binary messages of
+// exactly one frame each, `/readyz`, and a 403 for any request carrying an `Origin` header.
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { decodeFrameMessage, MAX_FRAME_BYTES } from "../../codec/index.ts";
+import type { Sandbox } from "../../sandbox/types.ts";
+import { HostConnection } from "../connection.ts";
+import type { HostLimits } from "../limits.ts";
+import type { TruncateItems } from "../output.ts";
+
+export const MAX_WEBSOCKET_MESSAGE_BYTES = MAX_FRAME_BYTES + 4;
+/** Above this many unsent bytes the writer waits for the socket before sending more. */
+const HIGH_WATER_BYTES = 1024 * 1024;
+
+export interface WsListenerOptions {
+  host: string;
+  port: number;
+  sandbox: Sandbox;
+  truncate: TruncateItems;
+  limits: HostLimits;
+  log: (line: string) => void;
+}
+
+export interface WsListener {
+  /** `ws://<bound-ip>:<bound-port>` (IPv6 bracketed). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function listenWebSocket(options: WsListenerOptions): Promise<WsListener> {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES, perMessageDeflate: false });
+  const sockets = new Set<WebSocket>();
+  const server: Server = createServer((request, response) => {
+    if (request.headers.origin !== undefined) {
+      options.log(`code-mode host rejected an HTTP request with Origin \`${request.headers.origin}\``);
+      response.writeHead(403).end();
+      return;
+    }
+    if (request.method === "GET" && pathOf(request) === "/readyz") {
+      response.writeHead(200, { "content-length": "0" }).end();
+      return;
+    }
+    response.writeHead(404, { "content-length": "0" }).end();
+  });
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => undefined);
+    if (request.headers.origin !== undefined) {
+      options.log(`code-mode host rejected a websocket handshake with Origin \`${request.headers.origin}\``);
+      socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    if (pathOf(request) !== "/") {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.once("close", () => sockets.delete(ws));
+      serveSocket(ws, options);
+    });
+  });
+  server.on("connection", (socket) => socket.setNoDelay(true));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("websocket listener has no TCP address");
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  return {
+    url: `ws://${host}:${address.port}`,
+    close: async () => {
+      for (const ws of sockets) ws.close(1001);
+      wss.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function pathOf(request: IncomingMessage): string {
+  const url = request.url ?? "/";
+  const query = url.indexOf("?");
+  return query < 0 ? url : url.slice(0, query);
+}
+
+function serveSocket(ws: WebSocket, options: WsListenerOptions): void {
+  const connection = new HostConnection({
+    sink: { write: (frame) => sendFrame(ws, frame) },
+    sandbox: options.sandbox,
+    truncate: options.truncate,
+    limits: options.limits,
+    log: options.log,
+  });
+  ws.on("message", (data: RawData, isBinary: boolean) => {
+    if (connection.finished) return;
+    if (!isBinary) {
+      connection.fail("code-mode websocket messages must be binary framed messages");
+      return;
+    }
+    let payload: unknown;
+    try {
+      payload = decodeFrameMessage(toBuffer(data));
+    } catch (error) {
+      connection.readFailed(error);
+      return;
+    }
+    connection.receive(payload);
+  });
+  ws.on("error", (error) => {
+    if (!connection.finished) connection.readFailed(error);
+  });
+  ws.on("close", () => connection.endOfInput());
+  void connection.done.then((outcome) => {
+    if (outcome.error !== null) {
+      options.log(`code-mode host websocket connection failed: ${outcome.error}`);
+      ws.terminate();
+    } else if (ws.readyState === ws.OPEN) {
+      ws.close(1000);
+    }
+  });
+}
+
+function sendFrame(ws: WebSocket, frame: Buffer): Promise<void> | void {
+  if (ws.readyState !== ws.OPEN) return;
+  if (ws.bufferedAmount < HIGH_WATER_BYTES) {
+    ws.send(frame, { binary: true });
+    return;
+  }
+  return new Promise((resolve) => ws.send(frame, { binary: true }, () => resolve()));
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
