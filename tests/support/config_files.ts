@@ -33,6 +33,8 @@ export interface ConfigSandbox {
   writeProjectConfig(toml: string, mode?: number): Promise<string>;
   /** Writes a file under the root (default mode 0600), e.g. for `--config-path`. */
   writeExplicitConfig(toml: string, mode?: number, name?: string): Promise<string>;
+  /** Writes any path (default mode 0600), e.g. the user file of a home other than `home`. */
+  writeConfigFileAt(path: string, toml: string, mode?: number): Promise<string>;
   cleanup(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function createConfigSandbox(): Promise<ConfigSandbox> {
     writeProjectConfig: (toml, mode = 0o644) => writeConfigFile(join(workspace, ".scv", "config.toml"), toml, mode),
     writeExplicitConfig: (toml, mode = 0o600, name = "explicit.toml") =>
       writeConfigFile(join(root, name), toml, mode),
+    writeConfigFileAt: (path, toml, mode = 0o600) => writeConfigFile(path, toml, mode),
     cleanup: () => rm(root, { recursive: true, force: true }),
   };
 }
