@@ -35,7 +35,7 @@ export class ServerClient {
   constructor(options: SpawnOptions) {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
-    this.child = spawn(process.execPath, ["main.ts", "server", ...(options.args ?? ["--stdio"])], {
+    this.child = spawn(process.execPath, [path.join(ROOT, "main.ts"), "server", ...(options.args ?? ["--stdio"])], {
       cwd: options.cwd ?? ROOT,
       env,
       stdio: ["pipe", "pipe", "pipe"],
