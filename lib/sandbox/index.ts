@@ -1,0 +1,3 @@
+export { createSandbox, type SandboxOptions } from "./sandbox.ts";
+export { middleTruncate, truncateItems } from "./truncation.ts";
+export type * from "./types.ts";

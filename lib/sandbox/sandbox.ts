@@ -1,0 +1,33 @@
+import { WorkerPool } from "./pool.ts";
+import { Session } from "./session.ts";
+import type { Sandbox, SandboxSession, SessionLimits } from "./types.ts";
+
+export interface SandboxOptions {
+  /** Idle workers kept ready for sessions without a heap limit (default 2). */
+  warmWorkers?: number;
+  /** Heap limit of workers for sessions without `maxHeapSizeBytes` (default 512 MiB). */
+  defaultHeapMb?: number;
+  /** A cell whose text output exceeds this many UTF-16 code units fails (default 256 Mi). */
+  maxOutputChars?: number;
+}
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const pool = new WorkerPool({
+    warmWorkers: options.warmWorkers ?? 2,
+    defaultHeapMb: options.defaultHeapMb ?? 512,
+    maxOutputChars: options.maxOutputChars ?? 256 * 1024 * 1024,
+  });
+  const sessions = new Set<Session>();
+  return {
+    openSession(limits?: SessionLimits): SandboxSession {
+      const session = new Session(pool, limits);
+      sessions.add(session);
+      return session;
+    },
+    async shutdown(): Promise<void> {
+      await Promise.all([...sessions].map((session) => session.close()));
+      sessions.clear();
+      await pool.shutdown();
+    },
+  };
+}

@@ -1,0 +1,331 @@
+// A sandbox session: its cells, their observers and yield timers, and the session store
+// (host spec §6.2–§6.5, §7.3). Protocol-level conditions are returned as ObserveOutcomes.
+import { cleanErrorText } from "./error-text.ts";
+import type { CellListener, SandboxWorker, WorkerExit, WorkerPool } from "./pool.ts";
+import type {
+  CellCallbacks,
+  ContentItem,
+  ImageDetail,
+  Observation,
+  ObserveOutcome,
+  SandboxCell,
+  SandboxSession,
+  SessionLimits,
+  StartCellOptions,
+  ToolDefinition,
+} from "./types.ts";
+import type { FromWorker } from "./worker-main.ts";
+import { effectiveYieldMs } from "./yield-time.ts";
+
+const MIB = 1024 * 1024;
+/** Longest a single timer may be armed for (Node clamps larger values to 1 ms). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+let nextInternalCellId = 1;
+
+export const heapLimitText = (bytes: number): string => `exec cell heap limit exceeded (maxHeapSizeBytes: ${bytes})`;
+export const RUNTIME_ENDED_TEXT = "exec runtime ended unexpectedly";
+
+interface Observer {
+  /** Resolves the observer and frees the cell's observer slot. */
+  deliver(observation: Observation): void;
+  /** Frees the slot without resolving. */
+  cancel(): void;
+}
+
+type CellStatus = "running" | "finishing" | "completed" | "terminating" | "closed";
+
+class Cell implements SandboxCell, CellListener {
+  readonly id: string;
+  readonly initial: Promise<Observation>;
+  readonly closed: Promise<void>;
+  readonly internalId = nextInternalCellId++;
+  status: CellStatus = "running";
+  items: ContentItem[] = [];
+  observer: Observer | null = null;
+  result: { items: ContentItem[]; errorText: string | null; completedAt: bigint } | null = null;
+  worker: SandboxWorker | null = null;
+  readonly toolCalls = new Map<number, AbortController>();
+  readonly notifications: Promise<void>[] = [];
+  readonly #session: Session;
+  readonly #tools: ToolDefinition[];
+  readonly #callbacks: CellCallbacks;
+  #resolveClosed!: () => void;
+
+  constructor(session: Session, id: string, options: StartCellOptions) {
+    this.#session = session;
+    this.id = id;
+    this.#tools = options.tools;
+    this.#callbacks = options.callbacks;
+    this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+    this.initial = new Promise((resolve) => {
+      this.observer = timedObserver(this, effectiveYieldMs(options.yieldTimeMs, session.limits.maxYieldTimeMs), resolve);
+    });
+  }
+
+  onMessage(message: FromWorker): void {
+    if (this.status !== "running") return;
+    switch (message.t) {
+      case "text":
+        this.items.push({ type: "input_text", text: message.v });
+        break;
+      case "image":
+        this.items.push({ type: "input_image", image_url: message.v, detail: message.d as ImageDetail });
+        break;
+      case "audio":
+        this.items.push({ type: "input_audio", audio_url: message.v });
+        break;
+      case "yield":
+        this.yieldNow();
+        break;
+      case "notify":
+        this.notifications.push(
+          Promise.resolve()
+            .then(() => this.#callbacks.notify(message.v, this.id))
+            .catch(() => undefined),
+        );
+        break;
+      case "tool":
+        this.#callTool(message.call, message.i, message.v);
+        break;
+      case "done":
+        void this.#complete(message.e === null ? null : cleanErrorText(message.e), message.w);
+        break;
+    }
+  }
+
+  onExit(exit: WorkerExit): void {
+    if (this.status !== "running" && this.status !== "finishing") return;
+    this.worker = null;
+    const text = exit.kind === "oom" ? heapLimitText(this.#session.heapBytes) : RUNTIME_ENDED_TEXT;
+    this.#settle(text, null);
+  }
+
+  /** Resolves the current observer with the items since the previous delivery. */
+  yieldNow(): boolean {
+    const observer = this.observer;
+    if (observer === null || (this.status !== "running" && this.status !== "finishing")) return false;
+    observer.deliver({ kind: "yielded", cellId: this.id, items: this.takeItems() });
+    return true;
+  }
+
+  takeItems(): ContentItem[] {
+    const items = this.items;
+    this.items = [];
+    return items;
+  }
+
+  /** The buffered result as an observation; closes the cell. */
+  takeResult(): Observation {
+    const result = this.result!;
+    this.close();
+    return {
+      kind: "result",
+      cellId: this.id,
+      items: result.items,
+      errorText: result.errorText,
+      bufferedForNs: Math.max(1, Number(process.hrtime.bigint() - result.completedAt)),
+    };
+  }
+
+  /** Stops the cell (nothing committed); every observer gets `terminated`. */
+  async terminate(): Promise<Observation> {
+    this.status = "terminating";
+    this.#abortToolCalls();
+    await this.worker?.terminate();
+    this.worker = null;
+    const observation: Observation = { kind: "terminated", cellId: this.id, items: this.takeItems() };
+    // The terminate request is answered first, then a pending observer, then the cell closes.
+    setImmediate(() => {
+      this.observer?.deliver(observation);
+      this.close();
+    });
+    return observation;
+  }
+
+  close(): void {
+    if (this.status === "closed") return;
+    this.status = "closed";
+    this.#session.cells.delete(this.id);
+    this.#resolveClosed();
+  }
+
+  async #complete(errorText: string | null, writes: string): Promise<void> {
+    this.status = "finishing";
+    this.worker = null;
+    // A result waits for every notification the cell sent.
+    while (this.notifications.length > 0) await Promise.all(this.notifications.splice(0));
+    if (this.status !== "finishing") return;
+    this.#settle(errorText, writes);
+  }
+
+  #settle(errorText: string | null, writes: string | null): void {
+    this.#abortToolCalls();
+    if (writes !== null) this.#session.commit(writes);
+    this.status = "completed";
+    this.result = { items: this.takeItems(), errorText, completedAt: process.hrtime.bigint() };
+    const observer = this.observer;
+    if (observer !== null) {
+      this.observer = null;
+      const result = this.result;
+      this.close();
+      observer.deliver({ kind: "result", cellId: this.id, items: result.items, errorText, bufferedForNs: 0 });
+    }
+  }
+
+  #callTool(call: number, index: number, inputJson: string): void {
+    const tool = this.#tools[index];
+    if (tool === undefined) return;
+    const controller = new AbortController();
+    this.toolCalls.set(call, controller);
+    const nested = { cellId: this.id, runtimeToolCallId: `tool-${call}`, tool, input: JSON.parse(inputJson) as unknown };
+    const answer = (ok: boolean, value: unknown): void => {
+      if (this.toolCalls.get(call) !== controller) return;
+      this.toolCalls.delete(call);
+      if (this.status !== "running" || this.worker === null) return;
+      let payload: string | undefined;
+      if (ok) {
+        try {
+          payload = JSON.stringify(value);
+        } catch (error) {
+          ok = false;
+          payload = error instanceof Error ? error.message : String(error);
+        }
+      } else {
+        payload = typeof value === "string" ? value : value instanceof Error ? value.message : String(value);
+      }
+      this.worker.post({ t: "tool", cell: this.internalId, call, ok, v: payload });
+    };
+    Promise.resolve()
+      .then(() => this.#callbacks.callTool(nested, controller.signal))
+      .then(
+        (value) => answer(true, value),
+        (error: unknown) => answer(false, error),
+      );
+  }
+
+  #abortToolCalls(): void {
+    const calls = [...this.toolCalls.values()];
+    this.toolCalls.clear();
+    for (const controller of calls) controller.abort();
+  }
+}
+
+/** An observer that yields on its own when `ms` elapse (0: at once). */
+function timedObserver(cell: Cell, ms: number, resolve: (observation: Observation) => void): Observer {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const observer: Observer = {
+    deliver(observation) {
+      observer.cancel();
+      resolve(observation);
+    },
+    cancel() {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      if (cell.observer === observer) cell.observer = null;
+    },
+  };
+  if (ms === 0) {
+    queueMicrotask(() => cell.observer === observer && cell.yieldNow());
+  } else {
+    timer = setTimeout(() => cell.observer === observer && cell.yieldNow(), Math.min(ms, MAX_TIMER_MS));
+  }
+  return observer;
+}
+
+export class Session implements SandboxSession {
+  readonly limits: SessionLimits;
+  readonly cells = new Map<string, Cell>();
+  readonly heapBytes: number;
+  readonly #pool: WorkerPool;
+  readonly #heapMb: number;
+  readonly #store = new Map<string, string>();
+  #nextCellId = 1;
+  #closed = false;
+
+  constructor(pool: WorkerPool, limits: SessionLimits = {}) {
+    this.#pool = pool;
+    this.limits = limits;
+    const requested = limits.maxHeapSizeBytes;
+    if (requested !== null && requested !== undefined) {
+      this.heapBytes = requested;
+      this.#heapMb = Math.max(8, Math.ceil(requested / MIB));
+    } else {
+      this.#heapMb = pool.options.defaultHeapMb;
+      this.heapBytes = this.#heapMb * MIB;
+    }
+  }
+
+  startCell(options: StartCellOptions): SandboxCell {
+    const cell = new Cell(this, String(this.#nextCellId++), options);
+    if (this.#closed) {
+      void cell.terminate();
+      return cell;
+    }
+    this.cells.set(cell.id, cell);
+    const tools = JSON.stringify(options.tools.map((tool) => ({ name: tool.name, description: tool.description })));
+    const store = JSON.stringify(Object.fromEntries(this.#store));
+    const worker = this.#pool.acquire(this.#heapMb);
+    cell.worker = worker;
+    worker.run(cell.internalId, cell, { source: options.source, tools, store });
+    return cell;
+  }
+
+  async wait(cellId: string, yieldTimeMs: number, signal?: AbortSignal): Promise<ObserveOutcome> {
+    const cell = this.cells.get(cellId);
+    if (cell === undefined) return missing(cellId);
+    if (cell.observer !== null) return { kind: "error", message: `exec cell ${cellId} already has an active observer` };
+    if (cell.status === "completed") return { kind: "observation", observation: cell.takeResult() };
+    if (signal?.aborted) return cancelled();
+    return new Promise<ObserveOutcome>((resolve) => {
+      const onAbort = (): void => {
+        observer.cancel();
+        resolve(cancelled());
+      };
+      const observer = timedObserver(cell, effectiveYieldMs(yieldTimeMs, this.limits.maxYieldTimeMs), (observation) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve({ kind: "observation", observation });
+      });
+      cell.observer = observer;
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  async terminate(cellId: string): Promise<ObserveOutcome> {
+    const cell = this.cells.get(cellId);
+    if (cell === undefined) return missing(cellId);
+    if (cell.status === "terminating") return { kind: "error", message: `exec cell ${cellId} is already terminating` };
+    if (cell.status === "completed") return { kind: "observation", observation: cell.takeResult() };
+    return { kind: "observation", observation: await cell.terminate() };
+  }
+
+  yieldNow(cellId: string): boolean {
+    return this.cells.get(cellId)?.yieldNow() ?? false;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const cells = [...this.cells.values()];
+    await Promise.all(
+      cells.map(async (cell) => {
+        if (cell.status === "completed") cell.close();
+        else if (cell.status !== "terminating") await cell.terminate();
+        await cell.closed;
+      }),
+    );
+  }
+
+  /** Merges a finished cell's writes (`{key: json}`) into the session store. */
+  commit(writes: string): void {
+    if (writes === "{}") return;
+    for (const [key, json] of Object.entries(JSON.parse(writes) as Record<string, string>)) this.#store.set(key, json);
+  }
+}
+
+function missing(cellId: string): ObserveOutcome {
+  return { kind: "missing", errorText: `exec cell ${cellId} not found` };
+}
+
+function cancelled(): ObserveOutcome {
+  return { kind: "error", message: "code-mode request cancelled" };
+}

@@ -1,0 +1,214 @@
+// The body of every sandbox worker thread. `workerMain` is embedded as a string
+// (`String(workerMain)`) and started with `new Worker(code, { eval: true })`, so it must stay
+// self-contained: no imports, no references to anything outside its body.
+//
+// One cell at a time runs in a worker, each in a fresh vm context built by `cellRuntime`
+// (passed in as source text). Cell code only ever receives objects of its own realm.
+
+/** main → worker */
+export type ToWorker =
+  | { t: "start"; cell: number; source: string; tools: string; store: string }
+  | { t: "tool"; cell: number; call: number; ok: boolean; v: string | undefined };
+
+/** worker → main */
+export type FromWorker =
+  | { t: "idle" }
+  | { t: "text"; cell: number; v: string }
+  | { t: "image"; cell: number; v: string; d: string }
+  | { t: "audio"; cell: number; v: string }
+  | { t: "notify"; cell: number; v: string }
+  | { t: "yield"; cell: number }
+  | { t: "tool"; cell: number; call: number; i: number; v: string }
+  | { t: "done"; cell: number; e: string | null; w: string };
+
+export interface WorkerConfig {
+  runtimeSource: string;
+  /** A cell whose text output exceeds this many UTF-16 units fails. */
+  maxOutputChars: number;
+}
+
+export function workerMain(requireFn: (id: string) => unknown, config: WorkerConfig): void {
+  "use strict";
+  type Api = import("./runtime.ts").RuntimeApi;
+  type Env = { context: object; api: Api; rec: Rec | null };
+  type Rec = { id: number; env: Env; done: boolean; timers: Map<number, ReturnType<typeof setTimeout>>; calls: number; out: number };
+  const vm = requireFn("node:vm") as typeof import("node:vm");
+  const port = (requireFn("node:worker_threads") as typeof import("node:worker_threads")).parentPort!;
+  const post = (message: FromWorker): void => port.postMessage(message);
+  const MAX_DELAY = 2147483647;
+
+  // Rejections the cell leaves unhandled are discarded (host spec §7.1).
+  process.on("unhandledRejection", () => {});
+
+  const runtimeScript = new vm.Script("(" + config.runtimeSource + ")", { filename: "scv-runtime.js" });
+  const rejectImport = (): never => {
+    throw "unsupported import in exec";
+  };
+  const linker = (specifier: string): never => {
+    throw "Unsupported import in exec: " + specifier;
+  };
+
+  let current: Rec | null = null;
+  let prepared: Env | null = null;
+
+  const prepare = (): Env => {
+    const context = vm.createContext(vm.constants.DONT_CONTEXTIFY, { importModuleDynamically: rejectImport as never });
+    const env = { context, rec: null } as unknown as Env;
+    const host = (op: string, a?: unknown, b?: unknown): number | undefined => hostCall(env, op, a, b);
+    env.api = (runtimeScript.runInContext(context) as (h: typeof host) => Api)(host);
+    return env;
+  };
+
+  const finish = (rec: Rec, errorText: string | null): void => {
+    if (rec.done) return;
+    rec.done = true;
+    for (const timer of rec.timers.values()) clearTimeout(timer);
+    rec.timers.clear();
+    let writes = "{}";
+    try {
+      const w = rec.env.api.storeWrites();
+      if (typeof w === "string") writes = w;
+    } catch {
+      // A cell that broke its own realm commits nothing.
+    }
+    post({ t: "done", cell: rec.id, e: errorText, w: writes });
+    if (current === rec) current = null;
+    // Only reached once the cell's microtasks drained: a worker stuck in cell code never
+    // reports idle and is replaced by the pool.
+    setImmediate(() => {
+      if (prepared === null) prepared = prepare();
+      post({ t: "idle" });
+    });
+  };
+
+  const describe = (rec: Rec, value: unknown): string => {
+    if (typeof value === "string") return value;
+    try {
+      const text = rec.env.api.describe(value);
+      return typeof text === "string" ? text : "exec cell failed";
+    } catch {
+      return "exec cell failed";
+    }
+  };
+
+  const fire = (rec: Rec, id: number): void => {
+    rec.timers.delete(id);
+    if (rec.done) return;
+    try {
+      rec.env.api.fireTimer(id);
+    } catch {
+      finish(rec, "exec cell timer failed");
+    }
+  };
+
+  const hostCall = (env: Env, op: string, a: unknown, b: unknown): number | undefined => {
+    const rec = env.rec;
+    if (rec === null || rec.done) return op === "tool" || op === "yield" ? undefined : 1;
+    const cell = rec.id;
+    switch (op) {
+      case "text":
+      case "notify":
+        if (typeof a !== "string") return undefined;
+        rec.out += a.length;
+        if (rec.out > config.maxOutputChars) {
+          finish(rec, "exec cell output exceeded " + config.maxOutputChars + " characters");
+          return 1;
+        }
+        post({ t: op, cell, v: a });
+        return undefined;
+      case "image":
+        if (typeof a === "string" && typeof b === "string") post({ t: "image", cell, v: a, d: b });
+        return undefined;
+      case "audio":
+        if (typeof a === "string") post({ t: "audio", cell, v: a });
+        return undefined;
+      case "yield":
+        post({ t: "yield", cell });
+        return undefined;
+      case "tool": {
+        if (typeof a !== "number" || typeof b !== "string") return undefined;
+        const call = ++rec.calls;
+        post({ t: "tool", cell, call, i: a, v: b });
+        return call;
+      }
+      case "setTimer":
+        if (typeof a === "number" && typeof b === "number") {
+          rec.timers.set(a, setTimeout(() => fire(rec, a), b > MAX_DELAY ? MAX_DELAY : b));
+        }
+        return undefined;
+      case "clearTimer":
+        if (typeof a === "number") {
+          clearTimeout(rec.timers.get(a));
+          rec.timers.delete(a);
+        }
+        return undefined;
+      case "exit":
+        finish(rec, null);
+        return 1;
+      case "fail":
+        finish(rec, typeof a === "string" ? a : "exec cell failed");
+        return 1;
+      default:
+        return undefined;
+    }
+  };
+
+  const syntaxText = (error: unknown): string => {
+    try {
+      const e = error as { name?: unknown; message?: unknown };
+      const name = typeof e.name === "string" ? e.name : "SyntaxError";
+      return name + ": " + (typeof e.message === "string" ? e.message : String(error));
+    } catch {
+      return "SyntaxError: invalid source";
+    }
+  };
+
+  const start = (message: Extract<ToWorker, { t: "start" }>): void => {
+    const env = prepared ?? prepare();
+    prepared = null;
+    const rec: Rec = { id: message.cell, env, done: false, timers: new Map(), calls: 0, out: 0 };
+    env.rec = rec;
+    current = rec;
+    try {
+      env.api.setup(message.tools, message.store);
+    } catch {
+      finish(rec, "exec cell runtime setup failed");
+      return;
+    }
+    let module: import("node:vm").SourceTextModule;
+    try {
+      module = new vm.SourceTextModule(message.source, {
+        context: env.context as import("node:vm").Context,
+        identifier: "exec_main.mjs",
+        importModuleDynamically: rejectImport as never,
+      });
+    } catch (error) {
+      finish(rec, syntaxText(error));
+      return;
+    }
+    module
+      .link(linker)
+      .then(() => module.evaluate())
+      .then(
+        () => finish(rec, null),
+        (error: unknown) => finish(rec, describe(rec, error)),
+      );
+  };
+
+  port.on("message", (message: ToWorker) => {
+    if (message.t === "start") {
+      start(message);
+    } else if (message.t === "tool") {
+      const rec = current;
+      if (rec === null || rec.id !== message.cell || rec.done) return;
+      try {
+        rec.env.api.deliverTool(message.call, message.ok, message.v);
+      } catch {
+        // A cell that broke its own realm simply never sees the answer.
+      }
+    }
+  });
+
+  prepared = prepare();
+  post({ t: "idle" });
+}
