@@ -14,13 +14,14 @@ import { buildResponsesBody } from "./responses_request.ts";
 import { ResponsesStreamState } from "./responses_stream.ts";
 import { defaultTiming, withRetries } from "./retry.ts";
 import { SseDecoder } from "./sse.ts";
-import type {
-  CreateProviderOptions,
-  ProviderClient,
-  ProviderRequest,
-  ProviderResponse,
-  RetryTiming,
-  StreamHandlers,
+import {
+  ProviderError,
+  type CreateProviderOptions,
+  type ProviderClient,
+  type ProviderRequest,
+  type ProviderResponse,
+  type RetryTiming,
+  type StreamHandlers,
 } from "./types.ts";
 
 const ERROR_BODY_READ_BYTES = 65536;
@@ -61,7 +62,8 @@ export function createResponsesProvider(options: CreateProviderOptions): Provide
             throw limitFailure("response_limit", "provider response exceeded byte limit");
           }
           for (const message of decoder.push(chunk)) {
-            await state.handle(message);
+            const pending = state.handle(message);
+            if (pending) await pending;
             if (handlers.signal.aborted) throw abortError();
             if (state.finished) break reading;
           }
@@ -87,8 +89,10 @@ export function createResponsesProvider(options: CreateProviderOptions): Provide
     }
   }
 
+  let closed = false;
   return {
-    stream(request: ProviderRequest, handlers: StreamHandlers): Promise<ProviderResponse> {
+    async stream(request: ProviderRequest, handlers: StreamHandlers): Promise<ProviderResponse> {
+      if (closed) throw new ProviderError("provider_error", "provider client is closed");
       const body = JSON.stringify(
         buildResponsesBody(request, {
           reasoningEffort: profile.reasoning_effort,
@@ -102,6 +106,7 @@ export function createResponsesProvider(options: CreateProviderOptions): Provide
       });
     },
     async close() {
+      closed = true;
       await dispatcher.destroy();
     },
   };

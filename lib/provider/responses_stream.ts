@@ -38,7 +38,8 @@ export class ResponsesStreamState {
     this.#onTextDelta = onTextDelta;
   }
 
-  async handle(message: SseMessage): Promise<void> {
+  /** Handles one event; returns a promise only while the caller's onTextDelta is pending. */
+  handle(message: SseMessage): void | Promise<void> {
     const data = message.data;
     const trimmed = data.trim();
     if (trimmed === "[DONE]") {
@@ -62,7 +63,7 @@ export class ResponsesStreamState {
     const type = typeof event.type === "string" ? event.type : message.event;
     switch (type) {
       case "response.output_text.delta":
-        if (typeof event.delta === "string" && event.delta !== "") await this.#appendText(event.delta);
+        if (typeof event.delta === "string" && event.delta !== "") return this.#appendText(event.delta);
         return;
       case "response.function_call_arguments.delta": {
         const call = this.#call(event.output_index);
@@ -135,7 +136,7 @@ export class ResponsesStreamState {
     return { text: this.#text, calls, usage: this.#usage };
   }
 
-  async #appendText(delta: string): Promise<void> {
+  #appendText(delta: string): void | Promise<void> {
     const bytes = Buffer.byteLength(delta);
     if (this.#textBytes + bytes > this.#limits.max_assistant_bytes) {
       throw limitFailure("response_limit", "assistant response exceeded byte limit");
@@ -143,7 +144,7 @@ export class ResponsesStreamState {
     this.#textBytes += bytes;
     this.#text += delta;
     this.streamed = true;
-    await this.#onTextDelta(delta);
+    return this.#onTextDelta(delta);
   }
 
   #call(outputIndex: unknown): PartialCall {

@@ -5,8 +5,8 @@ import { limitFailure } from "./errors.ts";
 
 export type SseMessage = { event: string | undefined; data: string };
 
-const LF_LF = Buffer.from("\n\n");
-const CRLF_CRLF = Buffer.from("\r\n\r\n");
+const LF = 0x0a;
+const CR = 0x0d;
 const EMPTY = Buffer.alloc(0);
 
 export class SseDecoder {
@@ -27,25 +27,35 @@ export class SseDecoder {
     const previous = this.#pending.length;
     const buffer = previous ? Buffer.concat([this.#pending, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
-    let searchFrom = Math.max(0, previous - 3);
+    let position = Math.max(0, previous - 3);
     for (;;) {
-      const lf = buffer.indexOf(LF_LF, searchFrom);
-      const crlf = buffer.indexOf(CRLF_CRLF, searchFrom);
-      let end: number;
-      let separator: number;
-      if (lf >= 0 && (crlf < 0 || lf < crlf)) {
-        end = lf;
-        separator = 2;
-      } else if (crlf >= 0) {
-        end = crlf;
-        separator = 4;
-      } else {
+      const newline = buffer.indexOf(LF, position);
+      if (newline < 0) break;
+      let end = -1;
+      let next = newline + 1;
+      if (buffer[newline + 1] === LF) {
+        end = newline;
+        next = newline + 2;
+      } else if (
+        buffer[newline - 1] === CR &&
+        buffer[newline + 1] === CR &&
+        buffer[newline + 2] === LF &&
+        newline - 1 >= start
+      ) {
+        end = newline - 1;
+        next = newline + 3;
+      } else if (newline + 2 >= buffer.length) {
+        // The separator may continue in the next chunk.
         break;
+      }
+      if (end < 0) {
+        position = next;
+        continue;
       }
       if (end - start > this.#maxEventBytes) throw limitFailure("response_limit", "provider SSE event exceeded byte limit");
       this.#parser.feed(buffer.toString("utf8", start, end) + "\n\n");
-      start = end + separator;
-      searchFrom = start;
+      start = next;
+      position = next;
     }
     const rest = buffer.length - start;
     if (rest > this.#maxEventBytes) throw limitFailure("response_limit", "provider SSE event exceeded byte limit");
