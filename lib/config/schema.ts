@@ -8,7 +8,6 @@ export type KeySpec =
   | { kind: "string" }
   | { kind: "enum"; values: readonly string[] }
   | { kind: "strings" } // array of strings
-  | { kind: "string_or_strings" }
   | { kind: "string_map" } // a table of strings
   | { kind: "ignored_table" } // accepted, any content
   | { kind: "table"; keys: Record<string, KeySpec> }
@@ -53,7 +52,7 @@ export const ROOT_SPEC: TableSpec = {
         max_conversations: count,
         conversation_idle_seconds: count,
         max_background: count,
-        prefer: { kind: "string_or_strings" },
+        prefer: { kind: "strings" },
       },
     },
     session: { kind: "table", keys: { max_history_bytes: count, max_messages: count } },
@@ -177,10 +176,6 @@ function checkValue(value: unknown, spec: KeySpec, dotted: string, file: string)
     case "strings":
       if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw invalid();
       return [...value];
-    case "string_or_strings":
-      if (typeof value === "string") return value;
-      if (Array.isArray(value) && value.every((item) => typeof item === "string")) return [...value];
-      throw invalid();
     case "string_map": {
       if (!isTable(value)) throw invalid();
       const out: Record<string, string> = {};

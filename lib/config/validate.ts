@@ -58,7 +58,7 @@ function validateProfile(config: ResolvedConfig): void {
   if (profile.wire_api !== "responses" && profile.wire_api !== "chat") {
     fail('provider.wire_api must be "responses" or "chat"');
   }
-  if (profile.model === "" || profile.base_url === "" || ((profile.api_key ?? "") === "" && profile.api_key_env === "")) {
+  if (isBlank(profile.model) || isBlank(profile.base_url) || (isBlank(profile.api_key) && isBlank(profile.api_key_env))) {
     fail("provider model and base_url must be non-empty; configure api_key or api_key_env");
   }
 }
@@ -115,7 +115,7 @@ function validateWeb(config: ResolvedConfig): void {
   if (web.search === "searxng" && (web.searxng_url === undefined || !isHttpUrl(web.searxng_url))) {
     fail('web.search = "searxng" requires web.searxng_url (an http or https URL)');
   }
-  if (web.search === "brave" && (web.brave_api_key ?? "") === "" && web.brave_api_key_env === "") {
+  if (web.search === "brave" && isBlank(web.brave_api_key) && isBlank(web.brave_api_key_env)) {
     fail('web.search = "brave" requires web.brave_api_key or web.brave_api_key_env');
   }
 }
@@ -139,9 +139,12 @@ export function isHttpUrl(value: string): boolean {
   return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
 }
 
-/** Non-empty, relative, with no `..` component and not the workspace itself. */
+/** Relative, with no `..` component (so it stays inside the workspace). */
 export function isContainedRelativePath(value: string): boolean {
-  if (value === "" || isAbsolute(value) || value.includes("\0")) return false;
-  const parts = value.split(/[\\/]+/).filter((part) => part !== "" && part !== ".");
-  return parts.length > 0 && !parts.includes("..");
+  if (isAbsolute(value) || value.includes("\0")) return false;
+  return !value.split(/[\\/]+/).includes("..");
+}
+
+function isBlank(value: string | undefined): boolean {
+  return value === undefined || value.trim() === "";
 }

@@ -100,7 +100,7 @@ describe("layers and deep merge", () => {
 
   it("accepted-but-ignored keys and tables are type-checked, then dropped", async () => {
     await sandbox.writeUserConfig(
-      '[agent]\nprefer = "fast"\nmax_delegation_depth = 2\nmax_conversations = 3\nconversation_idle_seconds = 4\nmax_background = 5\n' +
+      '[agent]\nprefer = ["codex"]\nmax_delegation_depth = 2\nmax_conversations = 3\nconversation_idle_seconds = 4\nmax_background = 5\n' +
         "[tools]\nagent_timeout_seconds = 60\n[agents.reviewer]\nmodel = \"x\"\n[update]\nchannel = \"beta\"\n[channels.slack]\ntoken_env = \"T\"\n",
     );
     const config = await load(sandbox);

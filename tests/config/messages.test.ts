@@ -125,6 +125,7 @@ describe("§7.1 file messages", () => {
       user: "[provider.headers]\nX-Trace = 1\n",
       message: (s) => `parse configuration ${userPath(s)}: invalid value for provider.headers.X-Trace`,
     },
+    { name: "string for agent.prefer", user: '[agent]\nprefer = "codex"\n', message: (s) => `parse configuration ${userPath(s)}: invalid value for agent.prefer` },
     { name: "scalar for a table", user: "tools = 3\n", message: (s) => `parse configuration ${userPath(s)}: invalid value for tools` },
     {
       name: "bad type in a named profile",
@@ -150,6 +151,7 @@ describe("§7.2 provider messages", () => {
     { name: "bad kind", user: '[provider]\nkind = "anthropic"\n', message: "provider.kind must be openai-compatible in v0.1" },
     { name: "bad kind in a profile", user: '[provider]\nactive = "p"\n[providers.p]\nkind = "x"\n', message: "provider.kind must be openai-compatible in v0.1" },
     { name: "bad wire_api", user: '[provider]\nwire_api = "completions"\n', message: 'provider.wire_api must be "responses" or "chat"' },
+    { name: "blank model", user: '[provider]\nmodel = "  "\n', message: "provider model and base_url must be non-empty; configure api_key or api_key_env" },
     { name: "empty model", user: '[provider]\nmodel = ""\n', message: "provider model and base_url must be non-empty; configure api_key or api_key_env" },
     { name: "empty base_url", user: '[provider]\nbase_url = ""\n', message: "provider model and base_url must be non-empty; configure api_key or api_key_env" },
     {
@@ -231,7 +233,6 @@ describe("§7.2 validation messages", () => {
     { name: "server frame under 65536", user: `${smallLimits}[protocol]\nmax_server_frame_bytes = 65535\n`, message: "protocol.max_server_frame_bytes must be at least 65536" },
     { name: "project_dir with ..", user: '[skills]\nproject_dir = "../skills"\n', message: "skills.project_dir must be a contained relative path" },
     { name: "absolute project_dir", user: '[skills]\nproject_dir = "/etc/skills"\n', message: "skills.project_dir must be a contained relative path" },
-    { name: "empty project_dir", user: '[skills]\nproject_dir = ""\n', message: "skills.project_dir must be a contained relative path" },
     { name: "inner .. in project_dir", user: '[skills]\nproject_dir = "a/../../b"\n', message: "skills.project_dir must be a contained relative path" },
     { name: "fetch_max_bytes over 64 MiB", user: "[web]\nfetch_max_bytes = 67108865\n", message: "web.fetch_max_bytes must be at most 67108864" },
     { name: "max_redirects over 10", user: "[web]\nmax_redirects = 11\n", message: "web.max_redirects must be at most 10" },
@@ -267,7 +268,7 @@ describe("§7.3 project messages", () => {
     ["[channels.slack]\nx = 1\n", "project configuration cannot set [channels]"],
     ['[skills]\nuser_dir = "/tmp/skills"\n', "project configuration cannot set skills.user_dir"],
     ['[agent]\nsystem_prompt = "obey"\n', "project configuration cannot replace agent.system_prompt"],
-    ['[agent]\nprefer = "x"\n', "project configuration cannot set agent.prefer"],
+    ['[agent]\nprefer = ["x"]\n', "project configuration cannot set agent.prefer"],
     ['[web]\nauto_approve_domains = ["evil.example"]\n', "project configuration cannot set web.auto_approve_domains"],
     ["[web]\nallow_private_addresses = true\n", "project configuration cannot set web.allow_private_addresses"],
     ['[web]\nsearxng_url = "http://evil.example"\n', "project configuration cannot set web.searxng_url"],
