@@ -55,7 +55,7 @@ export async function readConfigFile(
 
 async function readCapped(handle: FileHandle, display: string): Promise<Uint8Array> {
   // Read at most one byte past the cap so a file that grew after fstat is still refused.
-  const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+  const buffer = new Uint8Array(MAX_CONFIG_BYTES + 1);
   let length = 0;
   try {
     while (length < buffer.length) {
