@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { buildToolRegistry, createRegistry } from "../../lib/tools/index.ts";
+import { validateArguments, type ObjectSchema } from "../../lib/tools/schema.ts";
+import type { Tool } from "../../lib/tools/types.ts";
+import { testConfig } from "./helpers.ts";
+
+describe("buildToolRegistry", () => {
+  it("registers bash, read and write sorted by name", () => {
+    const registry = buildToolRegistry(testConfig(), "/tmp", { noTools: false });
+    expect(registry.list().map((tool) => tool.name)).toEqual(["bash", "read", "write"]);
+    expect(registry.schemas().map((schema) => schema.name)).toEqual(["bash", "read", "write"]);
+    expect(registry.get("read")?.description).toBe("Read a bounded UTF-8 file inside the workspace");
+    expect(registry.get("exec_missing")).toBeUndefined();
+  });
+
+  it("registers nothing for no_tools", () => {
+    const registry = buildToolRegistry(testConfig(), "/tmp", { noTools: true });
+    expect(registry.list()).toEqual([]);
+    expect(registry.schemas()).toEqual([]);
+  });
+
+  it("gives every tool an object schema with required and additionalProperties:false", () => {
+    for (const schema of buildToolRegistry(testConfig(), "/tmp", { noTools: false }).schemas()) {
+      expect(Object.keys(schema)).toEqual(["name", "description", "parameters"]);
+      expect(schema.parameters).toMatchObject({ type: "object", additionalProperties: false });
+      const parameters = schema.parameters as ObjectSchema;
+      expect(Array.isArray(parameters.required)).toBe(true);
+      for (const key of parameters.required) expect(Object.keys(parameters.properties)).toContain(key);
+      // The schema the model sees is the one that validates: JSON round trip changes nothing.
+      expect(JSON.parse(JSON.stringify(schema.parameters))).toEqual(schema.parameters);
+      expect(validateArguments(parameters, { surely_unknown: 1 }).ok).toBe(false);
+    }
+  });
+
+  it("takes limits from the configuration", () => {
+    const registry = buildToolRegistry(testConfig({ max_timeout_seconds: 77, command_timeout_seconds: 7 }), "/tmp", {
+      noTools: false,
+    });
+    const bash = registry.get("bash")!;
+    expect(bash.parameters).toMatchObject({ properties: { timeout_seconds: { maximum: 77 } } });
+    expect(bash.prepare({ command: "ls", timeout_seconds: 78 }, { workspace: "/tmp", config: testConfig() })).toEqual({
+      error: "timeout_seconds must be at most 77",
+    });
+  });
+
+  it("sorts any tools by code unit and refuses duplicates", () => {
+    const fake = (name: string): Tool => ({ name, description: "", parameters: {}, prepare: () => ({ error: "x" }) });
+    expect(createRegistry([fake("web_fetch"), fake("bash"), fake("exec"), fake("read_skill"), fake("read")]).list().map((t) => t.name)).toEqual([
+      "bash",
+      "exec",
+      "read",
+      "read_skill",
+      "web_fetch",
+    ]);
+    expect(() => createRegistry([fake("a"), fake("a")])).toThrow("Tool registry has duplicate tool names");
+  });
+});
