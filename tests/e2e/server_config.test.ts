@@ -1,0 +1,99 @@
+// Spec §11 item 17: configuration errors surface as session.start `error` replies with the exact messages,
+// before any network I/O; the client may retry.
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createConfigSandbox, fakeProfileToml, type ConfigSandbox } from "../support/config_files.ts";
+import { startFakeProvider, textResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { killAllServers, spawnServer } from "../support/server_client.ts";
+
+let sandbox: ConfigSandbox;
+let provider: FakeProvider;
+
+beforeEach(async () => {
+  sandbox = await createConfigSandbox();
+  provider = await startFakeProvider([textResponse(["hi"])]);
+});
+
+afterEach(async () => {
+  killAllServers();
+  await provider.close();
+  await sandbox.cleanup();
+});
+
+async function startError(options: { args?: string[]; env?: Record<string, string | undefined>; fields?: Record<string, unknown> }) {
+  const client = spawnServer({ args: options.args, env: sandbox.env(options.env ?? { OPENAI_API_KEY: "test-only" }) });
+  await client.initialize();
+  client.send({ type: "session.start", request_id: "s", cwd: sandbox.workspace, ...options.fields });
+  const reply = await client.next();
+  await client.finish();
+  expect(provider.connections()).toBe(0);
+  return reply;
+}
+
+const failure = (message: string) => ({ type: "error", request_id: "s", code: "invalid_request", message, fatal: false });
+
+describe("configuration errors at session.start (§6.2, §7)", () => {
+  it("refuses a user file readable by group or others", async () => {
+    await sandbox.writeUserConfig(fakeProfileToml({ baseUrl: provider.url }), 0o644);
+    expect(await startError({})).toEqual(failure("user configuration is readable by group or others; run chmod 600"));
+  });
+
+  it("refuses an explicit file readable by group or others (flag and SCV_CONFIG)", async () => {
+    const explicit = await sandbox.writeExplicitConfig(fakeProfileToml({ baseUrl: provider.url }), 0o640);
+    const expected = failure("explicit configuration is readable by group or others; run chmod 600");
+    expect(await startError({ args: ["--stdio", "--config-path", explicit] })).toEqual(expected);
+    expect(await startError({ env: { OPENAI_API_KEY: "test-only", SCV_CONFIG: explicit } })).toEqual(expected);
+  });
+
+  it("names an unknown key and its file", async () => {
+    const file = await sandbox.writeUserConfig("[tools]\napproval_polcy = \"always\"\n");
+    expect(await startError({})).toEqual(failure(`parse configuration ${file}: unknown key tools.approval_polcy`));
+  });
+
+  it("refuses a project [provider] table", async () => {
+    await sandbox.writeProjectConfig('[provider]\nmodel = "x"\n');
+    expect(await startError({})).toEqual(failure("project configuration cannot set [provider]"));
+  });
+
+  it("reports a missing profile, from the flag and from session.start", async () => {
+    await sandbox.writeUserConfig(fakeProfileToml({ baseUrl: provider.url }));
+    expect(await startError({ args: ["--stdio", "--provider", "ghost"] })).toEqual(failure('active provider profile "ghost" was not found'));
+    expect(await startError({ fields: { provider: "phantom" } })).toEqual(failure('active provider profile "phantom" was not found'));
+  });
+
+  it("reports a missing credential", async () => {
+    expect(await startError({ env: {} })).toEqual(
+      failure("provider credential is not configured; set provider.api_key or provider.api_key_env"),
+    );
+  });
+
+  it("lets the client retry after a failed session.start", async () => {
+    const client = spawnServer({ env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.initialize();
+    client.send({ type: "session.start", request_id: "bad", cwd: path.join(sandbox.workspace, "nope") });
+    expect(await client.next()).toMatchObject({ request_id: "bad", code: "invalid_request" });
+    client.send({ type: "session.start", request_id: "good", cwd: sandbox.workspace, model: "from-message", base_url: provider.url });
+    const started = await client.next();
+    expect(started).toMatchObject({ type: "session.started", request_id: "good", model: "from-message" });
+    expect(await client.next()).toMatchObject({ type: "queue.snapshot", seq: 1 });
+    await client.finish();
+  });
+
+  it("lets session.start fields override the CLI flags and reports the effective limits", async () => {
+    await sandbox.writeUserConfig(
+      `${fakeProfileToml({ baseUrl: "http://127.0.0.1:9/v1" })}\n[context]\nmax_tokens = 64000\n\n[tui]\nmax_transcript_items = 500\n\n[protocol]\nmax_server_frame_bytes = 16777216\n`,
+    );
+    const client = spawnServer({ args: ["--stdio", "--model", "flag-model", "--base-url", "http://127.0.0.1:9/v1"], env: sandbox.env() });
+    const started = await client.start({ cwd: sandbox.workspace, model: "message-model", base_url: provider.url });
+    expect(started).toMatchObject({
+      model: "message-model",
+      context_max_tokens: 64000,
+      max_server_frame_bytes: 16777216,
+      max_transcript_items: 500,
+    });
+    client.turn("hi");
+    expect(await client.next(["turn.completed", "turn.failed"])).toMatchObject({ type: "turn.completed" });
+    expect(provider.requests[0]!.body.model).toBe("message-model");
+    await client.finish();
+  });
+});
