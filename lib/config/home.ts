@@ -2,6 +2,8 @@
 import { chmod, mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { describeFsError } from "./fs_error.ts";
+import { ConfigError } from "./types.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -27,6 +29,14 @@ export function resolveHome(flag: string | undefined, env: Env): { home: string;
 
 /** Creates the home if missing and makes it private (0700), also when it already existed. */
 export async function ensureHome(home: string): Promise<void> {
-  await mkdir(home, { recursive: true, mode: 0o700 });
-  await chmod(home, 0o700);
+  try {
+    await mkdir(home, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new ConfigError(`create instance home ${home}: ${describeFsError(error)}`);
+  }
+  try {
+    await chmod(home, 0o700);
+  } catch (error) {
+    throw new ConfigError(`secure instance home ${home}: ${describeFsError(error)}`);
+  }
 }

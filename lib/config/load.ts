@@ -5,7 +5,8 @@ import { defaultConfig } from "./defaults.ts";
 import { expandTilde, userHome } from "./home.ts";
 import { deepMerge } from "./merge.ts";
 import { checkProjectLayer } from "./project.ts";
-import { describeFsError, readConfigFile, type LoadedFile } from "./read_file.ts";
+import { describeFsError } from "./fs_error.ts";
+import { readConfigFile, type LoadedFile } from "./read_file.ts";
 import { isTable, type RawTable } from "./schema.ts";
 import { validateConfig } from "./validate.ts";
 import {

@@ -5,6 +5,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { parse, TomlError } from "smol-toml";
 import { ConfigError } from "./types.ts";
 import { checkAgainstSchema, type RawTable } from "./schema.ts";
+import { describeFsError } from "./fs_error.ts";
 
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 
@@ -110,11 +111,4 @@ function parseToml(text: string, display: string): RawTable {
     }
     throw new ConfigError(`parse configuration ${display}: invalid TOML`);
   }
-}
-
-/** Node's `CODE: description, syscall 'path'` message reduced to its description. */
-export function describeFsError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const match = /^[A-Z0-9_]+: ([^,]+)/.exec(error.message);
-  return match?.[1] ?? error.message;
 }

@@ -1,5 +1,5 @@
 // The instance home (§7.1), its creation at 0700 (§6.2 step 2) and the credential (§6.2 step 4).
-import { chmod, mkdir, stat } from "node:fs/promises";
+import { chmod, mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, ensureHome, resolveCredential, resolveHome } from "../../lib/config/index.ts";
@@ -34,6 +34,19 @@ describe("ensureHome", () => {
     const home = join(sandbox.root, "a", "b", "home");
     await ensureHome(home);
     expect((await stat(home)).mode & 0o777).toBe(0o700);
+  });
+
+  it("a home that is a file fails with a clean message", async () => {
+    const home = join(sandbox.root, "not-a-dir");
+    await writeFile(home, "");
+    let caught: unknown;
+    try {
+      await ensureHome(home);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as Error).message).toBe(`create instance home ${home}: file already exists`);
   });
 
   it("tightens an existing home to 0700", async () => {
