@@ -1,4 +1,6 @@
-// The OpenAI-compatible Responses API client: `POST {base_url}/responses`, streamed over SSE.
+// The transport shared by the wire APIs: `POST {base_url}{path}` with retries, timeout,
+// cancellation, HTTP error texts and response/SSE limits. A wire adapter supplies the
+// request body and reads the stream events (responses.ts; a Chat Completions adapter fits beside it).
 import {
   abortError,
   AttemptFailure,
@@ -10,13 +12,12 @@ import {
   sanitize,
 } from "./errors.ts";
 import { createDispatcher, postJson, readBounded, retryAfterMs, type ProviderHttpResponse } from "./http.ts";
-import { buildResponsesBody } from "./responses_request.ts";
-import { ResponsesStreamState } from "./responses_stream.ts";
 import { defaultTiming, withRetries } from "./retry.ts";
-import { SseDecoder } from "./sse.ts";
+import { SseDecoder, type SseMessage } from "./sse.ts";
 import {
   ProviderError,
   type CreateProviderOptions,
+  type ProviderLimits,
   type ProviderClient,
   type ProviderRequest,
   type ProviderResponse,
@@ -27,10 +28,29 @@ import {
 const ERROR_BODY_READ_BYTES = 65536;
 const ERROR_BODY_SHOWN_BYTES = 4096;
 
-export function createResponsesProvider(options: CreateProviderOptions): ProviderClient {
+/** One attempt's reading of the stream events of a wire API. */
+export interface WireStream {
+  /** True once output (text or a tool-call event) reached the caller: no retry after that. */
+  readonly streamed: boolean;
+  /** True once the stream's end marker arrived; reading stops there. */
+  readonly finished: boolean;
+  /** Returns a promise only while the caller's onTextDelta is pending. Throws AttemptFailure. */
+  handle(message: SseMessage): void | Promise<void>;
+  /** End-of-stream rules, then the assembled response. Throws AttemptFailure. */
+  finish(leftover: string): Promise<ProviderResponse>;
+}
+
+export interface WireAdapter {
+  /** Appended to base_url, e.g. `/responses`. */
+  path: string;
+  buildBody(request: ProviderRequest): Record<string, unknown>;
+  createStream(limits: ProviderLimits, credential: string, onTextDelta: StreamHandlers["onTextDelta"]): WireStream;
+}
+
+export function createSseClient(options: CreateProviderOptions, wire: WireAdapter): ProviderClient {
   const { profile, limits, credential } = options;
   const dispatcher = createDispatcher();
-  const endpoint = `${profile.base_url.replace(/\/+$/, "")}/responses`;
+  const endpoint = `${profile.base_url.replace(/\/+$/, "")}${wire.path}`;
   const timing: RetryTiming = { ...defaultTiming, ...options.timing };
   const headers = requestHeaders(credential, profile.headers);
   const timeoutMs = profile.timeout_seconds * 1000;
@@ -44,13 +64,14 @@ export function createResponsesProvider(options: CreateProviderOptions): Provide
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const state = new ResponsesStreamState(limits, credential, handlers.onTextDelta);
+    const state = wire.createStream(limits, credential, handlers.onTextDelta);
     let response: ProviderHttpResponse | undefined;
     try {
       try {
         response = await postJson(endpoint, headers, body, controller.signal, dispatcher);
       } catch (error) {
-        throw providerFailure(`provider request failed: ${sanitize(describeTransportError(error), credential)}`, true);
+        const detail = sanitize(describeTransportError(error), credential);
+        throw providerFailure(`provider request failed: ${detail}`, !isTimeout(error));
       }
       if (response.status < 200 || response.status > 299) throw await httpFailure(response, credential);
       const decoder = new SseDecoder(limits.max_sse_event_bytes);
@@ -70,7 +91,8 @@ export function createResponsesProvider(options: CreateProviderOptions): Provide
         }
       } catch (error) {
         if (error instanceof AttemptFailure || handlers.signal.aborted || timedOut) throw error;
-        throw providerFailure(`provider stream failed: ${sanitize(describeTransportError(error), credential)}`, true);
+        const detail = sanitize(describeTransportError(error), credential);
+        throw providerFailure(`provider stream failed: ${detail}`, !isTimeout(error));
       }
       if (handlers.signal.aborted) throw abortError();
       return await state.finish(decoder.leftover());
@@ -93,12 +115,7 @@ export function createResponsesProvider(options: CreateProviderOptions): Provide
   return {
     async stream(request: ProviderRequest, handlers: StreamHandlers): Promise<ProviderResponse> {
       if (closed) throw new ProviderError("provider_error", "provider client is closed");
-      const body = JSON.stringify(
-        buildResponsesBody(request, {
-          reasoningEffort: profile.reasoning_effort,
-          hostedWebSearch: options.hostedWebSearch,
-        }),
-      );
+      const body = JSON.stringify(wire.buildBody(request));
       return withRetries(() => attempt(body, handlers), {
         maxRetries: limits.max_retries,
         timing,
@@ -110,6 +127,12 @@ export function createResponsesProvider(options: CreateProviderOptions): Provide
       await dispatcher.destroy();
     },
   };
+}
+
+/** Transport timeouts (e.g. undici's connect timeout) are not retried. */
+function isTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return (typeof code === "string" && code.includes("TIMEOUT")) || (error instanceof Error && /timeout/i.test(error.name));
 }
 
 function requestHeaders(credential: string, extra: Record<string, string>): Record<string, string> {

@@ -211,6 +211,17 @@ describe("retries", () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("reports a computed backoff over 60 s instead of waiting", async () => {
+    const responses: FakeResponse[] = Array.from({ length: 8 }, () => ({ status: 500 }));
+    const { fake, client, delays } = await setup(responses, { limits: { max_retries: 8 }, random: 0.5 });
+    const error = await runFailing(client);
+    expect(delays).toEqual([1000, 2000, 4000, 8000, 16000, 32000]);
+    expect(fake.requests).toHaveLength(7);
+    expect(error.message).toBe(
+      "provider returned HTTP 500 Internal Server Error: no details (retry delay of 64 seconds exceeds 60 seconds; not retried) (gave up after 7 attempts)",
+    );
+  });
+
   it("retries transient stream errors but not others", async () => {
     const { fake, client } = await setup([
       { events: [sse.error("engine overloaded", "unknown")] },
