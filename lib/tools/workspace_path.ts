@@ -22,6 +22,26 @@ export class WorkspacePathError extends Error {
   }
 }
 
+const canonicalCache = new Map<string, string>();
+
+/**
+ * The workspace as a real path. The caller promises a canonical one; resolving it again (once)
+ * keeps every containment check right even if a symlinked path slips through.
+ */
+export function canonicalWorkspace(workspace: string): string {
+  let canonical = canonicalCache.get(workspace);
+  if (canonical === undefined) {
+    try {
+      canonical = realpathSync(workspace);
+    } catch {
+      return workspace;
+    }
+    if (canonicalCache.size > 64) canonicalCache.clear();
+    canonicalCache.set(workspace, canonical);
+  }
+  return canonical;
+}
+
 /** The shape rules of spec §9: the message for a bad path, or undefined. */
 export function checkRelativePath(path: string): string | undefined {
   if (path.length === 0 || path.startsWith("/")) return "path must be non-empty and relative";
@@ -54,7 +74,8 @@ export function confinementError(action: string, path: string, error: unknown): 
  * ancestor of `path` (the whole path when it exists). Returns its workspace-relative form, or
  * `{ escaped: true }` when it lies outside the workspace.
  */
-export function probePath(workspace: string, path: string): { escaped: boolean; resolvedRelative: string } {
+export function probePath(given: string, path: string): { escaped: boolean; resolvedRelative: string } {
+  const workspace = canonicalWorkspace(given);
   const components = pathComponents(path);
   for (let depth = components.length; depth >= 0; depth -= 1) {
     const candidate = join(workspace, ...components.slice(0, depth));
@@ -80,7 +101,8 @@ export function probePath(workspace: string, path: string): { escaped: boolean; 
 }
 
 /** The real path of an existing `path`, which must be inside the workspace. */
-export async function resolveExisting(workspace: string, path: string, action: string): Promise<string> {
+export async function resolveExisting(given: string, path: string, action: string): Promise<string> {
+  const workspace = canonicalWorkspace(given);
   let real: string;
   try {
     real = await realpath(join(workspace, ...pathComponents(path)));
@@ -113,8 +135,9 @@ export async function openConfinedForRead(workspace: string, path: string, actio
 }
 
 /** On Linux, the path the kernel reports for an open descriptor must still be inside. */
-export async function verifyDescriptor(workspace: string, handle: FileHandle, action: string, path: string): Promise<void> {
+export async function verifyDescriptor(given: string, handle: FileHandle, action: string, path: string): Promise<void> {
   if (!HAS_PROC_FD) return;
+  const workspace = canonicalWorkspace(given);
   let opened: string;
   try {
     opened = await readlink(`/proc/self/fd/${handle.fd}`);
@@ -130,11 +153,12 @@ export async function verifyDescriptor(workspace: string, handle: FileHandle, ac
  * when `create` is true, else reported as `{ missing: true }`.
  */
 export async function resolveParent(
-  workspace: string,
+  given: string,
   path: string,
   action: string,
   create: boolean,
 ): Promise<{ dir: string; name: string; missing: boolean }> {
+  const workspace = canonicalWorkspace(given);
   const components = pathComponents(path);
   const name = components.pop();
   if (name === undefined) throw confinementError(action, path, Object.assign(new Error("is a directory"), { code: "EISDIR" }));
