@@ -74,14 +74,15 @@ async function readProjectLayer(workspace: string, user: LoadedFile | undefined)
   try {
     real = await realpath(display);
   } catch (error) {
-    // Missing (or a dangling link): there is no project layer.
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    // Missing, a dangling link or a `.scv` that is not a directory: there is no project layer.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw new ConfigError(`read configuration ${display}: ${describeFsError(error)}`);
   }
-  if (user !== undefined) {
-    const stats = await stat(real).catch(() => undefined);
-    if (stats !== undefined && stats.dev === user.dev && stats.ino === user.ino) return undefined;
-  }
+  const stats = await stat(real).catch(() => undefined);
+  if (stats === undefined || !stats.isFile()) return undefined;
+  // A workspace whose .scv is the home (e.g. working in ~) has no project layer: it is the user file.
+  if (user !== undefined && stats.dev === user.dev && stats.ino === user.ino) return undefined;
   const root = await realpath(workspace).catch(() => resolve(workspace));
   const inside = relative(root, real);
   if (inside === "" || inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {

@@ -1,5 +1,5 @@
 // Layering (§7.1), profile selection and overrides (§7.2), and what the project layer may do (§7.3).
-import { mkdir, symlink } from "node:fs/promises";
+import { mkdir, rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig, loadConfig } from "../../lib/config/index.ts";
@@ -236,6 +236,14 @@ describe("project layer", () => {
 
   it("a .scv directory without config.toml is no layer", async () => {
     await mkdir(join(sandbox.workspace, ".scv"));
+    expect((await load(sandbox)).agent.max_steps).toBe(128);
+  });
+
+  it("a .scv file, or a config.toml directory, is no layer", async () => {
+    await writeConfigFile(join(sandbox.workspace, ".scv"), "[agent]\nmax_steps = 1\n");
+    expect((await load(sandbox)).agent.max_steps).toBe(128);
+    await rm(join(sandbox.workspace, ".scv"));
+    await mkdir(join(sandbox.workspace, ".scv", "config.toml"), { recursive: true });
     expect((await load(sandbox)).agent.max_steps).toBe(128);
   });
 });
