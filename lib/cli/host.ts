@@ -5,7 +5,7 @@ import { limitsFromEnv } from "../host/limits.ts";
 import type { TruncateItems } from "../host/output.ts";
 import { serveStdio } from "../host/transports/stdio.ts";
 import { listenWebSocket } from "../host/transports/ws.ts";
-import type { Sandbox } from "../sandbox/types.ts";
+import { createSandbox, truncateItems, type Sandbox } from "../sandbox/index.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./exit.ts";
 
 export interface HostOptions {
@@ -38,27 +38,8 @@ function logLine(line: string): void {
   }
 }
 
-// TEMPORARY until lib/sandbox lands: load it by a computed specifier and fall back to a stub.
-async function loadSandbox(): Promise<{ sandbox: Sandbox; truncate: TruncateItems }> {
-  const base = "../sandbox/";
-  try {
-    const [{ createSandbox }, { truncateItems }] = (await Promise.all([
-      import(`${base}index.ts`),
-      import(`${base}truncation.ts`),
-    ])) as [{ createSandbox(): Sandbox }, { truncateItems: TruncateItems }];
-    return { sandbox: createSandbox(), truncate: truncateItems };
-  } catch {
-    const unavailable = (): never => {
-      throw new Error("the sandbox is not available in this build");
-    };
-    return {
-      sandbox: {
-        openSession: () => ({ startCell: unavailable, wait: unavailable, terminate: unavailable, yieldNow: unavailable, close: async () => undefined }),
-        shutdown: async () => undefined,
-      },
-      truncate: (items) => items,
-    };
-  }
+function loadSandbox(): { sandbox: Sandbox; truncate: TruncateItems } {
+  return { sandbox: createSandbox(), truncate: truncateItems };
 }
 
 /** Runs the host; resolves with the exit code (and ends the process itself in stdio mode). */
@@ -72,7 +53,7 @@ export async function runHost(options: HostOptions): Promise<number> {
     logLine(`Error: ${(error as Error).message}`);
     return EXIT_FAILURE;
   }
-  const { sandbox, truncate } = await loadSandbox();
+  const { sandbox, truncate } = loadSandbox();
 
   if (listen.kind === "stdio") {
     const outcome = await serveStdio({
@@ -97,8 +78,8 @@ export async function runHost(options: HostOptions): Promise<number> {
     logLine(`Error: failed to bind websocket listener: ${(error as Error).message}`);
     return EXIT_FAILURE;
   }
-  process.stdout.write(`${listener.url}\n`);
-  await new Promise<void>((resolve) => {
+  // Handlers first: a client may signal as soon as it has read the URL.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (): void => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
@@ -107,6 +88,8 @@ export async function runHost(options: HostOptions): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+  process.stdout.write(`${listener.url}\n`);
+  await stopped;
   await Promise.race([listener.close(), delay(2_000)]);
   exitSoon(EXIT_OK, sandbox);
   return EXIT_OK;

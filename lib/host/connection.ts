@@ -54,8 +54,17 @@ interface HostSession {
   sandbox: SandboxSession;
   output: OutputPolicy;
   catalog: CachedCatalog | null;
-  /** One promise per live cell, settled after its `cell/closed` was queued. */
-  cells: Set<Promise<void>>;
+  /** Live cells until their `cell/closed` was queued. */
+  cells: Map<string, LiveCell>;
+  /** Set by `session/shutdown`: `cell/closed` frames then wait for every observer's answer. */
+  shuttingDown: boolean;
+}
+
+interface LiveCell {
+  /** Settles when the sandbox closed the cell and pending observer answers were queued. */
+  over: Promise<void>;
+  /** Queues `cell/closed` and releases the active-cell permit (once). */
+  close(): void;
 }
 
 interface PendingDelegate {
@@ -269,7 +278,8 @@ export class HostConnection {
       sandbox,
       output: { mode: request.outputTruncation ?? "client", truncate: this.#truncate },
       catalog: null,
-      cells: new Set(),
+      cells: new Map(),
+      shuttingDown: false,
     });
     this.#respond(id, ok({ type: "session/ready", sessionId }));
   }
@@ -329,18 +339,24 @@ export class HostConnection {
     this.#respond(id, ok({ type: "execution/started", cellId }));
     announced();
 
-    const closedSent: Promise<void> = cell.closed
-      .then(
-        () => undefined,
-        () => undefined,
-      )
-      .then(afterPendingCallbacks)
-      .then(() => {
-        session.cells.delete(closedSent);
+    let isClosed = false;
+    const live: LiveCell = {
+      over: cell.closed.then(
+        () => afterPendingCallbacks(),
+        () => afterPendingCallbacks(),
+      ),
+      close: () => {
+        if (isClosed) return;
+        isClosed = true;
+        session.cells.delete(cellId);
         releaseCell();
         this.#send({ type: "cell/closed", sessionId, cellId });
-      });
-    session.cells.add(closedSent);
+      },
+    };
+    session.cells.set(cellId, live);
+    void live.over.then(() => {
+      if (!session.shuttingDown) live.close();
+    });
 
     let result: WireResult;
     try {
@@ -418,8 +434,11 @@ export class HostConnection {
       return;
     }
     this.#sessions.delete(sessionId);
+    session.shuttingDown = true;
     await session.sandbox.close();
-    await Promise.all(session.cells);
+    const cells = [...session.cells.entries()].sort(([a], [b]) => compareCellIds(a, b));
+    await Promise.all(cells.map(([, cell]) => cell.over));
+    for (const [, cell] of cells) cell.close();
     this.#respond(id, ok({ type: "session/closed", sessionId }));
   }
 
@@ -629,6 +648,10 @@ function validateHello(hello: ClientHello): void {
     }
     optional.add(capability);
   }
+}
+
+function compareCellIds(a: string, b: string): number {
+  return a.length - b.length || compareStrings(a, b);
 }
 
 function compareStrings(a: string, b: string): number {

@@ -80,6 +80,8 @@ export class FrameQueue {
 export interface FramedClient {
   frames: FrameQueue;
   send(message: unknown): void;
+  /** Several frames in one write (one batch for the host's reader). */
+  sendBatch(messages: unknown[]): void;
   sendRaw(bytes: Uint8Array): void;
 }
 
@@ -129,6 +131,7 @@ export function startHost(args: string[] = [], env: Record<string, string> = {},
     stderr: () => stderr,
     exit,
     send: (message) => child.stdin.write(encodeFrame(message)),
+    sendBatch: (messages) => child.stdin.write(Buffer.concat(messages.map((m) => encodeFrame(m)))),
     sendRaw: (bytes) => child.stdin.write(bytes),
     closeStdin: () => child.stdin.end(),
     kill: () => child.kill("SIGKILL"),
@@ -194,6 +197,9 @@ export async function connectWs(url: string, headers: Record<string, string> = {
     frames,
     closed,
     send: (message) => socket.send(encodeFrame(message), { binary: true }),
+    sendBatch: (messages) => {
+      for (const message of messages) socket.send(encodeFrame(message), { binary: true });
+    },
     sendRaw: (bytes) => socket.send(bytes, { binary: true }),
     sendText: (text) => socket.send(text, { binary: false }),
     close: () => socket.close(),
