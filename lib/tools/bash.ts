@@ -22,6 +22,8 @@ export type BashSettings = {
 };
 
 const SUMMARY_MAX_CHARS = 2000;
+/** Just over 500 ms, so a caller that also enforces 2 per second never drops our latest line. */
+const PROGRESS_INTERVAL_MS = 510;
 const utf8 = new TextDecoder("utf-8");
 
 export function createBashTool(settings: BashSettings): Tool {
@@ -64,7 +66,7 @@ export function createBashTool(settings: BashSettings): Tool {
 
 async function runBash(command: string, timeoutSeconds: number, settings: BashSettings, context: ToolContext): Promise<ToolOutcome> {
   const shell = settings.shell ?? "/bin/bash";
-  const progress = createProgressReporter(context.progress, settings.progressIntervalMs ?? 500);
+  const progress = createProgressReporter(context.progress, settings.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
   let result;
   try {
     result = await runProcessGroup({

@@ -1,0 +1,237 @@
+// One web_fetch run (spec §10): resolve and check every hop, connect only to the checked
+// addresses, follow redirects by hand, accept text only, cap the download, convert HTML, page.
+
+import { EnvHttpProxyAgent, request } from "undici";
+import type { Dispatcher } from "undici";
+import { VERSION } from "../../version.ts";
+import { cancelledOutcome, failure } from "../outcome.ts";
+import type { ToolOutcome } from "../types.ts";
+import { charsetOf, classifyMediaType, completeUtf8Length, mediaType, sniffBody } from "./content_type.ts";
+import type { BodyKind } from "./content_type.ts";
+import { htmlToText } from "./html_to_text.ts";
+import { pageByCodePoints } from "./paging.ts";
+import { pinnedLookup, resolveDestination } from "./resolve.ts";
+import type { AddressPolicy, ResolvedAddress, Resolver } from "./resolve.ts";
+import { checkUrlShape, isAutoApproved } from "./url_rules.ts";
+
+export const USER_AGENT = `scv/${VERSION} (+https://github.com/PeiyuanQi/scv)`;
+const ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5";
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const MAX_URL_BYTES = 4096;
+/** Room kept in the output for the paging trailer. */
+const TRAILER_RESERVE = 160;
+
+/** Proxy settings; an absent field falls back to the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`). */
+export type ProxySettings = { httpProxy?: string; httpsProxy?: string; noProxy?: string };
+
+export type FetchSettings = {
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects: number;
+  autoApproveDomains: readonly string[];
+  outputLimitBytes: number;
+  allowed: AddressPolicy;
+  resolver: Resolver;
+  proxy?: ProxySettings;
+  /** Extra trusted CA certificates (PEM); tests only. */
+  ca?: string;
+};
+
+export type FetchRequest = {
+  /** The checked URL of the first hop. */
+  url: URL;
+  /** The URL as the model gave it (trimmed), for messages. */
+  text: string;
+  offset: number;
+  autoApproved: boolean;
+};
+
+export async function runWebFetch(call: FetchRequest, settings: FetchSettings, signal: AbortSignal): Promise<ToolOutcome> {
+  if (signal.aborted) return cancelledOutcome("web fetch cancelled");
+  const deadline = AbortSignal.timeout(settings.timeoutMs);
+  const combined = AbortSignal.any([signal, deadline]);
+  const dispatchers: Dispatcher[] = [];
+  const fail = (reason: string): ToolOutcome => failure(`fetch ${call.text}: ${reason}`);
+  try {
+    let current = call.url;
+    let redirects = 0;
+    for (;;) {
+      const destination = await abortable(resolveDestination(current.hostname, settings.resolver, settings.allowed), combined);
+      if (!destination.ok) return fail(destination.error);
+      const dispatcher = createDispatcher(destination.addresses, settings);
+      dispatchers.push(dispatcher);
+      const response = await request(current, {
+        method: "GET",
+        headers: { "user-agent": USER_AGENT, accept: ACCEPT },
+        dispatcher,
+        signal: combined,
+      });
+      const location = headerValue(response.headers["location"]);
+      if (REDIRECT_STATUSES.has(response.statusCode) && location !== undefined) {
+        response.body.destroy();
+        if (redirects >= settings.maxRedirects) return fail(`stopped after ${redirects} redirects`);
+        let next: URL;
+        try {
+          next = new URL(location, current);
+        } catch {
+          return fail(`invalid redirect location ${JSON.stringify(location)}`);
+        }
+        if (Buffer.byteLength(next.href, "utf8") > MAX_URL_BYTES) return fail(`redirect url exceeds ${MAX_URL_BYTES} bytes`);
+        const shape = checkUrlShape(next);
+        if (shape !== undefined) return fail(shape);
+        if (call.autoApproved && !isAutoApproved(next, settings.autoApproveDomains)) {
+          return fail(
+            `redirected to ${next.href}, outside the auto-approved hosts; call web_fetch with that URL to request approval`,
+          );
+        }
+        redirects += 1;
+        current = next;
+        continue;
+      }
+      return await readResponse(response, current, call.offset, settings);
+    }
+  } catch (error) {
+    if (signal.aborted) return cancelledOutcome("web fetch cancelled");
+    if (deadline.aborted) return fail(`timed out after ${formatSeconds(settings.timeoutMs)} seconds`);
+    return fail(describeError(error, settings));
+  } finally {
+    for (const dispatcher of dispatchers) dispatcher.destroy().catch(() => {});
+  }
+}
+
+function createDispatcher(addresses: ResolvedAddress[], settings: FetchSettings): Dispatcher {
+  const connect = {
+    lookup: pinnedLookup(addresses),
+    timeout: Math.min(settings.timeoutMs, 10_000),
+    ...(settings.ca !== undefined ? { ca: settings.ca } : {}),
+  };
+  return new EnvHttpProxyAgent({ connect, ...settings.proxy });
+}
+
+async function readResponse(
+  response: Dispatcher.ResponseData,
+  url: URL,
+  offset: number,
+  settings: FetchSettings,
+): Promise<ToolOutcome> {
+  const status = response.statusCode;
+  const contentType = headerValue(response.headers["content-type"]);
+  const type = mediaType(contentType);
+  let kind: BodyKind | undefined;
+  if (type !== "") {
+    kind = classifyMediaType(type);
+    if (kind === undefined) {
+      response.body.destroy();
+      return failure(`URL: ${url.href}\nStatus: ${status}\nweb_fetch returns text only; ${type} is not a text content type`);
+    }
+  }
+  const { bytes, cut } = await readCapped(response.body, settings.maxBytes);
+  if (kind === undefined) {
+    kind = sniffBody(bytes);
+    if (kind === undefined) {
+      return failure(`URL: ${url.href}\nStatus: ${status}\nthe response has no content type and is not text`);
+    }
+  }
+  const decoded = decode(bytes, charsetOf(contentType), cut);
+  const text = kind === "html" ? htmlToText(decoded, { baseUrl: url.href }) : decoded;
+  const stopped = cut ? ` (download stopped at ${settings.maxBytes} bytes)` : "";
+  const total = codePointCount(text);
+  const header = (start: number, end: number): string =>
+    `URL: ${url.href}\nStatus: ${status}\nContent-Type: ${contentType ?? "unknown"}\nCharacters: ${start}-${end} of ${total}${stopped}\n\n`;
+  // The widest header this page can have: end ≤ total.
+  const headerBytes = Buffer.byteLength(header(Math.min(offset, total), total), "utf8");
+  const budget = Math.max(1, settings.outputLimitBytes - headerBytes - TRAILER_RESERVE);
+  const page = pageByCodePoints(text, offset, budget);
+  let output = header(page.start, page.end) + page.text;
+  const remaining = page.total - page.end;
+  if (remaining > 0) {
+    output += `\n\n[${remaining} more characters; call web_fetch with offset=${page.end} for the next part]`;
+  }
+  const truncated = page.start > 0 || remaining > 0 || cut;
+  if (status >= 400) return failure(output, "failed", truncated);
+  return { success: true, output, truncated };
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let cut = false;
+  try {
+    for await (const chunk of body) {
+      if (size + chunk.length > maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - size));
+        size = maxBytes;
+        cut = true;
+        break;
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+  } finally {
+    if (cut) body.destroy();
+  }
+  return { bytes: Buffer.concat(chunks, size), cut };
+}
+
+function decode(bytes: Buffer, charset: string | undefined, cut: boolean): string {
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(charset ?? "utf-8");
+  } catch {
+    decoder = new TextDecoder("utf-8");
+  }
+  const usable = cut && decoder.encoding === "utf-8" ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes;
+  return decoder.decode(usable);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function codePointCount(text: string): number {
+  let count = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) index += 1;
+    }
+    count += 1;
+  }
+  return count;
+}
+
+function formatSeconds(ms: number): string {
+  return Number.isInteger(ms / 1000) ? String(ms / 1000) : (ms / 1000).toFixed(3).replace(/0+$/, "");
+}
+
+function describeError(error: unknown, settings: FetchSettings): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "UND_ERR_CONNECT_TIMEOUT") {
+    return `connection timed out after ${formatSeconds(Math.min(settings.timeoutMs, 10_000))} seconds`;
+  }
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}
+
+/** Rejects when `signal` aborts (a hanging resolver must not outlive a cancel or the deadline). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
