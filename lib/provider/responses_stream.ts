@@ -57,7 +57,7 @@ export class ResponsesStreamState {
           isTransientDetails({ message: data, labels: [] }),
         );
       }
-      throw providerFailure(`invalid provider stream JSON: ${(error as Error).message}`, false);
+      throw providerFailure(`invalid provider stream JSON: ${sanitize((error as Error).message, this.#credential)}`, false);
     }
     if (!isObject(event)) return;
     const type = typeof event.type === "string" ? event.type : message.event;
@@ -197,6 +197,7 @@ export class ResponsesStreamState {
 
   #assembleCalls(): ToolCallRecord[] {
     const calls = [...this.#calls.values()].sort((a, b) => a.index - b.index);
+    const credential = this.#credential;
     return calls.map((call) => {
       if (!call.call_id || !call.name) throw providerFailure("provider returned an incomplete tool call", false);
       let args: unknown = {};
@@ -204,7 +205,8 @@ export class ResponsesStreamState {
         try {
           args = JSON.parse(call.arguments);
         } catch (error) {
-          throw providerFailure(`provider returned invalid tool arguments: ${(error as Error).message}`, false);
+          const detail = sanitize((error as Error).message, credential);
+          throw providerFailure(`provider returned invalid tool arguments: ${detail}`, false);
         }
       }
       return { call_id: call.call_id, name: call.name, arguments: args };

@@ -257,6 +257,22 @@ describe("Responses stream", () => {
     expect(response.calls).toEqual([{ call_id: "c1", name: "read", arguments: { path: "a b" } }]);
   });
 
+  it("never echoes the credential through JSON parse errors", async () => {
+    const { client } = await setup(
+      [
+        { events: [{ raw: `data: ${CREDENTIAL}\n\n` }] },
+        { events: [sse.argumentsDelta(`${CREDENTIAL}`), sse.callDone("c", "read"), sse.completed()] },
+      ],
+      noRetry,
+    );
+    const invalidJson = await runFailing(client);
+    expect(invalidJson.message.startsWith("invalid provider stream JSON: ")).toBe(true);
+    expect(invalidJson.message).not.toContain(CREDENTIAL);
+    const invalidArguments = await runFailing(client);
+    expect(invalidArguments.message.startsWith("provider returned invalid tool arguments: ")).toBe(true);
+    expect(invalidArguments.message).not.toContain(CREDENTIAL);
+  });
+
   it("never echoes the credential in stream errors", async () => {
     const { client } = await setup([{ events: [sse.error(`bad key ${CREDENTIAL}\u0007\nrejected`, "auth")] }], noRetry);
     const error = await runFailing(client);
