@@ -1,6 +1,7 @@
 // One web_fetch run (spec §10): resolve and check every hop, connect only to the checked
 // addresses, follow redirects by hand, accept text only, cap the download, convert HTML, page.
 
+import { TextDecoder } from "node:util";
 import { EnvHttpProxyAgent, request } from "undici";
 import type { Dispatcher } from "undici";
 import { VERSION } from "../../version.ts";
