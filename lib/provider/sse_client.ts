@@ -71,7 +71,7 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
         response = await postJson(endpoint, headers, body, controller.signal, dispatcher);
       } catch (error) {
         const detail = sanitize(describeTransportError(error), credential);
-        throw providerFailure(`provider request failed: ${detail}`, !isTimeout(error));
+        throw providerFailure(`provider request failed: ${detail}`, !isTimeout(error) && !isInvalidRequest(error));
       }
       if (response.status < 200 || response.status > 299) throw await httpFailure(response, credential);
       const decoder = new SseDecoder(limits.max_sse_event_bytes);
@@ -133,6 +133,12 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
 function isTimeout(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   return (typeof code === "string" && code.includes("TIMEOUT")) || (error instanceof Error && /timeout/i.test(error.name));
+}
+
+/** A malformed URL or header fails the same way on every attempt. */
+function isInvalidRequest(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === "ERR_INVALID_URL" || code === "UND_ERR_INVALID_ARG" || error instanceof TypeError;
 }
 
 function requestHeaders(credential: string, extra: Record<string, string>): Record<string, string> {

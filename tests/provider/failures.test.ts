@@ -83,6 +83,15 @@ describe("HTTP errors", () => {
     expect(error.message).toMatch(/^provider request failed: .*ECONNREFUSED.* \(gave up after 2 attempts\)$/);
     expect(made.delays).toHaveLength(1);
   });
+
+  it("does not retry a malformed base_url", async () => {
+    const made = makeClient("ftp://127.0.0.1:1/v1");
+    client = made.client;
+    const error = await runFailing(client);
+    expect(error.message.startsWith("provider request failed: ")).toBe(true);
+    expect(error.message).not.toContain("gave up");
+    expect(made.delays).toEqual([]);
+  });
 });
 
 describe("limits", () => {
