@@ -34,8 +34,13 @@ export class EventWriter {
   #waiters: Waiter[] = [];
   #failure: Error | undefined;
   #onFailure: (error: Error) => void;
+  #controlTimeoutMs: number;
 
-  constructor(stream: NodeJS.WritableStream, options: { frameLimit: number; onFailure: (error: Error) => void }) {
+  constructor(
+    stream: NodeJS.WritableStream,
+    options: { frameLimit: number; onFailure: (error: Error) => void; controlTimeoutMs?: number },
+  ) {
+    this.#controlTimeoutMs = options.controlTimeoutMs ?? CONTROL_SEND_TIMEOUT_MS;
     this.#stream = stream;
     this.#frameLimit = options.frameLimit;
     this.#maxBytes = writerMaxBytes(options.frameLimit);
@@ -66,8 +71,8 @@ export class EventWriter {
     this.#commit(event);
     this.#push(line);
     if (this.#hasRoomFor(0)) return;
-    const ok = await this.#waitForRoom(0, CONTROL_SEND_TIMEOUT_MS, undefined);
-    if (!ok) this.#fail(new WriterFailedError("protocol output was not drained within 3 s"));
+    const ok = await this.#waitForRoom(0, this.#controlTimeoutMs, undefined);
+    if (!ok) this.#fail(new WriterFailedError(`protocol output was not drained within ${this.#controlTimeoutMs} ms`));
   }
 
   /**

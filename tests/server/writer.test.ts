@@ -1,0 +1,107 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { events } from "../../lib/server/protocol.ts";
+import { EventWriter, FrameLimitError, WRITER_MAX_FRAMES, writerMaxBytes } from "../../lib/server/writer.ts";
+
+/** A sink that holds every write until released, like a client that stopped reading. */
+class HeldSink extends Writable {
+  chunks: string[] = [];
+  #held: Array<() => void> = [];
+  holding = true;
+  constructor() {
+    super({ highWaterMark: 1 });
+  }
+  override _write(chunk: Buffer, _encoding: string, callback: (error?: Error | null) => void): void {
+    this.chunks.push(chunk.toString());
+    if (this.holding) this.#held.push(() => callback());
+    else callback();
+  }
+  release(): void {
+    this.holding = false;
+    const held = this.#held;
+    this.#held = [];
+    for (const callback of held) callback();
+  }
+}
+
+const scope = { request_id: "r", session_id: "S", turn_id: "T" };
+const never = new AbortController().signal;
+
+describe("EventWriter", () => {
+  it("assigns seq in write order and leaves seq-less events alone", async () => {
+    const sink = new HeldSink();
+    sink.holding = false;
+    const writer = new EventWriter(sink, { frameLimit: 65536, onFailure: () => {} });
+    await writer.control(events.initialized("1", "0"));
+    await writer.control(events.queueSnapshot("S", [], false));
+    await writer.turn(events.turnStarted(scope), never);
+    await writer.control(events.error("x", "invalid_request", "m"));
+    await writer.turn(events.assistantDelta(scope, "hi"), never);
+    const parsed = sink.chunks.join("").trimEnd().split("\n").map((line) => JSON.parse(line));
+    expect(parsed.map((event) => event.seq)).toEqual([undefined, 1, 2, undefined, 3]);
+    expect(sink.chunks.every((chunk) => chunk.endsWith("\n") && !chunk.slice(0, -1).includes("\n"))).toBe(true);
+  });
+
+  it("refuses a turn event over the frame limit without using a seq", async () => {
+    const sink = new HeldSink();
+    sink.holding = false;
+    const writer = new EventWriter(sink, { frameLimit: 200, onFailure: () => {} });
+    await expect(writer.turn(events.assistantDelta(scope, "x".repeat(200)), never)).rejects.toBeInstanceOf(FrameLimitError);
+    // Escaping counts: 40 quotes become 80 bytes of JSON.
+    await expect(writer.turn(events.assistantDelta(scope, '"'.repeat(70)), never)).rejects.toThrow("server event exceeds configured frame limit");
+    await writer.turn(events.assistantDelta(scope, "ok"), never);
+    expect(JSON.parse(sink.chunks[0]!).seq).toBe(1);
+    expect(sink.chunks).toHaveLength(1);
+  });
+
+  it("makes turn events wait for room and lets cancellation interrupt the wait", async () => {
+    const sink = new HeldSink();
+    const writer = new EventWriter(sink, { frameLimit: 65536, onFailure: () => {} });
+    for (let index = 0; index < WRITER_MAX_FRAMES; index += 1) await writer.turn(events.assistantDelta(scope, "x"), never);
+    const controller = new AbortController();
+    let settled = false;
+    const waiting = writer.turn(events.assistantDelta(scope, "waiting"), controller.signal).finally(() => {
+      settled = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(settled).toBe(false);
+    controller.abort();
+    await expect(waiting).rejects.toBeDefined();
+    const resumed = writer.turn(events.assistantDelta(scope, "after"), never);
+    sink.release();
+    await resumed;
+    const last = JSON.parse(sink.chunks.at(-1)!);
+    expect(last).toMatchObject({ content: "after", seq: WRITER_MAX_FRAMES + 1 });
+    expect(await writer.drain(1000)).toBe(true);
+  });
+
+  it("fails the writer when control backpressure lasts past the timeout", async () => {
+    const sink = new HeldSink();
+    const failures: Error[] = [];
+    const writer = new EventWriter(sink, { frameLimit: 65536, onFailure: (error) => failures.push(error), controlTimeoutMs: 50 });
+    for (let index = 0; index < WRITER_MAX_FRAMES; index += 1) await writer.turn(events.assistantDelta(scope, "x"), never);
+    await writer.control(events.error("r", "invalid_request", "m"));
+    expect(failures).toHaveLength(1);
+    expect(writer.failed).toBe(true);
+    expect(await writer.drain(20)).toBe(false);
+  });
+
+  it("bounds the queue by bytes as well as frames", () => {
+    expect(writerMaxBytes(8_388_608)).toBe(16 * 1024 * 1024 + 2);
+    expect(writerMaxBytes(65_536)).toBe(16 * 1024 * 1024);
+  });
+
+  it("reports a broken stream as a failure", async () => {
+    const failures: Error[] = [];
+    const broken = new Writable({
+      write(_chunk, _encoding, callback) {
+        callback(new Error("EPIPE"));
+      },
+    });
+    const writer = new EventWriter(broken, { frameLimit: 65536, onFailure: (error) => failures.push(error) });
+    await writer.control(events.initialized("1", "0"));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(failures.length).toBeGreaterThan(0);
+    expect(failures[0]!.message).toContain("EPIPE");
+  });
+});
