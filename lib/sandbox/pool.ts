@@ -3,12 +3,14 @@
 // workers are discarded and replaced in the background.
 import { Worker } from "node:worker_threads";
 import { cellRuntime } from "./runtime.ts";
-import { workerMain, type FromWorker, type ToWorker, type WorkerConfig } from "./worker-main.ts";
+import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker, type ToWorker, type WorkerConfig } from "./worker-main.ts";
 
 const WORKER_CODE = `"use strict";(${String(workerMain)})(require, require("node:worker_threads").workerData);`;
 const RUNTIME_SOURCE = String(cellRuntime);
 /** How long a worker may keep running cell code after its cell finished before it is discarded. */
 const DRAIN_GRACE_MS = 2_000;
+/** Idle default workers kept after a burst of concurrent cells (at least `warmWorkers`). */
+const MIN_KEPT_IDLE = 4;
 
 export type WorkerExit = { kind: "oom" } | { kind: "crash"; message: string };
 
@@ -34,8 +36,8 @@ export class SandboxWorker {
     this.#worker = new Worker(WORKER_CODE, {
       eval: true,
       workerData: config,
-      // vm.SourceTextModule gives real module semantics; a dynamic-import callback (which needs
-      // the same flag) keeps `import()` from handing the cell an error of the worker's realm.
+      // Without this flag a dynamic-import callback is refused and `import()` would hand the cell
+      // an error of the worker's realm. (vm.SourceTextModule is not used: it leaks its context.)
       execArgv: ["--experimental-vm-modules", "--no-warnings"],
       resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(16, Math.max(1, heapMb >> 3)) },
       stdout: true,
@@ -68,6 +70,7 @@ export class SandboxWorker {
 
   /** Stops the thread (interrupting any running code); resolves once it is gone. */
   terminate(): Promise<void> {
+    if (process.env.SCV_DEBUG_POOL) console.error("terminate", this.#state, new Error().stack?.split("\n")[2]);
     if (this.#terminated === null) {
       const wasDead = this.#state === "dead";
       this.#state = "dead";
@@ -103,6 +106,7 @@ export class SandboxWorker {
   }
 
   #died(exit: WorkerExit): void {
+    if (process.env.SCV_DEBUG_POOL) console.error("died", this.#state, JSON.stringify(exit));
     if (this.#state === "dead") return;
     const listener = this.#listener;
     this.#state = "dead";
@@ -139,19 +143,16 @@ export class WorkerPool {
   /** A worker for the given heap limit: an idle or booting one if any, else a new one (messages queue until it boots). */
   acquire(heapMb: number = this.options.defaultHeapMb): SandboxWorker {
     const idle = this.#idle.get(heapMb);
-    const worker = idle?.pop() ?? this.#spawn(heapMb);
-    queueMicrotask(() => this.#topUp());
+    const worker = idle?.shift() ?? this.#spawn(heapMb);
+    if (heapMb === this.options.defaultHeapMb && (idle?.length ?? 0) === 0) queueMicrotask(() => this.#topUp());
     return worker;
   }
 
+  /** Takes back a worker whose cell finished and whose context was reset. */
   release(worker: SandboxWorker): void {
-    if (this.#closed) {
-      void worker.terminate();
-      return;
-    }
     const list = this.#idle.get(worker.heapMb) ?? [];
-    const keep = worker.heapMb === this.options.defaultHeapMb ? Math.max(1, this.options.warmWorkers) : 1;
-    if (list.length >= keep) {
+    const keep = worker.heapMb === this.options.defaultHeapMb ? Math.max(MIN_KEPT_IDLE, this.options.warmWorkers) : 1;
+    if (this.#closed || list.length >= keep) {
       void worker.terminate();
       return;
     }
@@ -174,9 +175,12 @@ export class WorkerPool {
   }
 
   #spawn(heapMb: number): SandboxWorker {
+    if (process.env.SCV_DEBUG_POOL) console.error("spawn", heapMb, new Error().stack?.split("\n")[2]);
     const worker = new SandboxWorker(this, heapMb, {
       runtimeSource: RUNTIME_SOURCE,
       maxOutputChars: this.options.maxOutputChars,
+      cellPrefix: CELL_PREFIX,
+      cellSuffix: CELL_SUFFIX,
     });
     this.#all.add(worker);
     return worker;

@@ -12,8 +12,8 @@ export interface RuntimeApi {
   setup(toolsJson: string, storeJson: string): void;
   deliverTool(callId: number, ok: boolean, payload: string | undefined): void;
   fireTimer(id: number): void;
-  /** `error_text` for a thrown value (§7.1); empty string for the exit sentinel. */
-  describe(value: unknown): string;
+  /** Runs the compiled cell (an async function); reports completion through `done` or `fail`. */
+  run(main: unknown): void;
   /** `{key: json}` of the keys this cell wrote. */
   storeWrites(): string;
 }
@@ -21,24 +21,49 @@ export interface RuntimeApi {
 export function cellRuntime(host: HostCall): RuntimeApi {
   "use strict";
   const g = globalThis as Record<string, unknown>;
+  // Builtins are captured before cell code runs: the cell may replace anything in its realm.
+  const uncurry = Function.prototype.bind.bind(Function.prototype.call) as <A extends unknown[], R>(
+    fn: (...args: A) => R,
+  ) => (self: unknown, ...args: A) => R;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const PromiseCtor = Promise;
+  const promiseThen = uncurry(Promise.prototype.then) as (p: Promise<unknown>, f: (v: unknown) => unknown, r: (e: unknown) => unknown) => Promise<unknown>;
+  const resolved = Promise.resolve.bind(Promise) as () => Promise<unknown>;
   const StringCtor = String;
   const NumberCtor = Number;
+  const RangeErrorCtor = RangeError;
   const objectKeys = Object.keys;
-  const hasOwn = Object.prototype.hasOwnProperty;
-  const toStringTag = Object.prototype.toString;
+  const defineProperty = Object.defineProperty;
+  const createObject = Object.create;
+  const hasOwn = uncurry(Object.prototype.hasOwnProperty) as (o: object, k: string) => boolean;
+  const objectToString = uncurry(Object.prototype.toString) as (v: unknown) => string;
+  const regexTest = uncurry(RegExp.prototype.test) as (re: RegExp, s: string) => boolean;
+  const toLowerCase = uncurry(String.prototype.toLowerCase) as (s: string) => string;
+  const trim = uncurry(String.prototype.trim) as (s: string) => string;
+  const charAt = uncurry(String.prototype.charAt) as (s: string, i: number) => string;
+  const arrayPush = uncurry(Array.prototype.push) as (a: unknown[], v: unknown) => number;
   const isFiniteNumber = Number.isFinite;
   const trunc = Math.trunc;
-  const regexTest = RegExp.prototype.test;
-  const callFn = Function.prototype.call;
-  const test = (re: RegExp, s: string): boolean => callFn.call(regexTest, re, s) as boolean;
+  const test = (re: RegExp, s: string): boolean => regexTest(re, s);
+  const MapCtor = Map;
+  const mapGet = uncurry(Map.prototype.get) as <V>(m: Map<number, V>, k: number) => V | undefined;
+  const mapSet = uncurry(Map.prototype.set) as <V>(m: Map<number, V>, k: number, v: V) => unknown;
+  const mapDelete = uncurry(Map.prototype.delete) as <V>(m: Map<number, V>, k: number) => boolean;
+
+  /** Calls the worker. A failure there (a stack overflow) must not hand the cell a worker error. */
+  const call = (op: string, a?: string | number, b?: string | number): string | number | undefined => {
+    try {
+      return host(op, a, b);
+    } catch {
+      throw new RangeErrorCtor("Maximum call stack size exceeded");
+    }
+  };
 
   for (const name of ["console", "Atomics", "SharedArrayBuffer", "WebAssembly"]) delete g[name];
 
   /** Thrown by `exit()` (and when the cell is stopped by the worker) to unwind; never reported. */
-  const EXIT = Object.freeze(Object.create(null)) as object;
+  const EXIT = Object.freeze(createObject(null)) as object;
   const FAILED_SERIALIZE = "failed to serialize JavaScript value: expected value at line 1 column 1";
 
   const checkStop = (result: unknown): void => {
@@ -80,7 +105,7 @@ export function cellRuntime(host: HostCall): RuntimeApi {
   const normalizeDetail = (detail: unknown): string => {
     if (detail === undefined || detail === null) return "high";
     if (typeof detail !== "string") throw "image detail must be a string when provided";
-    const lower = detail.toLowerCase();
+    const lower = toLowerCase(detail);
     if (lower !== "auto" && lower !== "low" && lower !== "high" && lower !== "original") {
       throw "image detail must be one of: auto, low, high, original";
     }
@@ -112,7 +137,7 @@ export function cellRuntime(host: HostCall): RuntimeApi {
     if (url === undefined) throw IMAGE_INPUT;
     const chosen = normalizeDetail(detail !== undefined && detail !== null ? detail : embedded);
     checkImageUrl(url);
-    checkStop(host("image", url, chosen));
+    checkStop(call("image", url, chosen));
     return undefined;
   };
 
@@ -129,7 +154,7 @@ export function cellRuntime(host: HostCall): RuntimeApi {
     }
     if (url === undefined) throw AUDIO_INPUT;
     if (!test(/^data:/i, url)) throw "Tool call failed: invalid audio output. Pass a base64 data URI instead";
-    checkStop(host("audio", url));
+    checkStop(call("audio", url));
     return undefined;
   };
 
@@ -143,35 +168,35 @@ export function cellRuntime(host: HostCall): RuntimeApi {
       throw "generatedImage output_hint must be a string when provided";
     }
     checkImageUrl(url);
-    checkStop(host("image", url, "high"));
-    if (typeof hint === "string") checkStop(host("text", hint));
+    checkStop(call("image", url, "high"));
+    if (typeof hint === "string") checkStop(call("text", hint));
     return undefined;
   };
 
   const text = (value?: unknown): undefined => {
-    checkStop(host("text", toText(value)));
+    checkStop(call("text", toText(value)));
     return undefined;
   };
 
   const notify = (value?: unknown): undefined => {
     const message = toText(value);
-    if (message.trim() === "") throw "notify expects non-empty text";
-    checkStop(host("notify", message));
+    if (trim(message) === "") throw "notify expects non-empty text";
+    checkStop(call("notify", message));
     return undefined;
   };
 
   const yieldControl = (): undefined => {
-    host("yield");
+    call("yield");
     return undefined;
   };
 
   const exit = (): never => {
-    host("exit");
+    call("exit");
     throw EXIT;
   };
 
   // Timers: the worker owns the real timers; callbacks stay here, in the cell's realm.
-  const timers = new Map<number, () => unknown>();
+  const timers = new MapCtor<number, () => unknown>();
   let nextTimerId = 1;
   const setTimeoutFn = (callback?: unknown, delay?: unknown): number => {
     if (typeof callback !== "function") throw "setTimeout expects a function callback";
@@ -179,21 +204,21 @@ export function cellRuntime(host: HostCall): RuntimeApi {
     if (!isFiniteNumber(ms) || ms <= 0) ms = 0;
     ms = trunc(ms);
     const id = nextTimerId++;
-    timers.set(id, callback as () => unknown);
-    host("setTimer", id, ms);
+    mapSet(timers, id, callback as () => unknown);
+    call("setTimer", id, ms);
     return id;
   };
   const clearTimeoutFn = (id?: unknown): undefined => {
     if (typeof id === "symbol" || typeof id === "bigint") throw "clearTimeout expects a numeric timeout id";
     if (id === undefined || id === null) return undefined;
     const key = NumberCtor(id);
-    if (timers.delete(key)) host("clearTimer", key);
+    if (mapDelete(timers, key)) call("clearTimer", key);
     return undefined;
   };
 
   // Store: a private snapshot per cell; only written keys are committed by the worker.
-  let snapshot: Record<string, string> = Object.create(null);
-  const written: Record<string, string> = Object.create(null);
+  let snapshot: Record<string, string> = createObject(null);
+  const written: Record<string, string> = createObject(null);
   const storeKey = (key: unknown, fn: string): string => {
     if (typeof key === "symbol") throw fn + " key must be a string";
     return StringCtor(key);
@@ -209,16 +234,16 @@ export function cellRuntime(host: HostCall): RuntimeApi {
   };
   const load = (key?: unknown): unknown => {
     const k = storeKey(key, "load");
-    return callFn.call(hasOwn, snapshot, k) ? parse(snapshot[k]!) : undefined;
+    return hasOwn(snapshot, k) ? parse(snapshot[k]!) : undefined;
   };
 
   // Tools.
-  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  const pending = new MapCtor<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   const normalizeName = (name: string): string => {
     if (name === "") return "_";
     let out = "";
     for (let i = 0; i < name.length; i++) {
-      const ch = name[i]!;
+      const ch = charAt(name, i);
       out += test(/[A-Za-z0-9_$]/, ch) && !(i === 0 && test(/[0-9]/, ch)) ? ch : "_";
     }
     return out;
@@ -230,9 +255,9 @@ export function cellRuntime(host: HostCall): RuntimeApi {
         json = stringify(input);
         if (typeof json !== "string") throw FAILED_SERIALIZE;
       }
-      const callId = host("tool", index, json);
+      const callId = call("tool", index, json);
       return new PromiseCtor((resolve, reject) => {
-        if (typeof callId === "number") pending.set(callId, { resolve, reject });
+        if (typeof callId === "number") mapSet(pending, callId, { resolve, reject });
       });
     };
 
@@ -248,14 +273,14 @@ export function cellRuntime(host: HostCall): RuntimeApi {
     }
     try {
       const s = StringCtor(value);
-      return typeof s === "string" ? s : (callFn.call(toStringTag, value) as string);
+      return typeof s === "string" ? s : objectToString(value);
     } catch {
-      return callFn.call(toStringTag, value) as string;
+      return objectToString(value);
     }
   };
 
   const define = (name: string, value: unknown): void => {
-    Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
+    defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
   };
 
   return {
@@ -266,9 +291,11 @@ export function cellRuntime(host: HostCall): RuntimeApi {
       for (let i = 0; i < list.length; i++) {
         const name = normalizeName(list[i]!.name);
         tools[name] = makeTool(i);
-        all.push({ name, description: list[i]!.description });
+        arrayPush(all, { name, description: list[i]!.description });
       }
-      snapshot = parse(storeJson) as Record<string, string>;
+      const stored = parse(storeJson) as Record<string, string>;
+      const keys = objectKeys(stored);
+      for (let i = 0; i < keys.length; i++) snapshot[keys[i]!] = stored[keys[i]!]!;
       define("tools", tools);
       define("ALL_TOOLS", all);
       define("text", text);
@@ -283,27 +310,36 @@ export function cellRuntime(host: HostCall): RuntimeApi {
       define("setTimeout", setTimeoutFn);
       define("clearTimeout", clearTimeoutFn);
     },
+    run(main: unknown): void {
+      // Started from a microtask so that no worker frame sits below the cell's own frames.
+      const completion = promiseThen(resolved(), main as (v: unknown) => unknown, undefined as never);
+      promiseThen(
+        completion,
+        () => call("done"),
+        (error) => {
+          if (error !== EXIT) call("fail", describe(error));
+        },
+      );
+    },
     deliverTool(callId: number, ok: boolean, payload: string | undefined): void {
-      const entry = pending.get(callId);
+      const entry = mapGet(pending, callId);
       if (entry === undefined) return;
-      pending.delete(callId);
+      mapDelete(pending, callId);
       if (ok) entry.resolve(payload === undefined ? undefined : parse(payload));
       else entry.reject(payload === undefined ? "" : payload);
     },
     fireTimer(id: number): void {
-      const callback = timers.get(id);
+      const callback = mapGet(timers, id);
       if (callback === undefined) return;
-      timers.delete(id);
+      mapDelete(timers, id);
       try {
-        callFn.call(callback, undefined);
+        callback();
       } catch (error) {
-        if (error !== EXIT) host("fail", describe(error));
+        if (error !== EXIT) call("fail", describe(error));
       }
     },
-    describe,
     storeWrites(): string {
-      const keys = objectKeys(written);
-      return keys.length === 0 ? "{}" : (stringify(written) as string);
+      return objectKeys(written).length === 0 ? "{}" : (stringify(written) as string);
     },
   };
 }

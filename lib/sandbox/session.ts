@@ -15,6 +15,7 @@ import type {
   ToolDefinition,
 } from "./types.ts";
 import type { FromWorker } from "./worker-main.ts";
+import { moduleSource } from "./module-source.ts";
 import { effectiveYieldMs } from "./yield-time.ts";
 
 const MIB = 1024 * 1024;
@@ -267,7 +268,8 @@ export class Session implements SandboxSession {
     const store = JSON.stringify(Object.fromEntries(this.#store));
     const worker = this.#pool.acquire(this.#heapMb);
     cell.worker = worker;
-    worker.run(cell.internalId, cell, { source: options.source, tools, store });
+    const { code, firstImport } = moduleSource(options.source);
+    worker.run(cell.internalId, cell, { source: code, firstImport, tools, store });
     return cell;
   }
 

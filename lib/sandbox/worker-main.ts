@@ -7,7 +7,7 @@
 
 /** main → worker */
 export type ToWorker =
-  | { t: "start"; cell: number; source: string; tools: string; store: string }
+  | { t: "start"; cell: number; source: string; firstImport: string | null; tools: string; store: string }
   | { t: "tool"; cell: number; call: number; ok: boolean; v: string | undefined };
 
 /** worker → main */
@@ -21,10 +21,16 @@ export type FromWorker =
   | { t: "tool"; cell: number; call: number; i: number; v: string }
   | { t: "done"; cell: number; e: string | null; w: string };
 
+/** The cell's source (already stripped of module syntax) runs as the body of an async function. */
+export const CELL_PREFIX = '(async function () {"use strict";\n';
+export const CELL_SUFFIX = "\n})";
+
 export interface WorkerConfig {
   runtimeSource: string;
   /** A cell whose text output exceeds this many UTF-16 units fails. */
   maxOutputChars: number;
+  cellPrefix: string;
+  cellSuffix: string;
 }
 
 export function workerMain(requireFn: (id: string) => unknown, config: WorkerConfig): void {
@@ -43,9 +49,6 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   const runtimeScript = new vm.Script("(" + config.runtimeSource + ")", { filename: "scv-runtime.js" });
   const rejectImport = (): never => {
     throw "unsupported import in exec";
-  };
-  const linker = (specifier: string): never => {
-    throw "Unsupported import in exec: " + specifier;
   };
 
   let current: Rec | null = null;
@@ -76,19 +79,9 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
     // Only reached once the cell's microtasks drained: a worker stuck in cell code never
     // reports idle and is replaced by the pool.
     setImmediate(() => {
-      if (prepared === null) prepared = prepare();
       post({ t: "idle" });
+      if (prepared === null) prepared = prepare();
     });
-  };
-
-  const describe = (rec: Rec, value: unknown): string => {
-    if (typeof value === "string") return value;
-    try {
-      const text = rec.env.api.describe(value);
-      return typeof text === "string" ? text : "exec cell failed";
-    } catch {
-      return "exec cell failed";
-    }
   };
 
   const fire = (rec: Rec, id: number): void => {
@@ -143,6 +136,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
         }
         return undefined;
       case "exit":
+      case "done":
         finish(rec, null);
         return 1;
       case "fail":
@@ -175,24 +169,26 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
       finish(rec, "exec cell runtime setup failed");
       return;
     }
-    let module: import("node:vm").SourceTextModule;
+    let script: import("node:vm").Script;
     try {
-      module = new vm.SourceTextModule(message.source, {
-        context: env.context as import("node:vm").Context,
-        identifier: "exec_main.mjs",
+      script = new vm.Script(config.cellPrefix + message.source + config.cellSuffix, {
+        filename: "exec_main.mjs",
+        lineOffset: -1,
         importModuleDynamically: rejectImport as never,
       });
     } catch (error) {
       finish(rec, syntaxText(error));
       return;
     }
-    module
-      .link(linker)
-      .then(() => module.evaluate())
-      .then(
-        () => finish(rec, null),
-        (error: unknown) => finish(rec, describe(rec, error)),
-      );
+    if (message.firstImport !== null) {
+      finish(rec, "Unsupported import in exec: " + message.firstImport);
+      return;
+    }
+    try {
+      env.api.run(script.runInContext(env.context));
+    } catch {
+      finish(rec, "exec cell runtime failed to start");
+    }
   };
 
   port.on("message", (message: ToWorker) => {
@@ -209,6 +205,6 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
     }
   });
 
-  prepared = prepare();
   post({ t: "idle" });
+  prepared = prepare();
 }
