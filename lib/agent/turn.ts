@@ -142,25 +142,52 @@ async function handleCall(input: TurnInput, call: ToolCallRecord): Promise<ToolO
   if (!approved) return finish({ success: false, output: DENIED_OUTPUT, truncated: false, error: "denied" });
 
   await sink.toolStarted(call);
-  let progress: Promise<void> = Promise.resolve();
-  let lastProgress = -Infinity;
-  const onProgress = (text: string) => {
-    const now = performance.now();
-    if (signal.aborted || now - lastProgress < PROGRESS_INTERVAL_MS) return;
-    lastProgress = now;
-    const bounded = boundBytes(text, PROGRESS_MAX_BYTES);
-    progress = progress.then(() => sink.toolProgress(call, bounded)).catch(() => {});
-  };
+  const progress = createProgressGate((text) => sink.toolProgress(call, text), signal);
   let outcome: ToolOutcome;
   try {
-    outcome = await prepared.run({ workspace: input.workspace, config: input.config, signal, progress: onProgress });
+    outcome = await prepared.run({ workspace: input.workspace, config: input.config, signal, progress: progress.push });
   } catch (error) {
     outcome = { success: false, output: error instanceof Error ? error.message : String(error), truncated: false, error: "failed" };
   }
-  await progress;
+  await progress.close();
   throwIfAborted(signal);
   if (!outcome.success && outcome.error === undefined) outcome = { ...outcome, error: "failed" };
   return finish(outcome);
+}
+
+/**
+ * Bounds a call's progress to 512 bytes per line and 2 lines per second (the latest line wins), and chains the
+ * writes so they stay in order; `close` drops what is pending and waits for what was sent.
+ */
+function createProgressGate(write: (text: string) => Promise<void>, signal: AbortSignal) {
+  let chain: Promise<void> = Promise.resolve();
+  let last = -Infinity;
+  let pending: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const send = () => {
+    timer = undefined;
+    if (closed || signal.aborted || pending === undefined) return;
+    const text = pending;
+    pending = undefined;
+    last = performance.now();
+    chain = chain.then(() => write(text)).catch(() => {});
+  };
+  return {
+    push(text: string): void {
+      if (closed) return;
+      pending = boundBytes(text, PROGRESS_MAX_BYTES);
+      if (timer) return;
+      const wait = last + PROGRESS_INTERVAL_MS - performance.now();
+      if (wait <= 0) send();
+      else timer = setTimeout(send, wait);
+    },
+    async close(): Promise<void> {
+      closed = true;
+      clearTimeout(timer);
+      await chain;
+    },
+  };
 }
 
 function throwIfAborted(signal: AbortSignal): void {

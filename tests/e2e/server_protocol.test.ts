@@ -69,6 +69,17 @@ describe("server CLI", () => {
   });
 });
 
+describe("broken stdout (§6.7)", () => {
+  it("exits 1 when stdout is gone", async () => {
+    const client = spawnServer({ env: env() });
+    await client.initialize();
+    client.child.stdout!.destroy();
+    for (let index = 0; index < 20; index += 1) client.send({ type: "daemon.control", request_id: `d${index}`, command: {} });
+    const { code } = await client.exit(3000);
+    expect(code).toBe(1);
+  });
+});
+
 describe("handshake", () => {
   it("rejects a protocol version mismatch fatally and exits non-zero", async () => {
     const client = spawnServer({ env: env() });

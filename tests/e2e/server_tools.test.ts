@@ -138,6 +138,7 @@ describe("approvals (§6.5)", () => {
     expect(completed).not.toHaveProperty("error");
     expect(JSON.parse(completed.output)).toMatchObject({ exit_code: 0, timed_out: false });
     expect(await readFile(path.join(sandbox.workspace, "out.txt"), "utf8")).toBe("approved\n");
+    expect((await terminal(client)).type).toBe("turn.completed");
     client.send({ type: "approval.resolve", request_id: "again", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
     expect(await client.next("error")).toEqual({
       type: "error",
@@ -146,7 +147,6 @@ describe("approvals (§6.5)", () => {
       message: "approval was not found or already resolved",
       fatal: false,
     });
-    expect((await terminal(client)).type).toBe("turn.completed");
     await client.finish();
   });
 
@@ -242,6 +242,48 @@ describe("policies (§6.5, §7.3)", () => {
       message: "project configuration cannot weaken tools.approval_policy",
       fatal: false,
     });
+    await client.finish();
+  });
+});
+
+describe("running tools", () => {
+  it("streams bounded tool.progress between tool.started and tool.completed", async () => {
+    const command = "for i in 1 2 3 4 5 6 7 8; do echo line$i; sleep 0.15; done";
+    const client = await startServer([toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command } }]), textResponse(["ok"])]);
+    client.turn("progress");
+    const approval = await client.next("approval.requested");
+    client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    const started = await client.next("tool.started");
+    const completed = await client.next("tool.completed", 5000);
+    expect(completed).toMatchObject({ success: true });
+    const between = client.events.slice(client.events.indexOf(started) + 1, client.events.indexOf(completed));
+    expect(between.length).toBeGreaterThan(0);
+    for (const event of between) {
+      expect(event.type).toBe("tool.progress");
+      expect(Object.keys(event)).toEqual(["type", "request_id", "session_id", "turn_id", "seq", "call_id", "text"]);
+      expect(event.call_id).toBe("b1");
+      expect(event.text).toMatch(/^line[1-8]$/);
+    }
+    // 8 lines over ≈ 1.2 s, at most 2 per second.
+    expect(between.length).toBeLessThanOrEqual(4);
+    await terminal(client);
+    await client.finish();
+  });
+
+  it("cancels a running bash call: the group is killed, turn.cancelled, history restored", async () => {
+    const marker = `sleep 40.${process.pid}${Date.now() % 100000}`;
+    const client = await startServer([toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }]), textResponse(["next"])]);
+    client.turn("sleep", "t1");
+    const approval = await client.next("approval.requested");
+    client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    const started = await client.next("tool.started");
+    await waitFor(() => processesMatching(marker) > 0);
+    client.send({ type: "turn.cancel", request_id: "c", session_id: client.sessionId, turn_id: started.turn_id });
+    expect(await client.next(["turn.cancelled", "turn.failed", "turn.completed"])).toMatchObject({ type: "turn.cancelled", request_id: "t1" });
+    await waitFor(() => processesMatching(marker) === 0);
+    client.turn("after", "t2");
+    expect((await terminal(client)).type).toBe("turn.completed");
+    expect(provider!.requests[1]!.body.input).toEqual([{ role: "user", content: "after" }]);
     await client.finish();
   });
 });
