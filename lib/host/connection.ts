@@ -576,6 +576,7 @@ export class HostConnection {
   async #closeGracefully(): Promise<void> {
     this.#phase = "closing";
     // Like the reference host, nothing more is sent once the client closed its side.
+    this.#outbox.seal();
     for (const active of this.#requests.active.values()) active.cancel.abort();
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();

@@ -19,6 +19,7 @@ export class Outbox {
   #bytes = 0;
   #writing = false;
   #stopped = false;
+  #sealed = false;
   #idle: (() => void)[] = [];
 
   constructor(sink: FrameSink, limits: { maxFrames: number; maxBytes: number }, onFatal: (message: string) => void) {
@@ -33,7 +34,7 @@ export class Outbox {
   }
 
   push(frame: Buffer): void {
-    if (this.#stopped) return;
+    if (this.#stopped || this.#sealed) return;
     const queued = this.#queue.length - this.#head;
     if (queued >= this.#maxFrames || (queued > 0 && this.#bytes + frame.length > this.#maxBytes)) {
       this.stop();
@@ -43,6 +44,11 @@ export class Outbox {
     this.#queue.push(frame);
     this.#bytes += frame.length;
     if (!this.#writing) void this.#drain();
+  }
+
+  /** Accepts no new frames; what is queued is still written. */
+  seal(): void {
+    this.#sealed = true;
   }
 
   /** Drops everything queued and writes nothing more. */

@@ -476,10 +476,13 @@ describe.concurrent("heap limit and shutdown (§12.32, §12.37)", () => {
     host.send(execute(4, "s1", "notify('n')", { yieldTimeMs: 60_000 }));
     await host.frames.until((f) => f.type === "delegate/request" && f.request.type === "notification/send");
     await host.frames.until((f) => byType(host.frames.received, "delegate/request").length === 2 || f === null, 5_000).catch(() => undefined);
+    const before = host.frames.received.length;
     const t0 = Date.now();
     host.closeStdin();
     const exit = await host.exit;
     expect(exit.code).toBe(0);
     expect(Date.now() - t0).toBeLessThan(5_000);
+    // Found by scripts/conformance: like the reference, nothing more is sent after EOF.
+    expect(host.frames.received.length).toBe(before);
   });
 });

@@ -97,6 +97,11 @@ describe.concurrent("output truncation", () => {
     const [serverMissing, clientMissing] = (await host.frames.take(2)).sort((a, b) => a.id - b.id);
     expect(serverMissing.result.value.outcome.MissingCell.Result.content_items).toEqual([text("Script error:\nexec cell 99 not found")]);
     expect(clientMissing.result.value.outcome.MissingCell.Result.content_items).toEqual([]);
+    // Found by scripts/conformance: a MissingCell's Script error item is truncated like any output.
+    host.send(wait(15, "server", "9", 10, 3));
+    expect((await host.frames.next()).result.value.outcome.MissingCell.Result.content_items).toEqual([
+      text("Warning: truncated output (original token count: 9)\nTotal output lines: 2\n\nScript…6 tokens truncated… found"),
+    ]);
     host.kill();
   });
 

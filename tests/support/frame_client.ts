@@ -97,7 +97,17 @@ const live = new Set<ChildProcessWithoutNullStreams>();
 
 /** Starts `node main.ts host …args` with real pipes. */
 export function startHost(args: string[] = [], env: Record<string, string> = {}, readStdout = true): HostProcess {
-  const child = spawn(process.execPath, [MAIN, "host", ...args], {
+  return startFramedProcess(process.execPath, [MAIN, "host", ...args], env, readStdout);
+}
+
+/** Starts any framed host binary (scv or the reference) with real pipes. */
+export function startFramedProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+  readStdout = true,
+): HostProcess {
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "pipe"],
