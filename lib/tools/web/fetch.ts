@@ -69,7 +69,7 @@ export async function runWebFetch(call: FetchRequest, settings: FetchSettings, s
       });
       const location = headerValue(response.headers["location"]);
       if (REDIRECT_STATUSES.has(response.statusCode) && location !== undefined) {
-        response.body.destroy();
+        discard(response.body);
         if (redirects >= settings.maxRedirects) return fail(`stopped after ${redirects} redirects`);
         let next: URL;
         try {
@@ -122,7 +122,7 @@ async function readResponse(
   if (type !== "") {
     kind = classifyMediaType(type);
     if (kind === undefined) {
-      response.body.destroy();
+      discard(response.body);
       return failure(`URL: ${url.href}\nStatus: ${status}\nweb_fetch returns text only; ${type} is not a text content type`);
     }
   }
@@ -169,7 +169,7 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, 
       size += chunk.length;
     }
   } finally {
-    if (cut) body.destroy();
+    if (cut) discard(body);
   }
   return { bytes: Buffer.concat(chunks, size), cut };
 }
@@ -183,6 +183,12 @@ function decode(bytes: Buffer, charset: string | undefined, cut: boolean): strin
   }
   const usable = cut && decoder.encoding === "utf-8" ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes;
   return decoder.decode(usable);
+}
+
+/** Drops a body we will not read; its abort error has nobody to tell. */
+function discard(body: { destroy(): unknown; on?(event: "error", listener: () => void): unknown }): void {
+  body.on?.("error", () => {});
+  body.destroy();
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
