@@ -1,0 +1,96 @@
+// Shared set-up for sandbox tests: one sandbox per test file, helpers to run cells and record
+// the nested tool calls and notifications a cell makes.
+import { afterAll, beforeAll } from "vitest";
+import { createSandbox, type SandboxOptions } from "../../lib/sandbox/index.ts";
+import type {
+  CellCallbacks,
+  NestedToolCall,
+  Observation,
+  Sandbox,
+  SandboxCell,
+  SandboxSession,
+  SessionLimits,
+  ToolDefinition,
+} from "../../lib/sandbox/index.ts";
+
+export function tool(name: string, kind: "function" | "freeform" = "function"): ToolDefinition {
+  return { name, tool_name: { name, namespace: null }, description: `${name} tool`, kind };
+}
+
+export interface Recorder {
+  calls: NestedToolCall[];
+  aborted: string[];
+  notifications: string[];
+  callbacks: CellCallbacks;
+}
+
+/** Tool calls are answered by `answer` (default: echo the input); notifications resolve at once. */
+export function recorder(answer: (call: NestedToolCall, signal: AbortSignal) => Promise<unknown> = async (c) => c.input): Recorder {
+  const rec: Recorder = {
+    calls: [],
+    aborted: [],
+    notifications: [],
+    callbacks: {
+      callTool(call, signal) {
+        rec.calls.push(call);
+        signal.addEventListener("abort", () => rec.aborted.push(call.runtimeToolCallId));
+        return answer(call, signal);
+      },
+      async notify(text) {
+        rec.notifications.push(text);
+      },
+    },
+  };
+  return rec;
+}
+
+export interface RunOptions {
+  tools?: ToolDefinition[];
+  yieldTimeMs?: number | null;
+  rec?: Recorder;
+}
+
+export function useSandbox(options: SandboxOptions = {}) {
+  let sandbox: Sandbox;
+  beforeAll(() => {
+    sandbox = createSandbox({ warmWorkers: 2, ...options });
+  });
+  afterAll(async () => {
+    await sandbox.shutdown();
+  });
+  const api = {
+    get sandbox(): Sandbox {
+      return sandbox;
+    },
+    session(limits?: SessionLimits): SandboxSession {
+      return sandbox.openSession(limits);
+    },
+    start(session: SandboxSession, source: string, options: RunOptions = {}): SandboxCell {
+      return session.startCell({
+        source,
+        tools: options.tools ?? [],
+        yieldTimeMs: options.yieldTimeMs === undefined ? 5_000 : options.yieldTimeMs,
+        callbacks: (options.rec ?? recorder()).callbacks,
+      });
+    },
+    /** Runs a cell in a fresh session and returns its initial observation. */
+    async run(source: string, options: RunOptions = {}): Promise<Observation> {
+      const session = sandbox.openSession();
+      try {
+        return await api.start(session, source, options).initial;
+      } finally {
+        void session.close();
+      }
+    },
+    /** Runs a cell that must complete; returns its text items and error text. */
+    async result(source: string, options: RunOptions = {}): Promise<{ texts: string[]; errorText: string | null; observation: Observation }> {
+      const observation = await api.run(source, options);
+      if (observation.kind !== "result") throw new Error(`Expected a result, got ${JSON.stringify(observation)}`);
+      const texts = observation.items.map((item) => (item.type === "input_text" ? item.text : JSON.stringify(item)));
+      return { texts, errorText: observation.errorText, observation };
+    },
+  };
+  return api;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
