@@ -1,12 +1,11 @@
+import { createChatProvider } from "./chat.ts";
 import { createResponsesProvider } from "./responses.ts";
 import type { CreateProviderOptions, ProviderClient } from "./types.ts";
 
 export * from "./types.ts";
 
-/** Builds the client for the profile's wire API (`responses`; `chat` arrives with issue 6). */
+/** Builds the client for the profile's wire API: `responses` (spec §8.2) or `chat` (§8.3). */
 export function createProvider(options: CreateProviderOptions): ProviderClient {
-  if (options.profile.wire_api === "chat") {
-    throw new Error("Chat Completions wire is not implemented yet");
-  }
+  if (options.profile.wire_api === "chat") return createChatProvider(options);
   return createResponsesProvider(options);
 }

@@ -1,6 +1,6 @@
 // The transport shared by the wire APIs: `POST {base_url}{path}` with retries, timeout,
 // cancellation, HTTP error texts and response/SSE limits. A wire adapter supplies the
-// request body and reads the stream events (responses.ts; a Chat Completions adapter fits beside it).
+// request body and reads the stream events (responses.ts, chat.ts).
 import {
   abortError,
   AttemptFailure,
@@ -44,7 +44,12 @@ export interface WireAdapter {
   /** Appended to base_url, e.g. `/responses`. */
   path: string;
   buildBody(request: ProviderRequest): Record<string, unknown>;
-  createStream(limits: ProviderLimits, credential: string, onTextDelta: StreamHandlers["onTextDelta"]): WireStream;
+  createStream(
+    limits: ProviderLimits,
+    credential: string,
+    onTextDelta: StreamHandlers["onTextDelta"],
+    request: ProviderRequest,
+  ): WireStream;
 }
 
 export function createSseClient(options: CreateProviderOptions, wire: WireAdapter): ProviderClient {
@@ -55,7 +60,7 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
   const headers = requestHeaders(credential, profile.headers);
   const timeoutMs = profile.timeout_seconds * 1000;
 
-  async function attempt(body: string, handlers: StreamHandlers): Promise<ProviderResponse> {
+  async function attempt(request: ProviderRequest, body: string, handlers: StreamHandlers): Promise<ProviderResponse> {
     const controller = new AbortController();
     const abort = () => controller.abort();
     handlers.signal.addEventListener("abort", abort, { once: true });
@@ -64,7 +69,7 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const state = wire.createStream(limits, credential, handlers.onTextDelta);
+    const state = wire.createStream(limits, credential, handlers.onTextDelta, request);
     let response: ProviderHttpResponse | undefined;
     try {
       try {
@@ -116,7 +121,7 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
     async stream(request: ProviderRequest, handlers: StreamHandlers): Promise<ProviderResponse> {
       if (closed) throw new ProviderError("provider_error", "provider client is closed");
       const body = JSON.stringify(wire.buildBody(request));
-      return withRetries(() => attempt(body, handlers), {
+      return withRetries(() => attempt(request, body, handlers), {
         maxRetries: limits.max_retries,
         timing,
         signal: handlers.signal,

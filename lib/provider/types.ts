@@ -39,6 +39,8 @@ export type ProviderRequest = {
   instructions: string;
   history: HistoryItem[];
   tools: FunctionToolSchema[];
+  /** The turn's step number (from 1); names tool calls that arrive without an id on the chat wire. Default 1. */
+  step?: number;
 };
 
 export type Usage = { input_tokens?: number; output_tokens?: number };
@@ -80,4 +82,6 @@ export type CreateProviderOptions = {
   credential: string;
   hostedWebSearch: boolean;
   timing?: Partial<RetryTiming>;
+  /** Receives configuration warnings (default: a line on stderr). */
+  warn?: (message: string) => void;
 };

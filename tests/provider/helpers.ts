@@ -33,6 +33,7 @@ export function makeClient(
     limits?: Partial<ProviderLimits>;
     hostedWebSearch?: boolean;
     random?: number;
+    warn?: (message: string) => void;
   } = {},
 ): TestClient {
   const delays: number[] = [];
@@ -51,6 +52,7 @@ export function makeClient(
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     credential: CREDENTIAL,
     hostedWebSearch: options.hostedWebSearch ?? false,
+    warn: options.warn,
     timing: {
       delay: async (ms) => {
         delays.push(ms);
@@ -65,7 +67,7 @@ export type StreamResult = { response: ProviderResponse; deltas: string[] };
 
 export async function run(
   client: ProviderClient,
-  request: { history?: HistoryItem[]; tools?: FunctionToolSchema[]; instructions?: string } = {},
+  request: { history?: HistoryItem[]; tools?: FunctionToolSchema[]; instructions?: string; step?: number } = {},
   signal: AbortSignal = new AbortController().signal,
 ): Promise<StreamResult> {
   const deltas: string[] = [];
@@ -75,6 +77,7 @@ export async function run(
       instructions: request.instructions ?? "You are SCV.",
       history: request.history ?? [{ kind: "user", content: "hi" }],
       tools: request.tools ?? [],
+      ...(request.step === undefined ? {} : { step: request.step }),
     },
     { signal, onTextDelta: (text) => void deltas.push(text) },
   );

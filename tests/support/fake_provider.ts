@@ -338,3 +338,73 @@ export function toolCallResponse(
     events: [...calls.flatMap((call, index) => sse.toolCall(call.call_id, call.name, call.arguments, index)), sse.completed()],
   };
 }
+
+// ---- Chat Completions chunk builders (spec §8.3) ----
+
+export type ChatToolCallFragment = {
+  index?: number;
+  id?: string;
+  type?: string;
+  /** Becomes `function.name`. */
+  name?: string;
+  /** Becomes `function.arguments`: a string fragment, or an object as some servers send. */
+  arguments?: string | Record<string, unknown>;
+};
+
+function chatChunk(choices: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: "chatcmpl-fake", object: "chat.completion.chunk", created: 0, model: "fake-model", choices, ...extra };
+}
+
+export const chat = {
+  /** One chunk whose choice 0 carries `delta` (and a finish_reason, null by default). */
+  delta: (delta: Record<string, unknown>, finishReason: string | null = null, index = 0) =>
+    chatChunk([{ index, delta, finish_reason: finishReason }]),
+  text: (content: string) => chat.delta({ content }),
+  toolCalls: (...fragments: ChatToolCallFragment[]) =>
+    chat.delta({
+      tool_calls: fragments.map(({ name, arguments: args, ...rest }) => {
+        const fn: Record<string, unknown> = {};
+        if (name !== undefined) fn.name = name;
+        if (args !== undefined) fn.arguments = args;
+        return { ...rest, ...(Object.keys(fn).length > 0 ? { function: fn } : {}) };
+      }),
+    }),
+  finish: (reason = "stop") => chat.delta({}, reason),
+  /** The final `"choices":[]` usage chunk of `stream_options.include_usage`. */
+  usage: (promptTokens: number, completionTokens: number) =>
+    chatChunk([], {
+      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    }),
+  error: (message: string, type = "invalid_request_error", code?: string) => ({
+    error: { message, type, ...(code ? { code } : {}) },
+  }),
+  done: () => ({ raw: "data: [DONE]\n\n" }),
+};
+
+/** A chat text reply: one chunk per piece, finish_reason stop, the usage chunk when given, then `[DONE]`. */
+export function chatTextResponse(
+  pieces: string[],
+  usage?: { prompt_tokens: number; completion_tokens: number },
+  options: Omit<SseResponse, "events"> = {},
+): SseResponse {
+  const tail = usage ? [chat.usage(usage.prompt_tokens, usage.completion_tokens)] : [];
+  return { ...options, events: [...pieces.map(chat.text), chat.finish("stop"), ...tail, chat.done()] };
+}
+
+/** A chat reply calling tools (indexes 0, 1, …): id and name first, then the arguments, finish_reason tool_calls, `[DONE]`. */
+export function chatToolCallResponse(
+  calls: Array<{ call_id: string; name: string; arguments: unknown }>,
+  options: Omit<SseResponse, "events"> = {},
+): SseResponse {
+  return {
+    ...options,
+    events: [
+      ...calls.flatMap((call, index) => [
+        chat.toolCalls({ index, id: call.call_id, type: "function", name: call.name, arguments: "" }),
+        chat.toolCalls({ index, arguments: JSON.stringify(call.arguments) }),
+      ]),
+      chat.finish("tool_calls"),
+      chat.done(),
+    ],
+  };
+}

@@ -1,0 +1,204 @@
+// Reads Chat Completions stream chunks into one response (spec §8.3, limits of §8.1).
+import {
+  extractDetails,
+  formatDetails,
+  isTransientDetails,
+  limitFailure,
+  providerFailure,
+  sanitize,
+} from "./errors.ts";
+import type { SseMessage } from "./sse.ts";
+import type { ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
+
+type PartialCall = { index?: number; id?: string; name?: string; arguments: string; argumentBytes: number };
+type Json = Record<string, unknown>;
+
+const INCOMPLETE_REASONS = new Set(["length", "content_filter"]);
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+export class ChatStreamState {
+  /** True once a text delta or tool-call fragment arrived: the attempt can no longer be retried. */
+  streamed = false;
+  /** True after `data: [DONE]`. */
+  finished = false;
+  #finishReasonSeen = false;
+  #text = "";
+  #textBytes = 0;
+  #usage: Usage = {};
+  /** In order of first appearance. */
+  #calls: PartialCall[] = [];
+  #byIndex = new Map<number, PartialCall>();
+  #limits: ProviderLimits;
+  #credential: string;
+  #step: number;
+  #onTextDelta: (text: string) => void | Promise<void>;
+
+  constructor(
+    limits: ProviderLimits,
+    credential: string,
+    onTextDelta: (text: string) => void | Promise<void>,
+    step: number,
+  ) {
+    this.#limits = limits;
+    this.#credential = credential;
+    this.#onTextDelta = onTextDelta;
+    this.#step = step;
+  }
+
+  /** Handles one chunk; returns a promise only while the caller's onTextDelta is pending. */
+  handle(message: SseMessage): void | Promise<void> {
+    const data = message.data;
+    const trimmed = data.trim();
+    if (trimmed === "[DONE]") {
+      this.finished = true;
+      return;
+    }
+    if (trimmed === "") return;
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(data);
+    } catch (error) {
+      if (message.event === "error") {
+        throw providerFailure(
+          `provider stream error: ${sanitize(data, this.#credential)}`,
+          isTransientDetails({ message: data, labels: [] }),
+        );
+      }
+      throw providerFailure(`invalid provider stream JSON: ${sanitize((error as Error).message, this.#credential)}`, false);
+    }
+    if (!isObject(chunk)) return;
+    if (chunk.error !== undefined && chunk.error !== null) {
+      const details = extractDetails(chunk);
+      throw providerFailure(`provider stream error: ${formatDetails(details, this.#credential)}`, isTransientDetails(details));
+    }
+    if (isObject(chunk.usage)) this.#takeUsage(chunk.usage);
+    const choice = pickChoice(chunk.choices);
+    if (!choice) return;
+    const delta = isObject(choice.delta) ? choice.delta : undefined;
+    if (delta && Array.isArray(delta.tool_calls)) {
+      for (const fragment of delta.tool_calls) if (isObject(fragment)) this.#addFragment(fragment);
+    }
+    const reason = nonEmptyString(choice.finish_reason);
+    if (reason !== undefined) {
+      if (INCOMPLETE_REASONS.has(reason)) {
+        throw providerFailure(`provider response incomplete: ${sanitize(reason, this.#credential)}`, false);
+      }
+      this.#finishReasonSeen = true;
+    }
+    // `reasoning_content` / `reasoning` are deliberately not shown.
+    const content = delta?.content;
+    if (typeof content === "string" && content !== "") return this.#appendText(content);
+  }
+
+  /** Applies the end-of-stream rules and assembles the response. */
+  async finish(leftover: string): Promise<ProviderResponse> {
+    if (!this.finished && !this.#finishReasonSeen) {
+      const rest = leftover.trim();
+      if (rest !== "") {
+        let body: unknown;
+        try {
+          body = JSON.parse(rest);
+        } catch {
+          body = undefined;
+        }
+        const details = extractDetails(body);
+        if (details) {
+          throw providerFailure(`provider error: ${formatDetails(details, this.#credential)}`, isTransientDetails(details));
+        }
+        throw providerFailure("provider stream ended with an incomplete SSE event", true);
+      }
+      throw providerFailure("provider stream ended before the response completed", true);
+    }
+    return { text: this.#text, calls: this.#assembleCalls(), usage: this.#usage };
+  }
+
+  #takeUsage(usage: Json): void {
+    if (typeof usage.prompt_tokens === "number") this.#usage.input_tokens = usage.prompt_tokens;
+    if (typeof usage.completion_tokens === "number") this.#usage.output_tokens = usage.completion_tokens;
+  }
+
+  #appendText(delta: string): void | Promise<void> {
+    const bytes = Buffer.byteLength(delta);
+    if (this.#textBytes + bytes > this.#limits.max_assistant_bytes) {
+      throw limitFailure("response_limit", "assistant response exceeded byte limit");
+    }
+    this.#textBytes += bytes;
+    this.#text += delta;
+    this.streamed = true;
+    return this.#onTextDelta(delta);
+  }
+
+  #addFragment(fragment: Json): void {
+    this.streamed = true;
+    const id = nonEmptyString(fragment.id);
+    const call = this.#callFor(fragment.index, id);
+    const fn = isObject(fragment.function) ? fragment.function : undefined;
+    const name = nonEmptyString(fn?.name);
+    if (id !== undefined && call.id === undefined) call.id = id;
+    if (name !== undefined && call.name === undefined) call.name = name;
+    const args = fn?.arguments;
+    if (typeof args === "string") this.#appendArguments(call, args);
+    else if (isObject(args) || Array.isArray(args)) this.#appendArguments(call, JSON.stringify(args));
+  }
+
+  /** The call a fragment belongs to: by `index`, else the latest call unless a different id starts a new one. */
+  #callFor(rawIndex: unknown, id: string | undefined): PartialCall {
+    if (typeof rawIndex === "number" && Number.isInteger(rawIndex)) {
+      const existing = this.#byIndex.get(rawIndex);
+      if (existing) return existing;
+      const call = this.#newCall(rawIndex);
+      this.#byIndex.set(rawIndex, call);
+      return call;
+    }
+    const last = this.#calls.at(-1);
+    if (last && (id === undefined || last.id === undefined || last.id === id)) return last;
+    return this.#newCall(undefined);
+  }
+
+  #newCall(index: number | undefined): PartialCall {
+    if (this.#calls.length >= this.#limits.max_tool_calls) {
+      throw limitFailure("tool_limit", "provider returned too many tool calls");
+    }
+    const call: PartialCall = { index, arguments: "", argumentBytes: 0 };
+    this.#calls.push(call);
+    return call;
+  }
+
+  #appendArguments(call: PartialCall, fragment: string): void {
+    call.argumentBytes += Buffer.byteLength(fragment);
+    if (call.argumentBytes > this.#limits.max_tool_arguments_bytes) {
+      throw limitFailure("tool_limit", "tool arguments exceeded byte limit");
+    }
+    call.arguments += fragment;
+  }
+
+  #assembleCalls(): ToolCallRecord[] {
+    return this.#calls.map((call, position) => {
+      if (!call.name) throw providerFailure("provider returned an incomplete tool call", false);
+      let args: unknown = {};
+      if (call.arguments.trim() !== "") {
+        try {
+          args = JSON.parse(call.arguments);
+        } catch (error) {
+          const detail = sanitize((error as Error).message, this.#credential);
+          throw providerFailure(`provider returned invalid tool arguments: ${detail}`, false);
+        }
+      }
+      return { call_id: call.id ?? `call_${this.#step}_${position + 1}`, name: call.name, arguments: args };
+    });
+  }
+}
+
+/** The choice with `index` 0, else the first. */
+function pickChoice(choices: unknown): Json | undefined {
+  if (!Array.isArray(choices)) return undefined;
+  const objects = choices.filter(isObject);
+  return objects.find((choice) => choice.index === 0) ?? objects[0];
+}
