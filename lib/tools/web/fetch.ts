@@ -7,6 +7,7 @@ import type { Dispatcher } from "undici";
 import { VERSION } from "../../version.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ToolOutcome } from "../types.ts";
+import { discard, headerValue, readCapped } from "./body.ts";
 import { charsetOf, classifyMediaType, completeUtf8Length, mediaType, sniffBody } from "./content_type.ts";
 import type { BodyKind } from "./content_type.ts";
 import { htmlToText } from "./html_to_text.ts";
@@ -153,26 +154,6 @@ async function readResponse(
   return { success: true, output, truncated };
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number) {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let cut = false;
-  try {
-    for await (const chunk of body) {
-      if (size + chunk.length > maxBytes) {
-        chunks.push(chunk.subarray(0, maxBytes - size));
-        size = maxBytes;
-        cut = true;
-        break;
-      }
-      chunks.push(chunk);
-      size += chunk.length;
-    }
-  } finally {
-    if (cut) discard(body);
-  }
-  return { bytes: Buffer.concat(chunks, size), cut };
-}
 
 function decode(bytes: Buffer, charset: string | undefined, cut: boolean): string {
   let decoder: TextDecoder;
@@ -185,15 +166,7 @@ function decode(bytes: Buffer, charset: string | undefined, cut: boolean): strin
   return decoder.decode(usable);
 }
 
-/** Drops a body we will not read; its abort error has nobody to tell. */
-function discard(body: { destroy(): unknown; on?(event: "error", listener: () => void): unknown }): void {
-  body.on?.("error", () => {});
-  body.destroy();
-}
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
 
 function codePointCount(text: string): number {
   let count = 0;
