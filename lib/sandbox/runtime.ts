@@ -311,15 +311,17 @@ export function cellRuntime(host: HostCall): RuntimeApi {
       define("clearTimeout", clearTimeoutFn);
     },
     run(main: unknown): void {
-      // Started from a microtask so that no worker frame sits below the cell's own frames.
-      const completion = promiseThen(resolved(), main as (v: unknown) => unknown, undefined as never);
-      promiseThen(
-        completion,
-        () => call("done"),
-        (error) => {
-          if (error !== EXIT) call("fail", describe(error));
-        },
-      );
+      // Started from a microtask so that no worker frame sits below the cell's frames. The
+      // promise is observed with the captured `then`: adopting it would look `then` up again.
+      promiseThen(resolved(), () => {
+        promiseThen(
+          (main as () => Promise<unknown>)(),
+          () => call("done"),
+          (error) => {
+            if (error !== EXIT) call("fail", describe(error));
+          },
+        );
+      }, undefined as never);
     },
     deliverTool(callId: number, ok: boolean, payload: string | undefined): void {
       const entry = mapGet(pending, callId);
@@ -332,11 +334,14 @@ export function cellRuntime(host: HostCall): RuntimeApi {
       const callback = mapGet(timers, id);
       if (callback === undefined) return;
       mapDelete(timers, id);
-      try {
-        callback();
-      } catch (error) {
-        if (error !== EXIT) call("fail", describe(error));
-      }
+      // From a microtask, like `run`, so that the callback's stack shows no worker frames.
+      promiseThen(resolved(), () => {
+        try {
+          callback();
+        } catch (error) {
+          if (error !== EXIT) call("fail", describe(error));
+        }
+      }, undefined as never);
     },
     storeWrites(): string {
       return objectKeys(written).length === 0 ? "{}" : (stringify(written) as string);
