@@ -91,7 +91,9 @@ export async function runProcessGroup(options: ProcessOptions): Promise<ProcessR
     }),
     new Promise<{ type: "cancel" }>((resolve) => {
       onAbort = () => resolve({ type: "cancel" });
-      options.signal.addEventListener("abort", onAbort, { once: true });
+      // The signal may have fired while we awaited the spawn: its event will not come again.
+      if (options.signal.aborted) onAbort();
+      else options.signal.addEventListener("abort", onAbort, { once: true });
     }),
   ]);
   clearTimeout(timer);

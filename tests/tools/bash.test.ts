@@ -174,6 +174,16 @@ describe("bash", () => {
     expect(Date.now() - begin).toBeLessThan(1500);
   });
 
+  it("honours a cancel that arrives while the process is being spawned", async () => {
+    const controller = new AbortController();
+    const call = prepare(tool, { command: "sleep 30", timeout_seconds: 5 }, box.workspace);
+    const begin = Date.now();
+    const pending = run(call, box.workspace, { signal: controller.signal });
+    controller.abort(); // before the spawn event has been delivered
+    expect(await pending).toMatchObject({ success: false, error: "cancelled" });
+    expect(Date.now() - begin).toBeLessThan(3000);
+  });
+
   it("escalates to SIGKILL when SIGTERM is ignored", async () => {
     const quick = createBashTool({ ...base, timings: { killGraceMs: 300, drainMs: 250 } });
     const controller = new AbortController();
@@ -181,7 +191,8 @@ describe("bash", () => {
     const command = `trap '' TERM; sleep 30 & echo $! > pids; echo $$ >> pids; wait`;
     const call = prepare(quick, { command }, box.workspace);
     const pending = run(call, box.workspace, { signal: controller.signal });
-    expect(await eventually(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim().split("\n").length === 2)).toBe(true);
+    const ready = () => existsSync(pidFile) && readFileSync(pidFile, "utf8").trim().split("\n").length === 2;
+    expect(await eventually(ready, 5000)).toBe(true);
     const pids = readFileSync(pidFile, "utf8").trim().split("\n").map(Number);
     started.push(...pids);
     const begin = Date.now();
