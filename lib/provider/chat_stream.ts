@@ -179,8 +179,11 @@ export class ChatStreamState {
     call.arguments += fragment;
   }
 
+  /** In `index` order when every call has one (as servers number them), else in order of appearance. */
   #assembleCalls(): ToolCallRecord[] {
-    return this.#calls.map((call, position) => {
+    const indexed = this.#calls.every((call) => call.index !== undefined);
+    const calls = indexed ? [...this.#calls].sort((a, b) => a.index! - b.index!) : this.#calls;
+    return calls.map((call, position) => {
       if (!call.name) throw providerFailure("provider returned an incomplete tool call", false);
       let args: unknown = {};
       if (call.arguments.trim() !== "") {

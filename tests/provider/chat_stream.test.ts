@@ -102,13 +102,13 @@ describe("Chat Completions stream: tool calls", () => {
     expect(response.calls).toEqual([{ call_id: "call_abc", name: "read", arguments: { path: "README.md" } }]);
   });
 
-  it("accumulates several calls interleaved by index, in order of appearance", async () => {
+  it("accumulates several calls interleaved by index, in index order", async () => {
     const { client } = await setup([
       {
         events: [
           chat.text("Checking both."),
-          chat.toolCalls({ index: 0, id: "c0", name: "read", arguments: "" }),
           chat.toolCalls({ index: 1, id: "c1", name: "bash", arguments: '{"comm' }),
+          chat.toolCalls({ index: 0, id: "c0", name: "read", arguments: "" }),
           chat.toolCalls({ index: 0, arguments: '{"path":' }),
           chat.toolCalls({ index: 1, arguments: 'and":"ls -la"' }, { index: 0, arguments: '"a.txt"}' }),
           chat.toolCalls({ index: 1, arguments: "}" }),
