@@ -104,6 +104,25 @@ describe("web_fetch against a local server", () => {
     expect(server.connections).toBe(0);
   });
 
+  it.each([
+    ["http://[::1]:8080/", "::1"],
+    ["http://[::ffff:7f00:1]/", "::ffff:7f00:1"],
+    ["http://2130706433/", "127.0.0.1"],
+    ["http://0x7f.1/", "127.0.0.1"],
+    ["http://[64:ff9b::a9fe:a9fe]/", "64:ff9b::a9fe:a9fe"],
+    ["https://169.254.169.254./latest", "169.254.169.254"],
+  ])("refuses the literal in %s before any connection", async (url, ip) => {
+    const config = webConfig();
+    let resolved = false;
+    const spy: Resolver = async () => {
+      resolved = true;
+      return [];
+    };
+    const outcome = await callTool(tool(config, { resolver: spy }), { url }, config);
+    expect(outcome.output).toBe(`fetch ${url}: ${ip} is a loopback, private, or otherwise non-public address`);
+    expect(resolved).toBe(false);
+  });
+
   it("refuses localhost through the system resolver (an allowlisted https host included)", async () => {
     const config = webConfig({ auto_approve_domains: ["localhost"] });
     const fetchTool = tool(config);
