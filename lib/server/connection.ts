@@ -4,8 +4,8 @@ import type { NdjsonItem } from "../codec/index.ts";
 import { VERSION } from "../version.ts";
 import type { Logger } from "./log.ts";
 import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "./protocol.ts";
-import { Session, type Rejection } from "./session.ts";
-import { prepareSession, type ServerOptions } from "./session_start.ts";
+import type { Rejection, Session } from "./session.ts";
+import type { ServerOptions } from "./session_start.ts";
 import type { EventWriter } from "./writer.ts";
 
 export const DEFAULT_CLIENT_FRAME_BYTES = 1_048_576;
@@ -118,6 +118,8 @@ export class Connection {
   async #start(message: Extract<ClientMessage, { type: "session.start" }>): Promise<Flow> {
     const id = message.request_id;
     if (this.#session) return this.#reject(id, "invalid_request", MESSAGES.alreadyHasSession);
+    // The session's modules (config, provider, tools, agent) load on first use, keeping the idle server small.
+    const [{ Session }, { prepareSession }] = await Promise.all([import("./session.ts"), import("./session_start.ts")]);
     let parts;
     try {
       parts = await prepareSession(message, this.#options);

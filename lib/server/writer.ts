@@ -32,6 +32,9 @@ export class EventWriter {
   #bytes = 0;
   #seq = 0;
   #waiters: Waiter[] = [];
+  #batch: string[] = [];
+  #batchBytes = 0;
+  #flushScheduled = false;
   #failure: Error | undefined;
   #onFailure: (error: Error) => void;
   #controlTimeoutMs: number;
@@ -127,17 +130,35 @@ export class EventWriter {
     return this.#frames < WRITER_MAX_FRAMES && this.#bytes + size <= this.#maxBytes;
   }
 
+  // Lines written in the same turn of the event loop go out as one write (one syscall for a burst of deltas);
+  // each still counts as a frame until its batch is flushed.
   #push(line: string): void {
     const size = Buffer.byteLength(line);
     this.#frames += 1;
     this.#bytes += size;
-    this.#stream.write(line, (error?: Error | null) => {
-      this.#frames -= 1;
-      this.#bytes -= size;
+    this.#batch.push(line);
+    this.#batchBytes += size;
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(this.#flush);
+    }
+  }
+
+  #flush = (): void => {
+    this.#flushScheduled = false;
+    const lines = this.#batch;
+    const frames = lines.length;
+    const bytes = this.#batchBytes;
+    this.#batch = [];
+    this.#batchBytes = 0;
+    if (frames === 0) return;
+    this.#stream.write(frames === 1 ? lines[0]! : lines.join(""), (error?: Error | null) => {
+      this.#frames -= frames;
+      this.#bytes -= bytes;
       if (error) this.#fail(new WriterFailedError(`write protocol output: ${error.message}`));
       this.#wake();
     });
-  }
+  };
 
   #wake(): void {
     const waiters = this.#waiters;

@@ -25,6 +25,8 @@ class HeldSink extends Writable {
 }
 
 const scope = { request_id: "r", session_id: "S", turn_id: "T" };
+const flushed = () => new Promise((resolve) => setImmediate(resolve));
+const linesOf = (sink: HeldSink) => sink.chunks.join("").split("\n").filter(Boolean).map((line) => JSON.parse(line));
 const never = new AbortController().signal;
 
 describe("EventWriter", () => {
@@ -37,9 +39,13 @@ describe("EventWriter", () => {
     await writer.turn(events.turnStarted(scope), never);
     await writer.control(events.error("x", "invalid_request", "m"));
     await writer.turn(events.assistantDelta(scope, "hi"), never);
-    const parsed = sink.chunks.join("").trimEnd().split("\n").map((line) => JSON.parse(line));
+    await flushed();
+    const parsed = linesOf(sink);
     expect(parsed.map((event) => event.seq)).toEqual([undefined, 1, 2, undefined, 3]);
-    expect(sink.chunks.every((chunk) => chunk.endsWith("\n") && !chunk.slice(0, -1).includes("\n"))).toBe(true);
+    // One burst, one write, every frame newline-terminated.
+    expect(sink.chunks).toHaveLength(1);
+    expect(sink.chunks[0]!.endsWith("\n")).toBe(true);
+    expect(sink.chunks[0]!.split("\n")).toHaveLength(6);
   });
 
   it("refuses a turn event over the frame limit without using a seq", async () => {
@@ -50,8 +56,8 @@ describe("EventWriter", () => {
     // Escaping counts: 40 quotes become 80 bytes of JSON.
     await expect(writer.turn(events.assistantDelta(scope, '"'.repeat(70)), never)).rejects.toThrow("server event exceeds configured frame limit");
     await writer.turn(events.assistantDelta(scope, "ok"), never);
-    expect(JSON.parse(sink.chunks[0]!).seq).toBe(1);
-    expect(sink.chunks).toHaveLength(1);
+    await flushed();
+    expect(linesOf(sink).map((event) => event.seq)).toEqual([1]);
   });
 
   it("makes turn events wait for room and lets cancellation interrupt the wait", async () => {
@@ -70,7 +76,8 @@ describe("EventWriter", () => {
     const resumed = writer.turn(events.assistantDelta(scope, "after"), never);
     sink.release();
     await resumed;
-    const last = JSON.parse(sink.chunks.at(-1)!);
+    await flushed();
+    const last = linesOf(sink).at(-1);
     expect(last).toMatchObject({ content: "after", seq: WRITER_MAX_FRAMES + 1 });
     expect(await writer.drain(1000)).toBe(true);
   });
