@@ -209,7 +209,9 @@ describe("bash", () => {
     const progress: string[] = [];
     const paced = createBashTool({ ...base, progressIntervalMs: 50 });
     await bash({ command: "echo one; sleep 0.2; printf 'two\\n\\n'; sleep 0.2; echo three" }, paced, { progress });
-    expect(progress).toEqual(["one", "two", "three"]);
+    // Lines that arrive in one chunk (a starved machine) collapse to the latest; order is kept.
+    expect(progress.at(-1)).toBe("three");
+    expect(["one", "two", "three"].filter((line) => progress.includes(line))).toEqual(progress);
     const throttled: string[] = [];
     const slow = createBashTool({ ...base, progressIntervalMs: 10_000 });
     await bash({ command: "for i in $(seq 1 20); do echo line$i; sleep 0.01; done" }, slow, { progress: throttled });
