@@ -32,6 +32,8 @@ interface Observer {
   deliver(observation: Observation): void;
   /** Frees the slot without resolving. */
   cancel(): void;
+  /** Starts the yield timer (if not yet started). */
+  arm(ms: number): void;
 }
 
 type CellStatus = "running" | "finishing" | "completed" | "terminating" | "closed";
@@ -51,6 +53,7 @@ class Cell implements SandboxCell, CellListener {
   readonly #session: Session;
   readonly #tools: ToolDefinition[];
   readonly #callbacks: CellCallbacks;
+  readonly #yieldMs: number;
   #resolveClosed!: () => void;
 
   constructor(session: Session, id: string, options: StartCellOptions) {
@@ -59,14 +62,19 @@ class Cell implements SandboxCell, CellListener {
     this.#tools = options.tools;
     this.#callbacks = options.callbacks;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+    this.#yieldMs = effectiveYieldMs(options.yieldTimeMs, session.limits.maxYieldTimeMs);
+    // The execute's timer starts once the worker starts the cell (a booting worker may take a while).
     this.initial = new Promise((resolve) => {
-      this.observer = timedObserver(this, effectiveYieldMs(options.yieldTimeMs, session.limits.maxYieldTimeMs), resolve);
+      this.observer = timedObserver(this, this.#yieldMs === 0 ? 0 : null, resolve);
     });
   }
 
   onMessage(message: FromWorker): void {
     if (this.status !== "running") return;
     switch (message.t) {
+      case "started":
+        if (this.#yieldMs !== 0) this.observer?.arm(this.#yieldMs);
+        break;
       case "text":
         this.items.push({ type: "input_text", text: message.v });
         break;
@@ -212,9 +220,10 @@ class Cell implements SandboxCell, CellListener {
   }
 }
 
-/** An observer that yields on its own when `ms` elapse (0: at once). */
-function timedObserver(cell: Cell, ms: number, resolve: (observation: Observation) => void): Observer {
+/** An observer that yields on its own `ms` after it is armed (0: at once; null: armed later). */
+function timedObserver(cell: Cell, ms: number | null, resolve: (observation: Observation) => void): Observer {
   let timer: ReturnType<typeof setTimeout> | null = null;
+  let armed = false;
   const observer: Observer = {
     deliver(observation) {
       observer.cancel();
@@ -225,12 +234,14 @@ function timedObserver(cell: Cell, ms: number, resolve: (observation: Observatio
       timer = null;
       if (cell.observer === observer) cell.observer = null;
     },
+    arm(delay) {
+      if (armed) return;
+      armed = true;
+      if (delay === 0) queueMicrotask(() => cell.observer === observer && cell.yieldNow());
+      else timer = setTimeout(() => cell.observer === observer && cell.yieldNow(), Math.min(delay, MAX_TIMER_MS));
+    },
   };
-  if (ms === 0) {
-    queueMicrotask(() => cell.observer === observer && cell.yieldNow());
-  } else {
-    timer = setTimeout(() => cell.observer === observer && cell.yieldNow(), Math.min(ms, MAX_TIMER_MS));
-  }
+  if (ms !== null) observer.arm(ms);
   return observer;
 }
 

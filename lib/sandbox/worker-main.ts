@@ -13,6 +13,7 @@ export type ToWorker =
 /** worker → main */
 export type FromWorker =
   | { t: "idle" }
+  | { t: "started"; cell: number }
   | { t: "text"; cell: number; v: string }
   | { t: "image"; cell: number; v: string; d: string }
   | { t: "audio"; cell: number; v: string }
@@ -163,6 +164,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
     const rec: Rec = { id: message.cell, env, done: false, timers: new Map(), calls: 0, out: 0 };
     env.rec = rec;
     current = rec;
+    post({ t: "started", cell: message.cell });
     try {
       env.api.setup(message.tools, message.store);
     } catch {

@@ -52,8 +52,13 @@ export interface RunOptions {
 
 export function useSandbox(options: SandboxOptions = {}) {
   let sandbox: Sandbox;
-  beforeAll(() => {
+  beforeAll(async () => {
     sandbox = createSandbox({ warmWorkers: 2, ...options });
+    // Wait for the warm workers, so that timing-sensitive tests do not measure a boot.
+    const session = sandbox.openSession();
+    const cells = [0, 1].map(() => session.startCell({ source: "", tools: [], yieldTimeMs: null, callbacks: recorder().callbacks }));
+    await Promise.all(cells.map((cell) => cell.initial));
+    await session.close();
   });
   afterAll(async () => {
     await sandbox.shutdown();
