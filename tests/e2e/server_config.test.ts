@@ -1,5 +1,6 @@
 // Spec §11 item 17: configuration errors surface as session.start `error` replies with the exact messages,
 // before any network I/O; the client may retry.
+import { symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createConfigSandbox, fakeProfileToml, type ConfigSandbox } from "../support/config_files.ts";
@@ -94,6 +95,53 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
     client.turn("hi");
     expect(await client.next(["turn.completed", "turn.failed"])).toMatchObject({ type: "turn.completed" });
     expect(provider.requests[0]!.body.model).toBe("message-model");
+    await client.finish();
+  });
+
+  it("builds the system prompt from agent.system_prompt, the workspace and AGENTS.md", async () => {
+    await writeFile(path.join(sandbox.workspace, "AGENTS.md"), "Use tabs.\nRun npm test.");
+    await sandbox.writeUserConfig('[agent]\nsystem_prompt = "Be brief."\n\n[tools]\nmax_read_bytes = 9\n');
+    const client = spawnServer({ args: ["--stdio", "--base-url", provider.url], env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.start({ cwd: sandbox.workspace, no_tools: true });
+    client.turn("hi");
+    await client.next(["turn.completed", "turn.failed"]);
+    await client.finish();
+    expect(provider.requests[0]!.body.instructions).toBe(
+      `Be brief.\nCurrent working directory: ${sandbox.workspace}\n\n# Project instructions\nUse tabs.\n[AGENTS.md truncated by configured read limit]\n`,
+    );
+  });
+
+  it("ignores an AGENTS.md that links outside the workspace", async () => {
+    const outside = path.join(sandbox.root, "outside.md");
+    await writeFile(outside, "secret instructions");
+    await symlink(outside, path.join(sandbox.workspace, "AGENTS.md"));
+    const client = spawnServer({ args: ["--stdio", "--base-url", provider.url], env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.start({ cwd: sandbox.workspace, no_tools: true });
+    client.turn("hi");
+    await client.next(["turn.completed", "turn.failed"]);
+    await client.finish();
+    expect(provider.requests[0]!.body.instructions).toBe(
+      `You are SCV, a concise and careful coding agent. Use tools to inspect, change, and verify the workspace.\nCurrent working directory: ${sandbox.workspace}\n`,
+    );
+  });
+
+  it("applies the session's client frame limit after session.start", async () => {
+    await sandbox.writeUserConfig("[protocol]\nmax_client_frame_bytes = 4096\n");
+    const client = spawnServer({ args: ["--stdio", "--base-url", provider.url], env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.initialize();
+    client.send({ type: "daemon.control", request_id: "big-before", command: { pad: "x".repeat(5000) } });
+    expect(await client.next()).toMatchObject({ request_id: "big-before", code: "unsupported" });
+    client.send({ type: "session.start", request_id: "s", cwd: sandbox.workspace, no_tools: true });
+    await client.next("queue.snapshot");
+    client.send({ type: "daemon.control", request_id: "big-after", command: { pad: "x".repeat(5000) } });
+    expect(await client.next()).toEqual({
+      type: "error",
+      code: "invalid_request",
+      message: "client frame exceeds configured limit",
+      fatal: false,
+    });
+    client.send({ type: "daemon.control", request_id: "small", command: {} });
+    expect(await client.next()).toMatchObject({ request_id: "small", code: "unsupported" });
     await client.finish();
   });
 });
