@@ -226,3 +226,17 @@ describe("Brave backend", () => {
     expect(other.requests[0]!.headers["x-subscription-token"]).toBeUndefined();
   });
 });
+
+describe("createWebTools", () => {
+  it("registers web_fetch when web is enabled, and web_search only for a usable backend", async () => {
+    const { createWebTools } = await import("../../../lib/tools/web/index.ts");
+    const names = (config: ResolvedConfig, env: Record<string, string> = {}) =>
+      createWebTools(config, { search: { env, warn: () => {} } }).map((tool) => tool.name);
+    expect(names(webConfig())).toEqual(["web_fetch"]);
+    expect(names(webConfig({ search: "provider" }))).toEqual(["web_fetch"]);
+    expect(names(webConfig({ search: "searxng", searxng_url: "http://127.0.0.1:1" }))).toEqual(["web_fetch", "web_search"]);
+    expect(names(webConfig({ search: "brave" }))).toEqual(["web_fetch"]);
+    expect(names(webConfig({ search: "brave" }), { BRAVE_SEARCH_API_KEY: "k" })).toEqual(["web_fetch", "web_search"]);
+    expect(names(webConfig({ enabled: false, search: "searxng", searxng_url: "http://127.0.0.1:1" }))).toEqual([]);
+  });
+});
