@@ -70,7 +70,6 @@ export class SandboxWorker {
 
   /** Stops the thread (interrupting any running code); resolves once it is gone. */
   terminate(): Promise<void> {
-    if (process.env.SCV_DEBUG_POOL) console.error("terminate", this.#state, new Error().stack?.split("\n")[2]);
     if (this.#terminated === null) {
       const wasDead = this.#state === "dead";
       this.#state = "dead";
@@ -106,7 +105,6 @@ export class SandboxWorker {
   }
 
   #died(exit: WorkerExit): void {
-    if (process.env.SCV_DEBUG_POOL) console.error("died", this.#state, JSON.stringify(exit));
     if (this.#state === "dead") return;
     const listener = this.#listener;
     this.#state = "dead";
@@ -175,7 +173,6 @@ export class WorkerPool {
   }
 
   #spawn(heapMb: number): SandboxWorker {
-    if (process.env.SCV_DEBUG_POOL) console.error("spawn", heapMb, new Error().stack?.split("\n")[2]);
     const worker = new SandboxWorker(this, heapMb, {
       runtimeSource: RUNTIME_SOURCE,
       maxOutputChars: this.options.maxOutputChars,

@@ -335,6 +335,13 @@ export class Session implements SandboxSession {
   }
 }
 
+/** Tests only: kills the worker running a cell as if it had crashed. */
+export function crashCellWorker(session: SandboxSession, cellId: string): boolean {
+  const worker = session instanceof Session ? session.cells.get(cellId)?.worker : undefined;
+  worker?.post({ t: "crash" });
+  return worker !== undefined && worker !== null;
+}
+
 function missing(cellId: string): ObserveOutcome {
   return { kind: "missing", errorText: `exec cell ${cellId} not found` };
 }

@@ -8,7 +8,9 @@
 /** main → worker */
 export type ToWorker =
   | { t: "start"; cell: number; source: string; firstImport: string | null; tools: string; store: string }
-  | { t: "tool"; cell: number; call: number; ok: boolean; v: string | undefined };
+  | { t: "tool"; cell: number; call: number; ok: boolean; v: string | undefined }
+  /** Tests only: makes the worker die abnormally. */
+  | { t: "crash" };
 
 /** worker → main */
 export type FromWorker =
@@ -194,6 +196,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   };
 
   port.on("message", (message: ToWorker) => {
+    if (message.t === "crash") throw new Error("worker crash requested");
     if (message.t === "start") {
       start(message);
     } else if (message.t === "tool") {

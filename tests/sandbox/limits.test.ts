@@ -1,0 +1,130 @@
+// Limits that hold (issue point 4): runaway cells end as specified, within bounds, and the
+// process and other cells keep working.
+import { describe, expect, it } from "vitest";
+import { crashCellWorker } from "../../lib/sandbox/session.ts";
+import type { SandboxSession } from "../../lib/sandbox/index.ts";
+import { sleep, useSandbox } from "./helpers.ts";
+
+const MAX_OUTPUT_CHARS = 1_000_000;
+const box = useSandbox({ maxOutputChars: MAX_OUTPUT_CHARS, defaultHeapMb: 64 });
+
+async function stillWorks(session: SandboxSession): Promise<void> {
+  const started = performance.now();
+  const observation = await box.start(session, "text(await Promise.resolve('alive'))").initial;
+  expect(observation).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "alive" }], errorText: null });
+  expect(performance.now() - started).toBeLessThan(1_000);
+}
+
+async function terminateRunaway(source: string): Promise<void> {
+  const session = box.session();
+  const neighbour = box.start(session, "await new Promise((r) => setTimeout(r, 200)); text('neighbour')", { yieldTimeMs: 5_000 });
+  const cell = box.start(session, source, { yieldTimeMs: 100 });
+  expect(await cell.initial).toMatchObject({ kind: "yielded", cellId: "2" });
+  const started = performance.now();
+  const outcome = await session.terminate("2");
+  expect(performance.now() - started).toBeLessThan(100);
+  expect(outcome).toMatchObject({ kind: "observation", observation: { kind: "terminated", cellId: "2" } });
+  await cell.closed;
+  expect(await neighbour.initial).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "neighbour" }] });
+  await stillWorks(session);
+  await session.close();
+}
+
+describe("runaway cells", () => {
+  it("a busy loop yields on time and is terminated within 100 ms", async () => {
+    await terminateRunaway("text('spinning'); while (true) {}");
+  });
+
+  it("an infinite microtask chain is terminated within 100 ms", async () => {
+    await terminateRunaway("await (async function spin() { for (;;) await null })()");
+  });
+
+  it("a cell that never settles yields and is terminated", async () => {
+    await terminateRunaway("await new Promise(() => {})");
+  });
+
+  it("a worker still busy after its cell finished is replaced; later cells run", async () => {
+    const session = box.session();
+    expect(await box.start(session, "text('a'); try { exit() } catch { while (true) {} }").initial).toMatchObject({
+      kind: "result",
+      items: [{ type: "input_text", text: "a" }],
+      errorText: null,
+    });
+    expect(await box.start(session, "const f = () => Promise.resolve().then(f); f(); text('b')").initial).toMatchObject({
+      kind: "result",
+      items: [{ type: "input_text", text: "b" }],
+    });
+    for (let i = 0; i < 3; i++) await stillWorks(session);
+    await session.close();
+  });
+});
+
+describe("memory", () => {
+  it("a cell over maxHeapSizeBytes fails with the heap-limit text and commits nothing", async () => {
+    const session = box.session({ maxHeapSizeBytes: 16 * 1024 * 1024 });
+    await box.start(session, "store('before', 1)").initial;
+    const bomb = box.start(session, "store('bomb', 1); text('allocating'); const a = []; for (let i = 0; i < 3e6; i++) a.push({ i }); text(a.length)", {
+      yieldTimeMs: 20_000,
+    });
+    expect(await bomb.initial).toEqual({
+      kind: "result",
+      cellId: "2",
+      items: [{ type: "input_text", text: "allocating" }],
+      errorText: "exec cell heap limit exceeded (maxHeapSizeBytes: 16777216)",
+      bufferedForNs: 0,
+    });
+    await bomb.closed;
+    const after = await box.start(session, "text([load('before'), load('bomb')].map(String).join())").initial;
+    expect(after).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "1,undefined" }] });
+    await session.close();
+  });
+
+  it("a memory bomb in a session without a limit hits the default heap limit", async () => {
+    const session = box.session();
+    const bomb = await box.start(session, "const a = []; while (true) a.push(new Array(1e5).fill(1.5))", { yieldTimeMs: 20_000 }).initial;
+    expect(bomb).toMatchObject({ kind: "result", errorText: `exec cell heap limit exceeded (maxHeapSizeBytes: ${64 * 1024 * 1024})` });
+    await stillWorks(session);
+    await session.close();
+  });
+});
+
+describe("output and timers", () => {
+  it("a huge text() output ends the cell with an error", async () => {
+    const session = box.session();
+    const observation = await box.start(session, "for (;;) text('x'.repeat(100_000))").initial;
+    expect(observation).toMatchObject({ kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` });
+    expect(observation.items.length).toBe(MAX_OUTPUT_CHARS / 100_000);
+    await stillWorks(session);
+    await session.close();
+  });
+
+  it("10,000 pending timers neither delay completion nor leak into the next cell", async () => {
+    const session = box.session();
+    const started = performance.now();
+    const observation = await box.start(session, "for (let i = 0; i < 10_000; i++) setTimeout(() => text('late'), 50); text('done')").initial;
+    expect(observation).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "done" }] });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    await sleep(80);
+    const fired = await box.start(session, "let n = 0; for (let i = 0; i < 10_000; i++) setTimeout(() => n++, 1); await new Promise((r) => setTimeout(r, 50)); text(n)").initial;
+    expect(fired).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "10000" }] });
+    await stillWorks(session);
+    await session.close();
+  });
+
+  it("a worker that dies abnormally ends its cell with the spec's text", async () => {
+    const session = box.session();
+    const cell = box.start(session, "store('k', 1); text('before'); await new Promise(() => {})", { yieldTimeMs: 5_000 });
+    await sleep(50);
+    expect(crashCellWorker(session, "1")).toBe(true);
+    expect(await cell.initial).toEqual({
+      kind: "result",
+      cellId: "1",
+      items: [{ type: "input_text", text: "before" }],
+      errorText: "exec runtime ended unexpectedly",
+      bufferedForNs: 0,
+    });
+    const after = await box.start(session, "text(String(load('k')))").initial;
+    expect(after).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "undefined" }] });
+    await session.close();
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { cleanErrorText } from "../../lib/sandbox/error-text.ts";
+import { moduleSource } from "../../lib/sandbox/module-source.ts";
+
+describe("moduleSource", () => {
+  it("finds the first static import in every form and blanks it", () => {
+    expect(moduleSource("import fs from 'fs'; text(1)")).toEqual({ code: " ".repeat(20) + " text(1)", firstImport: "fs" });
+    expect(moduleSource("import 'side-effect'\nimport {a as b} from \"y\"").firstImport).toBe("side-effect");
+    expect(moduleSource("import * as ns from 'ns'").firstImport).toBe("ns");
+    expect(moduleSource("import data from './d.json' with { type: 'json' };\ntext(1)")).toEqual({
+      code: " ".repeat(50) + "\ntext(1)",
+      firstImport: "./d.json",
+    });
+    expect(moduleSource("export * from 'm'").firstImport).toBe("m");
+    expect(moduleSource("export { a as b } from 'n';").firstImport).toBe("n");
+  });
+
+  it("strips export syntax and keeps positions", () => {
+    const source = "export const a = 1;\nexport default a + 1;\nexport { a };\nexport function f() {}\nexport default class K {}";
+    const { code, firstImport } = moduleSource(source);
+    expect(firstImport).toBeNull();
+    expect(code.split("\n").map((line) => line.length)).toEqual(source.split("\n").map((line) => line.length));
+    expect(code).toBe("       const a = 1;\nvoid           a + 1;\n             \n       function f() {}\n               class K {}");
+  });
+
+  it("ignores import and export inside strings, templates, comments, regexes, members and blocks", () => {
+    const sources = [
+      "const s = \"import x from 'q'\"; const t = `import ${'a' + `import 'q'`} b`;",
+      "// import 'z'\n/* export default 1 */ const re = /import 'x'/g; const d = 4 / 2 / 1;",
+      "x.import('a'); await import('fs'); obj?.export;",
+      "if (a) { import x from 'q' }",
+      "const o = { import: 1, export: 2 }",
+    ];
+    for (const source of sources) expect(moduleSource(source), source).toEqual({ code: source, firstImport: null });
+  });
+});
+
+describe("cleanErrorText", () => {
+  it("keeps the message and cell frames only", () => {
+    expect(
+      cleanErrorText("Error: boom\n    at exec_main.mjs:1:23\n    at scv-runtime.js:300:9\n    at process.processTicksAndRejections (node:internal/x:1:1)"),
+    ).toBe("Error: boom\n    at exec_main.mjs:1:23");
+    expect(cleanErrorText("multi\nline message\n    at f (exec_main.mjs:2:3)")).toBe("multi\nline message\n    at f (exec_main.mjs:2:3)");
+    expect(cleanErrorText("bare")).toBe("bare");
+  });
+});
