@@ -20,6 +20,7 @@ export type Skill = {
 
 export type DiscoverOptions = { warn?: (text: string) => void };
 
+const DESCRIPTION_SCAN_BYTES = 65_536;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export async function discoverSkills(config: ResolvedConfig, workspace: string, options: DiscoverOptions = {}): Promise<Skill[]> {
@@ -75,7 +76,8 @@ async function skillsIn(root: string, maxBytes: number, warn: (text: string) => 
       warn(`warning: skill ${name} is ignored: skill path escaped its configured root`);
       continue;
     }
-    const head = await readHead(checked, maxBytes).catch(() => undefined);
+    // The description comes from the front matter or the first lines; the rest is not needed.
+    const head = await readHead(checked, Math.min(maxBytes, DESCRIPTION_SCAN_BYTES)).catch(() => undefined);
     if (head === undefined) continue;
     skills.push({ name, description: describe(head), root, path });
   }
