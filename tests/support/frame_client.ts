@@ -148,6 +148,16 @@ export function startFramedProcess(
   };
 }
 
+/** Resolves once the host's stderr contains `text` (stderr arrives asynchronously). */
+export async function stderrContains(host: HostProcess, text: string, timeoutMs = 5_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!host.stderr().includes(text)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
 /** Kills every host still running (for afterEach/afterAll). */
 export function killAllHosts(): void {
   for (const child of live) child.kill("SIGKILL");
