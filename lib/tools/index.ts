@@ -4,23 +4,31 @@ import type { ResolvedConfig } from "../config/types.ts";
 import type { FunctionToolSchema } from "../provider/types.ts";
 import { createBashTool } from "./bash.ts";
 import { createReadTool } from "./read.ts";
+import { createReadSkillTool, type Skill } from "./skills/index.ts";
 import type { Tool, ToolRegistry } from "./types.ts";
+import { createWebTools } from "./web/index.ts";
 import { createWriteTool } from "./write.ts";
 
 export type { PreparedCall, Risk, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolRegistry } from "./types.ts";
 export { killAllProcessGroups } from "./process_group.ts";
 
-export type RegistryOptions = { noTools: boolean };
+export type RegistryOptions = {
+  noTools: boolean;
+  /** Discovered beforehand (discovery is asynchronous); `read_skill` serves them. */
+  skills?: Skill[];
+};
 
 /**
- * The session's tools. `workspace` is the canonical workspace; it is kept for the tools that
- * will need it at build time (skills discovery, issue 6).
- * Still to come with issue 6: `exec` (tools.code_mode), `read_skill`, `web_fetch` (web.enabled),
- * `web_search` (web.search searxng/brave).
+ * The session's tools (spec §9): none for tool-free sessions; otherwise bash, read, read_skill,
+ * write, web_fetch when `web.enabled`, and web_search for a usable searxng or brave backend.
  */
 export function buildToolRegistry(config: ResolvedConfig, _workspace: string, options: RegistryOptions): ToolRegistry {
-  const tools: Tool[] = options.noTools ? [] : createFileAndShellTools(config);
-  return createRegistry(tools);
+  if (options.noTools) return createRegistry([]);
+  return createRegistry([
+    ...createFileAndShellTools(config),
+    createReadSkillTool(options.skills ?? [], config),
+    ...createWebTools(config),
+  ]);
 }
 
 function createFileAndShellTools(config: ResolvedConfig): Tool[] {

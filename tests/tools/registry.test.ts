@@ -5,12 +5,22 @@ import type { Tool } from "../../lib/tools/types.ts";
 import { testConfig } from "./helpers.ts";
 
 describe("buildToolRegistry", () => {
-  it("registers bash, read and write sorted by name", () => {
+  it("registers the spec §9 tools sorted by name", () => {
     const registry = buildToolRegistry(testConfig(), "/tmp", { noTools: false });
-    expect(registry.list().map((tool) => tool.name)).toEqual(["bash", "read", "write"]);
-    expect(registry.schemas().map((schema) => schema.name)).toEqual(["bash", "read", "write"]);
+    const names = ["bash", "read", "read_skill", "web_fetch", "write"];
+    expect(registry.list().map((tool) => tool.name)).toEqual(names);
+    expect(registry.schemas().map((schema) => schema.name)).toEqual(names);
     expect(registry.get("read")?.description).toBe("Read a bounded UTF-8 file inside the workspace");
     expect(registry.get("exec_missing")).toBeUndefined();
+  });
+
+  it("adds web_search for a searxng backend and drops the web tools when web is disabled", () => {
+    const config = testConfig();
+    const searxng = { ...config, web: { ...config.web, search: "searxng" as const, searxng_url: "http://127.0.0.1:9/" } };
+    expect(buildToolRegistry(searxng, "/tmp", { noTools: false }).get("web_search")).toBeDefined();
+    const offline = { ...config, web: { ...config.web, enabled: false } };
+    const names = buildToolRegistry(offline, "/tmp", { noTools: false }).list().map((tool) => tool.name);
+    expect(names).toEqual(["bash", "read", "read_skill", "write"]);
   });
 
   it("registers nothing for no_tools", () => {
