@@ -119,10 +119,13 @@ export function startFramedProcess(
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (chunk: string) => (stderr += chunk));
   child.stdin.on("error", () => undefined);
+  const stderrClosed = new Promise<void>((resolve) => child.stderr.once("close", () => resolve()));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>((resolve) => {
     child.once("exit", (code, signal) => {
       live.delete(child);
-      resolve({ code, signal, ms: Date.now() - started });
+      const ms = Date.now() - started;
+      // All of stderr is read before the exit is reported.
+      void stderrClosed.then(() => resolve({ code, signal, ms }));
     });
   });
   if (readStdout && !args.some((arg) => arg.startsWith("ws://"))) {
