@@ -36,6 +36,7 @@ export async function runServer(options: ServerCliOptions): Promise<number> {
       configPath: options.configPath,
       env: process.env,
       cwd: process.cwd(),
+      warn: log.warn,
     },
     log,
   );

@@ -1,5 +1,5 @@
 // `session.start` steps 1–5 (spec §6.2): canonical workspace, instance home, configuration, credential, then the
-// system prompt, tools and provider client. No network I/O. Any failure throws StartError with the wire message.
+// system prompt (with the skills listing), tools and provider client. No network I/O. Any failure throws StartError with the wire message.
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ensureHome, loadConfig, resolveCredential, resolveHome } from "../config/index.ts";
@@ -7,6 +7,7 @@ import type { ApprovalPolicy, ResolvedConfig } from "../config/types.ts";
 import { createProvider } from "../provider/index.ts";
 import type { ProviderClient } from "../provider/types.ts";
 import { buildToolRegistry } from "../tools/index.ts";
+import { discoverSkills, skillsPromptSection } from "../tools/skills/index.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
@@ -21,6 +22,8 @@ export type ServerOptions = {
   env: Record<string, string | undefined>;
   /** The directory a relative `cwd` resolves against. */
   cwd: string;
+  /** Non-fatal setup warnings (e.g. a skills root outside the workspace); they go to the log. */
+  warn?: (text: string) => void;
 };
 
 export type StartRequest = {
@@ -65,12 +68,14 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   );
   const credential = step(() => resolveCredential(config, env));
   const noTools = request.no_tools ?? false;
+  const skills = noTools ? [] : await stepAsync(() => discoverSkills(config, workspace, { warn: options.warn }));
   const instructions = await buildSystemPrompt({
     systemPrompt: config.agent.system_prompt,
     workspace,
     maxReadBytes: config.tools.max_read_bytes,
+    skillsSection: skillsPromptSection(skills),
   });
-  const tools = step(() => buildToolRegistry(config, workspace, { noTools }));
+  const tools = step(() => buildToolRegistry(config, workspace, { noTools, skills }));
   const provider = step(() =>
     createProvider({
       profile: config.provider,

@@ -1,16 +1,22 @@
 // The system prompt of a session (spec §8.1): the configured prompt, the workspace, and AGENTS.md when it
-// exists inside the workspace (bounded by tools.max_read_bytes). Skills join it with issue 6.
+// exists inside the workspace (bounded by tools.max_read_bytes), then the skills listing of tool sessions.
 import { open, realpath } from "node:fs/promises";
 import path from "node:path";
 
-export async function buildSystemPrompt(options: { systemPrompt: string; workspace: string; maxReadBytes: number }): Promise<string> {
+export async function buildSystemPrompt(options: {
+  systemPrompt: string;
+  workspace: string;
+  maxReadBytes: number;
+  /** `\n# Available skills\n…` for tool sessions with skills, else empty. */
+  skillsSection?: string;
+}): Promise<string> {
   let prompt = `${options.systemPrompt}\nCurrent working directory: ${options.workspace}\n`;
   const instructions = await readProjectInstructions(options.workspace, options.maxReadBytes);
   if (instructions !== undefined) {
     prompt += `\n# Project instructions\n${instructions.text}`;
     if (instructions.truncated) prompt += "\n[AGENTS.md truncated by configured read limit]\n";
   }
-  return prompt;
+  return prompt + (options.skillsSection ?? "");
 }
 
 async function readProjectInstructions(workspace: string, maxBytes: number): Promise<{ text: string; truncated: boolean } | undefined> {

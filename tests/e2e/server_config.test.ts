@@ -1,10 +1,10 @@
 // Spec §11 item 17: configuration errors surface as session.start `error` replies with the exact messages,
 // before any network I/O; the client may retry.
-import { symlink, writeFile } from "node:fs/promises";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createConfigSandbox, fakeProfileToml, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
 import { killAllServers, spawnServer } from "../support/server_client.ts";
 
 let sandbox: ConfigSandbox;
@@ -143,5 +143,29 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
     client.send({ type: "daemon.control", request_id: "small", command: {} });
     expect(await client.next()).toMatchObject({ request_id: "small", code: "unsupported" });
     await client.finish();
+  });
+
+  it("lists project skills in a tool session's system prompt and serves them with read_skill", async () => {
+    const skillDir = path.join(sandbox.workspace, ".scv", "skills", "release");
+    await mkdir(skillDir, { recursive: true });
+    await writeFile(path.join(skillDir, "SKILL.md"), "---\ndescription: Cut a release\n---\n# Release\nTag it.\n");
+    await provider.close();
+    provider = await startFakeProvider([
+      toolCallResponse([{ call_id: "s1", name: "read_skill", arguments: { name: "release" } }]),
+      textResponse(["done"]),
+      textResponse(["tool-free"]),
+    ]);
+    const client = spawnServer({ args: ["--stdio", "--base-url", provider.url], env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.start({ cwd: sandbox.workspace });
+    client.turn("release it");
+    const completed = await client.next("tool.completed");
+    expect(completed).toMatchObject({ name: "read_skill", success: true });
+    expect(completed.output).toContain("Tag it.");
+    await client.next(["turn.completed", "turn.failed"]);
+    await client.finish();
+    expect(client.events.some((event) => event.type === "approval.requested")).toBe(false);
+    expect(provider.requests[0]!.body.instructions.endsWith(
+      "\n# Available skills\n- release: Cut a release\n\nUse read_skill with a skill name when its workflow applies.\n",
+    )).toBe(true);
   });
 });

@@ -140,7 +140,43 @@ describe("server seeds", () => {
     expect(replayed[2].output).toContain("fixture text");
   });
 
-  it.todo("web_fetch is auto-approved only for allowlisted https hosts (issue 6)");
+  it("web_fetch is auto-approved only for allowlisted https hosts", async () => {
+    const call = (id: string, url: string) => ({ omitEventLine: true, events: [...sse.toolCall(id, "web_fetch", { url }), sse.completed()] });
+    provider = await startFakeProvider([
+      call("call_1", "https://localhost:9/docs"),
+      call("call_2", "http://example.invalid/?q=secret"),
+      { omitEventLine: true, events: [sse.textDelta("done"), sse.completed()] },
+    ]);
+    await sandbox.writeUserConfig(
+      `${fakeProfileToml({ baseUrl: provider.url })}\n[web]\nauto_approve_domains = ["localhost"]\nsearch = "provider"\n`,
+    );
+    const client = spawnServer({ env: sandbox.env() });
+    await client.start({ cwd: sandbox.workspace });
+    client.turn("read the docs");
+    const approvals: ServerEvent[] = [];
+    const completed: ServerEvent[] = [];
+    for (;;) {
+      const event = await client.next(undefined, 10_000);
+      if (event.type === "approval.requested") {
+        approvals.push(event);
+        client.send({ type: "approval.resolve", request_id: "deny", session_id: client.sessionId, approval_id: event.approval_id, approved: false });
+      }
+      if (event.type === "tool.completed") completed.push(event);
+      if (event.type === "turn.failed") throw new Error(`turn failed: ${event.message}`);
+      if (event.type === "turn.completed") break;
+    }
+    await client.finish();
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0]).toMatchObject({ call_id: "call_2", name: "web_fetch", risk: "network" });
+    expect(approvals[0]!.summary).toContain("example.invalid");
+    expect(completed.map((event) => event.call_id)).toEqual(["call_1", "call_2"]);
+    expect(completed[0]!.success).toBe(false);
+    expect(completed[0]!.output).toContain("non-public");
+    expect(completed[1]!.output).toContain("denied");
+    const tools = provider.requests[0]!.body.tools;
+    expect(tools.some((tool: any) => tool.name === "web_fetch")).toBe(true);
+    expect(tools).toContainEqual({ type: "web_search" });
+  });
 
   it("tool-free sessions send no tools key", async () => {
     provider = await startFakeProvider([textResponse(["hi"])]);
