@@ -1,5 +1,147 @@
-import { notYetAvailable } from "./exit.ts";
+// `scv exec [--json] [--yes|--approval-policy P] PROMPT`: one turn, non-interactively, through the in-process
+// engine. Text mode prints the assistant text on stdout and tool activity on stderr; --json prints every event.
+import type { ApprovalPolicy } from "../config/types.ts";
+import { EngineError, openEngine, type EngineClient } from "../chat/engine.ts";
+import { prepareOptions, type PreparedOptions } from "../chat/session_options.ts";
+import { createStyle } from "../chat/style.ts";
+import { Transcript, type ServerEvent } from "../chat/transcript.ts";
+import { createLogger } from "../server/log.ts";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
 
-export async function runExec(_prompt: string, _options: Record<string, unknown>): Promise<number> {
-  return notYetAvailable("exec");
+export type ExecCliOptions = {
+  json?: boolean;
+  yes?: boolean;
+  approvalPolicy?: ApprovalPolicy;
+  model?: string;
+  provider?: string;
+  fakeResponses?: string;
+};
+
+export const EXIT_INTERRUPTED = 130;
+const FORCED_EXIT_MS = 250;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function writeOut(text: string): void {
+  if (text !== "") process.stdout.write(text);
+}
+
+export async function runExec(promptArg: string, options: ExecCliOptions): Promise<number> {
+  process.stdout.on("error", () => {});
+  const prompt = promptArg === "-" ? (await readStdin()).replace(/\r?\n$/, "") : promptArg;
+  if (prompt.trim() === "") {
+    process.stderr.write("scv exec: the prompt is empty\n");
+    return EXIT_USAGE;
+  }
+  let prepared: PreparedOptions;
+  try {
+    prepared = await prepareOptions(options, process.env, process.cwd());
+  } catch (error) {
+    process.stderr.write(`scv exec: ${(error as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  const code = await runTurn(prompt, options, prepared);
+  await prepared.close();
+  setTimeout(() => process.exit(code), FORCED_EXIT_MS).unref();
+  return code;
+}
+
+async function runTurn(prompt: string, options: ExecCliOptions, prepared: PreparedOptions): Promise<number> {
+  const json = options.json ?? false;
+  const style = createStyle(false);
+  const transcript = new Transcript(style, 100);
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+  let turnId: string | undefined;
+  let engine: EngineClient | undefined;
+  let interrupts = 0;
+  let endedWithNewline = true;
+
+  const onEvent = (event: ServerEvent) => {
+    if (event.type === "engine.closed") {
+      finish(EXIT_FAILURE);
+      return;
+    }
+    if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
+    switch (event.type) {
+      case "turn.started":
+        turnId = event.turn_id;
+        if (interrupts > 0) void engine?.send({ type: "turn.cancel", turn_id: turnId });
+        break;
+      case "assistant.delta":
+        if (!json) {
+          writeOut(event.content);
+          if (event.content !== "") endedWithNewline = String(event.content).endsWith("\n");
+        }
+        break;
+      case "assistant.completed":
+        if (!json && !endedWithNewline) {
+          process.stdout.write("\n");
+          endedWithNewline = true;
+        }
+        break;
+      case "approval.requested": {
+        const approved = options.yes ?? false;
+        if (!json) {
+          process.stderr.write(
+            `${approved ? "approved (--yes)" : "denied (no --yes; scv exec cannot ask)"}: ${event.name} (${event.risk} risk): ${event.summary}\n`,
+          );
+        }
+        void engine?.send({ type: "approval.resolve", approval_id: event.approval_id, approved });
+        break;
+      }
+      case "turn.completed":
+        finish(EXIT_OK);
+        return;
+      case "turn.failed":
+        if (!json) process.stderr.write(`scv exec: turn failed (${event.code}): ${event.message}\n`);
+        finish(EXIT_FAILURE);
+        return;
+      case "turn.cancelled":
+        if (!json) process.stderr.write("scv exec: turn cancelled\n");
+        finish(EXIT_INTERRUPTED);
+        return;
+      case "error":
+        if (!json) process.stderr.write(`scv exec: ${event.message}\n`);
+        if (turnId === undefined) finish(EXIT_FAILURE);
+        return;
+    }
+    if (!json && event.type.startsWith("tool.")) {
+      for (const row of transcript.apply(event)) process.stderr.write(`${row}\n`);
+    } else if (!json && !event.type.startsWith("assistant.")) {
+      transcript.apply(event);
+    }
+  };
+
+  const onSigint = () => {
+    interrupts += 1;
+    if (interrupts > 1 || !engine || turnId === undefined) {
+      finish(EXIT_INTERRUPTED);
+      return;
+    }
+    void engine.send({ type: "turn.cancel", turn_id: turnId });
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const log = createLogger(process.env.SCV_LOG);
+    try {
+      engine = await openEngine(prepared.options, log, { cwd: process.cwd() }, onEvent);
+    } catch (error) {
+      if (!json || !(error instanceof EngineError)) process.stderr.write(`scv exec: ${(error as Error).message}\n`);
+      return EXIT_FAILURE;
+    }
+    if (interrupts > 0) return EXIT_INTERRUPTED;
+    await engine.send({ type: "turn.start", prompt });
+    const code = await finished;
+    await engine.close();
+    return code;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
 }

@@ -1,0 +1,170 @@
+// The offline provider: a tiny HTTP server on 127.0.0.1 that replays a recorded script of Responses SSE events,
+// one scripted response per model request, in order. The session's real provider code talks to it over HTTP.
+// Script formats (see examples/README.md):
+//   JSON   {"prompts"?: [...], "delay_ms"?: n, "responses": [[event, …] | {"events": [event, …], "delay_ms"?: n}, …]}
+//          or just the array of responses;
+//   NDJSON one SSE event object per line; a response ends after each `response.completed`, `response.failed`,
+//          `response.incomplete` or `error` event.
+import { readFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type ReplayEvent = Record<string, unknown> & { type: string };
+export type ReplayResponse = { events: ReplayEvent[]; delayMs?: number };
+export type ReplayScript = { prompts: string[]; responses: ReplayResponse[]; delayMs?: number };
+
+const TERMINAL_EVENTS = new Set(["response.completed", "response.failed", "response.incomplete", "error"]);
+
+export class ReplayScriptError extends Error {
+  override name = "ReplayScriptError";
+}
+
+function isEvent(value: unknown): value is ReplayEvent {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && typeof (value as { type?: unknown }).type === "string";
+}
+
+function parseResponse(value: unknown, index: number): ReplayResponse {
+  const events = Array.isArray(value) ? value : (value as { events?: unknown } | null)?.events;
+  if (!Array.isArray(events) || !events.every(isEvent)) {
+    throw new ReplayScriptError(`response ${index + 1} must be a list of SSE event objects, each with a string "type"`);
+  }
+  const delay = Array.isArray(value) ? undefined : (value as { delay_ms?: unknown }).delay_ms;
+  return { events, delayMs: typeof delay === "number" ? delay : undefined };
+}
+
+export function parseReplayScript(text: string): ReplayScript {
+  let whole: unknown;
+  let isJson = true;
+  try {
+    whole = JSON.parse(text);
+  } catch {
+    isJson = false;
+  }
+  if (isJson) {
+    if (Array.isArray(whole)) return { prompts: [], responses: whole.map(parseResponse) };
+    const record = whole as { prompts?: unknown; responses?: unknown; delay_ms?: unknown } | null;
+    if (!record || typeof record !== "object" || !Array.isArray(record.responses)) {
+      throw new ReplayScriptError('a JSON replay script must be an array of responses or an object with "responses"');
+    }
+    const prompts = record.prompts ?? [];
+    if (!Array.isArray(prompts) || !prompts.every((prompt) => typeof prompt === "string")) {
+      throw new ReplayScriptError('"prompts" must be a list of strings');
+    }
+    return {
+      prompts,
+      responses: record.responses.map(parseResponse),
+      delayMs: typeof record.delay_ms === "number" ? record.delay_ms : undefined,
+    };
+  }
+  const responses: ReplayResponse[] = [];
+  let current: ReplayEvent[] = [];
+  text.split("\n").forEach((line, index) => {
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new ReplayScriptError(`line ${index + 1} is not JSON: ${(error as Error).message}`);
+    }
+    if (!isEvent(value)) throw new ReplayScriptError(`line ${index + 1} must be an SSE event object with a string "type"`);
+    current.push(value);
+    if (TERMINAL_EVENTS.has(value.type)) {
+      responses.push({ events: current });
+      current = [];
+    }
+  });
+  if (current.length > 0) responses.push({ events: current });
+  return { prompts: [], responses };
+}
+
+export async function loadReplayScript(path: string): Promise<ReplayScript> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ReplayScriptError(`read replay script ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return parseReplayScript(text);
+  } catch (error) {
+    throw new ReplayScriptError(`replay script ${path}: ${(error as Error).message}`);
+  }
+}
+
+export type ReplayServer = {
+  /** `http://127.0.0.1:<port>/v1` */
+  url: string;
+  /** Model requests served so far. */
+  served(): number;
+  close(): Promise<void>;
+};
+
+export function encodeSseEvent(event: ReplayEvent): string {
+  return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+function sendJson(response: http.ServerResponse, status: number, message: string): void {
+  const body = JSON.stringify({ error: { message, type: "invalid_request_error" } });
+  response.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  response.end(body);
+}
+
+/** Serves `script.responses` in order; once they run out, each request fails with HTTP 400 (never retried). */
+export async function startReplayServer(script: ReplayScript, options: { delayMs?: number } = {}): Promise<ReplayServer> {
+  let next = 0;
+  const timers = new Set<NodeJS.Timeout>();
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
+
+  const server = http.createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      void (async () => {
+        if (request.method !== "POST" || !request.url?.endsWith("/responses")) {
+          sendJson(response, 404, "the replay provider serves only POST <base_url>/responses (set wire_api = \"responses\")");
+          return;
+        }
+        const scripted = script.responses[next];
+        if (!scripted) {
+          sendJson(response, 400, `replay script has no response left (it holds ${script.responses.length})`);
+          return;
+        }
+        next += 1;
+        response.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
+        const delay = scripted.delayMs ?? script.delayMs ?? options.delayMs ?? 0;
+        for (const event of scripted.events) {
+          if (delay > 0) await sleep(delay);
+          if (response.destroyed) return;
+          response.write(encodeSseEvent(event));
+        }
+        response.end();
+      })();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    served: () => next,
+    close() {
+      for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The environment overlay that gives a session a placeholder credential for the replay server. */
+export const REPLAY_KEY_ENV = "SCV_REPLAY_API_KEY";
+export function replayEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return { ...env, SCV_API_KEY_ENV: REPLAY_KEY_ENV, [REPLAY_KEY_ENV]: "replay-placeholder" };
+}

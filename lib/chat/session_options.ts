@@ -1,0 +1,51 @@
+// Builds the engine's ServerOptions for `scv chat` and `scv exec`, starting the replay provider when a
+// recorded script is given (`--fake-responses FILE` or SCV_FAKE_RESPONSES).
+import type { ApprovalPolicy } from "../config/types.ts";
+import type { ServerOptions } from "../server/session_start.ts";
+import { loadReplayScript, replayEnv, startReplayServer, type ReplayScript, type ReplayServer } from "./replay.ts";
+
+export type ClientFlags = {
+  model?: string;
+  provider?: string;
+  approvalPolicy?: ApprovalPolicy;
+  fakeResponses?: string;
+  scvHome?: string;
+};
+
+export type PreparedOptions = {
+  options: ServerOptions;
+  replay: ReplayServer | undefined;
+  script: ReplayScript | undefined;
+  close(): Promise<void>;
+};
+
+export function fakeResponsesPath(flags: ClientFlags, env: Record<string, string | undefined>): string | undefined {
+  const fromEnv = env.SCV_FAKE_RESPONSES;
+  return flags.fakeResponses ?? (fromEnv !== undefined && fromEnv !== "" ? fromEnv : undefined);
+}
+
+export async function prepareOptions(
+  flags: ClientFlags,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  replayOptions: { delayMs?: number } = {},
+): Promise<PreparedOptions> {
+  const options: ServerOptions = {
+    model: flags.model,
+    provider: flags.provider,
+    approvalPolicy: flags.approvalPolicy,
+    scvHome: flags.scvHome,
+    env,
+    cwd,
+  };
+  const path = fakeResponsesPath(flags, env);
+  if (path === undefined) return { options, replay: undefined, script: undefined, close: async () => {} };
+  const script = await loadReplayScript(path);
+  const replay = await startReplayServer(script, replayOptions);
+  return {
+    options: { ...options, baseUrl: replay.url, env: replayEnv(env) },
+    replay,
+    script,
+    close: () => replay.close(),
+  };
+}

@@ -1,0 +1,28 @@
+// The status line under the prompt: model, what the engine is doing, last turn and session token usage.
+import { formatUsage, type Usage } from "./transcript.ts";
+import { truncateText, type Style } from "./style.ts";
+
+export type StatusInfo = {
+  model: string;
+  state: "idle" | "working" | "approval" | "starting";
+  lastUsage: Usage | undefined;
+  totalUsage: Usage;
+  width: number;
+};
+
+const STATE_TEXT: Record<StatusInfo["state"], string> = {
+  idle: "ready",
+  working: "working (Esc or Ctrl-C cancels)",
+  approval: "waiting for approval",
+  starting: "starting",
+};
+
+export function formatStatus(info: StatusInfo, style: Style): string {
+  const parts = [
+    info.model || "no model",
+    STATE_TEXT[info.state],
+    `last turn ${info.lastUsage ? formatUsage(info.lastUsage) : "–"}`,
+    `session ${formatUsage(info.totalUsage)}`,
+  ];
+  return style.dim(truncateText(parts.join(" · "), Math.max(10, info.width - 1)));
+}

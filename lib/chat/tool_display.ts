@@ -1,0 +1,81 @@
+// Compact one-line descriptions of tool calls and short previews of their output.
+import { displayWidth, truncateText } from "./style.ts";
+
+const NESTED_CALL = /^(.*):tool-(\d+)$/;
+
+/** The exec cell a nested call belongs to (`<exec call_id>:tool-<k>`), if any. */
+export function parentCallId(callId: string): string | undefined {
+  return NESTED_CALL.exec(callId)?.[1];
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ⏎ ").trim();
+}
+
+/** A short, human summary of a call's arguments, e.g. the command of `bash` or the path of `read`. */
+export function summarizeArguments(name: string, args: unknown): string {
+  const record = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : undefined;
+  const field = (key: string) => (typeof record?.[key] === "string" ? (record[key] as string) : undefined);
+  switch (name) {
+    case "bash":
+      if (field("command") !== undefined) return oneLine(field("command")!);
+      break;
+    case "read":
+    case "write":
+      if (field("path") !== undefined) {
+        const extra = name === "write" && field("mode") ? ` (${field("mode")})` : "";
+        return `${field("path")}${extra}`;
+      }
+      break;
+    case "web_fetch":
+      if (field("url") !== undefined) return field("url")!;
+      break;
+    case "web_search":
+      if (field("query") !== undefined) return `"${field("query")}"`;
+      break;
+    case "read_skill":
+      if (field("name") !== undefined) return field("name")!;
+      break;
+    case "exec":
+      if (field("code") !== undefined) {
+        const code = field("code")!;
+        const lines = code.split("\n").filter((line) => line.trim() !== "");
+        return `${Buffer.byteLength(code)} bytes of JavaScript: ${oneLine(lines[0] ?? "")}`;
+      }
+      break;
+  }
+  if (record && Object.keys(record).length === 0) return "";
+  return JSON.stringify(args) ?? "";
+}
+
+/** The interesting text of a tool's output: JSON outputs show their `content` or `output` field. */
+export function outputText(output: string): string {
+  const trimmed = output.trimStart();
+  if (trimmed.startsWith("{")) {
+    try {
+      const value = JSON.parse(output) as Record<string, unknown>;
+      if (typeof value.content === "string") return value.content;
+      if (typeof value.output === "string") {
+        const exit = typeof value.exit_code === "number" && value.exit_code !== 0 ? `[exit ${value.exit_code}] ` : "";
+        return exit + value.output;
+      }
+      if (typeof value.path === "string" && typeof value.bytes === "number") return `wrote ${value.bytes} bytes to ${value.path}`;
+    } catch {
+      // Not JSON after all: show it as text.
+    }
+  }
+  return output;
+}
+
+/** At most `maxLines` rows of preview, each cut to `columns`, with a count of what was left out. */
+export function previewLines(text: string, maxLines: number, columns: number): string[] {
+  const lines = text.replace(/\r\n/g, "\n").replace(/\n+$/, "").split("\n");
+  if (lines.length === 1 && lines[0] === "") return [];
+  const shown = lines.slice(0, maxLines).map((line) => truncateText(line.replace(/\t/g, "  ").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, ""), columns));
+  if (lines.length > maxLines) shown.push(`… +${lines.length - maxLines} more lines`);
+  return shown;
+}
+
+export function fitsWidth(text: string, columns: number): boolean {
+  return displayWidth(text) <= columns;
+}

@@ -1,0 +1,207 @@
+// Protocol events → display rows. Pure: it keeps only what it needs to format later events (calls in flight,
+// the assistant line being streamed, token usage) and never touches the terminal.
+import { MarkdownRenderer } from "./markdown.ts";
+import { truncateText, type Style } from "./style.ts";
+import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
+
+export type ServerEvent = { type: string; [field: string]: any };
+export type Usage = { input_tokens?: number; output_tokens?: number };
+
+type CallInfo = { name: string; args: unknown; depth: number; shown: boolean };
+
+const PREVIEW_LINES = 4;
+
+export function addUsage(total: Usage, more: Usage): Usage {
+  const sum = (a: number | undefined, b: number | undefined) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
+  const result: Usage = {};
+  const input = sum(total.input_tokens, more.input_tokens);
+  const output = sum(total.output_tokens, more.output_tokens);
+  if (input !== undefined) result.input_tokens = input;
+  if (output !== undefined) result.output_tokens = output;
+  return result;
+}
+
+export function formatUsage(usage: Usage | undefined): string {
+  if (!usage || (usage.input_tokens === undefined && usage.output_tokens === undefined)) return "no usage reported";
+  return `${usage.input_tokens ?? 0} in / ${usage.output_tokens ?? 0} out`;
+}
+
+export class Transcript {
+  #style: Style;
+  #width: number;
+  #calls = new Map<string, CallInfo>();
+  #partial = "";
+  #streamed = false;
+  #renderer: MarkdownRenderer;
+  activeTurn: string | undefined;
+  model = "";
+  lastUsage: Usage | undefined;
+  totalUsage: Usage = {};
+
+  constructor(style: Style, width: number) {
+    this.#style = style;
+    this.#width = width;
+    this.#renderer = new MarkdownRenderer(style, width);
+  }
+
+  /** The assistant line still being streamed (no newline yet), unrendered. */
+  get partial(): string {
+    return this.#partial;
+  }
+
+  setWidth(width: number): void {
+    this.#width = width;
+  }
+
+  /** Rows to print for one event (possibly none). */
+  apply(event: ServerEvent): string[] {
+    const s = this.#style;
+    switch (event.type) {
+      case "session.started":
+        this.model = String(event.model ?? "");
+        return [];
+      case "turn.started":
+        this.activeTurn = event.turn_id;
+        this.#calls.clear();
+        return [];
+      case "assistant.delta":
+        return this.#delta(String(event.content ?? ""));
+      case "assistant.completed":
+        return this.#completeMessage(String(event.content ?? ""));
+      case "tool.proposed":
+        this.#calls.set(event.call_id, {
+          name: event.name,
+          args: event.arguments,
+          depth: this.#depthOf(event.call_id),
+          shown: false,
+        });
+        return this.#flush();
+      case "approval.requested": {
+        const call = this.#call(event.call_id, event.name);
+        const pad = indent(call.depth);
+        return [
+          ...this.#flush(),
+          `${pad}${s.yellow("?")} ${s.bold(`Approve ${event.name}`)} ${s.yellow(`(${event.risk} risk)`)}`,
+          ...previewLines(String(event.summary ?? ""), 6, this.#width - pad.length - 4).map((line) => `${pad}  ${line}`),
+        ];
+      }
+      case "tool.started": {
+        const call = this.#call(event.call_id, event.name);
+        return [...this.#flush(), ...this.#header(call)];
+      }
+      case "tool.progress": {
+        const call = this.#call(event.call_id, "");
+        return previewLines(String(event.text ?? ""), 2, this.#width - indent(call.depth).length - 4).map(
+          (line) => `${indent(call.depth)}  ${s.dim(`… ${line}`)}`,
+        );
+      }
+      case "tool.completed":
+        return this.#toolCompleted(event);
+      case "context.compacted":
+        return [s.dim(`  (context compacted: ${event.removed_messages} older messages summarized, ${event.before_tokens} → ${event.after_tokens} tokens)`)];
+      case "session.trimmed":
+        return [s.dim(`  (history trimmed: ${event.removed_messages} older messages summarized)`)];
+      case "turn.completed": {
+        this.activeTurn = undefined;
+        const usage = (event.usage ?? {}) as Usage;
+        this.lastUsage = usage;
+        this.totalUsage = addUsage(this.totalUsage, usage);
+        const steps = Number(event.steps);
+        return [...this.#flush(), s.dim(`  · done in ${steps} step${steps === 1 ? "" : "s"} · tokens ${formatUsage(usage)}`), ""];
+      }
+      case "turn.failed":
+        this.activeTurn = undefined;
+        return [...this.#flush(), `${s.red("✗ turn failed")} ${s.dim(`(${event.code})`)}: ${event.message}`, ""];
+      case "turn.cancelled":
+        this.activeTurn = undefined;
+        return [...this.#flush(), s.yellow("⊘ turn cancelled"), ""];
+      case "queue.enqueued":
+        return [s.dim(`  (queued at position ${Number(event.position) + 1}: ${truncateText(String(event.entry?.prompt ?? "").replace(/\n/g, " "), this.#width - 30)})`)];
+      case "session.cleared":
+        this.lastUsage = undefined;
+        return [s.dim("  (conversation cleared)")];
+      case "error":
+        return [`${s.red(`error (${event.code})`)}: ${event.message}`];
+      default:
+        return [];
+    }
+  }
+
+  #depthOf(callId: string): number {
+    const parent = parentCallId(callId);
+    if (parent === undefined) return 0;
+    return (this.#calls.get(parent)?.depth ?? 0) + 1;
+  }
+
+  #call(callId: string, name: string): CallInfo {
+    let call = this.#calls.get(callId);
+    if (!call) {
+      call = { name, args: {}, depth: this.#depthOf(callId), shown: false };
+      this.#calls.set(callId, call);
+    }
+    return call;
+  }
+
+  #header(call: CallInfo): string[] {
+    const s = this.#style;
+    call.shown = true;
+    const pad = indent(call.depth);
+    const summary = summarizeArguments(call.name, call.args);
+    const room = this.#width - pad.length - call.name.length - 3;
+    return [`${pad}${s.cyan("⏺")} ${s.bold(call.name)}${summary ? ` ${s.dim(truncateText(summary, Math.max(10, room)))}` : ""}`];
+  }
+
+  #toolCompleted(event: ServerEvent): string[] {
+    const s = this.#style;
+    const call = this.#call(event.call_id, event.name);
+    const rows = [...this.#flush()];
+    if (!call.shown) rows.push(...this.#header(call));
+    const pad = `${indent(call.depth)}  `;
+    const columns = this.#width - pad.length - 2;
+    const text = outputText(String(event.output ?? ""));
+    const lines = previewLines(text, PREVIEW_LINES, columns);
+    const truncated = event.truncated ? s.dim(" (output truncated)") : "";
+    if (event.success) {
+      rows.push(`${pad}${s.green("✓")} ${s.dim(lines[0] ?? "ok")}${lines.length <= 1 ? truncated : ""}`);
+      rows.push(...lines.slice(1).map((line, index) => `${pad}  ${s.dim(line)}${index === lines.length - 2 ? truncated : ""}`));
+    } else {
+      rows.push(`${pad}${s.red("✗")} ${s.red(String(event.error ?? "failed"))}${lines[0] ? `: ${lines[0]}` : ""}`);
+      rows.push(...lines.slice(1).map((line) => `${pad}  ${s.dim(line)}`));
+    }
+    return rows;
+  }
+
+  #delta(content: string): string[] {
+    this.#streamed = true;
+    this.#partial += content;
+    const rows: string[] = [];
+    let newline = this.#partial.indexOf("\n");
+    while (newline >= 0) {
+      rows.push(...this.#renderer.line(this.#partial.slice(0, newline).replace(/\r$/, "")));
+      this.#partial = this.#partial.slice(newline + 1);
+      newline = this.#partial.indexOf("\n");
+    }
+    return rows;
+  }
+
+  #completeMessage(content: string): string[] {
+    const rows = this.#streamed ? [] : this.#delta(content);
+    rows.push(...this.#flush());
+    this.#streamed = false;
+    return rows;
+  }
+
+  // Ends the message being streamed: its last line and any open block.
+  #flush(): string[] {
+    const rows: string[] = [];
+    if (this.#partial !== "") rows.push(...this.#renderer.line(this.#partial));
+    this.#partial = "";
+    rows.push(...this.#renderer.finish());
+    this.#renderer = new MarkdownRenderer(this.#style, this.#width);
+    return rows;
+  }
+}
+
+function indent(depth: number): string {
+  return "    ".repeat(depth);
+}
