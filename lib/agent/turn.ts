@@ -64,7 +64,8 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   try {
     return await loop(input);
   } catch (error) {
-    if (input.signal.aborted || (error instanceof Error && error.name === "AbortError")) return { kind: "cancelled" };
+    // Only our own signal cancels; an abort from elsewhere (a provider timeout, say) is a failure.
+    if (input.signal.aborted) return { kind: "cancelled" };
     if (error instanceof TurnFailure) return { kind: "failed", code: error.code, message: error.message };
     const classified = input.classify?.(error);
     if (classified) return { kind: "failed", ...classified };
@@ -137,8 +138,7 @@ async function handleCall(input: TurnInput, call: ToolCallRecord): Promise<ToolO
   const prepared = tool.prepare(call.arguments, { workspace: input.workspace, config: input.config });
   if ("error" in prepared) return finish({ success: false, output: prepared.error, truncated: false, error: "invalid_arguments" });
 
-  const approved = await sink.approve(call, prepared);
-  throwIfAborted(signal);
+  const approved = await untilAborted(sink.approve(call, prepared), signal);
   if (!approved) return finish({ success: false, output: DENIED_OUTPUT, truncated: false, error: "denied" });
 
   await sink.toolStarted(call);
@@ -190,12 +190,33 @@ function createProgressGate(write: (text: string) => Promise<void>, signal: Abor
   };
 }
 
+/** Settles with `promise`, or rejects with an AbortError as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function abortError(): Error {
+  const error = new Error("turn cancelled");
+  error.name = "AbortError";
+  return error;
+}
+
 function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) {
-    const error = new Error("turn cancelled");
-    error.name = "AbortError";
-    throw error;
-  }
+  if (signal.aborted) throw abortError();
 }
 
 function addUsage(total: Usage, step: Usage): void {

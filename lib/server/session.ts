@@ -187,7 +187,7 @@ export class Session {
           error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
       });
     } catch (error) {
-      outcome = { kind: "failed", code: "internal_error", message: String(error) };
+      outcome = { kind: "failed", code: "internal_error", message: error instanceof Error ? error.message : String(error) };
     }
     // A failed or cancelled turn leaves the checkpoint in place (not even the prompt remains).
     if (outcome.kind === "completed") this.#history = outcome.history;

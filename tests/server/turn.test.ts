@@ -1,0 +1,242 @@
+// The turn loop in-process: the real Responses provider against the fake SSE provider on 127.0.0.1, with small
+// hand-written tools to drive the loop's own rules (ordering, progress gating, failures, cancellation).
+import { afterEach, describe, expect, it } from "vitest";
+import { defaultConfig } from "../../lib/config/defaults.ts";
+import type { ResolvedConfig } from "../../lib/config/types.ts";
+import { runTurn, type TurnSink } from "../../lib/agent/turn.ts";
+import { createProvider } from "../../lib/provider/index.ts";
+import type { HistoryItem, ProviderClient } from "../../lib/provider/types.ts";
+import { createRegistry } from "../../lib/tools/index.ts";
+import type { Tool, ToolContext, ToolOutcome } from "../../lib/tools/types.ts";
+import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+
+let fake: FakeProvider | undefined;
+let client: ProviderClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await fake?.close();
+  client = undefined;
+  fake = undefined;
+});
+
+function tool(name: string, run: (context: ToolContext, args: unknown) => Promise<ToolOutcome>, risk: "read_only" | "process" = "read_only"): Tool {
+  return {
+    name,
+    description: `${name} tool`,
+    parameters: { type: "object", properties: {}, additionalProperties: true },
+    prepare: (args) => ({ risk, summary: `${name}!`, run: (context) => run(context, args) }),
+  };
+}
+
+async function setup(script: Parameters<typeof startFakeProvider>[0], tools: Tool[], edit?: (config: ResolvedConfig) => void) {
+  fake = await startFakeProvider(script);
+  const config = defaultConfig("/nonexistent/skills");
+  config.provider.base_url = fake.url;
+  config.provider.model = "fake-model";
+  edit?.(config);
+  client = createProvider({ profile: config.provider, limits: config.provider_limits, credential: "k", hostedWebSearch: false });
+  return { config, registry: createRegistry(tools) };
+}
+
+function recordingSink(log: string[], approve: (name: string) => Promise<boolean> | boolean = () => true): TurnSink {
+  const push = (entry: string) => {
+    log.push(entry);
+    return Promise.resolve();
+  };
+  return {
+    delta: (text) => push(`delta:${text}`),
+    assistantCompleted: (text) => push(`completed:${text}`),
+    toolProposed: (call) => push(`proposed:${call.call_id}`),
+    approve: async (call) => {
+      log.push(`gate:${call.call_id}`);
+      return approve(call.name);
+    },
+    toolStarted: (call) => push(`started:${call.call_id}`),
+    toolProgress: (call, text) => push(`progress:${call.call_id}:${text}`),
+    toolCompleted: (call, outcome) => push(`done:${call.call_id}:${outcome.success}:${outcome.error ?? ""}:${outcome.output}`),
+    contextCompacted: () => push("compacted"),
+    sessionTrimmed: (removed) => push(`trimmed:${removed}`),
+  };
+}
+
+describe("runTurn", () => {
+  it("runs calls in order and returns the new history; the checkpoint is untouched", async () => {
+    const { config, registry } = await setup(
+      [
+        toolCallResponse([
+          { call_id: "a", name: "echo", arguments: { n: 1 } },
+          { call_id: "b", name: "echo", arguments: { n: 2 } },
+        ]),
+        textResponse(["fin"]),
+      ],
+      [tool("echo", async (_context, args) => ({ success: true, output: JSON.stringify(args), truncated: false }))],
+    );
+    const log: string[] = [];
+    const history: HistoryItem[] = [{ kind: "user", content: "earlier" }];
+    const outcome = await runTurn({
+      prompt: "go",
+      history,
+      provider: client!,
+      tools: registry,
+      config,
+      workspace: "/ws",
+      instructions: "be nice",
+      signal: new AbortController().signal,
+      sink: recordingSink(log),
+    });
+    expect(log).toEqual([
+      "completed:",
+      "proposed:a",
+      "gate:a",
+      "started:a",
+      'done:a:true::{"n":1}',
+      "proposed:b",
+      "gate:b",
+      "started:b",
+      'done:b:true::{"n":2}',
+      "delta:fin",
+      "completed:fin",
+    ]);
+    expect(outcome.kind).toBe("completed");
+    if (outcome.kind !== "completed") return;
+    expect(outcome.steps).toBe(2);
+    expect(outcome.history.map((item) => item.kind)).toEqual(["user", "user", "assistant", "tool_result", "tool_result", "assistant"]);
+    expect(history).toEqual([{ kind: "user", content: "earlier" }]);
+    expect(fake!.requests[0]!.body.instructions).toBe("be nice");
+    expect(fake!.requests[0]!.body.tools.map((entry: any) => entry.name)).toEqual(["echo"]);
+  });
+
+  it("turns a throwing tool into a failed result and a success:false outcome without a code into failed", async () => {
+    const { config, registry } = await setup(
+      [
+        toolCallResponse([
+          { call_id: "t", name: "throws", arguments: {} },
+          { call_id: "f", name: "fails", arguments: {} },
+        ]),
+        textResponse(["ok"]),
+      ],
+      [
+        tool("throws", async () => {
+          throw new Error("kaboom");
+        }),
+        tool("fails", async () => ({ success: false, output: "nope", truncated: false })),
+      ],
+    );
+    const log: string[] = [];
+    const outcome = await runTurn({
+      prompt: "go",
+      history: [],
+      provider: client!,
+      tools: registry,
+      config,
+      workspace: "/ws",
+      instructions: "",
+      signal: new AbortController().signal,
+      sink: recordingSink(log),
+    });
+    expect(outcome.kind).toBe("completed");
+    expect(log).toContain("done:t:false:failed:kaboom");
+    expect(log).toContain("done:f:false:failed:nope");
+  });
+
+  it("gates progress to 512 bytes and at most 2 per second, dropping what is pending at completion", async () => {
+    const { config, registry } = await setup(
+      [toolCallResponse([{ call_id: "p", name: "chatty", arguments: {} }]), textResponse(["ok"])],
+      [
+        tool("chatty", async (context) => {
+          context.progress("é".repeat(400));
+          for (let index = 0; index < 10; index += 1) context.progress(`tick ${index}`);
+          await new Promise((resolve) => setTimeout(resolve, 650));
+          context.progress("late");
+          return { success: true, output: "ok", truncated: false };
+        }),
+      ],
+    );
+    const log: string[] = [];
+    await runTurn({
+      prompt: "go",
+      history: [],
+      provider: client!,
+      tools: registry,
+      config,
+      workspace: "/ws",
+      instructions: "",
+      signal: new AbortController().signal,
+      sink: recordingSink(log),
+    });
+    const progress = log.filter((entry) => entry.startsWith("progress:"));
+    expect(progress).toEqual([`progress:p:${"é".repeat(256)}`, "progress:p:tick 9"]);
+    expect(log.indexOf("progress:p:tick 9")).toBeLessThan(log.findIndex((entry) => entry.startsWith("done:p")));
+  });
+
+  it("denies without running, and cancels from an approval wait", async () => {
+    const { config, registry } = await setup(
+      [toolCallResponse([{ call_id: "d", name: "risky", arguments: {} }]), textResponse(["ok"]), toolCallResponse([{ call_id: "w", name: "risky", arguments: {} }])],
+      [tool("risky", async () => ({ success: true, output: "ran", truncated: false }), "process")],
+    );
+    const log: string[] = [];
+    const denied = await runTurn({
+      prompt: "go",
+      history: [],
+      provider: client!,
+      tools: registry,
+      config,
+      workspace: "/ws",
+      instructions: "",
+      signal: new AbortController().signal,
+      sink: recordingSink(log, () => false),
+    });
+    expect(denied.kind).toBe("completed");
+    expect(log).toContain("done:d:false:denied:tool call denied by policy or user");
+    expect(log.some((entry) => entry.startsWith("started:d"))).toBe(false);
+
+    const controller = new AbortController();
+    const cancelled = await runTurn({
+      prompt: "again",
+      history: [],
+      provider: client!,
+      tools: registry,
+      config,
+      workspace: "/ws",
+      instructions: "",
+      signal: controller.signal,
+      sink: recordingSink([], () => {
+        setTimeout(() => controller.abort(), 10);
+        return new Promise<boolean>(() => {});
+      }),
+    });
+    expect(cancelled).toEqual({ kind: "cancelled" });
+  });
+
+  it("reports sink failures through classify, else as internal_error", async () => {
+    const { config, registry } = await setup([textResponse(["x"]), textResponse(["y"])], []);
+    const sink = recordingSink([]);
+    sink.assistantCompleted = () => Promise.reject(new Error("too big"));
+    const classified = await runTurn({
+      prompt: "go",
+      history: [],
+      provider: client!,
+      tools: registry,
+      config,
+      workspace: "/ws",
+      instructions: "",
+      signal: new AbortController().signal,
+      sink,
+      classify: () => ({ code: "response_limit", message: "server event exceeds configured frame limit" }),
+    });
+    expect(classified).toEqual({ kind: "failed", code: "response_limit", message: "server event exceeds configured frame limit" });
+    const plain = await runTurn({
+      prompt: "go",
+      history: [],
+      provider: client!,
+      tools: registry,
+      config,
+      workspace: "/ws",
+      instructions: "",
+      signal: new AbortController().signal,
+      sink,
+    });
+    expect(plain).toEqual({ kind: "failed", code: "internal_error", message: "too big" });
+  });
+});
