@@ -632,7 +632,7 @@ function validateHello(hello: ClientHello): void {
   if (hello.supportedVersions.length === 0) throw new DecodeError("at least one protocol version is required");
   const versions = new Set<number>();
   for (const version of hello.supportedVersions) {
-    if (version === 0) throw new DecodeError("invalid value: integer `0`, expected a non-zero protocol version");
+    if (version === 0) throw new DecodeError("invalid value: integer `0`, expected a nonzero u32");
     if (versions.has(version)) throw new DecodeError(`duplicate protocol version ${version}`);
     versions.add(version);
   }

@@ -14,6 +14,7 @@ import {
   tagged,
   u32,
   u64,
+  usize,
   type Infer,
 } from "./schema.ts";
 
@@ -58,9 +59,9 @@ const hostRequest = tagged("method", {
   "session/wait": {
     sessionId: identifier,
     request: object({ cell_id: string, yield_time_ms: u64 }),
-    maxOutputTokens: optional(u64),
+    maxOutputTokens: optional(usize),
   },
-  "session/terminate": { sessionId: identifier, cellId: string, maxOutputTokens: optional(u64) },
+  "session/terminate": { sessionId: identifier, cellId: string, maxOutputTokens: optional(usize) },
   "session/shutdown": { sessionId: identifier },
 });
 export type HostRequest = Infer<typeof hostRequest>;

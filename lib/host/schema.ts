@@ -26,6 +26,15 @@ function describe(value: unknown): string {
   return `${typeof value} \`${String(value)}\``;
 }
 
+/** serde's wording: "`a`", "`a` or `b`", "one of `a`, `b`, `c`". */
+function expectedOneOf(names: string[]): string {
+  const quoted = names.map((name) => `\`${name}\``);
+  if (quoted.length === 0) return "there are no fields";
+  if (quoted.length === 1) return `expected ${quoted[0]}`;
+  if (quoted.length === 2) return `expected ${quoted[0]} or ${quoted[1]}`;
+  return `expected one of ${quoted.join(", ")}`;
+}
+
 function invalidType(value: unknown, expected: string): DecodeError {
   return new DecodeError(`invalid type: ${describe(value)}, expected ${expected}`);
 }
@@ -71,6 +80,7 @@ function toNumber(schema: Schema<bigint>): Schema<number> {
 /** Request and delegate ids: kept as bigint so that all of i64 echoes exactly. */
 export const i64: Schema<bigint> = integer("i64", -(2n ** 63n), 2n ** 63n - 1n);
 export const u64: Schema<number> = toNumber(integer("u64", 0n, 2n ** 64n - 1n));
+export const usize: Schema<number> = toNumber(integer("usize", 0n, 2n ** 64n - 1n));
 export const u32: Schema<number> = toNumber(integer("u32", 0n, 2n ** 32n - 1n));
 export const i32: Schema<number> = toNumber(integer("i32", -(2n ** 31n), 2n ** 31n - 1n));
 
@@ -92,11 +102,11 @@ export function array<T>(item: Schema<T>): Schema<T[]> {
 
 export function oneOf<const V extends string>(...variants: V[]): Schema<V> {
   const allowed = new Set<string>(variants);
-  const expected = variants.map((v) => `\`${v}\``).join(", ");
+  const expected = expectedOneOf(variants);
   return {
     parse(value) {
       if (typeof value !== "string") throw invalidType(value, "a string");
-      if (!allowed.has(value)) throw new DecodeError(`unknown variant \`${value}\`, expected one of ${expected}`);
+      if (!allowed.has(value)) throw new DecodeError(`unknown variant \`${value}\`, ${expected}`);
       return value as V;
     },
   };
@@ -108,7 +118,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function parseFields<S extends Shape>(shape: S, record: Record<string, unknown>, skip?: string): ObjectOf<S> {
   for (const key of Object.keys(record)) {
-    if (key !== skip && !Object.hasOwn(shape, key)) throw new DecodeError(`unknown field \`${key}\``);
+    if (key !== skip && !Object.hasOwn(shape, key)) {
+      throw new DecodeError(`unknown field \`${key}\`, ${expectedOneOf(Object.keys(shape))}`);
+    }
   }
   const out: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(shape)) {
@@ -133,15 +145,14 @@ type Tagged<K extends string, V extends Record<string, Shape>> = {
 
 /** An internally tagged union: `{"<tag>": "<variant>", …fields of that variant}`. */
 export function tagged<const K extends string, V extends Record<string, Shape>>(tag: K, variants: V): Schema<Tagged<K, V>> {
-  const names = Object.keys(variants);
-  const expected = names.map((v) => `\`${v}\``).join(", ");
+  const expected = expectedOneOf(Object.keys(variants));
   return {
     parse(value) {
       if (!isRecord(value)) throw invalidType(value, "an internally tagged enum");
       if (!Object.hasOwn(value, tag)) throw new DecodeError(`missing field \`${tag}\``);
       const name = value[tag];
       if (typeof name !== "string") throw invalidType(name, "a variant identifier");
-      if (!Object.hasOwn(variants, name)) throw new DecodeError(`unknown variant \`${name}\`, expected one of ${expected}`);
+      if (!Object.hasOwn(variants, name)) throw new DecodeError(`unknown variant \`${name}\`, ${expected}`);
       const fields = parseFields(variants[name]!, value, tag);
       return { [tag]: name, ...fields } as Tagged<K, V>;
     },

@@ -14,6 +14,19 @@ import { scenarios, type Script } from "./scenarios.ts";
 export interface Transcript {
   frames: Frame[];
   exitCode: number | null;
+  /** The `Error: …` line, with the reference's "Caused by" chain joined by ": ". */
+  error: string | null;
+}
+
+/** Normalizes a fatal error report of either host to one comparable line. */
+export function errorLine(stderr: string): string | null {
+  const start = stderr.indexOf("Error: ");
+  if (start < 0) return null;
+  let text = stderr.slice(start);
+  const backtrace = text.indexOf("\n\nStack backtrace");
+  if (backtrace >= 0) text = text.slice(0, backtrace);
+  text = text.replace(/\n\nCaused by:\n\s+(?:\d+: )?/g, ": ").replace(/\n\s+\d+: /g, ": ");
+  return text.split("\n")[0]!.replace(/ at line \d+ column \d+/g, "");
 }
 
 /** The client a scenario drives: sends frames, reads them, and records everything. */
@@ -86,7 +99,7 @@ export async function runScript(script: Script, command: string, args: string[])
     const exit = await Promise.race([host.exit, driver.sleep(5_000).then(() => null)]);
     if (exit === null) host.kill();
     await driver.settle(50);
-    return { frames: driver.transcript, exitCode: exit?.code ?? null };
+    return { frames: driver.transcript, exitCode: exit?.code ?? null, error: errorLine(host.stderr()) };
   } finally {
     host.kill();
   }
@@ -123,6 +136,10 @@ async function main(): Promise<number> {
     const same = isDeepStrictEqual(a, b) && ours.exitCode === theirs.exitCode;
     if (same) {
       process.stdout.write(`ok    ${script.name}\n`);
+      if (ours.error !== theirs.error) {
+        // JSON syntax errors are worded by the JSON parser of each host; everything else should match.
+        process.stdout.write(`  note: error text differs\n    scv:       ${ours.error}\n    reference: ${theirs.error}\n`);
+      }
     } else {
       failures++;
       process.stdout.write(`DIFF  ${script.name}\n`);

@@ -392,3 +392,56 @@ export const scenarios: Script[] = [
     },
   },
 ];
+
+/** §12.3 and §12.6: each must end the connection with no frame and exit 1 in both hosts. */
+const fatalAfterOpen: [string, unknown][] = [
+  ["unknown type", { type: "operation/nope", id: 1 }],
+  ["unknown method", request(2, { method: "session/nope", sessionId: "s1" })],
+  ["unknown tool field", execute(2, "s1", "1", { tools: [{ ...(tool("t") as object), extra: 1 }] })],
+  ["unknown tool/result field", { type: "delegate/response", id: 1, result: { status: "ok", value: { type: "tool/result", result: 1, x: 2 } } }],
+  ["unknown error field", { type: "delegate/response", id: 1, result: { status: "error", message: "m", code: 3 } }],
+  ["tool/result without result", { type: "delegate/response", id: 1, result: { status: "ok", value: { type: "tool/result" } } }],
+  ["empty sessionId", open(2, "")],
+  ["max_output_tokens beyond i32", execute(2, "s1", "1", { maxOutputTokens: 3_000_000_000 })],
+  ["negative maxOutputTokens", wait(2, "s1", "1", 10, -3)],
+  ["negative catalog_revision", execute(2, "s1", "1", { catalogRevision: -1 })],
+  ["string id", { type: "operation/request", id: "2", request: { method: "session/shutdown", sessionId: "s1" } }],
+  ["fractional id", { type: "operation/request", id: 2.5, request: { method: "session/shutdown", sessionId: "s1" } }],
+  ["wait without yield_time_ms", request(2, { method: "session/wait", sessionId: "s1", request: { cell_id: "1" } })],
+  ["outputTruncation Server", open(2, "s2", { outputTruncation: "Server" })],
+  ["null description", execute(2, "s1", "1", { tools: [{ ...(tool("t") as object), description: null }] })],
+  ["negative yield_time_ms", execute(2, "s1", "1", { yieldTimeMs: -1 })],
+  ["unknown cellExecutionLimits field", open(2, "s2", { cellExecutionLimits: { maxCpu: 1 } })],
+  ["null cell id", request(2, { method: "session/terminate", sessionId: "s1", cellId: null })],
+  ["id beyond i64", { type: "operation/request", id: 1e19, request: { method: "session/shutdown", sessionId: "s1" } }],
+];
+for (const [name, message] of fatalAfterOpen) {
+  scenarios.push({
+    name: `fatal: ${name}`,
+    async run(d) {
+      await ready(d);
+      d.send(message);
+      await d.settle(300);
+    },
+  });
+}
+
+const fatalHellos: [string, unknown][] = [
+  ["no versions", { type: "connection/hello", supportedVersions: [], requiredCapabilities: [], optionalCapabilities: [] }],
+  ["duplicate version", { type: "connection/hello", supportedVersions: [1, 1], requiredCapabilities: [], optionalCapabilities: [] }],
+  ["version 0", { type: "connection/hello", supportedVersions: [0], requiredCapabilities: [], optionalCapabilities: [] }],
+  ["duplicate capability", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: ["x", "x"] }],
+  ["required and optional", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: ["x"], optionalCapabilities: ["x"] }],
+  ["blank capability", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: ["  "] }],
+  ["extra field", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [], x: 1 }],
+  ["missing optionalCapabilities", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: [] }],
+];
+for (const [name, message] of fatalHellos) {
+  scenarios.push({
+    name: `fatal hello: ${name}`,
+    async run(d) {
+      d.send(message);
+      await d.settle(300);
+    },
+  });
+}

@@ -231,7 +231,7 @@ describe.concurrent("strict decoding after the handshake is fatal (§12.6)", () 
     ["empty sessionId", open(2, ""), "identifier must not be empty"],
     ["whitespace sessionId", open(2, " \t"), "identifier must not be empty"],
     ["max_output_tokens beyond i32", execute(2, "s1", "1", { maxOutputTokens: 3_000_000_000 }), "expected i32"],
-    ["negative wait maxOutputTokens", wait(2, "s1", "1", 10, -3), "expected u64"],
+    ["negative wait maxOutputTokens", wait(2, "s1", "1", 10, -3), "invalid value: integer `-3`, expected usize"],
     ["negative catalog_revision", execute(2, "s1", "1", { catalogRevision: -1 }), "expected u64"],
     ["string id", { type: "operation/request", id: "2", request: { method: "session/shutdown", sessionId: "s1" } }, "expected i64"],
     ["fractional id", { type: "operation/request", id: 2.5, request: { method: "session/shutdown", sessionId: "s1" } }, "expected i64"],
