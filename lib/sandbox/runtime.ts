@@ -60,7 +60,60 @@ export function cellRuntime(host: HostCall): RuntimeApi {
     }
   };
 
-  for (const name of ["console", "Atomics", "SharedArrayBuffer", "WebAssembly"]) delete g[name];
+  // Host spec §7.1: absent globals. Some runtimes (Deno) add more to a fresh context than Node.
+  const ABSENT = [
+    "console", "Atomics", "SharedArrayBuffer", "WebAssembly", "require", "process", "Buffer", "fetch", "setInterval",
+    "clearInterval", "setImmediate", "clearImmediate", "queueMicrotask", "structuredClone", "TextEncoder", "TextDecoder",
+    "Temporal", "navigator", "global",
+  ];
+  for (let i = 0; i < ABSENT.length; i++) {
+    const name = ABSENT[i]!;
+    delete g[name];
+    if (name in g) Object.defineProperty(g, name, { value: undefined, writable: true, configurable: true });
+  }
+
+  // The stack trace API hands `Error.prepareStackTrace` raw call sites, which some runtimes
+  // (Deno) create in the worker's realm. The cell's function only ever sees copies made here,
+  // holding primitives.
+  const SITE_METHODS = [
+    "getThis", "getTypeName", "getFunction", "getFunctionName", "getMethodName", "getFileName", "getLineNumber",
+    "getColumnNumber", "getEvalOrigin", "isToplevel", "isEval", "isNative", "isConstructor", "isAsync", "isPromiseAll",
+    "getPromiseIndex", "getScriptNameOrSourceURL", "getScriptHash", "getEnclosingColumnNumber", "getEnclosingLineNumber",
+    "getPosition", "toString",
+  ];
+  const reflectApply = Reflect.apply;
+  const copySite = (site: Record<string, unknown>): Record<string, () => unknown> => {
+    const copy: Record<string, () => unknown> = {};
+    for (let i = 0; i < SITE_METHODS.length; i++) {
+      const name = SITE_METHODS[i]!;
+      let value: unknown;
+      try {
+        const method = site[name];
+        if (typeof method === "function") value = reflectApply(method as () => unknown, site, []);
+      } catch {
+        value = undefined;
+      }
+      if (value !== null && (typeof value === "object" || typeof value === "function")) value = undefined;
+      copy[name] = () => value;
+    }
+    return copy;
+  };
+  let userPrepare: unknown;
+  const prepareStackTrace = function (error: unknown, sites: ArrayLike<Record<string, unknown>>): unknown {
+    const copies: unknown[] = [];
+    const length = typeof sites === "object" && sites !== null ? sites.length : 0;
+    for (let i = 0; i < length; i++) copies[i] = copySite(sites[i]!);
+    return reflectApply(userPrepare as (...args: unknown[]) => unknown, ErrorCtor, [error, copies]);
+  };
+  const ErrorCtor = Error;
+  defineProperty(ErrorCtor, "prepareStackTrace", {
+    configurable: false,
+    enumerable: false,
+    get: () => (typeof userPrepare === "function" ? prepareStackTrace : userPrepare),
+    set: (value: unknown) => {
+      userPrepare = value;
+    },
+  });
 
   /** Thrown by `exit()` (and when the cell is stopped by the worker) to unwind; never reported. */
   const EXIT = Object.freeze(createObject(null)) as object;
@@ -311,17 +364,17 @@ export function cellRuntime(host: HostCall): RuntimeApi {
       define("clearTimeout", clearTimeoutFn);
     },
     run(main: unknown): void {
-      // Started from a microtask so that no worker frame sits below the cell's frames. The
-      // promise is observed with the captured `then`: adopting it would look `then` up again.
-      promiseThen(resolved(), () => {
-        promiseThen(
-          (main as () => Promise<unknown>)(),
-          () => call("done"),
-          (error) => {
-            if (error !== EXIT) call("fail", describe(error));
-          },
-        );
-      }, undefined as never);
+      // The cell function is the reaction itself, so no frame of ours sits below the cell's.
+      // (Adopting its promise looks `then` up again: a cell that replaces Promise.prototype.then
+      // never completes and ends at its yield timer or a terminate.)
+      const completion = promiseThen(resolved(), main as (v: unknown) => unknown, undefined as never);
+      promiseThen(
+        completion,
+        () => call("done"),
+        (error) => {
+          if (error !== EXIT) call("fail", describe(error));
+        },
+      );
     },
     deliverTool(callId: number, ok: boolean, payload: string | undefined): void {
       const entry = mapGet(pending, callId);

@@ -89,6 +89,14 @@ describe("error_text", () => {
     }
   });
 
+  it("a cell's own Error.prepareStackTrace still formats its stacks", async () => {
+    const { texts } = await box.result(
+      "Error.prepareStackTrace = (e, sites) => e.message + '@' + sites.map((s) => s.getFileName() + ':' + s.getLineNumber()).join();\n" +
+        "text(new Error('m').stack); text(typeof Error.prepareStackTrace); Error.prepareStackTrace = undefined; text(new Error('n').stack)",
+    );
+    expect(texts).toEqual(["m@exec_main.mjs:2", "function", "Error: n\n    at exec_main.mjs:2:109"]);
+  });
+
   it("is null on success", async () => {
     expect((await box.result("text(1)")).errorText).toBeNull();
   });

@@ -166,7 +166,7 @@ describe("cells cannot see each other", () => {
     const polluter = box.start(
       session,
       "Object.prototype.polluted = 1; Array.prototype.push = () => 0; JSON.stringify = () => 'x'; JSON.parse = () => 'y';" +
-        "Promise.prototype.then = function () { return 'hijacked' }; Map.prototype.get = () => undefined; Function.prototype.call = () => 0;" +
+        "Map.prototype.get = () => undefined; Function.prototype.call = () => 0; Reflect.apply = () => 0;" +
         "String.prototype.trim = () => ''; globalThis.leak = 'from cell 1'; text('polluted')",
       { rec, tools: [tool("t")] },
     );
@@ -185,7 +185,9 @@ describe("cells cannot see each other", () => {
   });
 
   it("a cell that breaks its own builtins cannot make the runtime hand it worker functions", async () => {
-    const texts = await probe(
+    // Replacing Promise.prototype.then keeps the cell from completing: it yields instead.
+    const observation = await box.run(
+      PROBE +
       "const got = [];" +
         "const thief = function (...a) { got[got.length] = this; for (let i = 0; i < a.length; i++) got[got.length] = a[i]; return undefined };" +
         "const targets = [[Promise.prototype, 'then'], [Promise, 'resolve'], [Map.prototype, 'get'], [Map.prototype, 'set'], [Map.prototype, 'delete']," +
@@ -197,10 +199,21 @@ describe("cells cannot see each other", () => {
         "try { text('x') } catch {} try { image('data:x', 'LOW') } catch {} try { notify('n') } catch {}" +
         "await new Promise((r) => setTimeout(r, 5));" +
         "targets.forEach(([o, k], i) => { o[k] = saved[i] });" +
-        "for (const g of got) reach(g, 'stolen');",
-      { tools: [tool("t")] },
+        "for (const g of got) reach(g, 'stolen'); report()",
+      { tools: [tool("t")], yieldTimeMs: 500 },
     );
+    const texts = observation.items.map((item) => (item.type === "input_text" ? item.text : ""));
     expect(texts.at(-1)).toBe("safe");
+  });
+
+  it("a cell that replaces Promise.prototype.then is contained: it yields, is terminated, and the next cell works", async () => {
+    const session = box.session();
+    const cell = box.start(session, "Promise.prototype.then = function () { return 'hijacked' }; text('x')", { yieldTimeMs: 100 });
+    expect(await cell.initial).toEqual({ kind: "yielded", cellId: "1", items: [{ type: "input_text", text: "x" }] });
+    expect(await session.terminate("1")).toMatchObject({ kind: "observation", observation: { kind: "terminated" } });
+    const next = await box.start(session, "text(await Promise.resolve('fine'))").initial;
+    expect(next).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "fine" }], errorText: null });
+    await session.close();
   });
 
   it("timers and pending promises of a finished cell never run into the next cell", async () => {

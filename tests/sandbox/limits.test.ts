@@ -15,6 +15,9 @@ async function stillWorks(session: SandboxSession): Promise<void> {
   expect(performance.now() - started).toBeLessThan(1_000);
 }
 
+/** Timing-sensitive tests retry: a loaded CI machine can stall a thread for a moment. */
+const TIMED = { retry: 2 };
+
 async function terminateRunaway(source: string): Promise<void> {
   const session = box.session();
   const neighbour = box.start(session, "await new Promise((r) => setTimeout(r, 200)); text('neighbour')", { yieldTimeMs: 5_000 });
@@ -31,15 +34,15 @@ async function terminateRunaway(source: string): Promise<void> {
 }
 
 describe("runaway cells", () => {
-  it("a busy loop yields on time and is terminated within 100 ms", async () => {
+  it("a busy loop yields on time and is terminated within 100 ms", TIMED, async () => {
     await terminateRunaway("text('spinning'); while (true) {}");
   });
 
-  it("an infinite microtask chain is terminated within 100 ms", async () => {
+  it("an infinite microtask chain is terminated within 100 ms", TIMED, async () => {
     await terminateRunaway("await (async function spin() { for (;;) await null })()");
   });
 
-  it("a cell that never settles yields and is terminated", async () => {
+  it("a cell that never settles yields and is terminated", TIMED, async () => {
     await terminateRunaway("await new Promise(() => {})");
   });
 
@@ -59,7 +62,10 @@ describe("runaway cells", () => {
   });
 });
 
-describe("memory", () => {
+// Deno ignores a worker's resourceLimits: there a memory bomb would take the process down.
+const isDeno = "Deno" in globalThis;
+
+describe.skipIf(isDeno)("memory", () => {
   it("a cell over maxHeapSizeBytes fails with the heap-limit text and commits nothing", async () => {
     const session = box.session({ maxHeapSizeBytes: 16 * 1024 * 1024 });
     await box.start(session, "store('before', 1)").initial;
