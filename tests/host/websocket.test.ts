@@ -193,6 +193,33 @@ describe("WebSocket listener", () => {
 });
 
 describe("listener process", () => {
+  test("the active-cell limit is shared by every connection of the listener", async () => {
+    const limited = startHost(["--listen", "ws://127.0.0.1:0"], { SCV_HOST_MAX_ACTIVE_CELLS: "1" });
+    limited.closeStdin();
+    const limitedUrl = await listenUrl(limited);
+    const first = await connectWs(limitedUrl);
+    const second = await connectWs(limitedUrl);
+    for (const client of [first, second]) {
+      await negotiate(client);
+      await openSession(client, "s");
+    }
+    first.send(execute(2, "s", "await new Promise(() => {})", { yieldTimeMs: 60_000 }));
+    expect((await first.frames.next()).result.value.type).toBe("execution/started");
+    second.send(execute(2, "s", "text(1)"));
+    expect(await second.frames.next()).toEqual({
+      type: "operation/response",
+      id: 2,
+      result: { status: "error", message: "code-mode host has too many active cells" },
+    });
+    // Closing the first connection ends its cell and frees the permit.
+    first.close();
+    await first.closed;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    second.send(execute(3, "s", "text(1)"));
+    expect((await second.frames.next()).result.value).toEqual({ type: "execution/started", cellId: "1" });
+    limited.kill();
+  });
+
   test("stdin EOF does not stop it; SIGTERM closes it cleanly", async () => {
     const other = startHost(["--listen", "ws://127.0.0.1:0"]);
     other.closeStdin();
