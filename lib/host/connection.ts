@@ -290,14 +290,15 @@ export class HostConnection {
     active: ActiveRequest,
     start: bigint,
   ): Promise<void> {
-    const session = this.#sessions.get(request.sessionId);
-    if (!session) {
-      this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
-      return;
-    }
+    // The reference checks the budget before the session (scripts/conformance).
     const body = request.request;
     if (body.max_output_tokens !== null && body.max_output_tokens < 0) {
       this.#respond(id, err("invalid code-mode execute request: number too small to fit in target type"));
+      return;
+    }
+    const session = this.#sessions.get(request.sessionId);
+    if (!session) {
+      this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
       return;
     }
     const catalog = resolveCatalog(session, body.catalog_revision, body.enabled_tools);

@@ -393,6 +393,34 @@ export const scenarios: Script[] = [
   },
 ];
 
+scenarios.push(
+  {
+    name: "admission: error precedence",
+    async run(d) {
+      await ready(d, ["tool-catalog-revision-v1"]);
+      d.send(execute(2, "nope", "text(1)", { maxOutputTokens: -1, catalogRevision: 0 }));
+      await d.read(1);
+      d.send(execute(3, "s1", "text(1)", { maxOutputTokens: -1, catalogRevision: 0 }));
+      await d.read(1);
+      d.send(execute(4, "s1", "text(1)", { catalogRevision: 0, tools: [] }));
+      await d.read(1);
+    },
+  },
+  {
+    name: "oversize: wait response and initial response",
+    async run(d) {
+      await ready(d);
+      d.send(execute(2, "s1", "yield_control(); text('x'.repeat(70*1024*1024)); await new Promise(() => {})"));
+      await d.read(2);
+      await d.sleep(1_500);
+      d.send(wait(3, "s1", "1", 100));
+      await d.read(1, 60_000);
+      d.send(execute(4, "s1", "text('y'.repeat(70*1024*1024))"));
+      await d.read(3, 60_000);
+    },
+  },
+);
+
 /** §12.3 and §12.6: each must end the connection with no frame and exit 1 in both hosts. */
 const fatalAfterOpen: [string, unknown][] = [
   ["unknown type", { type: "operation/nope", id: 1 }],

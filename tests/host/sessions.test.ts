@@ -180,6 +180,11 @@ describe.concurrent("limits (§12.9)", () => {
     expect(await host.frames.next()).toEqual(
       errResponse(2, "invalid code-mode execute request: number too small to fit in target type"),
     );
+    // Found by scripts/conformance: the budget is checked before the session.
+    host.send(execute(3, "nope", "text(1)", { maxOutputTokens: -1 }));
+    expect(await host.frames.next()).toEqual(
+      errResponse(3, "invalid code-mode execute request: number too small to fit in target type"),
+    );
     host.kill();
   });
 
