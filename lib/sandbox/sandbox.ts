@@ -18,13 +18,17 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     maxOutputChars: options.maxOutputChars ?? 256 * 1024 * 1024,
   });
   const sessions = new Set<Session>();
+  let stopped = false;
   return {
     openSession(limits?: SessionLimits): SandboxSession {
       const session = new Session(pool, limits);
-      sessions.add(session);
+      // After shutdown a session exists but every cell it starts is terminated at once.
+      if (stopped) void session.close();
+      else sessions.add(session);
       return session;
     },
     async shutdown(): Promise<void> {
+      stopped = true;
       await Promise.all([...sessions].map((session) => session.close()));
       sessions.clear();
       await pool.shutdown();

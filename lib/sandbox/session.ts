@@ -205,12 +205,16 @@ class Cell implements SandboxCell, CellListener {
       }
       this.worker.post({ t: "tool", cell: this.internalId, call, ok, v: payload });
     };
-    Promise.resolve()
-      .then(() => this.#callbacks.callTool(nested, controller.signal))
-      .then(
-        (value) => answer(true, value),
-        (error: unknown) => answer(false, error),
-      );
+    let pending: Promise<unknown>;
+    try {
+      pending = this.#callbacks.callTool(nested, controller.signal);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    pending.then(
+      (value) => answer(true, value),
+      (error: unknown) => answer(false, error),
+    );
   }
 
   #abortToolCalls(): void {
