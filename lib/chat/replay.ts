@@ -10,7 +10,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 export type ReplayEvent = Record<string, unknown> & { type: string };
-export type ReplayResponse = { events: ReplayEvent[]; delayMs?: number };
+export type ReplayResponse = {
+  events: ReplayEvent[];
+  delayMs?: number;
+  /** Served only when the request offers this tool (else skipped); lets one script cover builds with and without it. */
+  requiresTool?: string;
+  /** Served only when the request does NOT offer this tool (else skipped). */
+  unlessTool?: string;
+};
 export type ReplayScript = { prompts: string[]; responses: ReplayResponse[]; delayMs?: number };
 
 const TERMINAL_EVENTS = new Set(["response.completed", "response.failed", "response.incomplete", "error"]);
@@ -28,8 +35,13 @@ function parseResponse(value: unknown, index: number): ReplayResponse {
   if (!Array.isArray(events) || !events.every(isEvent)) {
     throw new ReplayScriptError(`response ${index + 1} must be a list of SSE event objects, each with a string "type"`);
   }
-  const delay = Array.isArray(value) ? undefined : (value as { delay_ms?: unknown }).delay_ms;
-  return { events, delayMs: typeof delay === "number" ? delay : undefined };
+  if (Array.isArray(value)) return { events };
+  const record = value as { delay_ms?: unknown; requires_tool?: unknown; unless_tool?: unknown };
+  const response: ReplayResponse = { events };
+  if (typeof record.delay_ms === "number") response.delayMs = record.delay_ms;
+  if (typeof record.requires_tool === "string") response.requiresTool = record.requires_tool;
+  if (typeof record.unless_tool === "string") response.unlessTool = record.unless_tool;
+  return response;
 }
 
 export function parseReplayScript(text: string): ReplayScript {
@@ -122,14 +134,28 @@ export async function startReplayServer(script: ReplayScript, options: { delayMs
       timers.add(timer);
     });
 
+  const toolNames = (body: string): Set<string> => {
+    try {
+      const tools = (JSON.parse(body) as { tools?: Array<{ name?: unknown }> }).tools;
+      return new Set((tools ?? []).map((tool) => String(tool.name)));
+    } catch {
+      return new Set();
+    }
+  };
   const server = http.createServer((request, response) => {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       void (async () => {
         if (request.method !== "POST" || !request.url?.endsWith("/responses")) {
           sendJson(response, 404, "the replay provider serves only POST <base_url>/responses (set wire_api = \"responses\")");
           return;
         }
+        const offered = toolNames(Buffer.concat(chunks).toString("utf8"));
+        const applies = (candidate: ReplayResponse) =>
+          (candidate.requiresTool === undefined || offered.has(candidate.requiresTool)) &&
+          (candidate.unlessTool === undefined || !offered.has(candidate.unlessTool));
+        while (script.responses[next] && !applies(script.responses[next]!)) next += 1;
         const scripted = script.responses[next];
         if (!scripted) {
           sendJson(response, 400, `replay script has no response left (it holds ${script.responses.length})`);

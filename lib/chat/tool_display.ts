@@ -69,8 +69,8 @@ export function outputText(output: string): string {
 
 /** At most `maxLines` rows of preview, each cut to `columns`, with a count of what was left out. */
 export function previewLines(text: string, maxLines: number, columns: number): string[] {
-  const lines = text.replace(/\r\n/g, "\n").replace(/\n+$/, "").split("\n");
-  if (lines.length === 1 && lines[0] === "") return [];
+  const lines = text.replace(/\r\n/g, "\n").split("\n").filter((line) => line.trim() !== "");
+  if (lines.length === 0) return [];
   const shown = lines.slice(0, maxLines).map((line) => truncateText(line.replace(/\t/g, "  ").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, ""), columns));
   if (lines.length > maxLines) shown.push(`… +${lines.length - maxLines} more lines`);
   return shown;

@@ -1,5 +1,66 @@
-import { notYetAvailable } from "./exit.ts";
+// `scv chat [--model M] [--provider NAME] [--demo]`: the interactive terminal chat in the current directory.
+// `--demo` (npm run demo) plays examples/demo through the real chat with the replay provider, offline.
+import { join } from "node:path";
+import { resolveHome } from "../config/home.ts";
+import { ChatApp } from "../chat/app.ts";
+import { prepareDemo } from "../chat/demo.ts";
+import { prepareOptions, type ClientFlags } from "../chat/session_options.ts";
+import { colorEnabled } from "../chat/style.ts";
+import { EXIT_FAILURE } from "./exit.ts";
 
-export async function runChat(_options: Record<string, unknown>): Promise<number> {
-  return notYetAvailable("chat");
+export type ChatCliOptions = { model?: string; provider?: string; demo?: boolean; fakeResponses?: string };
+
+const FORCED_EXIT_MS = 250;
+
+export async function runChat(options: ChatCliOptions): Promise<number> {
+  const env = process.env;
+  const stdout = process.stdout;
+  const stdin = process.stdin;
+  stdout.on("error", () => {});
+  const flags: ClientFlags = { model: options.model, provider: options.provider, fakeResponses: options.fakeResponses };
+  let cwd = process.cwd();
+  let historyPath: string | undefined = join(resolveHome(undefined, env).home, "chat_history");
+  let demoPrompts: string[] | undefined;
+  let prepare = (current: ClientFlags) => prepareOptions(current, env, process.cwd());
+  let cleanup = async () => {};
+  if (options.demo) {
+    try {
+      const demo = await prepareDemo(env, { delayMs: stdout.isTTY ? 12 : 0 });
+      cwd = demo.workspace;
+      historyPath = undefined;
+      demoPrompts = demo.prompts;
+      prepare = demo.prepare;
+      cleanup = demo.cleanup;
+    } catch (error) {
+      process.stderr.write(`scv chat: could not set up the demo: ${(error as Error).message}\n`);
+      return EXIT_FAILURE;
+    }
+  }
+  const interactive = options.demo ? stdout.isTTY === true : stdout.isTTY === true && stdin.isTTY === true;
+  const app = new ChatApp({
+    terminal: {
+      input: stdin,
+      output: stdout,
+      interactive,
+      color: colorEnabled(env, stdout.isTTY === true),
+      columns: () => stdout.columns || 80,
+    },
+    flags,
+    cwd,
+    prepare,
+    historyPath,
+    demoPrompts,
+  });
+  const onSigint = () => app.interrupt();
+  const onResize = () => app.redraw();
+  process.on("SIGINT", onSigint);
+  stdout.on("resize", onResize);
+  try {
+    return await app.run();
+  } finally {
+    process.off("SIGINT", onSigint);
+    stdout.off("resize", onResize);
+    await cleanup();
+    setTimeout(() => process.exit(process.exitCode ?? 0), FORCED_EXIT_MS).unref();
+  }
 }

@@ -1,0 +1,4 @@
+// TODO: support more than one name
+export function greet(name) {
+  return `Hello, ${name}!`;
+}

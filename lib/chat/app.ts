@@ -1,0 +1,484 @@
+// The terminal chat: one engine session over the in-process protocol, a prompt with a line editor, inline
+// rendering of every event, approvals answered with y / n / a, slash commands, and the scripted demo.
+import { createInterface } from "node:readline";
+import type { ApprovalPolicy } from "../config/types.ts";
+import { silentLogger, createLogger, type Logger } from "../server/log.ts";
+import { ApprovalMemory } from "./approval_memory.ts";
+import { openEngine, type EngineClient } from "./engine.ts";
+import { loadHistory, saveHistory, type HistoryLimits, DEFAULT_HISTORY_LIMITS } from "./history_file.ts";
+import { parseKeys, type Key } from "./keys.ts";
+import { LineEditor } from "./line_editor.ts";
+import { InlineScreen, PlainScreen, cursorColumn, type LiveRegion, type Screen } from "./screen.ts";
+import type { ClientFlags, PreparedOptions } from "./session_options.ts";
+import { helpText, parseSlash } from "./slash.ts";
+import { formatStatus } from "./status.ts";
+import { createStyle, displayWidth, truncateText, type Style } from "./style.ts";
+import { formatUsage, Transcript, type ServerEvent } from "./transcript.ts";
+
+export type ChatTerminal = {
+  input: NodeJS.ReadableStream & { setRawMode?: (raw: boolean) => unknown; isTTY?: boolean };
+  output: NodeJS.WritableStream;
+  /** Raw-mode keys and the inline live region; false = plain line mode. */
+  interactive: boolean;
+  color: boolean;
+  columns: () => number;
+};
+
+export type ChatSetup = {
+  terminal: ChatTerminal;
+  flags: ClientFlags;
+  cwd: string;
+  /** Builds the engine options for the current flags (called again by /model and /approvals). */
+  prepare: (flags: ClientFlags) => Promise<PreparedOptions>;
+  historyPath: string | undefined;
+  /** Demo mode: these prompts are typed for the user and approvals are granted automatically. */
+  demoPrompts?: string[];
+  log?: Logger;
+};
+
+const POLICIES: ApprovalPolicy[] = ["on-risk", "always", "never"];
+const PROMPT = "› ";
+const CONTINUATION = "  ";
+
+type PendingApproval = { approvalId: string; name: string; args: unknown };
+
+export class ChatApp {
+  #setup: ChatSetup;
+  #style: Style;
+  #screen: Screen;
+  #transcript: Transcript;
+  #editor = new LineEditor();
+  #memory = new ApprovalMemory();
+  #engine: EngineClient | undefined;
+  #prepared: PreparedOptions | undefined;
+  #flags: ClientFlags;
+  #proposed = new Map<string, { name: string; args: unknown }>();
+  #approval: PendingApproval | undefined;
+  #approvalQueue: PendingApproval[] = [];
+  #busy = false;
+  #turnId: string | undefined;
+  #hint = "";
+  #historyLimits: HistoryLimits = DEFAULT_HISTORY_LIMITS;
+  #turnDone: (() => void) | undefined;
+  #exit!: (code: number) => void;
+  readonly #exited: Promise<number>;
+  #closing = false;
+
+  constructor(setup: ChatSetup) {
+    this.#setup = setup;
+    this.#flags = { ...setup.flags };
+    this.#style = createStyle(setup.terminal.color);
+    const { terminal } = setup;
+    this.#screen = terminal.interactive ? new InlineScreen(terminal.output, terminal.columns) : new PlainScreen(terminal.output);
+    this.#transcript = new Transcript(this.#style, this.#width());
+    this.#exited = new Promise((resolve) => {
+      this.#exit = resolve;
+    });
+  }
+
+  #width(): number {
+    return Math.max(20, Math.min(this.#setup.terminal.columns(), 200));
+  }
+
+  /** Runs the chat until the user leaves (or the demo ends); resolves with the exit code. */
+  async run(): Promise<number> {
+    const s = this.#style;
+    const demo = this.#setup.demoPrompts !== undefined;
+    if (this.#setup.historyPath && !demo) this.#editor = new LineEditor(await loadHistory(this.#setup.historyPath));
+    this.#print([
+      `${s.bold("scv chat")}${demo ? s.yellow(" · offline demo (recorded responses, no network)") : ""}`,
+      s.dim(`workspace ${this.#setup.cwd}`),
+    ]);
+    if (!(await this.#startEngine())) {
+      this.#screen.close();
+      return 1;
+    }
+    if (!demo) this.#print([s.dim("Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits"), ""]);
+    if (demo) void this.#playDemo(this.#setup.demoPrompts!);
+    else if (this.#setup.terminal.interactive) this.#readKeys();
+    else this.#readLines();
+    const code = await this.#exited;
+    await this.#shutdown();
+    return code;
+  }
+
+  async #startEngine(): Promise<boolean> {
+    const s = this.#style;
+    try {
+      this.#prepared = await this.#setup.prepare(this.#flags);
+      const log = this.#setup.log ?? (process.env.SCV_LOG ? createLogger(process.env.SCV_LOG) : silentLogger);
+      this.#engine = await openEngine(
+        this.#prepared.options,
+        log,
+        { cwd: this.#setup.cwd },
+        (event) => this.#onEvent(event),
+      );
+    } catch (error) {
+      await this.#prepared?.close();
+      this.#prepared = undefined;
+      this.#print([`${s.red("error")}: could not start a session: ${(error as Error).message}`]);
+      return false;
+    }
+    const started = this.#engine.session!;
+    this.#historyLimits = {
+      maxItems: Number(started.max_prompt_history_items) || DEFAULT_HISTORY_LIMITS.maxItems,
+      maxBytes: Number(started.max_prompt_history_bytes) || DEFAULT_HISTORY_LIMITS.maxBytes,
+    };
+    const policy = this.#flags.approvalPolicy ? ` · approvals ${this.#flags.approvalPolicy}` : "";
+    this.#print([s.dim(`session started · model ${started.model}${policy}`)]);
+    return true;
+  }
+
+  async #stopEngine(): Promise<void> {
+    const engine = this.#engine;
+    this.#engine = undefined;
+    if (engine) await engine.close();
+    await this.#prepared?.close();
+    this.#prepared = undefined;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#closing = true;
+    const { input } = this.#setup.terminal;
+    if (this.#setup.terminal.interactive) {
+      input.setRawMode?.(false);
+    }
+    input.removeAllListeners("data");
+    (input as NodeJS.ReadableStream & { pause(): void }).pause();
+    this.#screen.close();
+    await this.#stopEngine();
+  }
+
+  // ---- events ----
+
+  #onEvent(event: ServerEvent): void {
+    if (this.#closing) return;
+    const s = this.#style;
+    const rows = this.#transcript.apply(event);
+    switch (event.type) {
+      case "turn.started":
+        this.#busy = true;
+        this.#turnId = event.turn_id;
+        break;
+      case "tool.proposed":
+        this.#proposed.set(event.call_id, { name: event.name, args: event.arguments });
+        break;
+      case "approval.requested": {
+        const args = this.#proposed.get(event.call_id)?.args ?? {};
+        const pending = { approvalId: event.approval_id, name: event.name, args };
+        if (this.#setup.demoPrompts !== undefined) {
+          rows.push(`  ${s.yellow("[demo] approved automatically")} ${s.dim("(in a real chat you answer y, n or a)")}`);
+          void this.#resolveApproval(pending, true);
+        } else if (this.#memory.allows(event.name, args)) {
+          rows.push(`  ${s.green("approved")} ${s.dim("(always allowed for this session)")}`);
+          void this.#resolveApproval(pending, true);
+        } else if (this.#approval) {
+          this.#approvalQueue.push(pending);
+        } else {
+          this.#approval = pending;
+          if (!this.#screen.interactive) rows.push("Allow? [y]es / [n]o / [a]lways for this session:");
+        }
+        break;
+      }
+      case "turn.completed":
+      case "turn.failed":
+      case "turn.cancelled":
+        this.#busy = false;
+        this.#turnId = undefined;
+        this.#approval = undefined;
+        this.#approvalQueue = [];
+        this.#turnDone?.();
+        break;
+      case "error":
+        // A rejected turn.start (e.g. an oversized prompt) never starts a turn.
+        if (!this.#turnId) {
+          this.#busy = false;
+          this.#turnDone?.();
+        }
+        break;
+      case "engine.closed":
+        if (!this.#closing && this.#engine?.closed) {
+          rows.push(s.red("the engine connection closed"));
+          this.#exit(1);
+        }
+        break;
+    }
+    this.#render(rows);
+  }
+
+  async #resolveApproval(pending: PendingApproval, approved: boolean): Promise<void> {
+    await this.#engine?.send({ type: "approval.resolve", approval_id: pending.approvalId, approved });
+  }
+
+  #answerApproval(answer: "y" | "n" | "a"): void {
+    const pending = this.#approval;
+    if (!pending) return;
+    const s = this.#style;
+    this.#approval = this.#approvalQueue.shift();
+    const approved = answer !== "n";
+    if (answer === "a") this.#memory.remember(pending.name, pending.args);
+    const label =
+      answer === "a" ? s.green("approved (always for this session)") : approved ? s.green("approved") : s.red("denied");
+    this.#render([`  ${label}`]);
+    void this.#resolveApproval(pending, approved);
+  }
+
+  // ---- rendering ----
+
+  #print(rows: string[]): void {
+    this.#render(rows);
+  }
+
+  #render(commit: string[]): void {
+    if (this.#closing && commit.length === 0) return;
+    this.#screen.draw(commit, this.#screen.interactive ? this.#live() : undefined);
+  }
+
+  #live(): LiveRegion {
+    const s = this.#style;
+    const width = this.#width();
+    const rows: string[] = [];
+    const partial = this.#transcript.partial;
+    if (partial !== "") rows.push(partial);
+    if (this.#approval) {
+      rows.push(`${s.yellow("?")} Allow ${s.bold(this.#approval.name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}lways for this session`);
+    }
+    if (this.#setup.demoPrompts !== undefined) {
+      rows.push(this.#status(width));
+      return { rows, cursorRow: rows.length - 1, cursorColumn: displayWidth(rows.at(-1)!) };
+    }
+    const lines = this.#editor.text.split("\n");
+    const before = this.#editor.text.slice(0, this.#editor.cursor).split("\n");
+    const cursorLine = before.length - 1;
+    const first = rows.length;
+    lines.forEach((line, index) => rows.push(`${s.bold(index === 0 ? PROMPT : CONTINUATION)}${line}`));
+    rows.push(this.#hint ? s.yellow(truncateText(this.#hint, width - 1)) : this.#status(width));
+    return {
+      rows,
+      cursorRow: first + cursorLine,
+      cursorColumn: cursorColumn(cursorLine === 0 ? PROMPT : CONTINUATION, before[cursorLine]!),
+    };
+  }
+
+  #status(width: number): string {
+    return formatStatus(
+      {
+        model: String(this.#engine?.session?.model ?? this.#flags.model ?? ""),
+        state: this.#approval ? "approval" : this.#busy ? "working" : this.#engine ? "idle" : "starting",
+        lastUsage: this.#transcript.lastUsage,
+        totalUsage: this.#transcript.totalUsage,
+        width,
+      },
+      this.#style,
+    );
+  }
+
+  // ---- input ----
+
+  #readKeys(): void {
+    const { input } = this.#setup.terminal;
+    input.setRawMode?.(true);
+    input.setEncoding?.("utf8");
+    input.on("data", (data: string | Buffer) => {
+      for (const key of parseKeys(typeof data === "string" ? data : data.toString("utf8"))) this.#onKey(key);
+    });
+    input.resume();
+    this.#render([]);
+  }
+
+  #onKey(key: Key): void {
+    if (this.#closing) return;
+    if (this.#approval) {
+      const text = key.name === "text" ? key.text.trim().toLowerCase() : "";
+      if (text === "y" || text === "n" || text === "a") return this.#answerApproval(text);
+      if (key.name === "enter") return this.#answerApproval("n");
+      if (key.name !== "ctrl-c" && key.name !== "escape") return;
+    }
+    const action = this.#editor.handle(key, this.#busy);
+    this.#hint = "";
+    switch (action.type) {
+      case "submit":
+        void this.#saveHistory();
+        void this.#submit(action.text);
+        return;
+      case "cancel-turn":
+        this.#cancelTurn();
+        return;
+      case "exit-hint":
+        this.#hint = "Press Ctrl-C again to exit";
+        break;
+      case "exit":
+        this.#exit(0);
+        return;
+    }
+    this.#render([]);
+  }
+
+  async #saveHistory(): Promise<void> {
+    if (!this.#setup.historyPath) return;
+    await saveHistory(this.#setup.historyPath, this.#editor.history, this.#historyLimits).catch(() => {});
+  }
+
+  #cancelTurn(): void {
+    if (this.#turnId && this.#engine) {
+      this.#approval = undefined;
+      this.#approvalQueue = [];
+      this.#render([this.#style.dim("  (cancelling…)")]);
+      void this.#engine.send({ type: "turn.cancel", turn_id: this.#turnId });
+    }
+  }
+
+  #readLines(): void {
+    const lines = createInterface({ input: this.#setup.terminal.input, crlfDelay: Infinity });
+    const queue: string[] = [];
+    let waiting: ((line: string | undefined) => void) | undefined;
+    let ended = false;
+    lines.on("line", (line) => {
+      if (this.#approval) {
+        const answer = line.trim().toLowerCase()[0];
+        this.#answerApproval(answer === "y" || answer === "a" ? answer : "n");
+        return;
+      }
+      if (waiting) {
+        const wake = waiting;
+        waiting = undefined;
+        wake(line);
+      } else queue.push(line);
+    });
+    lines.on("close", () => {
+      ended = true;
+      if (this.#approval) this.#answerApproval("n");
+      waiting?.(undefined);
+    });
+    const next = () =>
+      new Promise<string | undefined>((resolve) => {
+        if (queue.length > 0) resolve(queue.shift());
+        else if (ended) resolve(undefined);
+        else waiting = resolve;
+      });
+    void (async () => {
+      for (;;) {
+        const line = await next();
+        if (line === undefined) break;
+        if (line.trim() === "") continue;
+        this.#editor.remember(line);
+        await this.#saveHistory();
+        if (await this.#submit(line, true)) break;
+      }
+      this.#exit(0);
+    })();
+  }
+
+  /** Handles a prompt or slash command; with `wait`, resolves after the turn ends. Resolves true to exit. */
+  async #submit(text: string, wait = false): Promise<boolean> {
+    const s = this.#style;
+    const slash = parseSlash(text);
+    if (slash) return this.#command(slash.name, slash.argument);
+    const echo = text.split("\n").map((line, index) => `${s.bold(index === 0 ? PROMPT : CONTINUATION)}${s.bold(line)}`);
+    this.#render(echo);
+    if (!this.#engine) return false;
+    const done = new Promise<void>((resolve) => {
+      this.#turnDone = resolve;
+    });
+    this.#busy = true;
+    await this.#engine.send({ type: "turn.start", prompt: text });
+    this.#render([]);
+    if (wait) await done;
+    return false;
+  }
+
+  async #command(name: string, argument: string): Promise<boolean> {
+    const s = this.#style;
+    const note = (rows: string[]) => this.#render(rows.map((row) => s.dim(row)));
+    switch (name) {
+      case "help":
+        note(helpText());
+        return false;
+      case "exit":
+        this.#exit(0);
+        return true;
+      case "usage":
+        note([
+          `last turn: ${this.#transcript.lastUsage ? formatUsage(this.#transcript.lastUsage) : "no turn yet"}`,
+          `this chat: ${formatUsage(this.#transcript.totalUsage)}`,
+        ]);
+        return false;
+      case "clear":
+        if (this.#busy) {
+          note(["cancel the running turn before clearing (Esc)"]);
+          return false;
+        }
+        this.#memory.clear();
+        await this.#engine?.send({ type: "session.clear" });
+        return false;
+      case "model":
+        if (argument === "") {
+          note([`model: ${this.#engine?.session?.model ?? "unknown"}`]);
+          return false;
+        }
+        return this.#restart({ ...this.#flags, model: argument }, `model ${argument}`);
+      case "approvals":
+        if (argument === "") {
+          note([
+            `approval policy: ${this.#flags.approvalPolicy ?? "from configuration (default on-risk)"}`,
+            `always-allowed for this session: ${this.#memory.size} tool call${this.#memory.size === 1 ? "" : "s"}`,
+          ]);
+          return false;
+        }
+        if (!POLICIES.includes(argument as ApprovalPolicy)) {
+          note([`unknown approval policy ${argument}; use on-risk, always or never`]);
+          return false;
+        }
+        return this.#restart({ ...this.#flags, approvalPolicy: argument as ApprovalPolicy }, `approvals ${argument}`);
+      default:
+        this.#render([`${s.yellow(`unknown command /${name}`)}${s.dim(" · /help lists the commands")}`]);
+        return false;
+    }
+  }
+
+  // The engine fixes the model and approval policy when a session starts, so changing them starts a new one.
+  async #restart(flags: ClientFlags, what: string): Promise<boolean> {
+    const s = this.#style;
+    if (this.#busy) {
+      this.#render([s.dim("cancel the running turn first (Esc)")]);
+      return false;
+    }
+    const previous = this.#flags;
+    await this.#stopEngine();
+    this.#flags = flags;
+    this.#render([s.dim(`starting a new session with ${what}; the conversation starts fresh`)]);
+    if (await this.#startEngine()) return false;
+    this.#flags = previous;
+    if (await this.#startEngine()) return false;
+    this.#exit(1);
+    return true;
+  }
+
+  async #playDemo(prompts: string[]): Promise<void> {
+    const s = this.#style;
+    for (const prompt of prompts) {
+      if (this.#closing) return;
+      this.#render([s.yellow("[demo] typed for you:")]);
+      await this.#submit(prompt, true);
+    }
+    this.#render([s.dim("[demo] finished · run `scv chat` in a project for a real session")]);
+    this.#exit(0);
+  }
+
+  /** Ctrl-C delivered as a signal (plain mode, the demo): cancel the running turn, else leave. */
+  interrupt(): void {
+    if (this.#turnId) this.#cancelTurn();
+    else this.#exit(130);
+  }
+
+  /** Redraws the live region (after a terminal resize). */
+  redraw(): void {
+    this.#transcript.setWidth(this.#width());
+    this.#render([]);
+  }
+
+  /** Ends the chat from outside (a signal). */
+  stop(code: number): void {
+    this.#exit(code);
+  }
+}

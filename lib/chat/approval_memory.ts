@@ -1,0 +1,36 @@
+// "Always for this session" approvals, remembered per tool and normalized argument key: object keys sorted,
+// string whitespace collapsed, so `ls  -la` and `ls -la` are the same command but `ls` and `ls -la` are not.
+
+function normalize(value: unknown): unknown {
+  if (typeof value === "string") return value.trim().replace(/\s+/g, " ");
+  if (Array.isArray(value)) return value.map(normalize);
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    return Object.fromEntries(Object.keys(record).sort().map((key) => [key, normalize(record[key])]));
+  }
+  return value;
+}
+
+export function approvalKey(name: string, args: unknown): string {
+  return `${name}\u0000${JSON.stringify(normalize(args ?? {}))}`;
+}
+
+export class ApprovalMemory {
+  #keys = new Set<string>();
+
+  remember(name: string, args: unknown): void {
+    this.#keys.add(approvalKey(name, args));
+  }
+
+  allows(name: string, args: unknown): boolean {
+    return this.#keys.has(approvalKey(name, args));
+  }
+
+  get size(): number {
+    return this.#keys.size;
+  }
+
+  clear(): void {
+    this.#keys.clear();
+  }
+}

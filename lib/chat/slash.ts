@@ -1,0 +1,29 @@
+// Slash commands typed at the chat prompt.
+
+export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: string }> = [
+  { name: "help", usage: "/help", help: "show the commands and keys" },
+  { name: "model", usage: "/model [name]", help: "show the model, or start a new session with another one" },
+  { name: "clear", usage: "/clear", help: "forget the conversation so far" },
+  { name: "approvals", usage: "/approvals [policy]", help: "show the approval policy, or start a new session with on-risk, always or never" },
+  { name: "usage", usage: "/usage", help: "token usage of the last turn and of this chat" },
+  { name: "exit", usage: "/exit", help: "leave scv chat (also Ctrl-D, or Ctrl-C twice)" },
+];
+
+export type SlashCommand = { name: string; argument: string };
+
+/** A slash command, or undefined when the text is a prompt (it does not start with "/"). */
+export function parseSlash(text: string): SlashCommand | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("/") || trimmed.startsWith("//")) return undefined;
+  const match = /^\/(\S*)\s*([\s\S]*)$/.exec(trimmed)!;
+  const name = match[1]!.toLowerCase();
+  return { name: name === "quit" ? "exit" : name, argument: match[2]!.trim() };
+}
+
+export function helpText(): string[] {
+  return [
+    "Commands:",
+    ...SLASH_COMMANDS.map((command) => `  ${command.usage.padEnd(20)} ${command.help}`),
+    "Keys: Enter sends · Ctrl-J adds a line · Up/Down browse history · Esc or Ctrl-C cancels a turn",
+  ];
+}
