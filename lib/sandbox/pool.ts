@@ -40,9 +40,10 @@ export class SandboxWorker {
       // an error of the worker's realm. (vm.SourceTextModule is not used: it leaks its context.)
       execArgv: ["--experimental-vm-modules", "--no-warnings"],
       resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(16, Math.max(1, heapMb >> 3)) },
+      // The host's stdout may carry protocol frames: nothing from a worker may reach it.
       stdout: true,
-      stderr: true,
     });
+    this.#worker.stdout.resume();
     this.#worker.unref();
     this.#worker.on("message", (message: FromWorker) => this.#onMessage(message));
     this.#worker.on("error", (error: Error & { code?: string }) => {

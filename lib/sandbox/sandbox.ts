@@ -7,7 +7,7 @@ export interface SandboxOptions {
   warmWorkers?: number;
   /** Heap limit of workers for sessions without `maxHeapSizeBytes` (default 512 MiB). */
   defaultHeapMb?: number;
-  /** A cell whose text output exceeds this many UTF-16 code units fails (default 256 Mi). */
+  /** A cell whose output (text, notifications, image and audio URLs) exceeds this many UTF-16 code units fails (default 128 Mi). */
   maxOutputChars?: number;
 }
 
@@ -15,7 +15,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const pool = new WorkerPool({
     warmWorkers: options.warmWorkers ?? 2,
     defaultHeapMb: options.defaultHeapMb ?? 512,
-    maxOutputChars: options.maxOutputChars ?? 256 * 1024 * 1024,
+    maxOutputChars: options.maxOutputChars ?? 128 * 1024 * 1024,
   });
   const sessions = new Set<Session>();
   let stopped = false;

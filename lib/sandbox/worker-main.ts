@@ -104,19 +104,17 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
     switch (op) {
       case "text":
       case "notify":
-        if (typeof a !== "string") return undefined;
+      case "image":
+      case "audio":
+        if (typeof a !== "string" || (op === "image" && typeof b !== "string")) return undefined;
+        // Output waits in the main thread until delivered: its total per cell is bounded.
         rec.out += a.length;
         if (rec.out > config.maxOutputChars) {
           finish(rec, "exec cell output exceeded " + config.maxOutputChars + " characters");
           return 1;
         }
-        post({ t: op, cell, v: a });
-        return undefined;
-      case "image":
-        if (typeof a === "string" && typeof b === "string") post({ t: "image", cell, v: a, d: b });
-        return undefined;
-      case "audio":
-        if (typeof a === "string") post({ t: "audio", cell, v: a });
+        if (op === "image") post({ t: "image", cell, v: a, d: b as string });
+        else post({ t: op, cell, v: a });
         return undefined;
       case "yield":
         post({ t: "yield", cell });

@@ -100,6 +100,9 @@ describe("output and timers", () => {
     const observation = await box.start(session, "for (;;) text('x'.repeat(100_000))").initial;
     expect(observation).toMatchObject({ kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` });
     expect(observation.items.length).toBe(MAX_OUTPUT_CHARS / 100_000);
+    const images = await box.start(session, "for (;;) image('data:' + 'x'.repeat(99_995))").initial;
+    expect(images).toMatchObject({ kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` });
+    expect(images.items.length).toBe(MAX_OUTPUT_CHARS / 100_000);
     await stillWorks(session);
     await session.close();
   });
