@@ -162,8 +162,8 @@ class Cell implements SandboxCell, CellListener {
   async #complete(errorText: string | null, writes: string): Promise<void> {
     this.status = "finishing";
     this.worker = null;
-    // A result waits for every notification the cell sent.
-    while (this.notifications.length > 0) await Promise.all(this.notifications.splice(0));
+    // A result waits for every notification the cell sent (no more arrive once it is done).
+    await Promise.all(this.notifications);
     if (this.status !== "finishing") return;
     this.#settle(errorText, writes);
   }
@@ -187,7 +187,7 @@ class Cell implements SandboxCell, CellListener {
     if (tool === undefined) return;
     const controller = new AbortController();
     this.toolCalls.set(call, controller);
-    const nested = { cellId: this.id, runtimeToolCallId: `tool-${call}`, tool, input: JSON.parse(inputJson) as unknown };
+    const nested = { cellId: this.id, runtimeToolCallId: `tool-${call}`, tool, input: parseJson(inputJson, null) };
     const answer = (ok: boolean, value: unknown): void => {
       if (this.toolCalls.get(call) !== controller) return;
       this.toolCalls.delete(call);
@@ -335,7 +335,8 @@ export class Session implements SandboxSession {
   /** Merges a finished cell's writes (`{key: json}`) into the session store. */
   commit(writes: string): void {
     if (writes === "{}") return;
-    for (const [key, json] of Object.entries(JSON.parse(writes) as Record<string, string>)) this.#store.set(key, json);
+    const entries = parseJson(writes, {}) as Record<string, unknown>;
+    for (const [key, json] of Object.entries(entries)) if (typeof json === "string") this.#store.set(key, json);
   }
 }
 
@@ -344,6 +345,15 @@ export function crashCellWorker(session: SandboxSession, cellId: string): boolea
   const worker = session instanceof Session ? session.cells.get(cellId)?.worker : undefined;
   worker?.post({ t: "crash" });
   return worker !== undefined && worker !== null;
+}
+
+/** JSON from a worker is produced by the runtime's own JSON.stringify; a host never crashes on it anyway. */
+function parseJson(json: string, fallback: unknown): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return fallback;
+  }
 }
 
 function missing(cellId: string): ObserveOutcome {
