@@ -14,6 +14,7 @@ import { FrameLimitError, type EventWriter } from "./writer.ts";
 
 export const MAX_PROMPT_BYTES = 262_144;
 const SHUTDOWN_TURN_WAIT_MS = 3000;
+const PROVIDER_CLOSE_WAIT_MS = 500;
 
 type ActiveTurn = { scope: TurnScope; controller: AbortController; done: Promise<void> };
 
@@ -138,7 +139,15 @@ export class Session {
       if (!finished) killAllProcessGroups();
     }
     this.#lifetime.abort();
-    await this.parts.provider.close().catch((error: unknown) => this.#log.warn(`close provider: ${String(error)}`));
+    // Closing HTTP agents should be instant; never let it hold the exit deadline.
+    let closeTimer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.parts.provider.close().catch((error: unknown) => this.#log.warn(`close provider: ${String(error)}`)),
+      new Promise<void>((resolve) => {
+        closeTimer = setTimeout(resolve, PROVIDER_CLOSE_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(closeTimer);
   }
 
   // Claims the session for the turn synchronously (so no other turn can start), writes [queue.dequeued]

@@ -42,7 +42,11 @@ export async function serveStdio(
 
   const reason = await Promise.race([reading, writerFailed]);
   log.debug(`connection ending: ${reason}`);
-  await connection.shutdown();
+  try {
+    await connection.shutdown();
+  } catch (error) {
+    log.error(`shut down session: ${error instanceof Error ? error.message : String(error)}`);
+  }
   const drained = await writer.drain(DRAIN_TIMEOUT_MS);
   if (!drained) log.error("protocol output was not drained within 3 s");
   const exitCode = reason === "eof" && drained && !writer.failed ? 0 : 1;
