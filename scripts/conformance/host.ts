@@ -94,7 +94,12 @@ export async function runScript(script: Script, command: string, args: string[])
   const host = startFramedProcess(command, args);
   const driver = new Driver(host);
   try {
-    await script.run(driver);
+    try {
+      await script.run(driver);
+    } catch (error) {
+      // A host that ended early or stayed silent: record it and compare what was received.
+      driver.transcript.push({ scriptStopped: (error as Error).message.replace(/\d+ ms/, "<ms>") });
+    }
     if (!host.child.stdin.writableEnded) host.closeStdin();
     const exit = await Promise.race([host.exit, driver.sleep(5_000).then(() => null)]);
     if (exit === null) host.kill();

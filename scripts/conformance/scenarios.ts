@@ -421,6 +421,109 @@ scenarios.push(
   },
 );
 
+scenarios.push(
+  {
+    name: "lifecycle: terminate with a pending wait",
+    async run(d) {
+      await ready(d);
+      d.send(execute(2, "s1", "text('a'); yield_control(); text('b'); await new Promise(() => {})"));
+      await d.read(2);
+      d.send(wait(3, "s1", "1", 60_000));
+      await d.sleep(100);
+      d.send(terminate(4, "s1", "1"));
+      await d.read(3);
+    },
+  },
+  {
+    name: "lifecycle: shutdown with a pending wait and buffered result",
+    // Known difference: the reference sends cell/closed for the already finished cell 2 before the
+    // wait's Terminated; scv sends every cell/closed after the observers' answers (§5.2 order).
+    unordered: true,
+    async run(d) {
+      await ready(d);
+      d.send(execute(2, "s1", "yield_control(); await new Promise(() => {})"));
+      await d.read(2);
+      d.send(execute(3, "s1", "yield_control(); text('done')"));
+      await d.read(2);
+      await d.sleep(200);
+      d.send(wait(4, "s1", "1", 60_000));
+      await d.sleep(100);
+      d.send(shutdown(5, "s1"));
+      await d.read(4);
+    },
+  },
+  {
+    name: "lifecycle: wait yields with new items only after its timer",
+    async run(d) {
+      await ready(d);
+      d.send(execute(2, "s1", "text('a'); yield_control(); text('b'); await new Promise((r) => setTimeout(r, 100)); text('c'); await new Promise(() => {})"));
+      await d.read(2);
+      d.send(wait(3, "s1", "1", 400));
+      await d.read(1);
+      d.send(wait(4, "s1", "1", 50));
+      await d.read(1);
+      d.send(terminate(5, "s1", "1"));
+      await d.read(2);
+    },
+  },
+  {
+    name: "delegates: late answers after terminate are ignored",
+    async run(d) {
+      await ready(d);
+      d.send(execute(2, "s1", "await tools.t(1)", { tools: [tool("t")], yieldTimeMs: 100 }));
+      await d.read(3);
+      d.send(terminate(3, "s1", "1"));
+      await d.read(3);
+      d.send(toolResult(1, 5));
+      await d.settle(200);
+    },
+  },
+  {
+    name: "delegates: notify while yielded, answered later",
+    async run(d) {
+      await ready(d);
+      d.send(execute(2, "s1", "yield_control(); notify('ping'); text('x')", { toolCallId: "call_n" }));
+      await d.read(3);
+      await d.sleep(200);
+      d.send({ type: "delegate/response", id: 1, result: { status: "error", message: "no thread" } });
+      await d.sleep(100);
+      d.send(wait(3, "s1", "1", 1_000));
+      await d.read(2);
+    },
+  },
+  {
+    name: "tools: duplicate names and schemas",
+    async run(d) {
+      await ready(d);
+      const tools = [
+        tool("dup", { description: "first", input_schema: { type: "object", extra: { nested: true } } }),
+        tool("dup", { description: "second", output_schema: { type: "string" } }),
+      ];
+      d.send(execute(2, "s1", "text(ALL_TOOLS.map((t) => t.description).join(',')); await tools.dup({})", { tools }));
+      await d.read(2);
+      d.send(toolResult(1, null));
+      await d.read(2);
+    },
+  },
+  {
+    name: "ids: full i64 range echoes exactly",
+    async run(d) {
+      d.send(hello());
+      await d.read(1);
+      d.raw(
+        Buffer.concat(
+          ['{"type":"operation/request","id":9223372036854775807,"request":{"method":"session/open","sessionId":"a"}}',
+            '{"type":"operation/request","id":-9223372036854775808,"request":{"method":"session/open","sessionId":"b"}}'].map((json) => {
+            const payload = Buffer.from(json);
+            return Buffer.concat([prefix(payload.length), payload]);
+          }),
+        ),
+      );
+      await d.read(2);
+    },
+  },
+);
+
 /** §12.3 and §12.6: each must end the connection with no frame and exit 1 in both hosts. */
 const fatalAfterOpen: [string, unknown][] = [
   ["unknown type", { type: "operation/nope", id: 1 }],
