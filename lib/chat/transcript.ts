@@ -165,7 +165,9 @@ export class Transcript {
       rows.push(`${pad}${s.green("✓")} ${s.dim(lines[0] ?? "ok")}${lines.length <= 1 ? truncated : ""}`);
       rows.push(...lines.slice(1).map((line, index) => `${pad}  ${s.dim(line)}${index === lines.length - 2 ? truncated : ""}`));
     } else {
-      rows.push(`${pad}${s.red("✗")} ${s.red(String(event.error ?? "failed"))}${lines[0] ? `: ${lines[0]}` : ""}`);
+      const code = String(event.error ?? "failed");
+      const first = lines[0] ? `: ${truncateText(lines[0], Math.max(10, columns - code.length - 2))}` : "";
+      rows.push(`${pad}${s.red("✗")} ${s.red(code)}${first}`);
       rows.push(...lines.slice(1).map((line) => `${pad}  ${s.dim(line)}`));
     }
     return rows;

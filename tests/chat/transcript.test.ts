@@ -1,0 +1,134 @@
+import { describe, expect, it } from "vitest";
+import { formatStatus } from "../../lib/chat/status.ts";
+import { createStyle, displayWidth } from "../../lib/chat/style.ts";
+import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/chat/tool_display.ts";
+import { Transcript, addUsage } from "../../lib/chat/transcript.ts";
+
+const plain = createStyle(false);
+const T = { request_id: "r", session_id: "s", turn_id: "t" };
+
+function feed(transcript: Transcript, events: Array<Record<string, unknown>>): string[] {
+  return events.flatMap((event) => transcript.apply({ ...T, ...event } as { type: string }));
+}
+
+describe("event transcript", () => {
+  it("streams assistant text: complete lines are rendered, the rest stays partial until completion", () => {
+    const transcript = new Transcript(plain, 80);
+    expect(feed(transcript, [{ type: "assistant.delta", content: "# Hea" }])).toEqual([]);
+    expect(transcript.partial).toBe("# Hea");
+    expect(feed(transcript, [{ type: "assistant.delta", content: "ding\n- a" }])).toEqual(["Heading", "═══════"]);
+    expect(transcript.partial).toBe("- a");
+    expect(feed(transcript, [{ type: "assistant.completed", content: "# Heading\n- a" }])).toEqual(["  • a"]);
+    expect(transcript.partial).toBe("");
+  });
+
+  it("renders a completed message that arrived without deltas", () => {
+    const transcript = new Transcript(plain, 80);
+    expect(feed(transcript, [{ type: "assistant.completed", content: "`x` done" }])).toEqual(["`x` done"]);
+    expect(feed(transcript, [{ type: "assistant.completed", content: "" }])).toEqual([]);
+  });
+
+  it("shows a tool call compactly: name, summary, success and a truncated preview", () => {
+    const transcript = new Transcript(plain, 80);
+    const output = JSON.stringify({ exit_code: 0, timed_out: false, output: "l1\nl2\nl3\nl4\nl5\nl6\n", truncated: false });
+    const rows = feed(transcript, [
+      { type: "tool.proposed", call_id: "c1", name: "bash", arguments: { command: "seq 6" } },
+      { type: "tool.started", call_id: "c1", name: "bash" },
+      { type: "tool.completed", call_id: "c1", name: "bash", success: true, output, truncated: false },
+    ]);
+    expect(rows).toEqual(["⏺ bash seq 6", "  ✓ l1", "    l2", "    l3", "    l4", "    … +2 more lines"]);
+  });
+
+  it("shows failures with their error code, also for calls that never started", () => {
+    const transcript = new Transcript(plain, 80);
+    const rows = feed(transcript, [
+      { type: "tool.proposed", call_id: "c1", name: "write", arguments: { path: "a.txt", content: "x", mode: "create" } },
+      { type: "approval.requested", approval_id: "A", call_id: "c1", name: "write", risk: "filesystem", cwd: "/w", summary: "Create a.txt (1 bytes)" },
+      { type: "tool.completed", call_id: "c1", name: "write", success: false, output: "tool call denied by policy or user", truncated: false, error: "denied" },
+    ]);
+    expect(rows).toEqual([
+      "? Approve write (filesystem risk)",
+      "  Create a.txt (1 bytes)",
+      "⏺ write a.txt (create)",
+      "  ✗ denied: tool call denied by policy or user",
+    ]);
+  });
+
+  it("indents nested exec calls under their cell by call_id prefix", () => {
+    const transcript = new Transcript(plain, 80);
+    const rows = feed(transcript, [
+      { type: "tool.proposed", call_id: "cell", name: "exec", arguments: { code: "await tools.read({path:'a'})" } },
+      { type: "tool.started", call_id: "cell", name: "exec" },
+      { type: "tool.proposed", call_id: "cell:tool-1", name: "read", arguments: { path: "a" } },
+      { type: "tool.started", call_id: "cell:tool-1", name: "read" },
+      { type: "tool.completed", call_id: "cell:tool-1", name: "read", success: true, output: JSON.stringify({ path: "a", content: "A" }), truncated: false },
+      { type: "tool.progress", call_id: "cell", text: "half way" },
+      { type: "tool.completed", call_id: "cell", name: "exec", success: true, output: "done", truncated: true },
+    ]);
+    expect(rows).toEqual([
+      "⏺ exec 28 bytes of JavaScript: await tools.read({path:'a'})",
+      "    ⏺ read a",
+      "      ✓ A",
+      "  … half way",
+      "  ✓ done (output truncated)",
+    ]);
+  });
+
+  it("keeps every row within the width", () => {
+    const transcript = new Transcript(plain, 40);
+    const rows = feed(transcript, [
+      { type: "tool.proposed", call_id: "c", name: "bash", arguments: { command: "x".repeat(200) } },
+      { type: "tool.started", call_id: "c", name: "bash" },
+      { type: "tool.completed", call_id: "c", name: "bash", success: false, output: "y".repeat(300), truncated: false, error: "failed" },
+    ]);
+    for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(40);
+  });
+
+  it("ends turns with usage, failures and cancellations, and sums usage", () => {
+    const transcript = new Transcript(plain, 80);
+    expect(feed(transcript, [{ type: "turn.completed", steps: 2, usage: { input_tokens: 5, output_tokens: 1 } }])[0]).toBe(
+      "  · done in 2 steps · tokens 5 in / 1 out",
+    );
+    feed(transcript, [{ type: "turn.completed", steps: 1, usage: { input_tokens: 7, output_tokens: 3 } }]);
+    expect(transcript.totalUsage).toEqual({ input_tokens: 12, output_tokens: 4 });
+    expect(transcript.lastUsage).toEqual({ input_tokens: 7, output_tokens: 3 });
+    expect(feed(transcript, [{ type: "turn.failed", code: "provider_error", message: "boom" }])[0]).toBe("✗ turn failed (provider_error): boom");
+    expect(feed(transcript, [{ type: "turn.cancelled" }])[0]).toBe("⊘ turn cancelled");
+    expect(feed(transcript, [{ type: "error", code: "turn_active", message: "cancel the active turn before clearing" }])).toEqual([
+      "error (turn_active): cancel the active turn before clearing",
+    ]);
+    expect(addUsage({}, {})).toEqual({});
+  });
+});
+
+describe("tool display helpers", () => {
+  it("finds the parent cell of nested calls", () => {
+    expect(parentCallId("call_9:tool-3")).toBe("call_9");
+    expect(parentCallId("call_9")).toBeUndefined();
+  });
+
+  it("summarizes arguments per tool and falls back to JSON", () => {
+    expect(summarizeArguments("bash", { command: "a\nb" })).toBe("a ⏎ b");
+    expect(summarizeArguments("web_fetch", { url: "https://x" })).toBe("https://x");
+    expect(summarizeArguments("other", { k: 1 })).toBe('{"k":1}');
+  });
+
+  it("extracts content or output from JSON tool outputs", () => {
+    expect(outputText(JSON.stringify({ path: "a", content: "text" }))).toBe("text");
+    expect(outputText(JSON.stringify({ exit_code: 3, output: "bad" }))).toBe("[exit 3] bad");
+    expect(outputText("{not json")).toBe("{not json");
+    expect(previewLines("a\n\nb\nc", 2, 10)).toEqual(["a", "b", "… +1 more lines"]);
+  });
+});
+
+describe("status line", () => {
+  it("shows model, state, last turn and session usage within the width", () => {
+    const line = formatStatus(
+      { model: "m1", state: "working", lastUsage: { input_tokens: 3, output_tokens: 1 }, totalUsage: { input_tokens: 9, output_tokens: 4 }, width: 120 },
+      plain,
+    );
+    expect(line).toBe("m1 · working (Esc or Ctrl-C cancels) · last turn 3 in / 1 out · session 9 in / 4 out");
+    const narrow = formatStatus({ model: "m1", state: "idle", lastUsage: undefined, totalUsage: {}, width: 30 }, plain);
+    expect(displayWidth(narrow)).toBeLessThanOrEqual(29);
+  });
+});
