@@ -52,12 +52,12 @@ export class SandboxWorker {
     this.#worker.on("exit", () => this.#died({ kind: "crash", message: "worker exited" }));
   }
 
-  get state(): "booting" | "idle" | "busy" | "draining" | "dead" {
-    return this.#state;
-  }
-
   /** Starts a cell; messages for it go to `listener` until it finishes. */
   run(cell: number, listener: CellListener, start: Omit<Extract<ToWorker, { t: "start" }>, "t" | "cell">): void {
+    if (this.#state === "dead") {
+      queueMicrotask(() => listener.onExit({ kind: "crash", message: "worker exited" }));
+      return;
+    }
     this.#state = "busy";
     this.#cell = cell;
     this.#listener = listener;
