@@ -1,0 +1,156 @@
+// `scv exec` through the real CLI against the fake SSE provider: text and --json output, approvals, exit codes
+// 0/1/130/2 and prompts read from stdin.
+import { spawn, type ChildProcess } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+let sandbox: ConfigSandbox;
+let provider: FakeProvider;
+const children = new Set<ChildProcess>();
+
+beforeEach(async () => {
+  sandbox = await createConfigSandbox();
+  provider = await startFakeProvider();
+});
+
+afterEach(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  children.clear();
+  await provider.close();
+  await sandbox.cleanup();
+});
+
+function start(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}) {
+  const child = spawn(process.execPath, [join(ROOT, "main.ts"), "exec", ...args], {
+    cwd: sandbox.workspace,
+    env: sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", ...options.env }),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdin!.end(options.stdin ?? "");
+  const done = new Promise<Run>((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
+  return { child, done, stdout: () => stdout };
+}
+
+const run = (args: string[], options?: Parameters<typeof start>[1]) => start(args, options).done;
+
+function events(stdout: string): Array<Record<string, any>> {
+  return stdout.trim().split("\n").map((line) => JSON.parse(line));
+}
+
+describe("scv exec", () => {
+  it("prints the streamed assistant text and exits 0", async () => {
+    provider.push(textResponse(["hello ", "from ", "fake"], { input_tokens: 3, output_tokens: 2 }));
+    const result = await run(["say hello"]);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("hello from fake\n");
+    expect(result.code).toBe(0);
+    expect(provider.requests[0]!.requestLine).toBe("POST /v1/responses HTTP/1.1");
+    expect(provider.requests[0]!.body.input).toEqual([{ role: "user", content: "say hello" }]);
+  });
+
+  it("--json prints every protocol event as NDJSON with gapless seq", async () => {
+    provider.push(textResponse(["a", "b"], { input_tokens: 1, output_tokens: 1 }));
+    const result = await run(["--json", "go"]);
+    expect(result.code).toBe(0);
+    const list = events(result.stdout);
+    expect(list.map((event) => event.type)).toEqual([
+      "initialized",
+      "session.started",
+      "queue.snapshot",
+      "turn.started",
+      "assistant.delta",
+      "assistant.delta",
+      "assistant.completed",
+      "turn.completed",
+    ]);
+    const seqs = list.filter((event) => "seq" in event).map((event) => event.seq);
+    expect(seqs).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(list.at(-1)!.usage).toEqual({ input_tokens: 1, output_tokens: 1 });
+  });
+
+  it("exits 1 on a failed turn and says why on stderr", async () => {
+    provider.push({ events: [sse.error("model is not available")] });
+    const result = await run(["go"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("scv exec: turn failed (provider_error): provider stream error: model is not available");
+    expect(result.stdout).toBe("");
+  });
+
+  it("exits 1 when the session cannot start (no credential)", async () => {
+    const result = await run(["go"], { env: { OPENAI_API_KEY: undefined } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("provider credential is not configured");
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it("reads the prompt from stdin with -, and refuses an empty one with exit 2", async () => {
+    provider.push(textResponse(["ok"]));
+    const result = await run(["-"], { stdin: "line one\nline two\n" });
+    expect(result.code).toBe(0);
+    expect(provider.requests[0]!.body.input[0]).toEqual({ role: "user", content: "line one\nline two" });
+    const empty = await run(["-"], { stdin: "  \n" });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("scv exec: the prompt is empty");
+  });
+
+  it("denies approvals without --yes and approves them with it", async () => {
+    const call = [{ call_id: "call_1", name: "bash", arguments: { command: "echo ran-it" } }];
+    provider.push(toolCallResponse(call), textResponse(["after"]));
+    const denied = await run(["--json", "run"]);
+    expect(denied.code).toBe(0);
+    const completed = events(denied.stdout).find((event) => event.type === "tool.completed")!;
+    expect(completed).toMatchObject({ success: false, error: "denied", output: "tool call denied by policy or user" });
+
+    provider.push(toolCallResponse(call), textResponse(["after"]));
+    const approved = await run(["--yes", "run"]);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toBe("after\n");
+    expect(approved.stderr).toContain("approved (--yes): bash (process risk): Run with /bin/bash -lc: echo ran-it");
+    expect(approved.stderr).toContain("✓ ran-it");
+  });
+
+  it("passes --approval-policy to the session: never denies without asking", async () => {
+    provider.push(toolCallResponse([{ call_id: "c", name: "bash", arguments: { command: "true" } }]), textResponse(["x"]));
+    const result = await run(["--json", "--yes", "--approval-policy", "never", "go"]);
+    expect(result.code).toBe(0);
+    const list = events(result.stdout);
+    expect(list.some((event) => event.type === "approval.requested")).toBe(false);
+    expect(list.find((event) => event.type === "tool.completed")!.error).toBe("denied");
+  });
+
+  it("cancels the turn on SIGINT and exits 130", async () => {
+    provider.push({ events: [sse.textDelta("partial")], mode: "chunked", end: "hang" });
+    const process = start(["--json", "wait"]);
+    const deadline = Date.now() + 10_000;
+    while (!process.stdout().includes("assistant.delta") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    process.child.kill("SIGINT");
+    const result = await process.done;
+    expect(result.code).toBe(130);
+    expect(events(result.stdout).at(-1)!.type).toBe("turn.cancelled");
+  });
+
+  it("replays a recorded script from SCV_FAKE_RESPONSES without any credential", async () => {
+    const script = join(sandbox.root, "script.ndjson");
+    await writeFile(
+      script,
+      [sse.textDelta("from "), sse.textDelta("replay"), sse.completed()].map((event) => JSON.stringify(event)).join("\n"),
+    );
+    const result = await run(["hi"], { env: { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined, SCV_FAKE_RESPONSES: script } });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("from replay\n");
+    expect(result.code).toBe(0);
+    expect(provider.requests).toHaveLength(0);
+  });
+});
