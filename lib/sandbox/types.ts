@@ -50,6 +50,11 @@ export type Observation =
       kind: "result";
       cellId: string;
       items: ContentItem[];
+      /**
+       * `null` on success or `exit()`; else the cell's error (host spec §7.1), or
+       * `exec cell heap limit exceeded (maxHeapSizeBytes: <n>)`, or
+       * `exec runtime ended unexpectedly` when its worker died abnormally (`initial` never rejects).
+       */
       errorText: string | null;
       /** ns from completion to delivery; 0 when an observer was already waiting. */
       bufferedForNs: number;
