@@ -204,6 +204,7 @@ export class ChatApp {
         break;
     }
     this.#render(rows);
+    this.#answerFromLines();
   }
 
   async #resolveApproval(pending: PendingApproval, approved: boolean): Promise<void> {
@@ -328,33 +329,44 @@ export class ChatApp {
     }
   }
 
+  #lineQueue: string[] = [];
+  #linesEnded = false;
+  #lineWaiter: ((line: string | undefined) => void) | undefined;
+
+  // Plain mode: an approval question takes the next stdin line as its answer (y or a approve, anything else denies).
+  #answerFromLines(): void {
+    if (!this.#approval || this.#screen.interactive || this.#setup.demoPrompts !== undefined) return;
+    const line = this.#lineQueue.shift();
+    if (line !== undefined) {
+      const answer = line.trim().toLowerCase()[0];
+      this.#answerApproval(answer === "y" || answer === "a" ? answer : "n");
+    } else if (this.#linesEnded) {
+      this.#answerApproval("n");
+    }
+  }
+
   #readLines(): void {
     const lines = createInterface({ input: this.#setup.terminal.input, crlfDelay: Infinity });
-    const queue: string[] = [];
-    let waiting: ((line: string | undefined) => void) | undefined;
-    let ended = false;
     lines.on("line", (line) => {
-      if (this.#approval) {
-        const answer = line.trim().toLowerCase()[0];
-        this.#answerApproval(answer === "y" || answer === "a" ? answer : "n");
-        return;
-      }
-      if (waiting) {
-        const wake = waiting;
-        waiting = undefined;
+      if (this.#lineWaiter) {
+        const wake = this.#lineWaiter;
+        this.#lineWaiter = undefined;
         wake(line);
-      } else queue.push(line);
+      } else {
+        this.#lineQueue.push(line);
+        this.#answerFromLines();
+      }
     });
     lines.on("close", () => {
-      ended = true;
-      if (this.#approval) this.#answerApproval("n");
-      waiting?.(undefined);
+      this.#linesEnded = true;
+      this.#answerFromLines();
+      this.#lineWaiter?.(undefined);
     });
     const next = () =>
       new Promise<string | undefined>((resolve) => {
-        if (queue.length > 0) resolve(queue.shift());
-        else if (ended) resolve(undefined);
-        else waiting = resolve;
+        if (this.#lineQueue.length > 0) resolve(this.#lineQueue.shift());
+        else if (this.#linesEnded) resolve(undefined);
+        else this.#lineWaiter = resolve;
       });
     void (async () => {
       for (;;) {

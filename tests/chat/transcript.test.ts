@@ -8,7 +8,7 @@ const plain = createStyle(false);
 const T = { request_id: "r", session_id: "s", turn_id: "t" };
 
 function feed(transcript: Transcript, events: Array<Record<string, unknown>>): string[] {
-  return events.flatMap((event) => transcript.apply({ ...T, ...event } as { type: string }));
+  return events.flatMap((event) => transcript.apply({ ...T, ...event } as unknown as { type: string }));
 }
 
 describe("event transcript", () => {

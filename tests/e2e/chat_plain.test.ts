@@ -1,0 +1,140 @@
+// `scv chat` in plain line mode (stdout and stdin are pipes) and the offline demo, through the real CLI.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const ESC = "\x1b";
+
+let sandbox: ConfigSandbox;
+let provider: FakeProvider;
+const children = new Set<ChildProcess>();
+
+beforeEach(async () => {
+  sandbox = await createConfigSandbox();
+  provider = await startFakeProvider();
+});
+
+afterEach(async () => {
+  for (const child of children) child.kill("SIGKILL");
+  children.clear();
+  await provider.close();
+  await sandbox.cleanup();
+});
+
+function chat(args: string[], input: string, env: Record<string, string | undefined> = {}, cwd = sandbox.workspace) {
+  const child = spawn(process.execPath, [join(ROOT, "main.ts"), "chat", ...args], {
+    cwd,
+    env: sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", ...env }),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdin!.end(input);
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once("exit", (code) => resolve({ code, stdout, stderr })),
+  );
+}
+
+describe("scv chat in plain line mode", () => {
+  it("runs each stdin line as a turn and renders Markdown without escape codes", async () => {
+    provider.push(textResponse(["# Plan\n", "- use `npm test`\n", "- see [docs](https://d.example)"], { input_tokens: 4, output_tokens: 2 }));
+    const result = await chat([], "first prompt\n");
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(ESC);
+    const lines = result.stdout.split("\n");
+    expect(lines).toContain("› first prompt");
+    expect(lines).toContain("Plan");
+    expect(lines).toContain("  • use `npm test`");
+    expect(lines).toContain("  • see docs (https://d.example)");
+    expect(lines).toContain("  · done in 1 step · tokens 4 in / 2 out");
+    expect(result.stdout).toContain("session started · model fake-model");
+  });
+
+  it("answers each slash command; unknown ones say so", async () => {
+    provider.push(textResponse(["one"], { input_tokens: 2, output_tokens: 1 }));
+    const result = await chat([], ["hello", "/usage", "/help", "/nope", "/model", "/clear", "/approvals", "/approvals sometimes", "/exit", "never sent"].join("\n") + "\n");
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).toContain("last turn: 2 in / 1 out");
+    expect(out).toContain("this chat: 2 in / 1 out");
+    expect(out).toContain("/model [name]");
+    expect(out).toContain("unknown command /nope · /help lists the commands");
+    expect(out).toContain("model: fake-model");
+    expect(out).toContain("(conversation cleared)");
+    expect(out).toContain("approval policy: from configuration (default on-risk)");
+    expect(out).toContain("unknown approval policy sometimes; use on-risk, always or never");
+    expect(out).not.toContain("never sent");
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  it("/model and /approvals start a new session with the new settings", async () => {
+    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo hi" } }]), textResponse(["done"]));
+    const result = await chat([], "/model other-model\n/approvals never\nrun it\n");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("session started · model other-model");
+    expect(result.stdout).toContain("session started · model other-model · approvals never");
+    expect(provider.requests[0]!.body.model).toBe("other-model");
+    // Under `never` the bash call is denied without a question.
+    expect(result.stdout).not.toContain("Approve bash");
+    expect(result.stdout).toContain("✗ denied: tool call denied by policy or user");
+  });
+
+  it("asks approvals on stdin: a approves and remembers the call for the session, n denies", async () => {
+    const call = (id: string) => toolCallResponse([{ call_id: id, name: "bash", arguments: { command: "echo  same" } }]);
+    provider.push(call("c1"), textResponse(["first"]), call("c2"), textResponse(["second"]), toolCallResponse([{ call_id: "c3", name: "bash", arguments: { command: "echo other" } }]), textResponse(["third"]));
+    const result = await chat([], "one\na\ntwo\nthree\nn\n");
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).toContain("? Approve bash (process risk)");
+    expect(out).toContain("Allow? [y]es / [n]o / [a]lways for this session:");
+    expect(out).toContain("approved (always for this session)");
+    expect(out).toContain("approved (always allowed for this session)");
+    expect(out.match(/✓ same/g)).toHaveLength(2);
+    expect(out).toContain("denied");
+    expect(out).toContain("✗ denied: tool call denied by policy or user");
+  });
+
+  it("persists prompt history in $SCV_HOME/chat_history", async () => {
+    provider.push(textResponse(["x"]));
+    await chat([], "remember me\n/usage\n");
+    const history = await readFile(join(sandbox.home, "chat_history"), "utf8");
+    expect(history).toBe('"remember me"\n"/usage"\n');
+  });
+
+  it("reports a session that cannot start and exits 1", async () => {
+    const result = await chat([], "hi\n", { OPENAI_API_KEY: undefined });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("could not start a session: provider credential is not configured");
+  });
+});
+
+describe("the offline demo", () => {
+  it("plays examples/demo in line mode with no key or network, exits 0 and leaves the checkout alone", async () => {
+    const result = await chat(["--demo"], "", { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined, HOME: sandbox.userHome }, ROOT);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).not.toContain(ESC);
+    expect(out).toContain("offline demo (recorded responses, no network)");
+    expect(out).toContain("› What is this project? Read the README.");
+    expect(out).toContain("⏺ read README.md");
+    expect(out).toContain("  ┌─ js");
+    expect(out).toContain("? Approve bash (process risk)");
+    expect(out).toContain("[demo] approved automatically");
+    expect(out).toContain("ok 3 - README present");
+    expect(out).toContain("[demo] finished");
+    expect(provider.requests).toHaveLength(0);
+    const workspace = /workspace (\S+)/.exec(out)![1]!;
+    expect(workspace.startsWith(ROOT)).toBe(false);
+    expect(existsSync(workspace)).toBe(false);
+    expect(existsSync(join(ROOT, "examples", "demo", "workspace", ".scv"))).toBe(false);
+  });
+});
