@@ -310,7 +310,8 @@ export function cellRuntime(host: HostCall): RuntimeApi {
       }
       const callId = call("tool", index, json);
       return new PromiseCtor((resolve, reject) => {
-        if (typeof callId === "number") mapSet(pending, callId, { resolve, reject });
+        if (callId === -1) reject("code-mode host has too many pending delegate calls");
+        else if (typeof callId === "number") mapSet(pending, callId, { resolve, reject });
       });
     };
 

@@ -40,11 +40,27 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   "use strict";
   type Api = import("./runtime.ts").RuntimeApi;
   type Env = { context: object; api: Api; rec: Rec | null };
-  type Rec = { id: number; env: Env; done: boolean; timers: Map<number, ReturnType<typeof setTimeout>>; calls: number; out: number };
+  type Rec = {
+    id: number;
+    env: Env;
+    done: boolean;
+    timers: Map<number, ReturnType<typeof setTimeout>>;
+    /** Tool calls made, and those still unanswered. */
+    calls: number;
+    pending: number;
+    /** Output charged so far (see MESSAGE_COST). */
+    out: number;
+  };
   const vm = requireFn("node:vm") as typeof import("node:vm");
   const port = (requireFn("node:worker_threads") as typeof import("node:worker_threads")).parentPort!;
   const post = (message: FromWorker): void => port.postMessage(message);
   const MAX_DELAY = 2147483647;
+  // Every message to the main thread is charged this many characters of output, so that a loop
+  // of tiny text(), notify() or yield_control() calls cannot flood the host either.
+  const MESSAGE_COST = 256;
+  // Beyond this many unanswered tool calls (the largest delegate cap a host grants) a call
+  // rejects here, without a message.
+  const MAX_PENDING_CALLS = 4096;
 
   // Rejections the cell leaves unhandled are discarded (host spec §7.1).
   process.on("unhandledRejection", () => {});
@@ -106,21 +122,22 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
       case "notify":
       case "image":
       case "audio":
-        if (typeof a !== "string" || (op === "image" && typeof b !== "string")) return undefined;
+      case "yield":
+        if (op !== "yield" && (typeof a !== "string" || (op === "image" && typeof b !== "string"))) return undefined;
         // Output waits in the main thread until delivered: its total per cell is bounded.
-        rec.out += a.length;
+        rec.out += MESSAGE_COST + (typeof a === "string" ? a.length : 0);
         if (rec.out > config.maxOutputChars) {
           finish(rec, "exec cell output exceeded " + config.maxOutputChars + " characters");
           return 1;
         }
-        if (op === "image") post({ t: "image", cell, v: a, d: b as string });
-        else post({ t: op, cell, v: a });
-        return undefined;
-      case "yield":
-        post({ t: "yield", cell });
+        if (op === "image") post({ t: "image", cell, v: a as string, d: b as string });
+        else if (op === "yield") post({ t: "yield", cell });
+        else post({ t: op as "text" | "notify" | "audio", cell, v: a as string });
         return undefined;
       case "tool": {
         if (typeof a !== "number" || typeof b !== "string") return undefined;
+        if (rec.pending >= MAX_PENDING_CALLS) return -1;
+        rec.pending++;
         const call = ++rec.calls;
         post({ t: "tool", cell, call, i: a, v: b });
         return call;
@@ -161,7 +178,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   const start = (message: Extract<ToWorker, { t: "start" }>): void => {
     const env = prepared ?? prepare();
     prepared = null;
-    const rec: Rec = { id: message.cell, env, done: false, timers: new Map(), calls: 0, out: 0 };
+    const rec: Rec = { id: message.cell, env, done: false, timers: new Map(), calls: 0, pending: 0, out: 0 };
     env.rec = rec;
     current = rec;
     post({ t: "started", cell: message.cell });
@@ -200,6 +217,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
     } else if (message.t === "tool") {
       const rec = current;
       if (rec === null || rec.id !== message.cell || rec.done) return;
+      rec.pending--;
       try {
         rec.env.api.deliverTool(message.call, message.ok, message.v);
       } catch {

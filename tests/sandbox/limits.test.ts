@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { crashCellWorker } from "../../lib/sandbox/session.ts";
 import type { SandboxSession } from "../../lib/sandbox/index.ts";
-import { sleep, useSandbox } from "./helpers.ts";
+import { recorder, sleep, tool, useSandbox } from "./helpers.ts";
 
 const MAX_OUTPUT_CHARS = 1_000_000;
 const box = useSandbox({ maxOutputChars: MAX_OUTPUT_CHARS, defaultHeapMb: 64 });
@@ -99,11 +99,44 @@ describe("output and timers", () => {
     const session = box.session();
     const observation = await box.start(session, "for (;;) text('x'.repeat(100_000))").initial;
     expect(observation).toMatchObject({ kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` });
-    expect(observation.items.length).toBe(MAX_OUTPUT_CHARS / 100_000);
+    // Each message is charged 256 characters on top of its text.
+    expect(observation.items.length).toBe(Math.floor(MAX_OUTPUT_CHARS / 100_256));
     const images = await box.start(session, "for (;;) image('data:' + 'x'.repeat(99_995))").initial;
     expect(images).toMatchObject({ kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` });
-    expect(images.items.length).toBe(MAX_OUTPUT_CHARS / 100_000);
+    expect(images.items.length).toBe(Math.floor(MAX_OUTPUT_CHARS / 100_256));
+    for (const flood of ["for (;;) text('')", "for (;;) notify('n')"]) {
+      const ended = await box.start(session, flood).initial;
+      expect(ended, flood).toMatchObject({ kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` });
+    }
+    const yielding = box.start(session, "for (;;) yield_control()");
+    expect(await yielding.initial).toMatchObject({ kind: "yielded" });
+    expect(await session.wait(yielding.id, 5_000)).toMatchObject({
+      kind: "observation",
+      observation: { kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` },
+    });
     await stillWorks(session);
+    await session.close();
+  });
+
+  it("a synchronous flood of tool calls stops at 4,096 unanswered calls", async () => {
+    const session = box.session();
+    const rec = recorder(() => new Promise(() => {}));
+    const observation = await box.start(
+      session,
+      "const calls = []; for (let i = 0; i < 5000; i++) calls.push(tools.t(i));" +
+        "const settled = await Promise.race([Promise.allSettled(calls.slice(4096)), new Promise((r) => setTimeout(r, 1000))]);" +
+        "text(settled.length); text(settled[0].reason)",
+      { rec, tools: [tool("t")] },
+    ).initial;
+    expect(observation).toMatchObject({
+      kind: "result",
+      items: [
+        { type: "input_text", text: "904" },
+        { type: "input_text", text: "code-mode host has too many pending delegate calls" },
+      ],
+    });
+    expect(rec.calls.length).toBe(4096);
+    expect(rec.aborted.length).toBe(4096);
     await session.close();
   });
 
