@@ -220,22 +220,42 @@ export class HostConnection {
       this.#requests.finish(id);
       return;
     }
-    this.#run(id, request, active, start).then(
-      () => {
-        release();
-        this.#requests.finish(id);
-      },
-      (error: unknown) => {
-        release();
-        this.#requests.finish(id);
-        this.fail(`code-mode request task failed: ${error instanceof Error ? error.message : String(error)}`);
-      },
-    );
+    const finish = (): void => {
+      release();
+      this.#requests.finish(id);
+    };
+    const failed = (error: unknown): void => {
+      finish();
+      this.fail(`code-mode request task failed: ${error instanceof Error ? error.message : String(error)}`);
+    };
+    let pending: Promise<void> | void;
+    try {
+      pending = this.#run(id, request, active, start);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    // Requests that complete synchronously release their permit at once, so that a batch of
+    // many small requests read in one chunk cannot exhaust the in-flight limit by itself.
+    if (pending) pending.then(finish, failed);
+    else finish();
   }
 
-  async #run(id: bigint, request: HostRequest, active: ActiveRequest, start: bigint): Promise<void> {
+  #run(id: bigint, request: HostRequest, active: ActiveRequest, start: bigint): Promise<void> | void {
     if (this.#phase !== "ready" && request.method !== "session/open") {
       this.#respond(id, err(SHUTTING_DOWN));
+      return;
+    }
+    // Synchronous admission errors keep a burst of bad requests from holding in-flight permits.
+    if (request.method === "session/execute") {
+      const budget = request.request.max_output_tokens;
+      if (budget !== null && budget < 0) {
+        this.#respond(id, err("invalid code-mode execute request: number too small to fit in target type"));
+        return;
+      }
+    }
+    if (request.method !== "session/open" && !this.#sessions.has(request.sessionId)) {
+      this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
       return;
     }
     switch (request.method) {

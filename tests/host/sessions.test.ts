@@ -132,11 +132,14 @@ describe.concurrent("request ids (§12.8)", () => {
   test("session ids are remembered across 4,096 opens", async () => {
     const host = await readyHost();
     const total = 4097;
-    for (let i = 0; i < total; i++) {
-      host.send(open(i + 1, `s${i}`));
-      host.send(shutdown(100_000 + i, `s${i}`));
+    // In groups, so that the shutdowns in flight stay below the in-flight limit.
+    for (let first = 0; first < total; first += 100) {
+      const group: unknown[] = [];
+      for (let i = first; i < Math.min(total, first + 100); i++) group.push(open(i + 1, `s${i}`), shutdown(100_000 + i, `s${i}`));
+      host.sendBatch(group);
+      const answers = await host.frames.take(group.length, 20_000);
+      expect(answers.every((frame) => frame.result.status === "ok")).toBe(true);
     }
-    await host.frames.take(total * 2, 20_000);
     // s0 was pushed out of the FIFO by the 4,096 later ids; s1 is still remembered.
     host.send(open(200_001, "s1"));
     host.send(open(200_002, "s0"));
@@ -170,6 +173,17 @@ describe.concurrent("limits (§12.9)", () => {
     ]);
     host.closeStdin();
     expect((await host.exit).code).toBe(0);
+  });
+
+  test("a burst of 600 quick requests in one write stays within the in-flight limit", async () => {
+    const host = await readyHost();
+    const burst: unknown[] = [];
+    for (let i = 0; i < 300; i++) burst.push(open(i + 1, `b${i}`), wait(1000 + i, "nope", "1", 10));
+    host.sendBatch(burst);
+    const answers = await host.frames.take(600, 10_000);
+    expect(answers.filter((f) => f.result.status === "ok").length).toBe(300);
+    expect(answers.filter((f) => f.result.message === "unknown code-mode session nope").length).toBe(300);
+    host.kill();
   });
 
   test("max_output_tokens -1 → admission error, no cell", async () => {

@@ -1,5 +1,5 @@
 // One host connection over stdin/stdout (host spec §2, §11).
-import { FrameWriter, readFrames } from "../../codec/index.ts";
+import { FrameWriter, readFrameBatches } from "../../codec/index.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { HostConnection, type ConnectionOutcome } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
@@ -42,9 +42,11 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
   });
   void (async () => {
     try {
-      for await (const payload of readFrames(options.input)) {
-        connection.receive(payload);
-        if (connection.finished) return;
+      for await (const batch of readFrameBatches(options.input)) {
+        for (const payload of batch) {
+          connection.receive(payload);
+          if (connection.finished) return;
+        }
       }
       connection.endOfInput();
     } catch (error) {
