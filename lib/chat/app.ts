@@ -56,6 +56,7 @@ export class ChatApp {
   #approval: PendingApproval | undefined;
   #approvalQueue: PendingApproval[] = [];
   #busy = false;
+  #cancelling = false;
   #turnId: string | undefined;
   #hint = "";
   #historyLimits: HistoryLimits = DEFAULT_HISTORY_LIMITS;
@@ -184,6 +185,7 @@ export class ChatApp {
       case "turn.failed":
       case "turn.cancelled":
         this.#busy = false;
+        this.#cancelling = false;
         this.#turnId = undefined;
         this.#approval = undefined;
         this.#approvalQueue = [];
@@ -265,7 +267,7 @@ export class ChatApp {
     return formatStatus(
       {
         model: String(this.#engine?.session?.model ?? this.#flags.model ?? ""),
-        state: this.#approval ? "approval" : this.#busy ? "working" : this.#engine ? "idle" : "starting",
+        state: this.#approval ? "approval" : this.#cancelling ? "cancelling" : this.#busy ? "working" : this.#engine ? "idle" : "starting",
         lastUsage: this.#transcript.lastUsage,
         totalUsage: this.#transcript.totalUsage,
         width,
@@ -324,7 +326,8 @@ export class ChatApp {
     if (this.#turnId && this.#engine) {
       this.#approval = undefined;
       this.#approvalQueue = [];
-      this.#render([this.#style.dim("  (cancelling…)")]);
+      this.#cancelling = true;
+      this.#render([]);
       void this.#engine.send({ type: "turn.cancel", turn_id: this.#turnId });
     }
   }

@@ -4,7 +4,7 @@ import { truncateText, type Style } from "./style.ts";
 
 export type StatusInfo = {
   model: string;
-  state: "idle" | "working" | "approval" | "starting";
+  state: "idle" | "working" | "approval" | "cancelling" | "starting";
   lastUsage: Usage | undefined;
   totalUsage: Usage;
   width: number;
@@ -14,6 +14,7 @@ const STATE_TEXT: Record<StatusInfo["state"], string> = {
   idle: "ready",
   working: "working (Esc or Ctrl-C cancels)",
   approval: "waiting for approval",
+  cancelling: "cancelling",
   starting: "starting",
 };
 

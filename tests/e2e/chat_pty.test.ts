@@ -1,0 +1,164 @@
+// `scv chat` in a real pseudo-terminal (tmux, 80×24): streaming, Markdown, approvals, cancellation, history,
+// slash commands and colour rules, against the fake SSE provider.
+import { execFileSync } from "node:child_process";
+import { chmod, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const POLL_MS = 40;
+const WAIT_MS = 8000;
+
+let sandbox: ConfigSandbox;
+let provider: FakeProvider;
+let socket = "";
+let counter = 0;
+
+function tmux(...args: string[]): string {
+  return execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+}
+
+async function launch(env: Record<string, string> = {}): Promise<void> {
+  const vars = sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color", ...env });
+  const script = join(sandbox.root, "run.sh");
+  const exports = Object.entries(vars)
+    .filter(([key]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+    .map(([key, value]) => `export ${key}='${value.replace(/'/g, "'\\''")}'`)
+    .join("\n");
+  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${sandbox.workspace}'\n'${process.execPath}' '${join(ROOT, "main.ts")}' chat\necho "EXITED $?"\nsleep 60\n`);
+  await chmod(script, 0o755);
+  socket = `scv-chat-test-${process.pid}-${++counter}`;
+  tmux("new-session", "-d", "-x", "80", "-y", "24", script);
+}
+
+function screen(escapes = false): string {
+  return tmux("capture-pane", "-p", ...(escapes ? ["-e"] : []));
+}
+
+async function waitFor(predicate: (text: string) => boolean, what: string): Promise<string> {
+  const deadline = Date.now() + WAIT_MS;
+  let text = "";
+  while (Date.now() < deadline) {
+    text = screen();
+    if (predicate(text)) return text;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
+}
+
+/** The live prompt: the last row starting with the prompt marker. */
+const promptIs = (text: string) =>
+  waitFor((screenText) => screenText.split("\n").filter((row) => row.startsWith("›")).at(-1) === `› ${text}`.trimEnd(), `prompt ${JSON.stringify(text)}`);
+const shows = (needle: string) => waitFor((text) => text.includes(needle), JSON.stringify(needle));
+const keys = (...list: string[]) => tmux("send-keys", ...list);
+const typeText = (text: string) => tmux("send-keys", "-l", text);
+
+beforeEach(async () => {
+  sandbox = await createConfigSandbox();
+  provider = await startFakeProvider();
+});
+
+afterEach(async () => {
+  try {
+    tmux("kill-server");
+  } catch {
+    // Already gone.
+  }
+  await provider.close();
+  await sandbox.cleanup();
+});
+
+describe("scv chat in a terminal", () => {
+  it("streams the answer, renders Markdown when lines complete, and answers an approval prompt", async () => {
+    provider.push(
+      { events: [sse.textDelta("Streaming partial"), sse.textDelta(" words\n## Result\n- item `code`\n"), sse.completed({ input_tokens: 7, output_tokens: 3 })], mode: "chunked", delayMs: 150 },
+      toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo pty-ok" } }]),
+      textResponse(["all finished"]),
+    );
+    await launch();
+    await shows("fake-model · ready");
+    typeText("line a");
+    keys("C-j");
+    typeText("line b");
+    keys("Enter");
+    // The partial line is on screen before the response completes.
+    let text = await shows("Streaming partial");
+    expect(text).toContain("working (Esc or Ctrl-C cancels)");
+    text = await shows("  • item code");
+    expect(text).toContain("Result\n──────");
+    text = await shows("· done in 1 step");
+    expect(text).toContain("last turn 7 in / 3 out · session 7 in / 3 out");
+    expect(provider.requests[0]!.body.input[0].content).toBe("line a\nline b");
+
+    typeText("run it");
+    keys("Enter");
+    text = await shows("[a]lways for this session");
+    expect(text).toContain("? Approve bash (process risk)");
+    expect(text).toContain("Run with /bin/bash -lc: echo pty-ok");
+    expect(text).toContain("waiting for approval");
+    typeText("y");
+    text = await shows("all finished");
+    expect(text).toContain("  approved");
+    expect(text).toContain("✓ pty-ok");
+    // Colour is on in a terminal without NO_COLOR.
+    expect(screen(true)).toContain("\x1b[");
+  });
+
+  it("cancels turns with Ctrl-C and Esc, recalls history, and exits on a second Ctrl-C", async () => {
+    provider.push(
+      { events: [sse.textDelta("thinking hard")], mode: "chunked", end: "hang" },
+      { events: [sse.textDelta("still thinking")], mode: "chunked", end: "hang" },
+    );
+    await launch();
+    await shows("ready");
+    typeText("long task");
+    keys("Enter");
+    await shows("thinking hard");
+    keys("C-c");
+    await shows("⊘ turn cancelled");
+    typeText("second");
+    keys("Enter");
+    await shows("still thinking");
+    keys("Escape");
+    await waitFor((text) => text.split("⊘ turn cancelled").length === 3, "two cancellations");
+    await shows("ready");
+    keys("Up");
+    await promptIs("second");
+    keys("Up");
+    await promptIs("long task");
+    keys("Down");
+    await promptIs("second");
+    keys("C-c");
+    await promptIs("");
+    keys("C-c");
+    await shows("Press Ctrl-C again to exit");
+    keys("C-c");
+    await shows("EXITED 0");
+    expect(await readFile(join(sandbox.home, "chat_history"), "utf8")).toBe('"long task"\n"second"\n');
+  });
+
+  it("answers slash commands and keeps NO_COLOR output free of escape codes", async () => {
+    provider.push(textResponse(["**plain** answer"], { input_tokens: 1, output_tokens: 1 }));
+    await launch({ NO_COLOR: "1" });
+    await shows("ready");
+    typeText("hi");
+    keys("Enter");
+    await shows("plain answer");
+    for (const command of ["/usage", "/bogus", "/approvals", "/clear", "/model next-model", "/help"]) {
+      typeText(command);
+      keys("Enter");
+    }
+    const text = await shows("Keys: Enter sends");
+    expect(text).toContain("this chat: 1 in / 1 out");
+    expect(text).toContain("unknown command /bogus");
+    expect(text).toContain("approval policy: from configuration");
+    expect(text).toContain("(conversation cleared)");
+    expect(text).toContain("session started · model next-model");
+    expect(screen(true)).not.toContain("\x1b[");
+    typeText("/exit");
+    keys("Enter");
+    await shows("EXITED 0");
+  });
+});
