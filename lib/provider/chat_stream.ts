@@ -8,16 +8,12 @@ import {
   sanitize,
 } from "./errors.ts";
 import type { SseMessage } from "./sse.ts";
+import { isJsonObject as isObject, parseStreamData, type Json } from "./stream_data.ts";
 import type { ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
 
 type PartialCall = { index?: number; id?: string; name?: string; arguments: string; argumentBytes: number };
-type Json = Record<string, unknown>;
 
 const INCOMPLETE_REASONS = new Set(["length", "content_filter"]);
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === "string" && value !== "" ? value : undefined;
@@ -54,25 +50,13 @@ export class ChatStreamState {
 
   /** Handles one chunk; returns a promise only while the caller's onTextDelta is pending. */
   handle(message: SseMessage): void | Promise<void> {
-    const data = message.data;
-    const trimmed = data.trim();
-    if (trimmed === "[DONE]") {
+    const data = parseStreamData(message, this.#credential);
+    if (data.kind === "done") {
       this.finished = true;
       return;
     }
-    if (trimmed === "") return;
-    let chunk: unknown;
-    try {
-      chunk = JSON.parse(data);
-    } catch (error) {
-      if (message.event === "error") {
-        throw providerFailure(
-          `provider stream error: ${sanitize(data, this.#credential)}`,
-          isTransientDetails({ message: data, labels: [] }),
-        );
-      }
-      throw providerFailure(`invalid provider stream JSON: ${sanitize((error as Error).message, this.#credential)}`, false);
-    }
+    if (data.kind === "skip") return;
+    const chunk = data.value;
     if (!isObject(chunk)) return;
     if (chunk.error !== undefined && chunk.error !== null) {
       const details = extractDetails(chunk);

@@ -8,15 +8,11 @@ import {
   sanitize,
 } from "./errors.ts";
 import type { SseMessage } from "./sse.ts";
+import { isJsonObject as isObject, parseStreamData, type Json } from "./stream_data.ts";
 import type { ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
 
 type PartialCall = { index: number; arguments: string; argumentBytes: number; call_id?: string; name?: string };
 type Citation = { url: string; title?: string };
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 export class ResponsesStreamState {
   /** True once a text delta or tool-call event arrived: the attempt can no longer be retried. */
@@ -40,25 +36,13 @@ export class ResponsesStreamState {
 
   /** Handles one event; returns a promise only while the caller's onTextDelta is pending. */
   handle(message: SseMessage): void | Promise<void> {
-    const data = message.data;
-    const trimmed = data.trim();
-    if (trimmed === "[DONE]") {
+    const data = parseStreamData(message, this.#credential);
+    if (data.kind === "done") {
       this.finished = true;
       return;
     }
-    if (trimmed === "") return;
-    let event: unknown;
-    try {
-      event = JSON.parse(data);
-    } catch (error) {
-      if (message.event === "error") {
-        throw providerFailure(
-          `provider stream error: ${sanitize(data, this.#credential)}`,
-          isTransientDetails({ message: data, labels: [] }),
-        );
-      }
-      throw providerFailure(`invalid provider stream JSON: ${sanitize((error as Error).message, this.#credential)}`, false);
-    }
+    if (data.kind === "skip") return;
+    const event = data.value;
     if (!isObject(event)) return;
     const type = typeof event.type === "string" ? event.type : message.event;
     switch (type) {
