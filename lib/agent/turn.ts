@@ -2,10 +2,13 @@
 // the provider client, the tool registry, the approval gate and the event sink are injected.
 import type { ResolvedConfig } from "../config/types.ts";
 import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/types.ts";
+import type { ExecToolContext, NestedCalls } from "../tools/exec/types.ts";
 import type { PreparedCall, ToolOutcome, ToolRegistry } from "../tools/types.ts";
 import { selectContext, trimHistory } from "./context.ts";
 
 export const DENIED_OUTPUT = "tool call denied by policy or user";
+/** A nested call whose cell stopped waiting (cell finished, timed out or was terminated) before it ran. */
+export const NESTED_CANCELLED_OUTPUT = "tool call cancelled: its exec cell no longer waits for it";
 const PROGRESS_MAX_BYTES = 512;
 const PROGRESS_INTERVAL_MS = 500;
 
@@ -23,8 +26,11 @@ export interface TurnSink {
   delta(text: string): Promise<void>;
   assistantCompleted(text: string): Promise<void>;
   toolProposed(call: ToolCallRecord): Promise<void>;
-  /** The approval gate: resolves true to run the call, false to deny it (asking the client when needed). */
-  approve(call: ToolCallRecord, prepared: PreparedCall): Promise<boolean>;
+  /**
+   * The approval gate: resolves true to run the call, false to deny it (asking the client when needed).
+   * `signal` (a nested call's own, else the turn's) withdraws a pending question when it aborts.
+   */
+  approve(call: ToolCallRecord, prepared: PreparedCall, signal?: AbortSignal): Promise<boolean>;
   toolStarted(call: ToolCallRecord): Promise<void>;
   toolProgress(call: ToolCallRecord, text: string): Promise<void>;
   toolCompleted(call: ToolCallRecord, outcome: ToolOutcome): Promise<void>;
@@ -99,7 +105,7 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
     }
 
     const response = await input.provider.stream(
-      { model: config.provider.model, instructions: input.instructions, history: selection.items, tools: schemas },
+      { model: config.provider.model, instructions: input.instructions, history: selection.items, tools: schemas, step },
       { signal, onTextDelta: (text) => sink.delta(text) },
     );
     throwIfAborted(signal);
@@ -119,14 +125,20 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
     }
 
     for (const call of response.calls) {
-      const outcome = await handleCall(input, call);
+      const outcome = await runCall(input, call, signal);
       working.push({ kind: "tool_result", call_id: call.call_id, name: call.name, output: outcome.output, success: outcome.success });
     }
   }
   throw new TurnFailure("step_limit", `agent reached ${config.agent.max_steps} steps`);
 }
 
-async function handleCall(input: TurnInput, call: ToolCallRecord): Promise<ToolOutcome> {
+/**
+ * One tool call, top-level or nested in an exec cell (spec §6.4 step 5): `tool.proposed`, unknown tool or invalid
+ * arguments, the approval gate with the call's own risk, `tool.started`, progress, `tool.completed`.
+ * `callSignal` is the turn's signal for a top-level call; for a nested call it also aborts when the cell stops
+ * waiting, and the call then completes as `cancelled`. Only the turn's own cancellation rejects.
+ */
+async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: AbortSignal): Promise<ToolOutcome> {
   const { sink, signal } = input;
   await sink.toolProposed(call);
   const finish = async (outcome: ToolOutcome) => {
@@ -138,14 +150,27 @@ async function handleCall(input: TurnInput, call: ToolCallRecord): Promise<ToolO
   const prepared = tool.prepare(call.arguments, { workspace: input.workspace, config: input.config });
   if ("error" in prepared) return finish({ success: false, output: prepared.error, truncated: false, error: "invalid_arguments" });
 
-  const approved = await untilAborted(sink.approve(call, prepared), signal);
+  let approved: boolean;
+  try {
+    approved = await untilAborted(sink.approve(call, prepared, callSignal), callSignal);
+  } catch (error) {
+    if (signal.aborted || !callSignal.aborted) throw error;
+    return finish({ success: false, output: NESTED_CANCELLED_OUTPUT, truncated: false, error: "cancelled" });
+  }
   if (!approved) return finish({ success: false, output: DENIED_OUTPUT, truncated: false, error: "denied" });
 
   await sink.toolStarted(call);
-  const progress = createProgressGate((text) => sink.toolProgress(call, text), signal);
+  const progress = createProgressGate((text) => sink.toolProgress(call, text), callSignal);
+  const context: ExecToolContext = {
+    workspace: input.workspace,
+    config: input.config,
+    signal: callSignal,
+    progress: progress.push,
+    nested: nestedCalls(input, call, callSignal),
+  };
   let outcome: ToolOutcome;
   try {
-    outcome = await prepared.run({ workspace: input.workspace, config: input.config, signal, progress: progress.push });
+    outcome = await prepared.run(context);
   } catch (error) {
     outcome = { success: false, output: error instanceof Error ? error.message : String(error), truncated: false, error: "failed" };
   }
@@ -153,6 +178,21 @@ async function handleCall(input: TurnInput, call: ToolCallRecord): Promise<ToolO
   throwIfAborted(signal);
   if (!outcome.success && outcome.error === undefined) outcome = { ...outcome, error: "failed" };
   return finish(outcome);
+}
+
+/** Nested calls of `parent` (an exec cell's `tools.<name>(…)`) run through `runCall` with ids `<parent>:<suffix>`. */
+function nestedCalls(input: TurnInput, parent: ToolCallRecord, parentSignal: AbortSignal): NestedCalls {
+  return {
+    get tools() {
+      return input.tools.list().map((tool) => ({ name: tool.name, description: tool.description }));
+    },
+    run: (request, signal) =>
+      runCall(
+        input,
+        { call_id: `${parent.call_id}:${request.suffix}`, name: request.name, arguments: request.arguments },
+        AbortSignal.any([parentSignal, signal]),
+      ),
+  };
 }
 
 /**

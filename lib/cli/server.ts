@@ -2,6 +2,7 @@
 import type { ApprovalPolicy } from "../config/types.ts";
 import { createLogger } from "../server/log.ts";
 import { serveStdio } from "../server/stdio.ts";
+import { killAllProcessGroups } from "../tools/process_group.ts";
 import { EXIT_USAGE } from "./exit.ts";
 
 export type ServerCliOptions = {
@@ -17,6 +18,7 @@ export type ServerCliOptions = {
 // Handles that a finished connection may leave behind (keep-alive sockets, killed children's pipes)
 // must not keep the process alive past the spec's exit deadlines.
 const FORCED_EXIT_MS = 250;
+const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
 
 export async function runServer(options: ServerCliOptions): Promise<number> {
   if (!options.stdio) {
@@ -24,6 +26,7 @@ export async function runServer(options: ServerCliOptions): Promise<number> {
     return EXIT_USAGE;
   }
   const log = createLogger(process.env.SCV_LOG);
+  const stop = stopOnSignals(log.info);
   const result = await serveStdio(
     process.stdin,
     process.stdout,
@@ -39,8 +42,45 @@ export async function runServer(options: ServerCliOptions): Promise<number> {
       warn: log.warn,
     },
     log,
+    stop.signal,
   );
+  stop.dispose();
+  killAllProcessGroups();
   process.stdin.destroy();
   setTimeout(() => process.exit(result.exitCode), FORCED_EXIT_MS).unref();
   return result.exitCode;
+}
+
+/**
+ * SIGTERM and SIGINT end the connection like stdin EOF (Node's exit handlers do not run on a signal, so the
+ * default action would leave bash process groups and workers behind): the turn is cancelled, every bash process
+ * group is killed at once, and the process exits 0. A second signal exits at once with 128 + the signal number.
+ */
+function stopOnSignals(info: (message: string) => void): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    if (controller.signal.aborted) {
+      killAllProcessGroups();
+      process.exit(SIGNAL_EXIT_CODES[name] ?? 1);
+    }
+    info(`received ${name}; shutting down`);
+    controller.abort();
+    killAllProcessGroups();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  return {
+    signal: controller.signal,
+    dispose() {
+      // Keep handling signals until exit (a default SIGTERM now would skip the remaining cleanup), but only once.
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+      const late = (name: NodeJS.Signals) => {
+        killAllProcessGroups();
+        process.exit(SIGNAL_EXIT_CODES[name] ?? 1);
+      };
+      process.once("SIGTERM", late);
+      process.once("SIGINT", late);
+    },
+  };
 }

@@ -122,7 +122,8 @@ export class Connection {
     const [{ Session }, { prepareSession }] = await Promise.all([import("./session.ts"), import("./session_start.ts")]);
     let parts;
     try {
-      parts = await prepareSession(message, this.#options);
+      // Setup warnings (skills, provider configuration) honour SCV_LOG through the server logger.
+      parts = await prepareSession(message, { ...this.#options, warn: this.#options.warn ?? this.#log.warn });
     } catch (error) {
       return this.#reject(id, "invalid_request", error instanceof Error ? error.message : String(error));
     }

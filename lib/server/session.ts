@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { HistoryItem, ToolCallRecord } from "../provider/types.ts";
 import type { PreparedCall, ToolOutcome } from "../tools/types.ts";
-import { killAllProcessGroups } from "../tools/index.ts";
+import { killAllProcessGroups, shutdownProcessSandbox } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/turn.ts";
 import { Approvals, decide } from "./approvals.ts";
 import type { Logger } from "./log.ts";
@@ -139,6 +139,8 @@ export class Session {
       if (!finished) killAllProcessGroups();
     }
     this.#lifetime.abort();
+    // One connection per process: its end stops the exec sandbox's workers (if a cell ever ran).
+    await shutdownProcessSandbox().catch((error: unknown) => this.#log.warn(`shut down exec sandbox: ${String(error)}`));
     // Closing HTTP agents should be instant; never let it hold the exit deadline.
     let closeTimer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -230,7 +232,7 @@ export class Session {
       delta: (text) => write(events.assistantDelta(scope, text)),
       assistantCompleted: (text) => write(events.assistantCompleted(scope, text)),
       toolProposed: (call) => write(events.toolProposed(scope, call.call_id, call.name, call.arguments)),
-      approve: (call, prepared) => this.#approve(scope, signal, policy, call, prepared),
+      approve: (call, prepared, callSignal) => this.#approve(scope, callSignal ?? signal, policy, call, prepared),
       toolStarted: (call) => write(events.toolStarted(scope, call.call_id, call.name)),
       toolProgress: (call, text) => write(events.toolProgress(scope, call.call_id, text)),
       toolCompleted: (call: ToolCallRecord, outcome: ToolOutcome) =>

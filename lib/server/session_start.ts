@@ -82,6 +82,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       limits: config.provider_limits,
       credential,
       hostedWebSearch: !noTools && config.web.enabled && config.web.search === "provider",
+      ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
   return { workspace, config, tools, provider, instructions };

@@ -9,13 +9,15 @@ import { EventWriter, WriterFailedError } from "./writer.ts";
 const DEFAULT_SERVER_FRAME_BYTES = 8_388_608;
 const DRAIN_TIMEOUT_MS = 3000;
 
-export type ServeResult = { exitCode: number; reason: "eof" | "version_mismatch" | "writer_failed" };
+export type ServeResult = { exitCode: number; reason: "eof" | "version_mismatch" | "writer_failed" | "stopped" };
 
 export async function serveStdio(
   input: NodeJS.ReadableStream & AsyncIterable<Uint8Array>,
   output: NodeJS.WritableStream,
   options: ServerOptions,
   log: Logger,
+  /** Ends the connection like stdin EOF (e.g. on SIGTERM): the queue is dropped and the turn cancelled. */
+  stop?: AbortSignal,
 ): Promise<ServeResult> {
   let failWriter!: (error: Error) => void;
   const writerFailed = new Promise<"writer_failed">((resolve) => {
@@ -40,7 +42,11 @@ export async function serveStdio(
     return "eof" as const;
   });
 
-  const reason = await Promise.race([reading, writerFailed]);
+  const stopped = new Promise<"stopped">((resolve) => {
+    if (stop?.aborted) resolve("stopped");
+    else stop?.addEventListener("abort", () => resolve("stopped"), { once: true });
+  });
+  const reason = await Promise.race([reading, writerFailed, stopped]);
   log.debug(`connection ending: ${reason}`);
   try {
     await connection.shutdown();
@@ -49,6 +55,6 @@ export async function serveStdio(
   }
   const drained = await writer.drain(DRAIN_TIMEOUT_MS);
   if (!drained) log.error("protocol output was not drained within 3 s");
-  const exitCode = reason === "eof" && drained && !writer.failed ? 0 : 1;
+  const exitCode = (reason === "eof" || reason === "stopped") && drained && !writer.failed ? 0 : 1;
   return { exitCode, reason };
 }

@@ -3,6 +3,7 @@
 import type { ResolvedConfig } from "../config/types.ts";
 import type { FunctionToolSchema } from "../provider/types.ts";
 import { createBashTool } from "./bash.ts";
+import { createExecTool } from "./exec/index.ts";
 import { createReadTool } from "./read.ts";
 import { createReadSkillTool, type Skill } from "./skills/index.ts";
 import type { Tool, ToolRegistry } from "./types.ts";
@@ -11,6 +12,7 @@ import { createWriteTool } from "./write.ts";
 
 export type { PreparedCall, Risk, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolRegistry } from "./types.ts";
 export { killAllProcessGroups } from "./process_group.ts";
+export { shutdownProcessSandbox } from "./exec/index.ts";
 
 export type RegistryOptions = {
   noTools: boolean;
@@ -19,8 +21,8 @@ export type RegistryOptions = {
 };
 
 /**
- * The session's tools (spec §9): none for tool-free sessions; otherwise bash, read, read_skill,
- * write, web_fetch when `web.enabled`, and web_search for a usable searxng or brave backend.
+ * The session's tools (spec §9): none for tool-free sessions; otherwise bash, exec when `tools.code_mode`, read,
+ * read_skill, write, web_fetch when `web.enabled`, and web_search for a usable searxng or brave backend.
  */
 export function buildToolRegistry(config: ResolvedConfig, _workspace: string, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
@@ -33,12 +35,14 @@ export function buildToolRegistry(config: ResolvedConfig, _workspace: string, op
 
 function createFileAndShellTools(config: ResolvedConfig): Tool[] {
   const limits = config.tools;
+  const timeouts = {
+    commandTimeoutSeconds: limits.command_timeout_seconds,
+    maxTimeoutSeconds: limits.max_timeout_seconds,
+    outputLimitBytes: limits.output_limit_bytes,
+  };
   return [
-    createBashTool({
-      commandTimeoutSeconds: limits.command_timeout_seconds,
-      maxTimeoutSeconds: limits.max_timeout_seconds,
-      outputLimitBytes: limits.output_limit_bytes,
-    }),
+    createBashTool(timeouts),
+    ...(limits.code_mode ? [createExecTool(timeouts)] : []),
     createReadTool({ maxReadBytes: limits.max_read_bytes }),
     createWriteTool({ maxWriteBytes: limits.max_write_bytes }),
   ];

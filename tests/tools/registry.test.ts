@@ -7,7 +7,7 @@ import { testConfig } from "./helpers.ts";
 describe("buildToolRegistry", () => {
   it("registers the spec §9 tools sorted by name", () => {
     const registry = buildToolRegistry(testConfig(), "/tmp", { noTools: false });
-    const names = ["bash", "read", "read_skill", "web_fetch", "write"];
+    const names = ["bash", "exec", "read", "read_skill", "web_fetch", "write"];
     expect(registry.list().map((tool) => tool.name)).toEqual(names);
     expect(registry.schemas().map((schema) => schema.name)).toEqual(names);
     expect(registry.get("read")?.description).toBe("Read a bounded UTF-8 file inside the workspace");
@@ -20,7 +20,7 @@ describe("buildToolRegistry", () => {
     expect(buildToolRegistry(searxng, "/tmp", { noTools: false }).get("web_search")).toBeDefined();
     const offline = { ...config, web: { ...config.web, enabled: false } };
     const names = buildToolRegistry(offline, "/tmp", { noTools: false }).list().map((tool) => tool.name);
-    expect(names).toEqual(["bash", "read", "read_skill", "write"]);
+    expect(names).toEqual(["bash", "exec", "read", "read_skill", "write"]);
   });
 
   it("registers nothing for no_tools", () => {

@@ -1,0 +1,162 @@
+// The `exec` tool (code mode, spec §9): JavaScript run as one cell of the process's worker-thread sandbox, whose
+// `await tools.<name>(args)` calls go through the turn loop's own call path (gate, events) as nested calls.
+import type { NestedToolCall, SandboxSession, ToolDefinition } from "../../sandbox/types.ts";
+import { failure } from "../outcome.ts";
+import type { ObjectSchema } from "../schema.ts";
+import { validateArguments } from "../schema.ts";
+import type { Tool, ToolOutcome } from "../types.ts";
+import { execOutput } from "./output.ts";
+import { processSandbox } from "./process_sandbox.ts";
+import { runCell } from "./run_cell.ts";
+import type { ExecToolContext, NestedCalls } from "./types.ts";
+
+export type { ExecToolContext, NestedCallRequest, NestedCalls } from "./types.ts";
+export { shutdownProcessSandbox } from "./process_sandbox.ts";
+
+export const EXEC_TOOL_NAME = "exec";
+
+export type ExecSettings = {
+  commandTimeoutSeconds: number;
+  maxTimeoutSeconds: number;
+  outputLimitBytes: number;
+};
+
+type ExecArgs = { code: string; timeout_seconds?: number };
+
+const DESCRIPTION = [
+  "Run JavaScript in a sandbox (an ES module with top-level await; no console, require, process, fetch or file access).",
+  "Inside, `await tools.<name>(args)` calls this session's other tools (each approved by its own risk) and",
+  "resolves to the tool's output parsed as JSON (else the text), or rejects with the output text on failure.",
+  "`text(value)` adds a line to this tool's output; `notify(text)` reports progress; `exit()` ends the script.",
+  "Use it to chain many tool calls or to compute over their results in one step.",
+].join(" ");
+
+export function createExecTool(settings: ExecSettings): Tool {
+  const defaultTimeout = Math.min(settings.commandTimeoutSeconds, settings.maxTimeoutSeconds);
+  const parameters: ObjectSchema = {
+    type: "object",
+    properties: {
+      code: { type: "string", description: "The JavaScript module source to run" },
+      timeout_seconds: {
+        type: "integer",
+        minimum: 1,
+        maximum: settings.maxTimeoutSeconds,
+        description: `Seconds before the script is terminated. Defaults to ${defaultTimeout}; at most ${settings.maxTimeoutSeconds}.`,
+      },
+    },
+    required: ["code"],
+    additionalProperties: false,
+  };
+  // One sandbox session per scv session (this tool is built once per session), opened on the first call.
+  let session: Promise<SandboxSession> | undefined;
+  const openSession = () => (session ??= processSandbox().then((sandbox) => sandbox.openSession()));
+  return {
+    name: EXEC_TOOL_NAME,
+    description: DESCRIPTION,
+    parameters,
+    prepare(args) {
+      const checked = validateArguments<ExecArgs>(parameters, args, {
+        "timeout_seconds.minimum": "timeout_seconds must be positive",
+        "timeout_seconds.maximum": `timeout_seconds must be at most ${settings.maxTimeoutSeconds}`,
+      });
+      if (!checked.ok) return { error: checked.error };
+      const { code } = checked.value;
+      const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
+      return {
+        risk: "read_only",
+        summary: `Run ${Buffer.byteLength(code)} bytes of JavaScript in the exec sandbox; nested tool calls are approved one by one`,
+        run: (context) => runExec(code, timeoutSeconds, settings, context as ExecToolContext, openSession),
+      };
+    },
+  };
+}
+
+async function runExec(
+  code: string,
+  timeoutSeconds: number,
+  settings: ExecSettings,
+  context: ExecToolContext,
+  openSession: () => Promise<SandboxSession>,
+): Promise<ToolOutcome> {
+  let session: SandboxSession;
+  try {
+    session = await openSession();
+  } catch (error) {
+    return failure(`start the exec sandbox: ${error instanceof Error ? error.message : String(error)}`, "unavailable");
+  }
+  const nested = context.nested;
+  const tools = (nested?.tools ?? []).filter((tool) => tool.name !== EXEC_TOOL_NAME).map(toDefinition);
+  const calls = nestedCallQueue(nested);
+  let result;
+  try {
+    result = await runCell({
+      session,
+      source: code,
+      tools,
+      timeoutSeconds,
+      signal: context.signal,
+      callbacks: {
+        callTool: calls.call,
+        notify: async (text) => context.progress(text),
+      },
+    });
+  } finally {
+    // Every nested call completes (its tool.completed written) before exec's own.
+    await calls.settled();
+  }
+  const { text, truncated } = execOutput(result.items, result.end, settings.outputLimitBytes);
+  switch (result.end.kind) {
+    case "timed_out":
+      return failure(text, "limit", truncated);
+    case "cancelled":
+      return failure(text, "cancelled", truncated);
+    case "result":
+      return result.end.errorText === null ? { success: true, output: text, truncated } : failure(text, "failed", truncated);
+  }
+}
+
+/**
+ * A cell's nested calls, run one at a time in the order the cell made them (like a response's calls).
+ * Each resolves to the output parsed as JSON (else the text) and rejects with the output text on failure.
+ */
+function nestedCallQueue(nested: NestedCalls | undefined) {
+  let chain: Promise<unknown> = Promise.resolve();
+  const running = new Set<Promise<unknown>>();
+  return {
+    call(call: NestedToolCall, signal: AbortSignal): Promise<unknown> {
+      if (nested === undefined) return Promise.reject(`unknown tool: ${call.tool.name}`);
+      const outcome = chain.then(() => {
+        // The cell stopped waiting before this call's turn came: it is never proposed.
+        if (signal.aborted) return undefined;
+        return nested.run({ suffix: call.runtimeToolCallId, name: call.tool.name, arguments: call.input }, signal);
+      });
+      const settled = outcome.then(
+        () => undefined,
+        () => undefined,
+      );
+      chain = settled;
+      running.add(settled);
+      void settled.then(() => running.delete(settled));
+      return outcome.then((result) => {
+        if (result === undefined) throw "tool call cancelled";
+        if (!result.success) throw result.output;
+        return parseOutput(result.output);
+      });
+    },
+    async settled(): Promise<void> {
+      await Promise.all([...running]);
+    },
+  };
+}
+
+function parseOutput(output: string): unknown {
+  try {
+    return JSON.parse(output) as unknown;
+  } catch {
+    return output;
+  }
+}
+
+function toDefinition(tool: { name: string; description: string }): ToolDefinition {
+  return { name: tool.name, tool_name: { name: tool.name, namespace: null }, description: tool.description, kind: "function" };
+}
