@@ -4,7 +4,6 @@ import { isIP } from "node:net";
 import { limitsFromEnv } from "../host/limits.ts";
 import type { TruncateItems } from "../host/output.ts";
 import { serveStdio } from "../host/transports/stdio.ts";
-import { listenWebSocket } from "../host/transports/ws.ts";
 import { createSandbox, truncateItems, type Sandbox } from "../sandbox/index.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./exit.ts";
 
@@ -73,6 +72,8 @@ export async function runHost(options: HostOptions): Promise<number> {
 
   let listener;
   try {
+    // Loaded only here: node:http and ws cost startup time that stdio mode does not need.
+    const { listenWebSocket } = await import("../host/transports/ws.ts");
     listener = await listenWebSocket({ host: listen.host, port: listen.port, sandbox, truncate, limits, log: logLine });
   } catch (error) {
     logLine(`Error: failed to bind websocket listener: ${(error as Error).message}`);
