@@ -123,6 +123,22 @@ describe("WebSocket listener", () => {
     client.close();
   });
 
+  test("a message of exactly 64 MiB + 4 bytes is accepted; one byte more fails that connection", async () => {
+    const client = await connectWs(url);
+    const base = JSON.stringify(hello(["x"]));
+    // Pad the capability so that the payload is exactly MAX_FRAME_BYTES.
+    const payload = Buffer.from(base.replace('"x"', `"${"x".repeat(67_108_864 - base.length + 1)}"`));
+    expect(payload.length).toBe(67_108_864);
+    const frame = Buffer.concat([Buffer.from([0, 0, 0, 4]), payload]);
+    client.sendRaw(frame);
+    expect(await client.frames.next(20_000)).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: [] });
+    client.close();
+    const tooLarge = await connectWs(url);
+    tooLarge.sendRaw(Buffer.concat([frame, Buffer.from(" ")]));
+    await tooLarge.closed;
+    await stderrLine("Max payload size exceeded");
+  }, 30_000);
+
   test("keeps connections and session ids isolated (§12.35)", async () => {
     const first = await connectWs(url);
     const second = await connectWs(url);
@@ -141,7 +157,8 @@ describe("WebSocket listener", () => {
     malformed.sendRaw(Buffer.from([1, 0, 0, 0, 0x7b]));
     await malformed.closed;
     expect(malformed.frames.received).toEqual([]);
-    const line = await stderrLine("code-mode host websocket connection failed");
+    const line = await stderrLine("code-mode host websocket connection failed: failed to read code-mode client hello: failed to decode");
+    expect(line).toContain("code-mode host websocket connection failed");
     expect(line).toContain("failed to read code-mode client hello");
     expect(line).toContain("code-mode host websocket connection failed: failed to read code-mode client hello: failed to decode code-mode IPC frame: ");
     const recovered = await connectWs(url);
