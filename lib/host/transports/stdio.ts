@@ -40,6 +40,8 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
     limits: options.limits,
     log: options.log,
   });
+  // A client that closed its read side (EPIPE) ends the connection instead of crashing the host.
+  options.output.on("error", (error: Error) => connection.fail(`failed to write code-mode host frame: ${error.message}`));
   void (async () => {
     try {
       for await (const batch of readFrameBatches(options.input)) {
