@@ -1,7 +1,8 @@
 // Sandbox benchmark: sequential trivial cells and sequential nested tool calls, no transport.
-// Prints one JSON object: cells/s, p50/p99 ms, nested calls/s, peak RSS MB.
+// Prints one JSON object: cells/s, p50/p99 ms, nested calls/s, peak RSS MB (main thread and workers).
 import { createSandbox } from "../../lib/sandbox/index.ts";
 import type { CellCallbacks, ToolDefinition } from "../../lib/sandbox/index.ts";
+import { percentile, printJson, round } from "./stats.ts";
 
 const CELLS = Number(process.env.SCV_BENCH_CELLS ?? 2000);
 const TOOL_CELLS = Number(process.env.SCV_BENCH_TOOL_CELLS ?? 20);
@@ -42,7 +43,6 @@ for (let i = 0; i < CELLS; i++) {
 }
 const cellsSeconds = (performance.now() - cellsStart) / 1000;
 latencies.sort((a, b) => a - b);
-const percentile = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!;
 
 const toolSource = `for (let i = 0; i < ${CALLS_PER_CELL}; i++) await tools.echo({ i }); text("ok")`;
 await run(toolSource);
@@ -54,14 +54,11 @@ await sandbox.shutdown();
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage().rss);
 
-const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
-console.log(
-  JSON.stringify({
-    cells: CELLS,
-    cellsPerSecond: round(CELLS / cellsSeconds, 1),
-    p50Ms: round(percentile(0.5), 3),
-    p99Ms: round(percentile(0.99), 3),
-    nestedCallsPerSecond: round((TOOL_CELLS * CALLS_PER_CELL) / toolSeconds, 0),
-    peakRssMb: round(peakRss / (1024 * 1024), 1),
-  }),
-);
+printJson({
+  cells: CELLS,
+  cellsPerSecond: round(CELLS / cellsSeconds, 1),
+  p50Ms: round(percentile(latencies, 50)),
+  p99Ms: round(percentile(latencies, 99)),
+  nestedCallsPerSecond: round((TOOL_CELLS * CALLS_PER_CELL) / toolSeconds, 0),
+  peakRssMb: round(peakRss / (1024 * 1024), 1),
+});
