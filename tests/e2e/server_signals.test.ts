@@ -1,0 +1,106 @@
+// SIGTERM and SIGINT shut `scv server --stdio` down like stdin EOF (spec §6.7): the turn is cancelled, bash process
+// groups are killed, exec workers stop, and the process exits 0 promptly.
+import { readFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { startFakeProvider, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { killAllServers, spawnServer, type ServerClient } from "../support/server_client.ts";
+
+let sandbox: ConfigSandbox;
+let provider: FakeProvider | undefined;
+const strays: number[] = [];
+
+beforeEach(async () => {
+  sandbox = await createConfigSandbox();
+});
+
+afterEach(async () => {
+  killAllServers();
+  for (const pid of strays.splice(0)) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  await provider?.close();
+  provider = undefined;
+  await sandbox.cleanup();
+});
+
+async function startServer(script: Parameters<typeof startFakeProvider>[0]): Promise<ServerClient> {
+  provider = await startFakeProvider(script);
+  const client = spawnServer({
+    args: ["--stdio", "--model", "fake-model", "--base-url", provider.url],
+    env: sandbox.env({ OPENAI_API_KEY: "test-only" }),
+  });
+  await client.start({ cwd: sandbox.workspace });
+  return client;
+}
+
+/** True while `pid` exists and is not a zombie. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 3000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("signals", () => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it(`exits 0 promptly on ${signal} when idle`, async () => {
+      const client = await startServer([]);
+      const sent = Date.now();
+      client.child.kill(signal);
+      expect(await client.exit(2000)).toEqual({ code: 0, signal: null });
+      expect(Date.now() - sent).toBeLessThan(1500);
+    });
+  }
+
+  it("on SIGTERM mid-bash kills the process group and exits 0", async () => {
+    const client = await startServer([
+      toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: "echo $$ > pid.txt; sleep 30 & sleep 30" } }]),
+    ]);
+    client.turn("run");
+    const approval = await client.next("approval.requested");
+    client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    const pidFile = path.join(sandbox.workspace, "pid.txt");
+    const pid = await waitFor(async () => {
+      const text = await readFile(pidFile, "utf8").catch(() => "");
+      return text.endsWith("\n") ? Number(text.trim()) : undefined;
+    });
+    strays.push(pid);
+    expect(alive(pid)).toBe(true);
+    const sent = Date.now();
+    client.child.kill("SIGTERM");
+    expect(await client.exit(3000)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - sent).toBeLessThan(2500);
+    await waitFor(() => (alive(pid) ? undefined : true), 2000);
+  });
+
+  it("on SIGTERM mid-exec terminates the busy cell and exits 0", async () => {
+    await writeFile(path.join(sandbox.workspace, "a.txt"), "alpha");
+    const client = await startServer([toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }])]);
+    client.turn("spin");
+    await client.next("tool.started");
+    await client.quiet(200);
+    const sent = Date.now();
+    client.child.kill("SIGTERM");
+    expect(await client.exit(3000)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - sent).toBeLessThan(2000);
+  });
+});
