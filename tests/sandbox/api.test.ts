@@ -68,6 +68,13 @@ describe("error_text", () => {
     expect(errorText).toBe("TypeError: deep\n    at f (exec_main.mjs:4:9)\n    at exec_main.mjs:6:1");
   });
 
+  it("keeps built-in frames between cell frames, like a module would", async () => {
+    const { errorText } = await box.result("await 0;\n[1].map(() => { throw new Error('m') })");
+    expect(errorText).toBe("Error: m\n    at exec_main.mjs:2:23\n    at Array.map (<anonymous>)\n    at exec_main.mjs:2:5");
+    const nested = await box.result("async function f() { await 0; throw new Error('x') }\nawait f();");
+    expect(nested.errorText).toBe("Error: x\n    at f (exec_main.mjs:1:37)\n    at async exec_main.mjs:2:1");
+  });
+
   it("after an await only cell frames remain", async () => {
     const { errorText } = await box.result("await new Promise((r) => setTimeout(r, 1));\nthrow new Error('late')");
     expect(errorText).toBe("Error: late\n    at exec_main.mjs:2:7");

@@ -41,6 +41,11 @@ describe("cleanErrorText", () => {
       cleanErrorText("Error: boom\n    at exec_main.mjs:1:23\n    at scv-runtime.js:300:9\n    at process.processTicksAndRejections (node:internal/x:1:1)"),
     ).toBe("Error: boom\n    at exec_main.mjs:1:23");
     expect(cleanErrorText("multi\nline message\n    at f (exec_main.mjs:2:3)")).toBe("multi\nline message\n    at f (exec_main.mjs:2:3)");
+    expect(
+      cleanErrorText(
+        "TypeError: x\n    at exec_main.mjs:2:23\n    at Array.map (<anonymous>)\n    at toText (scv-runtime.js:120:9)\n    at exec_main.mjs:2:5\n    at scv-runtime.js:300:1",
+      ),
+    ).toBe("TypeError: x\n    at exec_main.mjs:2:23\n    at Array.map (<anonymous>)\n    at exec_main.mjs:2:5");
     expect(cleanErrorText("bare")).toBe("bare");
   });
 });
