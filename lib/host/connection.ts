@@ -15,7 +15,6 @@ import {
   ok,
   operationResponse,
   PROTOCOL_VERSION,
-  SUPPORTED_CAPABILITIES,
   wireId,
   type ClientHello,
   type ClientMessage,
@@ -185,13 +184,13 @@ export class HostConnection {
       return;
     }
     for (const capability of [...message.requiredCapabilities].sort(compareStrings)) {
-      if (!SUPPORTED_CAPABILITIES.has(capability)) {
+      if (!this.#limits.capabilities.has(capability)) {
         this.#reject({ type: "missingRequiredCapability", capability });
         return;
       }
     }
     const granted = [...new Set([...message.requiredCapabilities, ...message.optionalCapabilities])]
-      .filter((capability) => SUPPORTED_CAPABILITIES.has(capability))
+      .filter((capability) => this.#limits.capabilities.has(capability))
       .sort(compareStrings);
     if (granted.includes(LARGE_DELEGATE_CAPACITY)) this.#maxPendingDelegates = this.#limits.maxLargePendingDelegates;
     this.#phase = "ready";

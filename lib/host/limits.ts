@@ -1,4 +1,5 @@
 // Process-wide (stdio) or listener-wide (WebSocket) request and cell limits (host spec §5.3).
+import { SUPPORTED_CAPABILITIES } from "./protocol.ts";
 
 export const MAX_IN_FLIGHT_REQUESTS = 256;
 export const MAX_ACTIVE_CELLS = 128;
@@ -35,12 +36,25 @@ export class Permits {
 }
 
 export interface HostLimits {
+  /** Capabilities the host may grant (all supported ones unless narrowed for tests). */
+  capabilities: ReadonlySet<string>;
   inFlight: Permits;
   activeCells: Permits;
   maxPendingDelegates: number;
   maxLargePendingDelegates: number;
   maxOutgoingFrames: number;
   maxOutgoingBytes: number;
+}
+
+/** `SCV_HOST_CAPABILITIES`: a comma-separated subset of the supported capabilities (may be empty). */
+function capabilitiesFromEnv(env: NodeJS.ProcessEnv): ReadonlySet<string> {
+  const raw = env.SCV_HOST_CAPABILITIES;
+  if (raw === undefined) return SUPPORTED_CAPABILITIES;
+  const names = raw.split(",").map((name) => name.trim()).filter((name) => name !== "");
+  for (const name of names) {
+    if (!SUPPORTED_CAPABILITIES.has(name)) throw new Error(`invalid SCV_HOST_CAPABILITIES: unsupported capability \`${name}\``);
+  }
+  return new Set(names);
 }
 
 function fromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -54,6 +68,7 @@ function fromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number
 /** Limits with test overrides from `SCV_HOST_MAX_*` environment variables. */
 export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): HostLimits {
   return {
+    capabilities: capabilitiesFromEnv(env),
     inFlight: new Permits(fromEnv(env, "SCV_HOST_MAX_IN_FLIGHT_REQUESTS", MAX_IN_FLIGHT_REQUESTS)),
     activeCells: new Permits(fromEnv(env, "SCV_HOST_MAX_ACTIVE_CELLS", MAX_ACTIVE_CELLS)),
     maxPendingDelegates: fromEnv(env, "SCV_HOST_MAX_PENDING_DELEGATES", MAX_PENDING_DELEGATES),

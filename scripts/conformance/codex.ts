@@ -63,7 +63,7 @@ function normalizeTimings(value: unknown): unknown {
   return value;
 }
 
-async function run(codex: string, host: "scv" | "reference"): Promise<{ outputs: unknown[]; exitCode: number | null; log: string }> {
+async function run(codex: string, host: "scv" | "scv-without-capabilities" | "reference"): Promise<{ outputs: unknown[]; exitCode: number | null; log: string }> {
   const dir = mkdtempSync(join(tmpdir(), `codex-${host}-`));
   try {
     const bin = join(dir, "bin");
@@ -74,7 +74,9 @@ async function run(codex: string, host: "scv" | "reference"): Promise<{ outputs:
     if (host === "reference") {
       linkSync(join(dirname(codex), "codex-code-mode-host"), hostPath);
     } else {
-      writeFileSync(hostPath, `#!/bin/sh\nexec "${process.execPath}" "${MAIN}" host "$@"\n`);
+      // Without capabilities Codex truncates and adds `Script error:` itself: the model must see the same.
+      const env = host === "scv-without-capabilities" ? "SCV_HOST_CAPABILITIES= " : "";
+      writeFileSync(hostPath, `#!/bin/sh\n${env}exec "${process.execPath}" "${MAIN}" host "$@"\n`);
       chmodSync(hostPath, 0o755);
     }
     const provider = await startFakeProvider(script());
@@ -124,19 +126,24 @@ async function main(): Promise<number> {
     process.stdout.write("skipped: set CODEX_BIN to the codex executable of @openai/codex-linux-x64 0.171.0\n");
     return 0;
   }
-  const ours = await run(codex, "scv");
   const theirs = await run(codex, "reference");
   let differences = 0;
-  const count = Math.max(ours.outputs.length, theirs.outputs.length);
-  for (let i = 0; i < count; i++) {
-    const same = isDeepStrictEqual(ours.outputs[i], theirs.outputs[i]);
-    if (!same) differences++;
-    process.stdout.write(`${same ? "ok  " : "DIFF"}  output ${i + 1}: ${JSON.stringify(ours.outputs[i]).slice(0, 200)}\n`);
-    if (!same) process.stdout.write(`      reference: ${JSON.stringify(theirs.outputs[i]).slice(0, 200)}\n`);
-  }
-  if (ours.exitCode !== theirs.exitCode) {
-    differences++;
-    process.stdout.write(`DIFF  codex exit: scv ${ours.exitCode}, reference ${theirs.exitCode}\n`);
+  let count = 0;
+  let ours = theirs;
+  for (const variant of ["scv", "scv-without-capabilities"] as const) {
+    ours = await run(codex, variant);
+    process.stdout.write(`--- ${variant} vs reference ---\n`);
+    count = Math.max(ours.outputs.length, theirs.outputs.length);
+    for (let i = 0; i < count; i++) {
+      const same = isDeepStrictEqual(ours.outputs[i], theirs.outputs[i]);
+      if (!same) differences++;
+      process.stdout.write(`${same ? "ok  " : "DIFF"}  output ${i + 1}: ${JSON.stringify(ours.outputs[i]).slice(0, 200)}\n`);
+      if (!same) process.stdout.write(`      reference: ${JSON.stringify(theirs.outputs[i]).slice(0, 200)}\n`);
+    }
+    if (ours.exitCode !== theirs.exitCode) {
+      differences++;
+      process.stdout.write(`DIFF  codex exit: ${variant} ${ours.exitCode}, reference ${theirs.exitCode}\n`);
+    }
   }
   if (count === 0 || differences > 0) process.stdout.write(`--- codex log (scv run) ---\n${ours.log.slice(-3000)}\n`);
   process.stdout.write(differences === 0 && count > 0 ? `all ${count} model-visible outputs match\n` : `${differences} difference(s)\n`);

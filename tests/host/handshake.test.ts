@@ -74,6 +74,21 @@ describe.concurrent("capability negotiation (§12.1)", () => {
   });
 });
 
+describe.concurrent("narrowed capabilities (test hook)", () => {
+  test("SCV_HOST_CAPABILITIES limits what is granted and what a required capability may name", async () => {
+    const host = startHost([], { SCV_HOST_CAPABILITIES: "bounded-output-v1" });
+    host.send(hello(ALL_CAPABILITIES));
+    expect(await host.frames.next()).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: ["bounded-output-v1"] });
+    host.kill();
+    const strict = startHost([], { SCV_HOST_CAPABILITIES: "" });
+    strict.send(hello([], ["yield-observation"]));
+    expect(await strict.frames.next()).toEqual({
+      type: "connection/rejected",
+      reason: { type: "missingRequiredCapability", capability: "yield-observation" },
+    });
+  });
+});
+
 describe.concurrent("handshake rejections (§12.2)", () => {
   test("the first unsupported required capability in sorted order is named", async () => {
     const { frame, host } = await negotiate([], ["b-req", "a-req"]);
