@@ -106,6 +106,8 @@ export function cellRuntime(host: HostCall): RuntimeApi {
     return reflectApply(userPrepare as (...args: unknown[]) => unknown, ErrorCtor, [error, copies]);
   };
   const ErrorCtor = Error;
+  // Runtimes look `Error.prepareStackTrace` up on the global `Error`: it stays this one.
+  defineProperty(g, "Error", { value: ErrorCtor, writable: false, configurable: false, enumerable: false });
   defineProperty(ErrorCtor, "prepareStackTrace", {
     configurable: false,
     enumerable: false,

@@ -98,6 +98,24 @@ describe("stack introspection", () => {
     expect(texts.at(-1)).toBe("safe");
   });
 
+  it("a replaced global Error or Error.captureStackTrace gets no worker call sites either", async () => {
+    const texts = await probe(
+      "const grab = []; const OriginalError = Error;" +
+        "const collect = (e, sites) => { for (const s of sites) { grab.push(s); try { grab.push(s.getThis(), s.getFunction()) } catch {} } return 'x' };" +
+        "const fake = function () {}; fake.prepareStackTrace = collect;" +
+        "try { globalThis.Error = fake } catch (e) { text(e instanceof TypeError) }" +
+        "try { Object.defineProperty(globalThis, 'Error', { value: fake }) } catch (e) { text(e instanceof TypeError) }" +
+        "try { delete Error.prepareStackTrace } catch (e) { text(e instanceof TypeError) }" +
+        "new OriginalError('a').stack; new TypeError('b').stack; try { null.x } catch (e) { e.stack }" +
+        "OriginalError.prepareStackTrace = collect;" +
+        "const holder = {}; OriginalError.captureStackTrace(holder); holder.stack;" +
+        "setTimeout(() => { new RangeError('t').stack }, 0); await new Promise((r) => setTimeout(r, 5));" +
+        "OriginalError.prepareStackTrace = undefined;" +
+        "for (const g of grab) reach(g, 'site');",
+    );
+    expect(texts).toEqual(["true", "true", "true", "safe"]);
+  });
+
   it("arguments.callee.caller from sloppy callbacks reaches nothing outside the cell", async () => {
     const texts = await probe(
       "const callers = [];" +
