@@ -110,9 +110,13 @@ describe("output and timers", () => {
     }
     const yielding = box.start(session, "for (;;) yield_control()");
     expect(await yielding.initial).toMatchObject({ kind: "yielded" });
-    await sleep(300);
-    // Finished meanwhile: terminate reports the buffered result.
-    expect(await session.terminate(yielding.id)).toMatchObject({
+    // Poll with zero-time waits until the flood ended the cell.
+    let outcome = await session.wait(yielding.id, 0);
+    for (let i = 0; i < 250 && outcome.kind === "observation" && outcome.observation.kind === "yielded"; i++) {
+      await sleep(20);
+      outcome = await session.wait(yielding.id, 0);
+    }
+    expect(outcome).toMatchObject({
       kind: "observation",
       observation: { kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` },
     });
