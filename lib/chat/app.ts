@@ -90,14 +90,15 @@ export class ChatApp {
       `${s.bold("scv chat")}${demo ? s.yellow(" · offline demo (recorded responses, no network)") : ""}`,
       s.dim(`workspace ${this.#setup.cwd}`),
     ]);
+    // Raw mode first, so keys typed while the session starts are kept (and Ctrl-D is a key, not EOF).
+    if (!demo && this.#setup.terminal.interactive) this.#readKeys();
     if (!(await this.#startEngine())) {
-      this.#screen.close();
+      await this.#shutdown();
       return 1;
     }
     if (!demo) this.#print([s.dim("Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits"), ""]);
     if (demo) void this.#playDemo(this.#setup.demoPrompts!);
-    else if (this.#setup.terminal.interactive) this.#readKeys();
-    else this.#readLines();
+    else if (!this.#setup.terminal.interactive) this.#readLines();
     const code = await this.#exited;
     await this.#shutdown();
     return code;
@@ -285,6 +286,7 @@ export class ChatApp {
     input.on("data", (data: string | Buffer) => {
       for (const key of parseKeys(typeof data === "string" ? data : data.toString("utf8"))) this.#onKey(key);
     });
+    input.once("end", () => this.#exit(0));
     input.resume();
     this.#render([]);
   }
@@ -390,8 +392,11 @@ export class ChatApp {
     const slash = parseSlash(text);
     if (slash) return this.#command(slash.name, slash.argument);
     const echo = text.split("\n").map((line, index) => `${s.bold(index === 0 ? PROMPT : CONTINUATION)}${s.bold(line)}`);
+    if (!this.#engine) {
+      this.#render([s.dim("the session is not ready yet; try again in a moment")]);
+      return false;
+    }
     this.#render(echo);
-    if (!this.#engine) return false;
     const done = new Promise<void>((resolve) => {
       this.#turnDone = resolve;
     });
