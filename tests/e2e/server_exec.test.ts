@@ -5,7 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider, type FakeResponse } from "../support/fake_provider.ts";
 import { killAllServers, spawnServer, type ServerClient, type ServerEvent } from "../support/server_client.ts";
 
 let sandbox: ConfigSandbox;
@@ -36,7 +36,7 @@ async function startServer(script: Script, options: { extraArgs?: string[]; star
 }
 
 /** A response calling exec once with `code` (and optional timeout), then a closing text reply. */
-function execScript(code: string, timeoutSeconds?: number, callId = "x1"): Script {
+function execScript(code: string, timeoutSeconds?: number, callId = "x1"): FakeResponse[] {
   const args = timeoutSeconds === undefined ? { code } : { code, timeout_seconds: timeoutSeconds };
   return [toolCallResponse([{ call_id: callId, name: "exec", arguments: args }]), textResponse(["done"])];
 }
