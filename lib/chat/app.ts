@@ -6,7 +6,7 @@ import { silentLogger, createLogger, type Logger } from "../server/log.ts";
 import { ApprovalMemory } from "./approval_memory.ts";
 import { openEngine, type EngineClient } from "./engine.ts";
 import { loadHistory, saveHistory, type HistoryLimits, DEFAULT_HISTORY_LIMITS } from "./history_file.ts";
-import { parseKeys, type Key } from "./keys.ts";
+import { KeyReader, type Key } from "./keys.ts";
 import { LineEditor } from "./line_editor.ts";
 import { InlineScreen, PlainScreen, cursorColumn, type LiveRegion, type Screen } from "./screen.ts";
 import type { ClientFlags, PreparedOptions } from "./session_options.ts";
@@ -142,8 +142,9 @@ export class ChatApp {
   async #shutdown(): Promise<void> {
     this.#closing = true;
     const { input } = this.#setup.terminal;
-    if (this.#setup.terminal.interactive) {
+    if (this.#setup.terminal.interactive && this.#setup.demoPrompts === undefined) {
       input.setRawMode?.(false);
+      this.#setup.terminal.output.write("\x1b[?2004l");
     }
     input.removeAllListeners("data");
     (input as NodeJS.ReadableStream & { pause(): void }).pause();
@@ -283,9 +284,12 @@ export class ChatApp {
     const { input } = this.#setup.terminal;
     input.setRawMode?.(true);
     input.setEncoding?.("utf8");
+    const reader = new KeyReader();
     input.on("data", (data: string | Buffer) => {
-      for (const key of parseKeys(typeof data === "string" ? data : data.toString("utf8"))) this.#onKey(key);
+      for (const key of reader.feed(typeof data === "string" ? data : data.toString("utf8"))) this.#onKey(key);
     });
+    // Bracketed paste (a mode switch, not a query): pasted line breaks stay in the prompt.
+    this.#setup.terminal.output.write("\x1b[?2004h");
     input.once("end", () => this.#exit(0));
     input.resume();
     this.#render([]);

@@ -62,6 +62,45 @@ const CONTROLS: Record<string, Key["name"]> = {
   "\x0c": "redraw",
 };
 
+const PASTE_START = "\x1b[200~";
+const PASTE_END = "\x1b[201~";
+
+/**
+ * A stateful parser for a stream of input chunks: bracketed pastes (which may span chunks) become one
+ * text key with their line breaks kept, so a pasted multi-line prompt is not sent line by line.
+ */
+export class KeyReader {
+  #paste: string | undefined;
+
+  feed(data: string): Key[] {
+    const keys: Key[] = [];
+    let rest = data;
+    while (rest !== "") {
+      if (this.#paste !== undefined) {
+        const end = rest.indexOf(PASTE_END);
+        if (end < 0) {
+          this.#paste += rest;
+          return keys;
+        }
+        const text = (this.#paste + rest.slice(0, end)).replace(/\r\n?/g, "\n").replace(/\t/g, "  ");
+        this.#paste = undefined;
+        if (text !== "") keys.push({ name: "text", text });
+        rest = rest.slice(end + PASTE_END.length);
+        continue;
+      }
+      const start = rest.indexOf(PASTE_START);
+      if (start < 0) {
+        keys.push(...parseKeys(rest));
+        break;
+      }
+      keys.push(...parseKeys(rest.slice(0, start)));
+      this.#paste = "";
+      rest = rest.slice(start + PASTE_START.length);
+    }
+    return keys;
+  }
+}
+
 export function parseKeys(data: string): Key[] {
   const keys: Key[] = [];
   let text = "";

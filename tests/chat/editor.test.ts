@@ -90,3 +90,15 @@ describe("line editor", () => {
     expect(type(new LineEditor(), "\x04")).toEqual([{ type: "exit" }]);
   });
 });
+
+describe("bracketed paste", () => {
+  it("turns a paste spanning chunks into one text key with its line breaks", async () => {
+    const { KeyReader } = await import("../../lib/chat/keys.ts");
+    const reader = new KeyReader();
+    expect(reader.feed("a\x1b[200~line 1\r")).toEqual([{ name: "text", text: "a" }]);
+    expect(reader.feed("line 2\x1b[201~\r")).toEqual([{ name: "text", text: "line 1\nline 2" }, { name: "enter" }]);
+    const editor = new LineEditor();
+    for (const key of reader.feed("\x1b[200~x\ry\x1b[201~")) editor.handle(key);
+    expect(editor.text).toBe("x\ny");
+  });
+});

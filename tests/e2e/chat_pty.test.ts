@@ -139,7 +139,7 @@ describe("scv chat in a terminal", () => {
     expect(await readFile(join(sandbox.home, "chat_history"), "utf8")).toBe('"long task"\n"second"\n');
   });
 
-  it("answers slash commands and keeps NO_COLOR output free of escape codes", async () => {
+  it("answers slash commands, keeps NO_COLOR output free of escape codes, and takes bracketed pastes", async () => {
     provider.push(textResponse(["**plain** answer"], { input_tokens: 1, output_tokens: 1 }));
     await launch({ NO_COLOR: "1" });
     await shows("ready");
@@ -157,6 +157,14 @@ describe("scv chat in a terminal", () => {
     expect(text).toContain("(conversation cleared)");
     expect(text).toContain("session started · model next-model");
     expect(screen(true)).not.toContain("\x1b[");
+    // A bracketed paste keeps its line breaks in the prompt instead of sending each line.
+    provider.push(textResponse(["pasted ok"]));
+    tmux("set-buffer", "paste one\npaste two");
+    tmux("paste-buffer", "-p");
+    await promptIs("paste one");
+    keys("Enter");
+    await shows("pasted ok");
+    expect(provider.requests[1]!.body.input.at(-1)).toEqual({ role: "user", content: "paste one\npaste two" });
     typeText("/exit");
     keys("Enter");
     await shows("EXITED 0");
