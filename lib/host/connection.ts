@@ -379,8 +379,10 @@ export class HostConnection {
     });
 
     let result: WireResult;
+    let completed = false;
     try {
       const observation = await cell.initial;
+      completed = observation.kind === "result";
       result = ok(runtimeResponse(observation, session.output, body.max_output_tokens, start));
     } catch (error) {
       result = err(typeof error === "string" ? error : error instanceof Error ? error.message : "exec runtime ended unexpectedly");
@@ -388,6 +390,8 @@ export class HostConnection {
     this.#sendOrReplace(initialResponse(id, result), () =>
       initialResponse(id, err(`code-mode initial response exceeds the IPC frame limit: ${this.#lastFrameError}`)),
     );
+    // A Result delivered to the execute is the cell's last event: close it in the same write.
+    if (completed && !session.shuttingDown) live.close();
   }
 
   async #wait(
@@ -431,7 +435,9 @@ export class HostConnection {
     start: bigint,
   ): void {
     let result: WireResult;
+    let completed = false;
     if (outcome.kind === "observation") {
+      completed = outcome.observation.kind === "result";
       result = ok({
         type: "wait/completed",
         outcome: { LiveCell: runtimeResponse(outcome.observation, session.output, budget, start) },
@@ -445,6 +451,8 @@ export class HostConnection {
       result = err(outcome.message);
     }
     this.#respond(id, result);
+    // A delivered Result is the cell's last event: no other observer can be waiting for it.
+    if (completed && !session.shuttingDown) session.cells.get(cellId)?.close();
   }
 
   async #shutdownSession(id: bigint, sessionId: string): Promise<void> {
