@@ -40,7 +40,7 @@ const POLICIES: ApprovalPolicy[] = ["on-risk", "always", "never"];
 const PROMPT = "› ";
 const CONTINUATION = "  ";
 
-type PendingApproval = { approvalId: string; name: string; args: unknown };
+type PendingApproval = { approvalId: string; name: string; args: unknown; indent: string };
 
 export class ChatApp {
   #setup: ChatSetup;
@@ -168,12 +168,12 @@ export class ChatApp {
         break;
       case "approval.requested": {
         const args = this.#proposed.get(event.call_id)?.args ?? {};
-        const pending = { approvalId: event.approval_id, name: event.name, args };
+        const pending = { approvalId: event.approval_id, name: event.name, args, indent: this.#transcript.indentOf(event.call_id) };
         if (this.#setup.demoPrompts !== undefined) {
-          rows.push(`  ${s.yellow("[demo] approved automatically")} ${s.dim("(in a real chat you answer y, n or a)")}`);
+          rows.push(`${pending.indent}  ${s.yellow("[demo] approved automatically")} ${s.dim("(in a real chat you answer y, n or a)")}`);
           void this.#resolveApproval(pending, true);
         } else if (this.#memory.allows(event.name, args)) {
-          rows.push(`  ${s.green("approved")} ${s.dim("(always allowed for this session)")}`);
+          rows.push(`${pending.indent}  ${s.green("approved")} ${s.dim("(always allowed for this session)")}`);
           void this.#resolveApproval(pending, true);
         } else if (this.#approval) {
           this.#approvalQueue.push(pending);
@@ -224,7 +224,7 @@ export class ChatApp {
     if (answer === "a") this.#memory.remember(pending.name, pending.args);
     const label =
       answer === "a" ? s.green("approved (always for this session)") : approved ? s.green("approved") : s.red("denied");
-    this.#render([`  ${label}`]);
+    this.#render([`${pending.indent}  ${label}`]);
     void this.#resolveApproval(pending, approved);
   }
 

@@ -127,6 +127,11 @@ export class Transcript {
     }
   }
 
+  /** The indentation of a call's rows (nested exec calls sit under their cell). */
+  indentOf(callId: string): string {
+    return indent(this.#calls.get(callId)?.depth ?? 0);
+  }
+
   #depthOf(callId: string): number {
     const parent = parentCallId(callId);
     if (parent === undefined) return 0;

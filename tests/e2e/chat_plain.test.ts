@@ -131,6 +131,14 @@ describe("the offline demo", () => {
     expect(out).toContain("[demo] approved automatically");
     expect(out).toContain("ok 3 - README present");
     expect(out).toContain("[demo] finished");
+    // The code cell runs when this build has the exec tool; its nested calls sit under the cell.
+    if (out.includes("⏺ exec")) {
+      expect(out).toContain("\n    ⏺ read README.md\n");
+      expect(out).toContain("\n      [demo] approved automatically");
+      expect(out).toContain("README.md: 6 lines");
+    } else {
+      expect(out).toContain("This build has no `exec` code-mode tool yet");
+    }
     expect(provider.requests).toHaveLength(0);
     const workspace = /workspace (\S+)/.exec(out)![1]!;
     expect(workspace.startsWith(ROOT)).toBe(false);
