@@ -1,16 +1,19 @@
 // Warm sandbox workers, keyed by heap limit. A worker runs one cell at a time; after its cell
-// finished it reports `idle` and goes back to the pool. Terminated, out-of-memory or stuck
-// workers are discarded and replaced in the background.
+// finished it reports `idle` and goes back to the pool. A worker still draining its last cell
+// may be handed the next one (the start message waits in its queue); if it turns out stuck it is
+// discarded after a grace period and the not-yet-started cell is started elsewhere.
+// Terminated, out-of-memory or stuck workers are replaced in the background.
 import { Worker } from "node:worker_threads";
 import { cellRuntime } from "./runtime.ts";
 import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker, type ToWorker, type WorkerConfig } from "./worker-main.ts";
 
 const WORKER_CODE = `"use strict";(${String(workerMain)})(require, require("node:worker_threads").workerData);`;
 const RUNTIME_SOURCE = String(cellRuntime);
-/** How long a worker may keep running cell code after its cell finished before it is discarded. */
-const DRAIN_GRACE_MS = 2_000;
-/** Idle default workers kept after a burst of concurrent cells (at least `warmWorkers`). */
-const MIN_KEPT_IDLE = 4;
+/**
+ * How long a worker may keep running cell code after its cell finished before it is discarded
+ * (a healthy worker reports idle within a millisecond or so; a queued cell waits this long at most).
+ */
+const DRAIN_GRACE_MS = 250;
 
 export type WorkerExit = { kind: "oom" } | { kind: "crash"; message: string };
 
@@ -58,6 +61,8 @@ export class SandboxWorker {
       queueMicrotask(() => listener.onExit({ kind: "crash", message: "worker exited" }));
       return;
     }
+    // A draining worker keeps its grace timer: if it never reports idle, it is discarded.
+    this.#pool.claim(this);
     this.#state = "busy";
     this.#cell = cell;
     this.#listener = listener;
@@ -73,17 +78,21 @@ export class SandboxWorker {
   terminate(): Promise<void> {
     if (this.#terminated === null) {
       const wasDead = this.#state === "dead";
+      const listener = this.#listener;
       this.#state = "dead";
       this.#listener = null;
       this.#clearDrain();
       this.#pool.forget(this);
       this.#terminated = wasDead ? Promise.resolve() : this.#worker.terminate().then(() => undefined, () => undefined);
+      // A cell queued behind a stuck predecessor learns that its worker is gone.
+      listener?.onExit({ kind: "crash", message: "worker terminated" });
     }
     return this.#terminated;
   }
 
   #onMessage(message: FromWorker): void {
     if (message.t === "idle") {
+      // Also when already busy again with a queued cell: the previous one has drained.
       this.#clearDrain();
       if (this.#state === "booting") {
         this.#state = "idle";
@@ -95,12 +104,15 @@ export class SandboxWorker {
       return;
     }
     if (message.cell !== this.#cell) return;
+    // The worker took up a queued cell, so the previous one has drained.
+    if (message.t === "started") this.#clearDrain();
     const listener = this.#listener;
     if (message.t === "done") {
       this.#listener = null;
       this.#state = "draining";
       this.#drainTimer = setTimeout(() => void this.terminate(), DRAIN_GRACE_MS);
       this.#drainTimer.unref();
+      this.#pool.draining(this);
     }
     listener?.onMessage(message);
   }
@@ -131,6 +143,7 @@ export interface PoolOptions {
 export class WorkerPool {
   readonly options: PoolOptions;
   readonly #idle = new Map<number, SandboxWorker[]>();
+  readonly #draining = new Set<SandboxWorker>();
   readonly #all = new Set<SandboxWorker>();
   #closed = false;
 
@@ -139,18 +152,34 @@ export class WorkerPool {
     this.#topUp();
   }
 
-  /** A worker for the given heap limit: an idle or booting one if any, else a new one (messages queue until it boots). */
-  acquire(heapMb: number = this.options.defaultHeapMb): SandboxWorker {
-    const idle = this.#idle.get(heapMb);
-    const worker = idle?.shift() ?? this.#spawn(heapMb);
-    if (heapMb === this.options.defaultHeapMb && (idle?.length ?? 0) === 0) queueMicrotask(() => this.#topUp());
-    return worker;
+  /**
+   * A worker for the given heap limit: an idle (or booting) one, else one draining its last cell,
+   * else a new one. Messages queue until a worker is ready for them.
+   */
+  acquire(heapMb: number = this.options.defaultHeapMb, allowDraining = true): SandboxWorker {
+    let worker = this.#idle.get(heapMb)?.shift();
+    // The most recently finished one is the likeliest to be ready soon.
+    if (allowDraining) worker ??= [...this.#draining].reverse().find((candidate) => candidate.heapMb === heapMb);
+    return worker ?? this.#spawn(heapMb);
+  }
+
+  /** The worker starts a cell: it is neither idle nor draining any more. */
+  claim(worker: SandboxWorker): void {
+    this.#draining.delete(worker);
+    const list = this.#idle.get(worker.heapMb);
+    const index = list?.indexOf(worker) ?? -1;
+    if (index >= 0) list!.splice(index, 1);
+  }
+
+  draining(worker: SandboxWorker): void {
+    this.#draining.add(worker);
   }
 
   /** Takes back a worker whose cell finished and whose context was reset. */
   release(worker: SandboxWorker): void {
+    this.#draining.delete(worker);
     const list = this.#idle.get(worker.heapMb) ?? [];
-    const keep = worker.heapMb === this.options.defaultHeapMb ? Math.max(MIN_KEPT_IDLE, this.options.warmWorkers) : 1;
+    const keep = worker.heapMb === this.options.defaultHeapMb ? Math.max(1, this.options.warmWorkers) : 1;
     if (this.#closed || list.length >= keep) {
       void worker.terminate();
       return;
@@ -161,9 +190,7 @@ export class WorkerPool {
 
   forget(worker: SandboxWorker): void {
     this.#all.delete(worker);
-    const list = this.#idle.get(worker.heapMb);
-    const index = list?.indexOf(worker) ?? -1;
-    if (index >= 0) list!.splice(index, 1);
+    this.claim(worker);
     if (!this.#closed) queueMicrotask(() => this.#topUp());
   }
 
@@ -171,6 +198,7 @@ export class WorkerPool {
     this.#closed = true;
     await Promise.all([...this.#all].map((worker) => worker.terminate()));
     this.#idle.clear();
+    this.#draining.clear();
   }
 
   #spawn(heapMb: number): SandboxWorker {
@@ -184,7 +212,7 @@ export class WorkerPool {
     return worker;
   }
 
-  /** Keeps `warmWorkers` default workers booting or idle. */
+  /** Keeps `warmWorkers` default workers booting or idle (at start and when workers die). */
   #topUp(): void {
     if (this.#closed) return;
     const heapMb = this.options.defaultHeapMb;

@@ -14,7 +14,7 @@ import type {
   StartCellOptions,
   ToolDefinition,
 } from "./types.ts";
-import type { FromWorker } from "./worker-main.ts";
+import type { FromWorker, ToWorker } from "./worker-main.ts";
 import { moduleSource } from "./module-source.ts";
 import { effectiveYieldMs } from "./yield-time.ts";
 
@@ -23,6 +23,10 @@ const MIB = 1024 * 1024;
 const MAX_TIMER_MS = 2_147_483_647;
 
 let nextInternalCellId = 1;
+/** How often a cell whose worker died before starting it is started on another worker. */
+const MAX_RESTARTS = 2;
+
+type StartPayload = Omit<Extract<ToWorker, { t: "start" }>, "t" | "cell">;
 
 export const heapLimitText = (bytes: number): string => `exec cell heap limit exceeded (maxHeapSizeBytes: ${bytes})`;
 export const RUNTIME_ENDED_TEXT = "exec runtime ended unexpectedly";
@@ -54,6 +58,9 @@ class Cell implements SandboxCell, CellListener {
   readonly #tools: ToolDefinition[];
   readonly #callbacks: CellCallbacks;
   readonly #yieldMs: number;
+  /** What the worker needs to start the cell, kept until it started (it may be restarted elsewhere). */
+  #start: StartPayload | null = null;
+  #restarts = 0;
   #resolveClosed!: () => void;
 
   constructor(session: Session, id: string, options: StartCellOptions) {
@@ -73,6 +80,7 @@ class Cell implements SandboxCell, CellListener {
     if (this.status !== "running") return;
     switch (message.t) {
       case "started":
+        this.#start = null;
         if (this.#yieldMs !== 0) this.observer?.arm(this.#yieldMs);
         break;
       case "text":
@@ -106,8 +114,21 @@ class Cell implements SandboxCell, CellListener {
   onExit(exit: WorkerExit): void {
     if (this.status !== "running" && this.status !== "finishing") return;
     this.worker = null;
+    // Queued behind a worker that died or got stuck before starting this cell: start it elsewhere.
+    if (this.#start !== null && this.#restarts++ < MAX_RESTARTS) {
+      this.dispatch(this.#start, false);
+      return;
+    }
     const text = exit.kind === "oom" ? heapLimitText(this.#session.heapBytes) : RUNTIME_ENDED_TEXT;
     this.#settle(text, null);
+  }
+
+  /** Hands the cell to a worker (a restart never queues behind another draining worker). */
+  dispatch(start: StartPayload, allowDraining = true): void {
+    this.#start = start;
+    const worker = this.#session.pool.acquire(this.#session.heapMb, allowDraining);
+    this.worker = worker;
+    worker.run(this.internalId, this, start);
   }
 
   /** Resolves the current observer with the items since the previous delivery. */
@@ -253,22 +274,22 @@ export class Session implements SandboxSession {
   readonly limits: SessionLimits;
   readonly cells = new Map<string, Cell>();
   readonly heapBytes: number;
-  readonly #pool: WorkerPool;
-  readonly #heapMb: number;
+  readonly heapMb: number;
+  readonly pool: WorkerPool;
   readonly #store = new Map<string, string>();
   #nextCellId = 1;
   #closed = false;
 
   constructor(pool: WorkerPool, limits: SessionLimits = {}) {
-    this.#pool = pool;
+    this.pool = pool;
     this.limits = limits;
     const requested = limits.maxHeapSizeBytes;
     if (requested !== null && requested !== undefined) {
       this.heapBytes = requested;
-      this.#heapMb = Math.max(8, Math.ceil(requested / MIB));
+      this.heapMb = Math.max(8, Math.ceil(requested / MIB));
     } else {
-      this.#heapMb = pool.options.defaultHeapMb;
-      this.heapBytes = this.#heapMb * MIB;
+      this.heapMb = pool.options.defaultHeapMb;
+      this.heapBytes = this.heapMb * MIB;
     }
   }
 
@@ -279,12 +300,13 @@ export class Session implements SandboxSession {
       return cell;
     }
     this.cells.set(cell.id, cell);
-    const tools = JSON.stringify(options.tools.map((tool) => ({ name: tool.name, description: tool.description })));
-    const store = JSON.stringify(Object.fromEntries(this.#store));
-    const worker = this.#pool.acquire(this.#heapMb);
-    cell.worker = worker;
     const { code, firstImport } = moduleSource(options.source);
-    worker.run(cell.internalId, cell, { source: code, firstImport, tools, store });
+    cell.dispatch({
+      source: code,
+      firstImport,
+      tools: JSON.stringify(options.tools.map((tool) => ({ name: tool.name, description: tool.description }))),
+      store: JSON.stringify(Object.fromEntries(this.#store)),
+    });
     return cell;
   }
 
