@@ -253,6 +253,16 @@ describe("exec failures", () => {
     await terminal(client);
     await client.finish();
   });
+
+  it("ends a busy cell on stdin EOF and exits 0 promptly", async () => {
+    const client = await startServer([toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "for (;;) {}", timeout_seconds: 60 } }])]);
+    client.turn("spin");
+    await client.next("tool.started");
+    await client.quiet(100);
+    const closedAt = Date.now();
+    await client.finish(3000);
+    expect(Date.now() - closedAt).toBeLessThan(2000);
+  });
 });
 
 describe("exec registration", () => {
