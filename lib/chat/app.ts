@@ -22,6 +22,8 @@ export type ChatTerminal = {
   interactive: boolean;
   color: boolean;
   columns: () => number;
+  /** Terminal height; the live region is kept below it so it can always be redrawn in place. */
+  rows?: () => number;
 };
 
 export type ChatSetup = {
@@ -41,6 +43,20 @@ const PROMPT = "› ";
 const CONTINUATION = "  ";
 
 type PendingApproval = { approvalId: string; name: string; args: unknown; indent: string };
+
+/** The end of `text` that fits in `maxRows` rows of `columns`, marked with "…" when cut. */
+export function tailToRows(text: string, columns: number, maxRows: number): string {
+  const budget = columns * maxRows - 1;
+  if (displayWidth(text) <= budget + 1) return text;
+  const chars = [...text];
+  let width = 0;
+  let index = chars.length;
+  while (index > 0 && width + displayWidth(chars[index - 1]!) <= budget - 1) {
+    index -= 1;
+    width += displayWidth(chars[index]!);
+  }
+  return `…${chars.slice(index).join("")}`;
+}
 
 export class ChatApp {
   #setup: ChatSetup;
@@ -243,8 +259,10 @@ export class ChatApp {
     const s = this.#style;
     const width = this.#width();
     const rows: string[] = [];
+    const height = Math.max(6, this.#setup.terminal.rows?.() ?? 24);
     const partial = this.#transcript.partial;
-    if (partial !== "") rows.push(partial);
+    // A long unfinished line shows only its tail here; it is printed whole once it ends.
+    if (partial !== "") rows.push(tailToRows(partial, width, Math.max(1, Math.floor(height / 3))));
     if (this.#approval) {
       rows.push(`${s.yellow("?")} Allow ${s.bold(this.#approval.name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}lways for this session`);
     }
@@ -255,8 +273,13 @@ export class ChatApp {
     const lines = this.#editor.text.split("\n");
     const before = this.#editor.text.slice(0, this.#editor.cursor).split("\n");
     const cursorLine = before.length - 1;
-    const first = rows.length;
-    lines.forEach((line, index) => rows.push(`${s.bold(index === 0 ? PROMPT : CONTINUATION)}${line}`));
+    // A prompt taller than the room left shows a window of lines around the cursor.
+    const room = Math.max(1, height - rows.length - 2);
+    const start = Math.max(0, Math.min(cursorLine - room + 1, lines.length - room));
+    const first = rows.length - start;
+    lines.forEach((line, index) => {
+      if (index >= start && index < start + room) rows.push(`${s.bold(index === 0 ? PROMPT : CONTINUATION)}${line}`);
+    });
     rows.push(this.#hint ? s.yellow(truncateText(this.#hint, width - 1)) : this.#status(width));
     return {
       rows,

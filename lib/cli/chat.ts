@@ -44,6 +44,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
       interactive,
       color: colorEnabled(env, stdout.isTTY === true),
       columns: () => stdout.columns || 80,
+      rows: () => stdout.rows || 24,
     },
     flags,
     cwd,

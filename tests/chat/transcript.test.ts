@@ -132,3 +132,15 @@ describe("status line", () => {
     expect(displayWidth(narrow)).toBeLessThanOrEqual(29);
   });
 });
+
+describe("live region helpers", () => {
+  it("keeps the tail of a long unfinished line within the row budget", async () => {
+    const { tailToRows } = await import("../../lib/chat/app.ts");
+    expect(tailToRows("short", 10, 2)).toBe("short");
+    const long = "a".repeat(50) + "END";
+    const tail = tailToRows(long, 10, 2);
+    expect(tail.startsWith("…")).toBe(true);
+    expect(tail.endsWith("END")).toBe(true);
+    expect(displayWidth(tail)).toBeLessThanOrEqual(20);
+  });
+});
