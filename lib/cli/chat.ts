@@ -53,13 +53,20 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     demoPrompts,
   });
   const onSigint = () => app.interrupt();
+  // Leave cleanly (terminal mode restored, session shut down) when the terminal closes or we are asked to stop.
+  const onSigterm = () => app.stop(143);
+  const onSighup = () => app.stop(129);
   const onResize = () => app.redraw();
   process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigterm);
+  process.on("SIGHUP", onSighup);
   stdout.on("resize", onResize);
   try {
     return await app.run();
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
+    process.off("SIGHUP", onSighup);
     stdout.off("resize", onResize);
     await cleanup();
     setTimeout(() => process.exit(process.exitCode ?? 0), FORCED_EXIT_MS).unref();
