@@ -79,8 +79,7 @@ export class EngineClient {
 
   /** `initialize` then `session.start`; rejects with EngineError when the engine refuses either. */
   async start(request: SessionRequest): Promise<ServerEvent> {
-    const reply = (id: string) =>
-      this.waitFor((event) => event.request_id === id && (event.type === "error" || event.type !== "queue.snapshot"));
+    const reply = (id: string) => this.waitFor((event) => event.request_id === id);
     const initId = `c${this.#nextId}`;
     const initialized = reply(initId);
     await this.send({ type: "initialize", protocol_version: PROTOCOL_VERSION, client: { name: "scv-chat", version: VERSION } });
