@@ -1,6 +1,6 @@
 // `scv chat` in a real pseudo-terminal (tmux, 80×24): streaming, Markdown, approvals, cancellation, history,
 // slash commands and colour rules, against the fake SSE provider.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -70,7 +70,10 @@ afterEach(async () => {
   await sandbox.cleanup();
 });
 
-describe("scv chat in a terminal", () => {
+// CI installs tmux; a developer machine without it skips these (and says so in the test name).
+const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
+
+describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: tmux is not installed)"}`, () => {
   it("streams the answer, renders Markdown when lines complete, and answers an approval prompt", async () => {
     provider.push(
       { events: [sse.textDelta("Streaming partial"), sse.textDelta(" words\n## Result\n- item `code`\n"), sse.completed({ input_tokens: 7, output_tokens: 3 })], mode: "chunked", delayMs: 150 },
