@@ -4,6 +4,7 @@
 import { encodeFrame, FrameError } from "../codec/index.ts";
 import type { Sandbox, SandboxSession, ToolDefinition } from "../sandbox/types.ts";
 import { resolveCatalog, type CachedCatalog } from "./catalog.ts";
+import { Delegates } from "./delegates.ts";
 import type { HostLimits } from "./limits.ts";
 import { Outbox, type FrameSink } from "./outbox.ts";
 import { missingCellResponse, runtimeResponse, type OutputPolicy, type TruncateItems } from "./output.ts";
@@ -15,10 +16,8 @@ import {
   ok,
   operationResponse,
   PROTOCOL_VERSION,
-  wireId,
   type ClientHello,
   type ClientMessage,
-  type DelegateResult,
   type HostRequest,
   type WireResult,
 } from "./protocol.ts";
@@ -31,7 +30,6 @@ const SHUTDOWN_STEP_MS = 5_000;
 
 const SHUTTING_DOWN = "code-mode host is shutting down";
 const REQUEST_CANCELLED = "code-mode request cancelled";
-const CONNECTION_CLOSED = "code-mode client connection closed";
 
 export interface ConnectionOutcome {
   /** `null` for a clean close (EOF, a handshake rejection); else the fatal message chain. */
@@ -66,11 +64,6 @@ interface LiveCell {
   close(): void;
 }
 
-interface PendingDelegate {
-  kind: "tool" | "notify";
-  resolve(value: unknown): void;
-  reject(reason: string): void;
-}
 
 type Phase = "hello" | "ready" | "closing" | "closed";
 
@@ -78,14 +71,11 @@ export class HostConnection {
   readonly #sandbox: Sandbox;
   readonly #truncate: TruncateItems;
   readonly #limits: HostLimits;
-  readonly #log: (line: string) => void;
   readonly #outbox: Outbox;
   readonly #requests = new RequestRegistry();
   readonly #sessions = new Map<string, HostSession>();
   readonly #seenSessions = new RecentSet<string>(MAX_RECENT_SESSION_IDS);
-  readonly #delegates = new Map<bigint, PendingDelegate>();
-  #nextDelegateId = 1n;
-  #maxPendingDelegates: number;
+  readonly #delegates: Delegates;
   #phase: Phase = "hello";
   #resolveDone!: (outcome: ConnectionOutcome) => void;
   readonly done: Promise<ConnectionOutcome>;
@@ -94,14 +84,18 @@ export class HostConnection {
     this.#sandbox = options.sandbox;
     this.#truncate = options.truncate;
     this.#limits = options.limits;
-    this.#log = options.log;
-    this.#maxPendingDelegates = options.limits.maxPendingDelegates;
     this.#outbox = new Outbox(
       options.sink,
       { maxFrames: options.limits.maxOutgoingFrames, maxBytes: options.limits.maxOutgoingBytes },
       (message) => this.fail(message),
     );
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
+    this.#delegates = new Delegates(options.limits.maxPendingDelegates, {
+      isOpen: () => this.#phase === "ready",
+      push: (frame) => this.#outbox.push(frame),
+      send: (message) => this.#send(message),
+      log: options.log,
+    });
   }
 
   /** True once the connection wants no more input. */
@@ -145,7 +139,7 @@ export class HostConnection {
         return;
       }
       case "delegate/response":
-        this.#answerDelegate(message.id, message.result);
+        this.#delegates.answer(message.id, message.result);
         return;
     }
   }
@@ -192,7 +186,7 @@ export class HostConnection {
     const granted = [...new Set([...message.requiredCapabilities, ...message.optionalCapabilities])]
       .filter((capability) => this.#limits.capabilities.has(capability))
       .sort(compareStrings);
-    if (granted.includes(LARGE_DELEGATE_CAPACITY)) this.#maxPendingDelegates = this.#limits.maxLargePendingDelegates;
+    if (granted.includes(LARGE_DELEGATE_CAPACITY)) this.#delegates.max = this.#limits.maxLargePendingDelegates;
     this.#phase = "ready";
     this.#send({ type: "connection/ready", selectedVersion: PROTOCOL_VERSION, capabilities: granted });
   }
@@ -346,11 +340,11 @@ export class HostConnection {
       callbacks: {
         callTool: async (call, signal) => {
           await started;
-          return this.#callTool(sessionId, call.cellId, call.runtimeToolCallId, call.tool, call.input, signal);
+          return this.#delegates.callTool(sessionId, call, signal);
         },
         notify: async (text, cellId) => {
           await started;
-          return this.#notify(sessionId, callId, cellId, text);
+          return this.#delegates.notify(sessionId, callId, cellId, text);
         },
       },
     });
@@ -387,8 +381,8 @@ export class HostConnection {
     } catch (error) {
       result = err(typeof error === "string" ? error : error instanceof Error ? error.message : "exec runtime ended unexpectedly");
     }
-    this.#sendOrReplace(initialResponse(id, result), () =>
-      initialResponse(id, err(`code-mode initial response exceeds the IPC frame limit: ${this.#lastFrameError}`)),
+    this.#sendOrReplace(initialResponse(id, result), (tooLarge) =>
+      initialResponse(id, err(`code-mode initial response exceeds the IPC frame limit: ${tooLarge}`)),
     );
     // A Result delivered to the execute is the cell's last event: close it in the same write.
     if (completed && !session.shuttingDown) live.close();
@@ -470,131 +464,27 @@ export class HostConnection {
     this.#respond(id, ok({ type: "session/closed", sessionId }));
   }
 
-  // ---- delegates ---------------------------------------------------------------------------
-
-  #callTool(
-    sessionId: string,
-    cellId: string,
-    runtimeToolCallId: string,
-    tool: ToolDefinition,
-    input: unknown,
-    signal: AbortSignal,
-  ): Promise<unknown> {
-    if (signal.aborted) return Promise.reject("code-mode delegate request was cancelled before dispatch");
-    if (this.#phase !== "ready") return Promise.reject(CONNECTION_CLOSED);
-    if (this.#delegates.size >= this.#maxPendingDelegates) {
-      return Promise.reject("code-mode host has too many pending delegate calls");
-    }
-    const id = this.#nextDelegateId++;
-    let frame: Buffer;
-    try {
-      frame = encodeFrame({
-        type: "delegate/request",
-        id: wireId(id),
-        sessionId,
-        request: {
-          type: "tool/invoke",
-          invocation: {
-            cell_id: cellId,
-            runtime_tool_call_id: runtimeToolCallId,
-            tool_name: { name: tool.tool_name.name, namespace: tool.tool_name.namespace ?? null },
-            tool_kind: tool.kind,
-            input: input === undefined ? null : input,
-          },
-        },
-      });
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error.message : String(error));
-    }
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        if (this.#delegates.get(id) !== pending) return;
-        this.#delegates.delete(id);
-        this.#send({ type: "delegate/cancel", id: wireId(id) });
-        reject("code mode delegate request cancelled");
-      };
-      const pending: PendingDelegate = {
-        kind: "tool",
-        resolve: (value) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(value);
-        },
-        reject: (reason) => {
-          signal.removeEventListener("abort", onAbort);
-          reject(reason);
-        },
-      };
-      this.#delegates.set(id, pending);
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#outbox.push(frame);
-    });
-  }
-
-  #notify(sessionId: string, callId: string, cellId: string, text: string): Promise<void> {
-    if (this.#phase !== "ready") return Promise.resolve();
-    if (this.#delegates.size >= this.#maxPendingDelegates) {
-      this.#log("failed to deliver code mode notification: code-mode host has too many pending delegate calls");
-      return Promise.resolve();
-    }
-    const id = this.#nextDelegateId++;
-    return new Promise((resolve) => {
-      this.#delegates.set(id, {
-        kind: "notify",
-        resolve: () => resolve(),
-        reject: (reason) => {
-          this.#log(`failed to deliver code mode notification: ${reason}`);
-          resolve();
-        },
-      });
-      this.#send({
-        type: "delegate/request",
-        id: wireId(id),
-        sessionId,
-        request: { type: "notification/send", callId, cellId, text },
-      });
-    });
-  }
-
-  #answerDelegate(id: bigint, result: DelegateResult): void {
-    const pending = this.#delegates.get(id);
-    if (!pending) return;
-    this.#delegates.delete(id);
-    if (result.status === "error") {
-      pending.reject(result.message);
-    } else if (pending.kind === "tool") {
-      if (result.value.type === "tool/result") pending.resolve(result.value.result);
-      else pending.reject("code-mode client returned an invalid tool result");
-    } else if (result.value.type === "notification/delivered") {
-      pending.resolve(undefined);
-    } else {
-      pending.reject("code-mode client returned an invalid notification result");
-    }
-  }
-
   // ---- output ------------------------------------------------------------------------------
-
-  #lastFrameError = "";
 
   #send(message: unknown): void {
     this.#sendOrReplace(message, null);
   }
 
   #respond(id: bigint, result: WireResult): void {
-    this.#sendOrReplace(operationResponse(id, result), () =>
-      operationResponse(id, err(`code-mode host response exceeds the IPC frame limit: ${this.#lastFrameError}`)),
+    this.#sendOrReplace(operationResponse(id, result), (tooLarge) =>
+      operationResponse(id, err(`code-mode host response exceeds the IPC frame limit: ${tooLarge}`)),
     );
   }
 
-  /** Encodes and queues a frame; an oversize frame is replaced by `fallback()` if given. */
-  #sendOrReplace(message: unknown, fallback: (() => unknown) | null): void {
+  /** Encodes and queues a frame; an oversize frame is replaced by `fallback(<frame error>)` if given. */
+  #sendOrReplace(message: unknown, fallback: ((tooLarge: string) => unknown) | null): void {
     if (this.#outbox.stopped || this.#phase === "closed") return;
     let frame: Buffer;
     try {
       frame = encodeFrame(message);
     } catch (error) {
       if (!(error instanceof FrameError) || fallback === null) throw error;
-      this.#lastFrameError = error.message;
-      frame = encodeFrame(fallback());
+      frame = encodeFrame(fallback(error.message));
     }
     this.#outbox.push(frame);
   }
@@ -608,7 +498,7 @@ export class HostConnection {
     for (const active of this.#requests.active.values()) active.cancel.abort();
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
-    this.#rejectDelegates();
+    this.#delegates.closeAll();
     await withTimeout(Promise.all(sessions.map((session) => session.sandbox.close())), SHUTDOWN_STEP_MS);
     await withTimeout(this.#outbox.flushed(), SHUTDOWN_STEP_MS);
     this.#finish();
@@ -624,20 +514,13 @@ export class HostConnection {
 
   #teardown(): void {
     for (const active of this.#requests.active.values()) active.cancel.abort();
-    this.#rejectDelegates();
+    this.#delegates.closeAll();
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
     for (const session of sessions) void session.sandbox.close().catch(() => undefined);
   }
 
-  #rejectDelegates(): void {
-    const pending = [...this.#delegates.values()];
-    this.#delegates.clear();
-    for (const delegate of pending) {
-      if (delegate.kind === "tool") delegate.reject(CONNECTION_CLOSED);
-      else delegate.resolve(undefined);
-    }
-  }
+
 }
 
 function requestKind(request: HostRequest): ActiveRequest["kind"] {
