@@ -29,7 +29,7 @@ export function cellRuntime(host: HostCall): RuntimeApi {
   const parse = JSON.parse;
   const PromiseCtor = Promise;
   const promiseThen = uncurry(Promise.prototype.then) as (p: Promise<unknown>, f: (v: unknown) => unknown, r: (e: unknown) => unknown) => Promise<unknown>;
-  const resolved = Promise.resolve.bind(Promise) as () => Promise<unknown>;
+  const resolved = Promise.resolve.bind(Promise) as (value?: unknown) => Promise<unknown>;
   const StringCtor = String;
   const NumberCtor = Number;
   const RangeErrorCtor = RangeError;
@@ -317,6 +317,45 @@ export function cellRuntime(host: HostCall): RuntimeApi {
       });
     };
 
+  // Optional extras of host spec §7.2 (not advertised by Codex 0.171.0).
+  const content = (block?: unknown): undefined => {
+    if (isObject(block)) {
+      if (block.type === "text" && typeof block.text === "string") return text(block.text);
+      if (block.type === "image" && typeof block.data === "string") return image(block);
+      if (block.type === "audio" && typeof block.data === "string") return audio(block);
+    }
+    throw "content expects one MCP ContentBlock";
+  };
+
+  type Settled = { index: number; status: "fulfilled"; value: unknown } | { index: number; status: "rejected"; reason: unknown };
+  async function* asSettled(promises?: Iterable<unknown>): AsyncGenerator<Settled> {
+    const list: unknown[] = [];
+    for (const promise of promises as Iterable<unknown>) arrayPush(list, promise);
+    const settled: Settled[] = [];
+    let wake: (() => void) | null = null;
+    const push = (entry: Settled): void => {
+      arrayPush(settled, entry);
+      const waiting = wake;
+      wake = null;
+      waiting?.();
+    };
+    for (let i = 0; i < list.length; i++) {
+      promiseThen(
+        resolved(list[i]),
+        (value) => push({ index: i, status: "fulfilled", value }),
+        (reason) => push({ index: i, status: "rejected", reason }),
+      );
+    }
+    for (let next = 0; next < list.length; next++) {
+      if (next >= settled.length) await new PromiseCtor<void>((resolve) => (wake = resolve));
+      yield settled[next]!;
+    }
+  }
+  const streamSettled = async (promises?: Iterable<unknown>, emit?: unknown): Promise<void> => {
+    if (typeof emit !== "function") throw "stream_settled expects an emit function";
+    for await (const entry of asSettled(promises)) await (emit as (entry: Settled) => unknown)(entry);
+  };
+
   const describe = (value: unknown): string => {
     if (value === EXIT) return "";
     try {
@@ -365,6 +404,9 @@ export function cellRuntime(host: HostCall): RuntimeApi {
       define("load", load);
       define("setTimeout", setTimeoutFn);
       define("clearTimeout", clearTimeoutFn);
+      define("content", content);
+      define("as_settled", asSettled);
+      define("stream_settled", streamSettled);
     },
     run(main: unknown): void {
       // The cell function is the reaction itself, so no frame of ours sits below the cell's.

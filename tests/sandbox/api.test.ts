@@ -383,3 +383,34 @@ describe("image(), audio(), generatedImage()", () => {
     );
   });
 });
+
+describe("optional extras: content(), as_settled(), stream_settled()", () => {
+  it("content() appends one MCP block", async () => {
+    const { observation } = await box.result(
+      "content({type: 'text', text: 'hi'}); content({type: 'image', data: 'AAA', mimeType: 'image/png'}); content({type: 'audio', data: 'BBB', mimeType: 'audio/wav'})",
+    );
+    expect(observation.items).toEqual([
+      { type: "input_text", text: "hi" },
+      { type: "input_image", image_url: "data:image/png;base64,AAA", detail: "high" },
+      { type: "input_audio", audio_url: "data:audio/wav;base64,BBB" },
+    ]);
+    for (const bad of ["content()", "content('x')", "content({type: 'text'})", "content({type: 'resource', uri: 'x'})"]) {
+      expect((await box.result(bad)).errorText, bad).toBe("content expects one MCP ContentBlock");
+    }
+  });
+
+  it("as_settled() yields results in settlement order; stream_settled() awaits emit for each", async () => {
+    const { texts } = await box.result(
+      "const later = (v, ms, fail) => new Promise((ok, no) => setTimeout(() => (fail ? no(v) : ok(v)), ms));" +
+        "for await (const r of as_settled([later('a', 30), later('b', 5, true), 'c'])) text(JSON.stringify(r));" +
+        "await stream_settled([later(1, 10), later(2, 1)], async (r) => { await later(0, 5); text(r.index + ':' + r.value) });",
+    );
+    expect(texts).toEqual([
+      '{"index":2,"status":"fulfilled","value":"c"}',
+      '{"index":1,"status":"rejected","reason":"b"}',
+      '{"index":0,"status":"fulfilled","value":"a"}',
+      "1:2",
+      "0:1",
+    ]);
+  });
+});

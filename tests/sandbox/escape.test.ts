@@ -17,7 +17,8 @@ const __ownRoot = Object.prototype;
 function __tryFn(F, where) {
   try {
     const r = F('try { return typeof process + "/" + typeof require + "/" + typeof Buffer } catch (e) { return "threw" }')();
-    if (r !== 'undefined/undefined/undefined' && r !== 'threw') __found.push(where + ':' + r);
+    // Async (generator) function constructors return a promise or generator, not the string.
+    if (typeof r === 'string' && r !== 'undefined/undefined/undefined' && r !== 'threw') __found.push(where + ':' + r);
   } catch {}
 }
 function reach(v, where = 'value', depth = 0) {
@@ -50,7 +51,8 @@ describe("values the API returns or throws belong to the cell's realm", () => {
       return { nested: { list: [1, { deep: true }] } };
     });
     const texts = await probe(
-      "for (const name of ['tools', 'ALL_TOOLS', 'text', 'image', 'audio', 'generatedImage', 'notify', 'yield_control', 'exit', 'store', 'load', 'setTimeout', 'clearTimeout']) reach(globalThis[name], name);" +
+      "for (const name of ['tools', 'ALL_TOOLS', 'text', 'image', 'audio', 'generatedImage', 'notify', 'yield_control', 'exit', 'store', 'load', 'setTimeout', 'clearTimeout', 'content', 'as_settled', 'stream_settled']) reach(globalThis[name], name);" +
+        "const gen = as_settled([1, Promise.reject(2)]); reach(gen, 'as_settled()'); for await (const r of gen) reach(r, 'settled');" +
         "const p = tools.t({}); reach(p, 'promise'); reach(await p, 'result');" +
         "try { await tools.t('fail') } catch (e) { reach(e, 'rejection'); text(typeof e) }" +
         "store('k', {a: [1]}); reach(load('k'), 'load'); reach(globalThis, 'globalThis');",
