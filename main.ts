@@ -44,6 +44,7 @@ program
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--demo", "play the offline demo (no API key, no network)")
+  .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
   .action(async (options) => {
     const { runChat } = await import("./lib/cli/chat.ts");
     process.exitCode = await runChat(options);
@@ -60,6 +61,7 @@ program
   )
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
+  .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
   .action(async (prompt: string, options) => {
     const { runExec } = await import("./lib/cli/exec.ts");
     process.exitCode = await runExec(prompt, options);
