@@ -10,6 +10,8 @@ export {
   FrameWriter,
   MAX_FRAME_BYTES,
   parsePayload,
+  type FrameReadOptions,
+  type PayloadParser,
   readFrameBatches,
   readFrames,
 } from "./frame.ts";

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import {
   decodeFrameMessage,
   encodeFrame,
+  FrameDecoder,
   FrameError,
   FrameWriter,
   MAX_FRAME_BYTES,
@@ -134,5 +135,38 @@ describe("FrameWriter", () => {
     await writer.write(frame);
     stream.end();
     expect(await collect(readFrames(stream))).toEqual([{ repeated: true }, { repeated: true }]);
+  });
+});
+
+describe("FrameDecoder", () => {
+  it("returns the good frames of a chunk before failing on a bad one", () => {
+    const decoder = new FrameDecoder();
+    const chunk = Buffer.concat([encodeFrame({ first: 1 }), rawFrame("{bad")]);
+    expect(decoder.push(chunk)).toEqual([{ first: 1 }]);
+    expect(() => decoder.push(new Uint8Array(0))).toThrow(/^failed to decode code-mode IPC frame: /);
+    expect(() => decoder.end()).toThrow(/^failed to decode code-mode IPC frame: /);
+  });
+
+  it("hands the whole-chunk error to readFrames after the good frames", async () => {
+    const seen: unknown[] = [];
+    const chunk = Buffer.concat([encodeFrame("ok"), prefix(MAX_FRAME_BYTES + 1)]);
+    await expect(
+      (async () => {
+        for await (const value of readFrames(fromChunks([chunk]))) seen.push(value);
+      })(),
+    ).rejects.toThrow("code-mode IPC frame length 67108865 exceeds 67108864 bytes");
+    expect(seen).toEqual(["ok"]);
+  });
+
+  it("parses payloads with the caller's parser, errors included", async () => {
+    const parse = (text: string) => ({ raw: text });
+    expect(await collect(readFrames(fromChunks([rawFrame("9223372036854775807")]), { parse }))).toEqual([
+      { raw: "9223372036854775807" },
+    ]);
+    expect(decodeFrameMessage(rawFrame("[1]"), { parse })).toEqual({ raw: "[1]" });
+    const failing = () => {
+      throw new SyntaxError("nope");
+    };
+    expect(() => decodeFrameMessage(rawFrame("[1]"), { parse: failing })).toThrow("failed to decode code-mode IPC frame: nope");
   });
 });

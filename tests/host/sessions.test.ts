@@ -102,6 +102,23 @@ describe.concurrent("request ids (§12.8)", () => {
     host.kill();
   });
 
+  test("ids beyond 2^53 echo exactly, up to the i64 bounds", async () => {
+    const host = await readyHost();
+    const frame = (text: string) => {
+      const body = Buffer.from(text);
+      const prefix = Buffer.alloc(4);
+      prefix.writeUInt32LE(body.length);
+      return Buffer.concat([prefix, body]);
+    };
+    const openText = (id: string, session: string) =>
+      `{"type":"operation/request","id":${id},"request":{"method":"session/open","sessionId":"${session}"}}`;
+    host.sendRaw(Buffer.concat([frame(openText("9223372036854775807", "max")), frame(openText("-9223372036854775808", "min"))]));
+    expect((await host.frames.take(2)).map((f) => f.id)).toEqual([9223372036854775807n, -9223372036854775808n]);
+    host.sendRaw(frame(openText("9223372036854775808", "over")));
+    expect((await host.exit).code).toBe(1);
+    expect(host.stderr()).toContain("failed to read code-mode client message");
+  });
+
   test("the registry keeps exactly the last 4,096 finished ids", () => {
     const registry = new RequestRegistry();
     const probe = { kind: "open" as const, cancel: new AbortController() };

@@ -4,6 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { resolve } from "node:path";
 import { WebSocket } from "ws";
 import { decodeFrameMessage, encodeFrame, readFrames } from "../../lib/codec/index.ts";
+import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const MAIN = resolve(ROOT, "main.ts");
@@ -131,7 +132,7 @@ export function startFramedProcess(
   if (readStdout && !args.some((arg) => arg.startsWith("ws://"))) {
     void (async () => {
       try {
-        for await (const frame of readFrames(child.stdout)) frames.push(frame);
+        for await (const frame of readFrames(child.stdout, { parse: parsePreciseJson })) frames.push(frame);
         frames.end(new Error("host stdout ended"));
       } catch (error) {
         frames.end(error as Error);
@@ -205,7 +206,7 @@ export async function connectWs(url: string, headers: Record<string, string> = {
       frames.end(new Error("host sent a text message"));
       return;
     }
-    frames.push(decodeFrameMessage(data as Buffer));
+    frames.push(decodeFrameMessage(data as Buffer, { parse: parsePreciseJson }));
   });
   await new Promise<void>((resolve, reject) => {
     socket.once("open", () => resolve());

@@ -1,5 +1,6 @@
 // One host connection over stdin/stdout (host spec §2, §11).
 import { FrameWriter, readFrameBatches } from "../../codec/index.ts";
+import { parsePreciseJson } from "../precise_json.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { HostConnection, type ConnectionOutcome } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
@@ -44,7 +45,7 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
   options.output.on("error", (error: Error) => connection.fail(`failed to write code-mode host frame: ${error.message}`));
   void (async () => {
     try {
-      for await (const batch of readFrameBatches(options.input)) {
+      for await (const batch of readFrameBatches(options.input, { parse: parsePreciseJson })) {
         for (const payload of batch) {
           connection.receive(payload);
           if (connection.finished) return;

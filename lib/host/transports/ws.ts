@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { decodeFrameMessage, MAX_FRAME_BYTES } from "../../codec/index.ts";
+import { parsePreciseJson } from "../precise_json.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { HostConnection } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
@@ -108,7 +109,7 @@ function serveSocket(ws: WebSocket, options: WsListenerOptions): void {
     }
     let payload: unknown;
     try {
-      payload = decodeFrameMessage(toBuffer(data));
+      payload = decodeFrameMessage(toBuffer(data), { parse: parsePreciseJson });
     } catch (error) {
       connection.readFailed(error);
       return;
