@@ -72,6 +72,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
 
   let current: Rec | null = null;
   let prepared: Env | null = null;
+  let importIsolated = false;
 
   const prepare = (): Env => {
     const context = vm.createContext(vm.constants.DONT_CONTEXTIFY, { importModuleDynamically: rejectImport as never });
@@ -188,6 +189,10 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
       finish(rec, "exec cell runtime setup failed");
       return;
     }
+    if (!importIsolated) {
+      finish(rec, "exec sandbox unavailable: this runtime cannot isolate import() in cells");
+      return;
+    }
     let script: import("node:vm").Script;
     try {
       script = new vm.Script(config.cellPrefix + message.source + config.cellSuffix, {
@@ -210,7 +215,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
     }
   };
 
-  port.on("message", (message: ToWorker) => {
+  const handle = (message: ToWorker): void => {
     if (message.t === "crash") throw new Error("worker crash requested");
     if (message.t === "start") {
       start(message);
@@ -224,8 +229,22 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
         // A cell that broke its own realm simply never sees the answer.
       }
     }
-  });
+  };
 
-  post({ t: "idle" });
-  prepared = prepare();
+  // Self-test before the first cell: `import()` must reject with our plain string. On a runtime
+  // that ignores the dynamic-import callback it would hand the cell an error of this realm.
+  let queued: ToWorker[] | null = [];
+  port.on("message", (message: ToWorker) => (queued === null ? handle(message) : queued.push(message)));
+  const probe = vm.createContext(vm.constants.DONT_CONTEXTIFY, { importModuleDynamically: rejectImport as never });
+  const probed = new vm.Script("import('x').then(() => 'resolved', (e) => (typeof e === 'string' ? e : 'object'))", {
+    importModuleDynamically: rejectImport as never,
+  }).runInContext(probe) as Promise<unknown>;
+  void probed.then((outcome) => {
+    importIsolated = outcome === "unsupported import in exec";
+    const pending = queued ?? [];
+    queued = null;
+    for (const message of pending) handle(message);
+    post({ t: "idle" });
+    if (prepared === null) prepared = prepare();
+  });
 }
