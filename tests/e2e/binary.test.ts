@@ -1,9 +1,10 @@
 // The standalone binary: compiled from this checkout, run with no node_modules and no Node on PATH.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeFrame, readFrames } from "../../lib/codec/index.ts";
 import { VERSION } from "../../lib/version.ts";
 import { compileBinary } from "../../scripts/compile.ts";
 
@@ -41,5 +42,32 @@ describe("compiled binary", () => {
     expect(result.status).toBe(2);
     expect(result.stderr.toString()).toContain("unknown command 'frobnicate'");
     expect(result.stderr.toString()).not.toContain("    at ");
+  });
+});
+
+describe("compiled binary as a code-mode host", () => {
+  it("negotiates and runs a cell in its embedded worker sandbox, then exits 0 at EOF", async () => {
+    const child = spawn(binary, ["host"], { cwd: emptyDir, env: {}, stdio: ["pipe", "pipe", "pipe"] });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    child.stdin.write(encodeFrame({ type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [] }));
+    child.stdin.write(encodeFrame({ type: "operation/request", id: 1, request: { method: "session/open", sessionId: "s1" } }));
+    const source = "text(String(6 * 7)); text(typeof process + ' ' + typeof require)";
+    const execute = { tool_call_id: "call_1", enabled_tools: [], source, yield_time_ms: 10_000 };
+    child.stdin.write(encodeFrame({ type: "operation/request", id: 2, request: { method: "session/execute", sessionId: "s1", request: execute } }));
+    const frames: unknown[] = [];
+    for await (const frame of readFrames(child.stdout)) {
+      frames.push(frame);
+      if ((frame as { type: string }).type === "cell/closed") child.stdin.end();
+    }
+    expect(await exited).toBe(0);
+    expect(frames[0]).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: [] });
+    const initial = frames.find((frame) => (frame as { type: string }).type === "execute/initialResponse") as {
+      result: { value: { Result: { content_items: unknown[]; error_text: unknown } } };
+    };
+    expect(initial.result.value.Result.content_items).toEqual([
+      { type: "input_text", text: "42" },
+      { type: "input_text", text: "undefined undefined" },
+    ]);
+    expect(initial.result.value.Result.error_text).toBeNull();
   });
 });
