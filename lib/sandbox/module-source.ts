@@ -141,7 +141,7 @@ export function moduleSource(source: string): ModuleSource {
       const specifier = tokens[j];
       if (specifier?.kind !== "string") continue;
       noteImport(specifier.value);
-      const end = skipAttributes(j + 1);
+      const end = Math.min(skipAttributes(j + 1), tokens.length);
       blanks.push([t.start, tokens[end - 1]!.end]);
       k = end - 1;
       continue;
@@ -159,7 +159,7 @@ export function moduleSource(source: string): ModuleSource {
       const from = tokens[j + 1];
       if (from?.kind === "word" && from.value === "from" && tokens[j + 2]?.kind === "string") {
         noteImport(tokens[j + 2]!.value);
-        const end = skipAttributes(j + 3);
+        const end = Math.min(skipAttributes(j + 3), tokens.length);
         blanks.push([t.start, tokens[end - 1]!.end]);
         k = end - 1;
       } else {
@@ -187,8 +187,9 @@ export function moduleSource(source: string): ModuleSource {
   }
   if (blanks.length === 0 && replacements.length === 0) return { code: source, firstImport };
   const chars = source.split("");
+  // Token ends may lie past the end of an unterminated string or regex.
   for (const [start, end] of blanks) {
-    for (let p = start; p < end; p++) if (chars[p] !== "\n" && chars[p] !== "\r") chars[p] = " ";
+    for (let p = start; p < Math.min(end, chars.length); p++) if (chars[p] !== "\n" && chars[p] !== "\r") chars[p] = " ";
   }
   for (const [at, text] of replacements) for (let p = 0; p < text.length; p++) chars[at + p] = text[p]!;
   return { code: chars.join(""), firstImport };

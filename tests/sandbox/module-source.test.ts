@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cleanErrorText } from "../../lib/sandbox/error-text.ts";
 import { moduleSource } from "../../lib/sandbox/module-source.ts";
@@ -32,6 +33,27 @@ describe("moduleSource", () => {
       "const o = { import: 1, export: 2 }",
     ];
     for (const source of sources) expect(moduleSource(source), source).toEqual({ code: source, firstImport: null });
+  });
+});
+
+describe("moduleSource on arbitrary input", () => {
+  it("never throws and keeps every line and column in place", () => {
+    const pieces = fc.constantFrom("import", "export", "default", " ", "\n", "'", '"', "`", "${", "}", "{", "(", ")", "/", "*", "//", "x", "from", "'m'", ";", ".", "\\");
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join(""))), (source) => {
+        const { code } = moduleSource(source);
+        expect(code.length).toBe(source.length);
+        for (let i = 0; i < source.length; i++) if (source[i] === "\n") expect(code[i]).toBe("\n");
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("scans a large source quickly", () => {
+    const source = "const s = `a ${'b'} c`; /* c */ const r = /x[/]y/g; // line\n".repeat(20_000);
+    const started = performance.now();
+    expect(moduleSource(source).code).toBe(source);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
 
