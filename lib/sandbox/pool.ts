@@ -152,6 +152,10 @@ export class WorkerPool {
     this.#topUp();
   }
 
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /**
    * A worker for the given heap limit: an idle (or booting) one, else one draining its last cell,
    * else a new one. Messages queue until a worker is ready for them.

@@ -115,7 +115,7 @@ class Cell implements SandboxCell, CellListener {
     if (this.status !== "running" && this.status !== "finishing") return;
     this.worker = null;
     // Queued behind a worker that died or got stuck before starting this cell: start it elsewhere.
-    if (this.#start !== null && this.#restarts++ < MAX_RESTARTS) {
+    if (this.#start !== null && !this.#session.pool.closed && this.#restarts++ < MAX_RESTARTS) {
       this.dispatch(this.#start, false);
       return;
     }
