@@ -5,7 +5,7 @@
 // Terminated, out-of-memory or stuck workers are replaced in the background.
 import { Worker } from "node:worker_threads";
 import { cellRuntime } from "./runtime.ts";
-import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker, type ToWorker, type WorkerConfig } from "./worker-main.ts";
+import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker, type ToWorker, type WorkerConfig } from "./worker_main.ts";
 
 const WORKER_CODE = `"use strict";(${String(workerMain)})(require, require("node:worker_threads").workerData);`;
 const RUNTIME_SOURCE = String(cellRuntime);

@@ -1,6 +1,6 @@
 // A sandbox session: its cells, their observers and yield timers, and the session store
 // (host spec §6.2–§6.5, §7.3). Protocol-level conditions are returned as ObserveOutcomes.
-import { cleanErrorText } from "./error-text.ts";
+import { cleanErrorText } from "./error_text.ts";
 import type { CellListener, SandboxWorker, WorkerExit, WorkerPool } from "./pool.ts";
 import type {
   CellCallbacks,
@@ -14,9 +14,9 @@ import type {
   StartCellOptions,
   ToolDefinition,
 } from "./types.ts";
-import type { FromWorker, ToWorker } from "./worker-main.ts";
-import { moduleSource } from "./module-source.ts";
-import { effectiveYieldMs } from "./yield-time.ts";
+import type { FromWorker, ToWorker } from "./worker_main.ts";
+import { moduleSource } from "./module_source.ts";
+import { effectiveYieldMs } from "./yield_time.ts";
 
 const MIB = 1024 * 1024;
 /** Longest a single timer may be armed for (Node clamps larger values to 1 ms). */

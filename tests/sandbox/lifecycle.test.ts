@@ -1,7 +1,7 @@
 // Cell lifecycle (host spec §6.2–§6.5): observers, yield timers, buffered results, terminate,
 // session close, and store snapshots (§7.3).
 import { describe, expect, it } from "vitest";
-import { effectiveYieldMs } from "../../lib/sandbox/yield-time.ts";
+import { effectiveYieldMs } from "../../lib/sandbox/yield_time.ts";
 import type { Observation } from "../../lib/sandbox/index.ts";
 import { recorder, sleep, tool, useSandbox } from "./helpers.ts";
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { cleanErrorText } from "../../lib/sandbox/error-text.ts";
-import { moduleSource } from "../../lib/sandbox/module-source.ts";
+import { cleanErrorText } from "../../lib/sandbox/error_text.ts";
+import { moduleSource } from "../../lib/sandbox/module_source.ts";
 
 describe("moduleSource", () => {
   it("finds the first static import in every form and blanks it", () => {

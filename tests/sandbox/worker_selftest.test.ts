@@ -3,7 +3,7 @@
 import { Worker } from "node:worker_threads";
 import { expect, it } from "vitest";
 import { cellRuntime } from "../../lib/sandbox/runtime.ts";
-import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker } from "../../lib/sandbox/worker-main.ts";
+import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker } from "../../lib/sandbox/worker_main.ts";
 
 // Node only: Deno isolates import() without the flag, so the probe passes there.
 it.skipIf("Deno" in globalThis)("without the dynamic-import callback (no --experimental-vm-modules) every cell is refused", async () => {
