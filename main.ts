@@ -24,6 +24,16 @@ program
   )
   .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
   .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+  .addHelpText(
+    "after",
+    `
+Protocol: NDJSON, one client message per line on stdin, one event per line on stdout; logs on stderr
+at SCV_LOG (error|warn|info|debug, default warn). Exit codes: 0 after stdin EOF, 1 after a version
+mismatch or a broken stdout, 2 usage.
+
+Example:
+  echo '{"type":"initialize","request_id":"1","protocol_version":3,"client":{"name":"me","version":"0"}}' | scv server --stdio`,
+  )
   .action(async (options) => {
     const { runServer } = await import("./lib/cli/server.ts");
     process.exitCode = await runServer(options);
@@ -33,6 +43,17 @@ program
   .command("host")
   .description("run the code-mode host (length-prefixed JSON frames over stdio or WebSocket)")
   .option("--listen <url>", "stdio, stdio:// or ws://IP:PORT", "stdio")
+  .addHelpText(
+    "after",
+    `
+Frames are a 4-byte little-endian length and compact JSON. With ws://IP:PORT (port 0 picks one) the
+bound URL is the only line on stdout; GET /readyz answers 200. Limits can be lowered for testing with
+SCV_HOST_MAX_IN_FLIGHT_REQUESTS, SCV_HOST_MAX_ACTIVE_CELLS, SCV_HOST_MAX_PENDING_DELEGATES.
+
+Examples:
+  scv host                               # one connection on stdin/stdout (what Codex spawns)
+  scv host --listen ws://127.0.0.1:0     # a WebSocket listener`,
+  )
   .action(async (options) => {
     const { runHost } = await import("./lib/cli/host.ts");
     process.exitCode = await runHost(options);
@@ -45,6 +66,17 @@ program
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--demo", "play the offline demo (no API key, no network)")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
+  .addHelpText(
+    "after",
+    `
+Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-C or Esc cancels a running
+turn, Ctrl-C twice at an empty prompt exits. Slash commands: /help /model /clear /approvals /usage /exit.
+Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
+
+Examples:
+  scv chat
+  scv chat --demo                        # offline demo, no API key`,
+  )
   .action(async (options) => {
     const { runChat } = await import("./lib/cli/chat.ts");
     process.exitCode = await runChat(options);
@@ -62,6 +94,15 @@ program
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
+  .addHelpText(
+    "after",
+    `
+Exit codes: 0 the turn completed, 1 it failed, 2 usage, 130 interrupted.
+
+Examples:
+  scv exec "Summarise README.md"
+  git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON`,
+  )
   .action(async (prompt: string, options) => {
     const { runExec } = await import("./lib/cli/exec.ts");
     process.exitCode = await runExec(prompt, options);
