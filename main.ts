@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // scv: one entrypoint for the agent protocol server, the code-mode host and the terminal chat.
 // Each subcommand's module is imported only when that subcommand runs, so `--version` stays light.
+import { basename } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "./lib/version.ts";
 import { exitWithUsageError } from "./lib/cli/exit.ts";
@@ -108,8 +109,15 @@ Examples:
     process.exitCode = await runExec(prompt, options);
   });
 
+// Codex runs `codex-code-mode-host` beside its own executable with no arguments: the binary
+// installed under that name acts as `scv host`.
+const HOST_ALIAS = "codex-code-mode-host";
+const argv = [process.execPath, process.argv[1] ?? ""].some((path) => basename(path) === HOST_ALIAS)
+  ? [process.argv[0]!, process.argv[1]!, "host", ...process.argv.slice(2)]
+  : process.argv;
+
 // No top-level await: the compiled binary runs this file as a CommonJS bundle.
-program.parseAsync(process.argv).catch((error: unknown) => {
+program.parseAsync(argv).catch((error: unknown) => {
   if (error instanceof CommanderError) {
     // Help and version are successful exits; everything else commander reports is a usage error.
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {

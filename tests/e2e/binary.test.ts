@@ -1,6 +1,6 @@
 // The standalone binary: compiled from this checkout, run with no node_modules and no Node on PATH.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { linkSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -69,5 +69,19 @@ describe("compiled binary as a code-mode host", () => {
       { type: "input_text", text: "undefined undefined" },
     ]);
     expect(initial.result.value.Result.error_text).toBeNull();
+  });
+});
+
+describe("compiled binary installed as codex-code-mode-host", () => {
+  it("acts as `scv host` when run under the reference host's name with no arguments", async () => {
+    const alias = join(emptyDir, "codex-code-mode-host");
+    linkSync(binary, alias);
+    const child = spawn(alias, [], { cwd: emptyDir, env: {}, stdio: ["pipe", "pipe", "pipe"] });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    child.stdin.end(encodeFrame({ type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: ["bounded-output-v1"] }));
+    const frames: unknown[] = [];
+    for await (const frame of readFrames(child.stdout)) frames.push(frame);
+    expect(frames).toEqual([{ type: "connection/ready", selectedVersion: 1, capabilities: ["bounded-output-v1"] }]);
+    expect(await exited).toBe(0);
   });
 });
