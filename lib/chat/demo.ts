@@ -1,12 +1,13 @@
-// The offline demo: examples/demo/script.json replayed by the local replay provider against a fresh copy of
-// examples/demo/workspace in a temp directory, with a temp SCV_HOME, so the checkout and the user's own
-// configuration are never touched and no API key or network is needed.
-import { existsSync } from "node:fs";
-import { cp, mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
+// The offline demo: the recorded script of examples/demo replayed by the local replay provider against a fresh
+// copy of the demo workspace in a temp directory, with a temp SCV_HOME, so the checkout and the user's own
+// configuration are never touched and no API key or network is needed. Script and workspace are embedded
+// (lib/chat/demo_assets.ts, generated from examples/demo), so the compiled binary plays the demo from anywhere.
+import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { loadReplayScript, replayEnv, startReplayServer } from "./replay.ts";
+import { dirname, join } from "node:path";
+import { DEMO_SCRIPT, DEMO_WORKSPACE } from "./demo_assets.ts";
+import { parseReplayScript, startReplayServer } from "./replay.ts";
+import { replaySessionOptions } from "./replay_session.ts";
 import type { ClientFlags, PreparedOptions } from "./session_options.ts";
 
 export type Demo = {
@@ -18,30 +19,26 @@ export type Demo = {
 
 export const DEMO_MODEL = "scv-demo";
 
-function demoDirectory(): string {
-  const candidates: string[] = [];
-  try {
-    candidates.push(fileURLToPath(new URL("../../examples/demo/", import.meta.url)));
-  } catch {
-    // Bundled builds have no module URL; fall back to the working directory.
-  }
-  candidates.push(join(process.cwd(), "examples", "demo"));
-  const found = candidates.find((candidate) => existsSync(join(candidate, "script.json")));
-  if (!found) throw new Error("examples/demo/script.json was not found (run the demo from the scv checkout)");
-  return found;
-}
-
 /** Variables that would pull the user's own scv configuration or credentials into the demo. */
 const ISOLATED = ["SCV_HOME", "SCV_CONFIG", "SCV_MODEL", "SCV_PROVIDER", "SCV_BASE_URL", "SCV_API_KEY_ENV", "OPENAI_API_KEY", "BRAVE_SEARCH_API_KEY"];
 
 export async function prepareDemo(env: Record<string, string | undefined>, options: { delayMs?: number } = {}): Promise<Demo> {
-  const directory = demoDirectory();
-  const script = await loadReplayScript(join(directory, "script.json"));
+  const script = parseReplayScript(DEMO_SCRIPT);
   const root = await realpath(await mkdtemp(join(tmpdir(), "scv-demo-")));
   const workspace = join(root, "workspace");
   const home = join(root, "home");
-  await cp(join(directory, "workspace"), workspace, { recursive: true });
-  await mkdir(home, { mode: 0o700 });
+  try {
+    for (const file of DEMO_WORKSPACE) {
+      const path = join(workspace, ...file.path.split("/"));
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, file.content);
+      await chmod(path, file.mode);
+    }
+    await mkdir(home, { mode: 0o700 });
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  }
   const demoEnv: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(env)) if (!ISOLATED.includes(key)) demoEnv[key] = value;
   demoEnv.SCV_HOME = home;
@@ -50,17 +47,16 @@ export async function prepareDemo(env: Record<string, string | undefined>, optio
     prompts: script.prompts,
     async prepare(flags) {
       const replay = await startReplayServer(script, options);
+      const base = { model: flags.model ?? DEMO_MODEL, approvalPolicy: flags.approvalPolicy, env: demoEnv, cwd: workspace };
+      const session = await replaySessionOptions(base, replay.url);
       return {
-        options: {
-          model: flags.model ?? DEMO_MODEL,
-          approvalPolicy: flags.approvalPolicy,
-          baseUrl: replay.url,
-          env: replayEnv(demoEnv),
-          cwd: workspace,
-        },
+        options: session.options,
         replay,
         script,
-        close: () => replay.close(),
+        close: async () => {
+          await replay.close();
+          await session.close();
+        },
       };
     },
     cleanup: () => rm(root, { recursive: true, force: true }),

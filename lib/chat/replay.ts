@@ -108,6 +108,8 @@ export type ReplayServer = {
   url: string;
   /** Model requests served so far. */
   served(): number;
+  /** The headers of every request received, in order (tests check that no real credential arrives). */
+  requestHeaders(): http.IncomingHttpHeaders[];
   close(): Promise<void>;
 };
 
@@ -124,6 +126,7 @@ function sendJson(response: http.ServerResponse, status: number, message: string
 /** Serves `script.responses` in order; once they run out, each request fails with HTTP 400 (never retried). */
 export async function startReplayServer(script: ReplayScript, options: { delayMs?: number } = {}): Promise<ReplayServer> {
   let next = 0;
+  const received: http.IncomingHttpHeaders[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -143,6 +146,7 @@ export async function startReplayServer(script: ReplayScript, options: { delayMs
     }
   };
   const server = http.createServer((request, response) => {
+    received.push(request.headers);
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -181,6 +185,7 @@ export async function startReplayServer(script: ReplayScript, options: { delayMs
   return {
     url: `http://127.0.0.1:${port}/v1`,
     served: () => next,
+    requestHeaders: () => [...received],
     close() {
       for (const timer of timers) clearTimeout(timer);
       server.closeAllConnections();
@@ -189,8 +194,3 @@ export async function startReplayServer(script: ReplayScript, options: { delayMs
   };
 }
 
-/** The environment overlay that gives a session a placeholder credential for the replay server. */
-export const REPLAY_KEY_ENV = "SCV_REPLAY_API_KEY";
-export function replayEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return { ...env, SCV_API_KEY_ENV: REPLAY_KEY_ENV, [REPLAY_KEY_ENV]: "replay-placeholder" };
-}

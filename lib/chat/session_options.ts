@@ -1,8 +1,9 @@
 // Builds the engine's ServerOptions for `scv chat` and `scv exec`, starting the replay provider when a
-// recorded script is given (`--fake-responses FILE` or SCV_FAKE_RESPONSES).
+// recorded script is given (`--fake-responses FILE` or SCV_FAKE_RESPONSES) with a placeholder credential.
 import type { ApprovalPolicy } from "../config/types.ts";
 import type { ServerOptions } from "../server/session_start.ts";
-import { loadReplayScript, replayEnv, startReplayServer, type ReplayScript, type ReplayServer } from "./replay.ts";
+import { loadReplayScript, startReplayServer, type ReplayScript, type ReplayServer } from "./replay.ts";
+import { replaySessionOptions } from "./replay_session.ts";
 
 export type ClientFlags = {
   model?: string;
@@ -42,10 +43,17 @@ export async function prepareOptions(
   if (path === undefined) return { options, replay: undefined, script: undefined, close: async () => {} };
   const script = await loadReplayScript(path);
   const replay = await startReplayServer(script, replayOptions);
+  const session = await replaySessionOptions(options, replay.url).catch(async (error: unknown) => {
+    await replay.close();
+    throw error;
+  });
   return {
-    options: { ...options, baseUrl: replay.url, env: replayEnv(env) },
+    options: session.options,
     replay,
     script,
-    close: () => replay.close(),
+    close: async () => {
+      await replay.close();
+      await session.close();
+    },
   };
 }
