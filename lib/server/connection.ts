@@ -6,9 +6,12 @@ import type { Logger } from "./log.ts";
 import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "./protocol.ts";
 import type { Rejection, Session } from "./session.ts";
 import type { ServerOptions } from "./session_start.ts";
-import type { EventWriter } from "./writer.ts";
+import { FrameLimitError, type EventWriter } from "./writer.ts";
 
 export const DEFAULT_CLIENT_FRAME_BYTES = 1_048_576;
+// More than the fixed part of any event that echoes a request id, other than the prompt-bearing queue replies
+// (checked exactly by the session) and turn events with model or tool text (refused as response_limit).
+const REPLY_OVERHEAD_BYTES = 1024;
 
 export type Flow = "continue" | "stop";
 
@@ -46,9 +49,15 @@ export class Connection {
     }
     const parsed = parseClientMessage(item.value);
     if (!parsed.ok) return this.#reject(undefined, "invalid_json", MESSAGES.invalidJsonPrefix + parsed.detail);
+    const requestId = parsed.message.request_id;
+    // Every reply and turn event echoes the request id: one too large for any event is refused up front.
+    if (!this.#writer.fits({ request_id: requestId }, REPLY_OVERHEAD_BYTES)) {
+      return this.#reject(undefined, "invalid_request", MESSAGES.serverFrameTooLarge);
+    }
     try {
       return await this.#dispatch(parsed.message);
     } catch (error) {
+      if (error instanceof FrameLimitError) return this.#reject(requestId, "invalid_request", error.message);
       this.#log.error(`handle ${parsed.message.type}: ${error instanceof Error ? error.stack : String(error)}`);
       return this.#reject(parsed.message.request_id, "internal_error", error instanceof Error ? error.message : String(error));
     }
@@ -59,7 +68,9 @@ export class Connection {
   }
 
   async #reject(requestId: string | undefined, code: ErrorCode, message: string): Promise<Flow> {
-    await this.#writer.control(events.error(requestId, code, message));
+    const error = events.error(requestId, code, message);
+    // An error must always get through: without its (optional) request id if that is what makes it too large.
+    await this.#writer.control(this.#writer.fits(error) ? error : events.error(undefined, code, message.slice(0, 1024)));
     return "continue";
   }
 

@@ -190,6 +190,8 @@ export const MESSAGES = {
   attachUnsupported: "session attach requires the shared socket server",
   daemonUnsupported: "Component management requires the daemon socket",
   denied: "tool call denied by policy or user",
+  // §5.2's response_limit text; also the reply to a request whose own reply would exceed the frame limit.
+  serverFrameTooLarge: "server event exceeds configured frame limit",
 } as const;
 
 const s = (scope: SessionScope) => ({ request_id: scope.request_id, session_id: scope.session_id, seq: 0 });

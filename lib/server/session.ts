@@ -16,6 +16,12 @@ export const MAX_PROMPT_BYTES = 262_144;
 const SHUTDOWN_TURN_WAIT_MS = 3000;
 const PROVIDER_CLOSE_WAIT_MS = 500;
 
+// Room for a seq that gains digits between a size check and the write.
+const SEQ_SLACK = 24;
+
+/** A request whose reply would exceed the server frame limit is refused before any state changes (spec §2). */
+const FRAME_LIMIT_REJECTION: Rejection = { code: "invalid_request", message: MESSAGES.serverFrameTooLarge };
+
 type ActiveTurn = { scope: TurnScope; controller: AbortController; done: Promise<void> };
 
 /** A rejected request: the connection answers it with `error`. */
@@ -62,7 +68,13 @@ export class Session {
     if (this.#active) {
       const queued = this.#queue.enqueue(prompt, requestId);
       if (!queued.ok) return { code: queued.code, message: MESSAGES.queueLimit };
-      await this.#writer.control(events.queueEnqueued(this.#scope(requestId), queued.value.entry, queued.value.position));
+      const { entry, position } = queued.value;
+      const reply = events.queueEnqueued(this.#scope(requestId), entry, position);
+      if (!this.#writer.fits(reply, SEQ_SLACK)) {
+        this.#queue.remove(entry.queue_id, entry.revision);
+        return FRAME_LIMIT_REJECTION;
+      }
+      await this.#writer.control(reply);
       return undefined;
     }
     await this.#begin(requestId, prompt);
@@ -71,6 +83,10 @@ export class Session {
 
   async queueUpdate(requestId: string, queueId: string, revision: number, prompt: string): Promise<Rejection | undefined> {
     if (!validPrompt(prompt)) return { code: "invalid_request", message: MESSAGES.badPrompt };
+    const current = this.#queue.entries.find((entry) => entry.queue_id === queueId && entry.revision === revision);
+    if (current && !this.#writer.fits(events.queueUpdated(this.#scope(requestId), { ...current, revision: revision + 1, prompt }), SEQ_SLACK)) {
+      return FRAME_LIMIT_REJECTION;
+    }
     const result = this.#queue.update(queueId, revision, prompt);
     if (!result.ok) return queueRejection(result.code);
     await this.#writer.control(events.queueUpdated(this.#scope(requestId), result.value));

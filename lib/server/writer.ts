@@ -3,13 +3,15 @@
 // a server frame limit, and a bounded queue. Turn events wait for room (cancellable); control events are
 // written at once and then get 3 s for the queue to come back under its limits.
 
+import { MESSAGES } from "./protocol.ts";
+
 export const WRITER_MAX_FRAMES = 256;
 export const CONTROL_SEND_TIMEOUT_MS = 3000;
 
 export class FrameLimitError extends Error {
   override name = "FrameLimitError";
   constructor() {
-    super("server event exceeds configured frame limit");
+    super(MESSAGES.serverFrameTooLarge);
   }
 }
 
@@ -65,12 +67,22 @@ export class EventWriter {
   }
 
   /**
-   * Writes a connection-level event (a reply or an error). Never rejects for size; if the queue is over its
-   * limits afterwards, waits up to 3 s for room, then fails the writer.
+   * True when `event` would fit the frame limit (with `slack` bytes to spare, e.g. for a seq that grows a digit
+   * before the event is written). Lets a caller refuse a request before changing any state.
+   */
+  fits(event: Record<string, unknown>, slack = 0): boolean {
+    const copy = Object.hasOwn(event, "seq") ? { ...event, seq: this.#seq + 1 } : event;
+    return Buffer.byteLength(JSON.stringify(copy)) + slack <= this.#frameLimit;
+  }
+
+  /**
+   * Writes a connection-level event (a reply or an error): throws FrameLimitError (nothing written, no seq used)
+   * when it is larger than the frame limit; if the queue is over its limits afterwards, waits up to 3 s for
+   * room, then fails the writer.
    */
   async control(event: Record<string, unknown>): Promise<void> {
     if (this.#failure) return;
-    const line = this.#encode(event, false);
+    const line = this.#encode(event, true);
     this.#commit(event);
     this.#push(line);
     if (this.#hasRoomFor(0)) return;

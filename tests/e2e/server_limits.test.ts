@@ -1,37 +1,15 @@
-// Spec §11 item 25 (usage and limits) and §6.6 (context compaction, session trimming) against the real CLI.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient } from "../support/server_client.ts";
+// Spec §11 item 25 (usage and limits), §6.6 (context compaction, session trimming) and the §2 server frame limit
+// for replies, against the real CLI.
+import { describe, expect, it } from "vitest";
+import { textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import type { ServerClient } from "../support/server_client.ts";
+import { terminal, useServerHarness } from "../support/server_harness.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider | undefined;
+const harness = useServerHarness();
 
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-});
-
-afterEach(async () => {
-  killAllServers();
-  await provider?.close();
-  provider = undefined;
-  await sandbox.cleanup();
-});
-
-type Script = Parameters<typeof startFakeProvider>[0];
-
-async function startServer(script: Script, toml = "", fields: Record<string, unknown> = {}): Promise<ServerClient> {
-  provider = await startFakeProvider(script);
-  if (toml) await sandbox.writeUserConfig(toml);
-  const client = spawnServer({
-    args: ["--stdio", "--model", "fake-model", "--base-url", provider.url],
-    env: sandbox.env({ OPENAI_API_KEY: "test-only" }),
-  });
-  await client.start({ cwd: sandbox.workspace, ...fields });
-  return client;
+function startServer(script: FakeResponse[], toml = "", fields: Record<string, unknown> = {}): Promise<ServerClient> {
+  return harness.startServer(script, { toml, start: fields });
 }
-
-const terminal = (client: ServerClient) => client.next(["turn.completed", "turn.failed", "turn.cancelled"]);
 
 describe("usage (§8.1)", () => {
   it("sums usage over steps and reports {} when no step reported it", async () => {
@@ -62,7 +40,7 @@ describe("limits (§5.2)", () => {
     expect(client.events.some((event) => event.type === "assistant.completed")).toBe(false);
     client.turn("short");
     expect((await terminal(client)).type).toBe("turn.completed");
-    expect(provider!.requests[1]!.body.input).toEqual([{ role: "user", content: "short" }]);
+    expect(harness.provider.requests[1]!.body.input).toEqual([{ role: "user", content: "short" }]);
     await client.finish();
   });
 
@@ -83,7 +61,7 @@ describe("limits (§5.2)", () => {
     expect(client.events.filter((event) => event.type === "assistant.completed")).toHaveLength(2);
     client.turn("again", "t2");
     expect((await terminal(client)).type).toBe("turn.completed");
-    expect(provider!.requests[2]!.body.input).toEqual([{ role: "user", content: "again" }]);
+    expect(harness.provider.requests[2]!.body.input).toEqual([{ role: "user", content: "again" }]);
     await client.finish();
   });
 });
@@ -104,7 +82,7 @@ describe("context budget (§6.6)", () => {
     const started = client.events.find((event) => event.type === "turn.started" && event.request_id === "t2")!;
     expect(compacted.seq).toBe(started.seq + 1);
     expect((await terminal(client)).type).toBe("turn.completed");
-    const input = provider!.requests[1]!.body.input;
+    const input = harness.provider.requests[1]!.body.input;
     expect(input).toHaveLength(2);
     expect(input[0].role).toBe("user");
     expect(input[0].content).toBe(`[SCV compacted 2 earlier messages. Bounded extracts follow.]\nuser: ${"a".repeat(240)}\nassistant: ok`);
@@ -117,7 +95,7 @@ describe("context budget (§6.6)", () => {
     client.turn("c".repeat(3000));
     expect(await terminal(client)).toMatchObject({ type: "turn.failed", code: "context_limit", message: "newest turn exceeds context budget" });
     await client.finish();
-    expect(provider!.requests).toHaveLength(0);
+    expect(harness.provider.requests).toHaveLength(0);
   });
 
   it("fails with context_limit when the system prompt and tool schemas exceed the budget", async () => {
@@ -146,7 +124,7 @@ describe("session history limits (§6.6)", () => {
     expect(await client.next()).toMatchObject({ type: "turn.completed", request_id: "t2" });
     client.turn("third", "t3");
     await terminal(client);
-    const input = provider!.requests[2]!.body.input;
+    const input = harness.provider.requests[2]!.body.input;
     expect(input.map((item: any) => item.content)).toEqual([
       "[SCV compacted 2 earlier messages. Bounded extracts follow.]\nuser: first\nassistant: one",
       "second",
@@ -169,7 +147,63 @@ describe("session history limits (§6.6)", () => {
     });
     client.turn("small", "t2");
     expect((await terminal(client)).type).toBe("turn.completed");
-    expect(provider!.requests[2]!.body.input).toEqual([{ role: "user", content: "small" }]);
+    expect(harness.provider.requests[2]!.body.input).toEqual([{ role: "user", content: "small" }]);
+    await client.finish();
+  });
+});
+
+describe("server frame limit for replies (§2)", () => {
+  // 131072 is the smallest round frame limit the §7.2 escaping rules allow once the tool limits are lowered.
+  const smallFrames = [
+    "[protocol]\nmax_server_frame_bytes = 131072",
+    "[tools]\noutput_limit_bytes = 4096\nmax_read_bytes = 4096",
+    "[skills]\nmax_skill_bytes = 8192",
+    "[provider_limits]\nmax_assistant_bytes = 8192\nmax_tool_arguments_bytes = 8192",
+    "",
+  ].join("\n");
+
+  it("refuses a request whose reply would exceed the limit, before changing any state", async () => {
+    const client = await startServer([textResponse(["slow"], undefined, { headerDelayMs: 20_000 }), textResponse(["queued ran"])], smallFrames);
+    expect(client.events.find((event) => event.type === "session.started")!.max_server_frame_bytes).toBe(131072);
+    client.turn("first", "t1");
+    const started = await client.next("turn.started");
+    await harness.provider.waitForRequests(1);
+    const tooBig = "x".repeat(140_000);
+
+    // queue.enqueued would echo a 140 KB prompt: refused, nothing queued.
+    client.turn(tooBig, "big");
+    expect(await client.next()).toEqual({
+      type: "error",
+      request_id: "big",
+      code: "invalid_request",
+      message: "server event exceeds configured frame limit",
+      fatal: false,
+    });
+    client.turn("second", "t2");
+    const enqueued = await client.next("queue.enqueued");
+    expect(enqueued).toMatchObject({ request_id: "t2", position: 0, entry: { revision: 1, prompt: "second" } });
+    const queueId = enqueued.entry.queue_id;
+
+    // queue.updated would echo it too: refused, the entry keeps its prompt and revision.
+    client.send({ type: "queue.update", request_id: "u1", session_id: client.sessionId, queue_id: queueId, revision: 1, prompt: tooBig });
+    expect(await client.next()).toMatchObject({ type: "error", request_id: "u1", code: "invalid_request", message: "server event exceeds configured frame limit" });
+    client.send({ type: "queue.update", request_id: "u2", session_id: client.sessionId, queue_id: queueId, revision: 1, prompt: "second, edited" });
+    expect(await client.next()).toMatchObject({ type: "queue.updated", request_id: "u2", entry: { revision: 2, prompt: "second, edited" } });
+
+    // A request id too large for any reply: refused without echoing it, and the pause never happens.
+    client.send({ type: "session.pause", request_id: "r".repeat(140_000), session_id: client.sessionId, paused: true });
+    expect(await client.next()).toEqual({ type: "error", code: "invalid_request", message: "server event exceeds configured frame limit", fatal: false });
+
+    client.send({ type: "turn.cancel", request_id: "c", session_id: client.sessionId, turn_id: started.turn_id });
+    expect(await terminal(client)).toMatchObject({ type: "turn.cancelled", request_id: "t1" });
+    expect(await client.next("queue.dequeued")).toMatchObject({ request_id: "t2", queue_id: queueId });
+    expect(await terminal(client)).toMatchObject({ type: "turn.completed", request_id: "t2" });
+    expect(harness.provider.requests[1]!.body.input).toEqual([{ role: "user", content: "second, edited" }]);
+
+    // Every frame written stayed within the limit, and seq has no gap.
+    expect(Math.max(...client.lines.map((line) => Buffer.byteLength(line)))).toBeLessThanOrEqual(131072);
+    const seqs = client.events.flatMap((event) => (typeof event.seq === "number" ? [event.seq] : []));
+    expect(seqs).toEqual(seqs.map((_, index) => index + 1));
     await client.finish();
   });
 });

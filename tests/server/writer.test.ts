@@ -60,6 +60,22 @@ describe("EventWriter", () => {
     expect(linesOf(sink).map((event) => event.seq)).toEqual([1]);
   });
 
+  it("refuses a control event over the frame limit without using a seq, and measures events with fits()", async () => {
+    const sink = new HeldSink();
+    sink.holding = false;
+    const writer = new EventWriter(sink, { frameLimit: 300, onFailure: () => {} });
+    const big = events.queueUpdated({ request_id: "r", session_id: "S" }, { queue_id: "Q", revision: 2, prompt: "p".repeat(300), submitter: "r" });
+    expect(writer.fits(big)).toBe(false);
+    await expect(writer.control(big)).rejects.toBeInstanceOf(FrameLimitError);
+    const small = events.sessionPaused({ request_id: "r", session_id: "S" }, true);
+    const size = Buffer.byteLength(JSON.stringify({ ...small, seq: 1 }));
+    expect(writer.fits(small, 300 - size)).toBe(true);
+    expect(writer.fits(small, 301 - size)).toBe(false);
+    await writer.control(small);
+    await flushed();
+    expect(linesOf(sink).map((event) => [event.type, event.seq])).toEqual([["session.paused", 1]]);
+  });
+
   it("makes turn events wait for room and lets cancellation interrupt the wait", async () => {
     const sink = new HeldSink();
     const writer = new EventWriter(sink, { frameLimit: 65536, onFailure: () => {} });
