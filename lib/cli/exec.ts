@@ -18,7 +18,10 @@ export type ExecCliOptions = {
 };
 
 export const EXIT_INTERRUPTED = 130;
+const EXIT_SIGNALS: Record<string, number> = { SIGTERM: 143, SIGHUP: 129 };
 const FORCED_EXIT_MS = 250;
+/** How long a signalled exec waits for the cancelled turn to end before leaving anyway. */
+const SIGNAL_GRACE_MS = 2000;
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -62,17 +65,20 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
   let engine: EngineClient | undefined;
   let interrupts = 0;
   let endedWithNewline = true;
+  /** Set by SIGTERM or SIGHUP: the exit code once the cancelled turn has ended. */
+  let signalled: number | undefined;
+  const end = (code: number) => finish(signalled ?? code);
 
   const onEvent = (event: ServerEvent) => {
     if (event.type === "engine.closed") {
-      finish(EXIT_FAILURE);
+      end(EXIT_FAILURE);
       return;
     }
     if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
     switch (event.type) {
       case "turn.started":
         turnId = event.turn_id;
-        if (interrupts > 0) void engine?.send({ type: "turn.cancel", turn_id: turnId });
+        if (interrupts > 0 || signalled !== undefined) void engine?.send({ type: "turn.cancel", turn_id: turnId });
         break;
       case "assistant.delta":
         if (!json) {
@@ -97,19 +103,19 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
         break;
       }
       case "turn.completed":
-        finish(EXIT_OK);
+        end(EXIT_OK);
         return;
       case "turn.failed":
         if (!json) process.stderr.write(`scv exec: turn failed (${event.code}): ${event.message}\n`);
-        finish(EXIT_FAILURE);
+        end(EXIT_FAILURE);
         return;
       case "turn.cancelled":
         if (!json) process.stderr.write("scv exec: turn cancelled\n");
-        finish(EXIT_INTERRUPTED);
+        end(EXIT_INTERRUPTED);
         return;
       case "error":
         if (!json) process.stderr.write(`scv exec: ${event.message}\n`);
-        if (turnId === undefined) finish(EXIT_FAILURE);
+        if (turnId === undefined) end(EXIT_FAILURE);
         return;
     }
     if (!json && event.type.startsWith("tool.")) {
@@ -127,7 +133,20 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
     }
     void engine.send({ type: "turn.cancel", turn_id: turnId });
   };
+  // SIGTERM and SIGHUP cancel the running turn, then leave with 128 + the signal number.
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled !== undefined) return;
+    signalled = EXIT_SIGNALS[signal]!;
+    if (!engine || turnId === undefined) {
+      finish(signalled);
+      return;
+    }
+    void engine.send({ type: "turn.cancel", turn_id: turnId });
+    setTimeout(() => finish(signalled!), SIGNAL_GRACE_MS).unref();
+  };
   process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
   try {
     const log = createLogger(process.env.SCV_LOG);
     try {
@@ -137,11 +156,14 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
       return EXIT_FAILURE;
     }
     if (interrupts > 0) return EXIT_INTERRUPTED;
+    if (signalled !== undefined) return signalled;
     await engine.send({ type: "turn.start", prompt });
     const code = await finished;
     await engine.close();
     return code;
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSignal);
+    process.off("SIGHUP", onSignal);
   }
 }

@@ -141,6 +141,25 @@ describe("scv exec", () => {
     expect(events(result.stdout).at(-1)!.type).toBe("turn.cancelled");
   });
 
+  it("cancels the turn on SIGTERM and exits 143 (text mode says so on stderr)", async () => {
+    provider.push({ events: [sse.textDelta("partial")], mode: "chunked", end: "hang" });
+    const json = start(["--json", "wait"]);
+    const deadline = Date.now() + 10_000;
+    while (!json.stdout().includes("assistant.delta") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    json.child.kill("SIGTERM");
+    const result = await json.done;
+    expect(result.code).toBe(143);
+    expect(events(result.stdout).at(-1)!.type).toBe("turn.cancelled");
+
+    provider.push({ events: [sse.textDelta("partial text")], mode: "chunked", end: "hang" });
+    const text = start(["wait"]);
+    while (!text.stdout().includes("partial text") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    text.child.kill("SIGTERM");
+    const plain = await text.done;
+    expect(plain.code).toBe(143);
+    expect(plain.stderr).toContain("scv exec: turn cancelled");
+  });
+
   it("replays a recorded script from SCV_FAKE_RESPONSES without any credential", async () => {
     const script = join(sandbox.root, "script.ndjson");
     await writeFile(
