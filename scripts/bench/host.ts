@@ -1,18 +1,21 @@
 // Host benchmark: scv and (when CODEX_HOST_BIN is set) the reference codex-code-mode-host,
 // driven side by side through the same framed stdio client. Prints one JSON object.
 //
-//   CODEX_HOST_BIN=/path/to/codex-code-mode-host node scripts/bench/host.ts [--cells N] [--calls N]
+//   CODEX_HOST_BIN=/path/to/codex-code-mode-host node scripts/bench/host.ts [--cells N] [--calls N] [--rounds N]
+//
+// `SCV_HOST_BIN=/path/to/scv` measures a compiled scv binary instead of `node main.ts host`.
+//
+// The client must not be the bottleneck (it is shared by both hosts, so a slow client hides the
+// difference): it decodes each chunk synchronously and answers every frame of a chunk from the
+// `data` handler itself, with one write per batch of answers, no promise hop or timer per frame.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import {
-  execute,
-  hello,
-  MAIN,
-  open,
-  startFramedProcess,
-  tool,
-  toolResult,
-  type HostProcess,
-} from "../../tests/support/frame_client.ts";
+import { encodeFrame, FrameDecoder } from "../../lib/codec/index.ts";
+import { parsePreciseJson } from "../../lib/host/precise_json.ts";
+import { execute, hello, MAIN, open, ROOT, tool } from "../../tests/support/frame_client.ts";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Frame = any;
 
 interface Figures {
   cellsPerSecond: number;
@@ -31,46 +34,135 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-/** Peak resident set (VmHWM) of a process, in MB. */
+/** Peak resident set (VmHWM) of a process including all its threads, in MB. */
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const match = /VmHWM:\s+(\d+) kB/.exec(status);
   return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : NaN;
 }
 
-async function runCells(host: HostProcess, firstId: number, count: number): Promise<number[]> {
-  const latencies: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const id = firstId + i;
-    const start = process.hrtime.bigint();
-    host.send(execute(id, "bench", "text(1)"));
-    await host.frames.until((f) => f.type === "execute/initialResponse" && f.id === id, 30_000);
-    latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
-    await host.frames.until((f) => f.type === "cell/closed", 30_000);
+/** Pre-encoded `delegate/response` frames for the bench tool's constant result, per id. */
+function toolResultFrame(id: number | bigint): Buffer {
+  return encodeFrame({ type: "delegate/response", id, result: { status: "ok", value: { type: "tool/result", result: 1 } } });
+}
+
+/**
+ * A framed stdio client whose frames go to one synchronous handler at a time. The handler
+ * returns frames to send (written together, once per chunk) and `true` in `done` when finished.
+ */
+class BenchClient {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly #decoder = new FrameDecoder({ parse: parsePreciseJson });
+  #handler: ((frame: Frame, out: Buffer[]) => boolean) | null = null;
+  #finish: (() => void) | null = null;
+  #fail: ((error: Error) => void) | null = null;
+  #stderr = "";
+
+  constructor(command: string, args: string[]) {
+    this.child = spawn(command, args, { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    this.child.stdin.on("error", () => undefined);
+    this.child.stderr.setEncoding("utf8");
+    this.child.stderr.on("data", (chunk: string) => (this.#stderr += chunk));
+    this.child.stdout.on("data", (chunk: Buffer) => this.#onData(chunk));
+    this.child.once("exit", (code, signal) => this.#fail?.(new Error(`host exited (${code ?? signal}): ${this.#stderr}`)));
   }
+
+  /** Sends `first`, then feeds every received frame to `handler` until it returns true. */
+  exchange(first: Buffer, handler: (frame: Frame, out: Buffer[]) => boolean, timeoutMs = 60_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`bench exchange timed out; stderr: ${this.#stderr}`)), timeoutMs);
+      this.#handler = handler;
+      this.#finish = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.#fail = (error) => {
+        clearTimeout(timer);
+        reject(error);
+      };
+      this.child.stdin.write(first);
+    });
+  }
+
+  /** Closes the host's stdin (a graceful end), then kills it if it has not exited soon after. */
+  async stop(): Promise<void> {
+    this.#fail = null;
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill("SIGKILL"), 3_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  #onData(chunk: Buffer): void {
+    const frames = this.#decoder.push(chunk);
+    const out: Buffer[] = [];
+    for (const frame of frames) {
+      const handler = this.#handler;
+      if (handler === null) continue;
+      if (handler(frame, out)) {
+        this.#handler = null;
+        const finish = this.#finish;
+        this.#finish = null;
+        finish?.();
+      }
+    }
+    if (out.length === 1) this.child.stdin.write(out[0]);
+    else if (out.length > 1) this.child.stdin.write(Buffer.concat(out));
+  }
+}
+
+/** Sequential trivial cells: the next execute is sent from the handler that sees `cell/closed`. */
+async function runCells(client: BenchClient, firstId: number, count: number): Promise<number[]> {
+  const latencies: number[] = [];
+  let id = firstId;
+  let start = process.hrtime.bigint();
+  const frameFor = (n: number): Buffer => encodeFrame(execute(n, "bench", "text(1)"));
+  await client.exchange(frameFor(id), (frame, out) => {
+    if (frame.type === "execute/initialResponse" && Number(frame.id) === id) {
+      latencies.push(Number(process.hrtime.bigint() - start) / 1e6);
+    } else if (frame.type === "cell/closed") {
+      if (++id >= firstId + count) return true;
+      start = process.hrtime.bigint();
+      out.push(frameFor(id));
+    }
+    return false;
+  });
   return latencies;
 }
 
-async function runNestedCalls(host: HostProcess, id: number, count: number): Promise<number> {
-  const start = process.hrtime.bigint();
-  host.send(
+/** One cell making `count` sequential nested tool calls, each answered as soon as it arrives. */
+async function runNestedCalls(client: BenchClient, id: number, count: number): Promise<number> {
+  const request = encodeFrame(
     execute(id, "bench", `let s = 0; for (let i = 0; i < ${count}; i++) s += await tools.t(i); text(s)`, {
       tools: [tool("t")],
       yieldTimeMs: 600_000,
     }),
   );
-  for (;;) {
-    const frame = await host.frames.next(30_000);
-    if (frame.type === "delegate/request") host.send(toolResult(frame.id, 1));
-    else if (frame.type === "execute/initialResponse" && frame.id === id) break;
-  }
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  await host.frames.until((f) => f.type === "cell/closed", 30_000);
+  const start = process.hrtime.bigint();
+  let seconds = 0;
+  let answered = 0;
+  await client.exchange(request, (frame, out) => {
+    if (frame.type === "delegate/request") {
+      out.push(toolResultFrame(frame.id));
+      answered++;
+    } else if (frame.type === "execute/initialResponse" && Number(frame.id) === id) {
+      seconds = Number(process.hrtime.bigint() - start) / 1e9;
+      const text = frame.result?.value?.contentItems?.[0]?.text;
+      if (answered !== count || (text !== undefined && text !== String(count))) {
+        throw new Error(`nested-call cell answered ${answered} calls, output ${JSON.stringify(frame)}`);
+      }
+    } else if (frame.type === "cell/closed") {
+      return true;
+    }
+    return false;
+  });
   return count / seconds;
 }
 
 interface Subject {
-  host: HostProcess;
+  client: BenchClient;
   latencies: number[];
   cellSeconds: number;
   calls: number;
@@ -79,22 +171,20 @@ interface Subject {
 }
 
 async function start(command: string, args: string[]): Promise<Subject> {
-  const host = startFramedProcess(command, args);
-  host.send(hello());
-  await host.frames.next(30_000);
-  host.send(open(1, "bench"));
-  await host.frames.next(30_000);
-  await runCells(host, 10, 50); // warm-up
-  await runNestedCalls(host, 90, 200); // warm-up
-  return { host, latencies: [], cellSeconds: 0, calls: 0, callSeconds: 0, nextId: 1_000 };
+  const client = new BenchClient(command, args);
+  await client.exchange(encodeFrame(hello()), () => true);
+  await client.exchange(encodeFrame(open(1, "bench")), () => true);
+  await runCells(client, 10, 50); // warm-up
+  await runNestedCalls(client, 90, 200); // warm-up
+  return { client, latencies: [], cellSeconds: 0, calls: 0, callSeconds: 0, nextId: 1_000 };
 }
 
 async function round(subject: Subject, cells: number, calls: number): Promise<void> {
   const began = process.hrtime.bigint();
-  subject.latencies.push(...(await runCells(subject.host, subject.nextId, cells)));
+  subject.latencies.push(...(await runCells(subject.client, subject.nextId, cells)));
   subject.cellSeconds += Number(process.hrtime.bigint() - began) / 1e9;
   subject.nextId += cells;
-  const rate = await runNestedCalls(subject.host, subject.nextId++, calls);
+  const rate = await runNestedCalls(subject.client, subject.nextId++, calls);
   subject.callSeconds += calls / rate;
   subject.calls += calls;
 }
@@ -107,7 +197,7 @@ function figures(subject: Subject): Figures {
     cellLatencyP50Ms: round2(percentile(sorted, 50)),
     cellLatencyP99Ms: round2(percentile(sorted, 99)),
     nestedCallsPerSecond: round2(subject.calls / subject.callSeconds),
-    peakRssMb: peakRssMb(subject.host.child.pid!),
+    peakRssMb: peakRssMb(subject.client.child.pid!),
   };
 }
 
@@ -115,20 +205,28 @@ const cells = argument("cells", 1_000);
 const calls = argument("calls", 5_000);
 const rounds = argument("rounds", 5);
 const reference = process.env.CODEX_HOST_BIN;
-const subjects: Subject[] = [await start(process.execPath, [MAIN, "host"])];
-if (reference && existsSync(reference)) subjects.push(await start(reference, []));
+const scvBinary = process.env.SCV_HOST_BIN;
+const subjects: Subject[] = [];
 let measured: Figures[];
 try {
+  subjects.push(await (scvBinary ? start(scvBinary, ["host"]) : start(process.execPath, [MAIN, "host"])));
+  if (reference && existsSync(reference)) subjects.push(await start(reference, []));
   // Interleaved rounds, so that a change in machine load affects both hosts alike.
   for (let i = 0; i < rounds; i++) {
     for (const subject of subjects) await round(subject, Math.ceil(cells / rounds), Math.ceil(calls / rounds));
   }
   measured = subjects.map(figures);
 } finally {
-  for (const subject of subjects) subject.host.kill();
+  await Promise.all(subjects.map((subject) => subject.client.stop()));
 }
 const ours = measured[0]!;
-const result: Record<string, unknown> = { cells, nestedCalls: calls, rounds, scv: ours };
+const result: Record<string, unknown> = {
+  cells,
+  nestedCalls: calls,
+  rounds,
+  scvCommand: scvBinary ? `${scvBinary} host` : "node main.ts host",
+  scv: ours,
+};
 if (measured[1]) {
   const theirs = measured[1];
   const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;

@@ -146,6 +146,9 @@ describe("text()", () => {
     const { texts, errorText } = await box.result("text(String(text('x'))); const o = {}; o.o = o; text(o)");
     expect(texts).toEqual(["x", "undefined"]);
     expect(errorText).toMatch(/^TypeError: Converting circular structure to JSON/);
+    // Like the reference: no frame of the JSON serialization the runtime ran for text().
+    expect(errorText).not.toContain("<anonymous>");
+    expect(errorText!.split("\n").filter((line) => line.startsWith("    at "))).toEqual(["    at exec_main.mjs:1:49"]);
   });
 });
 

@@ -70,4 +70,20 @@ describe("cleanErrorText", () => {
     ).toBe("TypeError: x\n    at exec_main.mjs:2:23\n    at Array.map (<anonymous>)\n    at exec_main.mjs:2:5");
     expect(cleanErrorText("bare")).toBe("bare");
   });
+
+  it("drops frames the runtime called before the error reached the cell", () => {
+    expect(
+      cleanErrorText(
+        "TypeError: Converting circular structure to JSON\n    --> starting at object with constructor 'Object'\n    --- property 'o' closes the circle\n    at stringify (<anonymous>)\n    at text (scv-runtime.js:140:9)\n    at exec_main.mjs:1:24\n    at scv-runtime.js:300:1",
+      ),
+    ).toBe(
+      "TypeError: Converting circular structure to JSON\n    --> starting at object with constructor 'Object'\n    --- property 'o' closes the circle\n    at exec_main.mjs:1:24",
+    );
+    // Cell code the runtime called back into (a throwing toJSON) keeps its frames and those between.
+    expect(
+      cleanErrorText(
+        "Error: no\n    at Object.toJSON (exec_main.mjs:1:30)\n    at stringify (<anonymous>)\n    at text (scv-runtime.js:140:9)\n    at exec_main.mjs:1:50",
+      ),
+    ).toBe("Error: no\n    at Object.toJSON (exec_main.mjs:1:30)\n    at stringify (<anonymous>)\n    at exec_main.mjs:1:50");
+  });
 });
