@@ -35,6 +35,8 @@ export type ChatSetup = {
   historyPath: string | undefined;
   /** Demo mode: these prompts are typed for the user and approvals are granted automatically. */
   demoPrompts?: string[];
+  /** Demo pacing in a terminal: a pause before each prompt and the delay per typed character. */
+  demoPacing?: { pauseMs: number; typeMs: number };
   log?: Logger;
 };
 
@@ -80,6 +82,10 @@ export class ChatApp {
   #exit!: (code: number) => void;
   readonly #exited: Promise<number>;
   #closing = false;
+  #rawMode = false;
+  #demoStopping = false;
+  /** The part of a demo prompt "typed" so far, shown in the prompt row. */
+  #demoTyped: string | undefined;
 
   constructor(setup: ChatSetup) {
     this.#setup = setup;
@@ -104,10 +110,12 @@ export class ChatApp {
     if (this.#setup.historyPath && !demo) this.#editor = new LineEditor(await loadHistory(this.#setup.historyPath));
     this.#print([
       `${s.bold("scv chat")}${demo ? s.yellow(" · offline demo (recorded responses, no network)") : ""}`,
+      ...(demo && this.#setup.terminal.interactive ? [s.dim("Ctrl-C or q stops the demo")] : []),
       s.dim(`workspace ${this.#setup.cwd}`),
     ]);
     // Raw mode first, so keys typed while the session starts are kept (and Ctrl-D is a key, not EOF).
-    if (!demo && this.#setup.terminal.interactive) this.#readKeys();
+    // The demo reads keys too (no echo into the live region; Ctrl-C, Esc or q stop it).
+    if (this.#setup.terminal.interactive) this.#readKeys();
     if (!(await this.#startEngine())) {
       await this.#shutdown();
       return 1;
@@ -158,7 +166,8 @@ export class ChatApp {
   async #shutdown(): Promise<void> {
     this.#closing = true;
     const { input } = this.#setup.terminal;
-    if (this.#setup.terminal.interactive && this.#setup.demoPrompts === undefined) {
+    if (this.#rawMode) {
+      this.#rawMode = false;
       input.setRawMode?.(false);
       this.#setup.terminal.output.write("\x1b[?2004l");
     }
@@ -263,12 +272,17 @@ export class ChatApp {
     const partial = this.#transcript.partial;
     // A long unfinished line shows only its tail here; it is printed whole once it ends.
     if (partial !== "") rows.push(tailToRows(partial, width, Math.max(1, Math.floor(height / 3))));
+    rows.push(...this.#transcript.liveProgress.slice(-3));
     if (this.#approval) {
       rows.push(`${s.yellow("?")} Allow ${s.bold(this.#approval.name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}lways for this session`);
     }
     if (this.#setup.demoPrompts !== undefined) {
-      rows.push(this.#status(width));
-      return { rows, cursorRow: rows.length - 1, cursorColumn: displayWidth(rows.at(-1)!) };
+      if (this.#demoTyped === undefined) {
+        rows.push(this.#status(width));
+        return { rows, cursorRow: rows.length - 1, cursorColumn: displayWidth(rows.at(-1)!) };
+      }
+      rows.push(`${s.bold(PROMPT)}${this.#demoTyped}`, this.#status(width));
+      return { rows, cursorRow: rows.length - 2, cursorColumn: cursorColumn(PROMPT, this.#demoTyped) };
     }
     const lines = this.#editor.text.split("\n");
     const before = this.#editor.text.slice(0, this.#editor.cursor).split("\n");
@@ -306,6 +320,7 @@ export class ChatApp {
   #readKeys(): void {
     const { input } = this.#setup.terminal;
     input.setRawMode?.(true);
+    this.#rawMode = true;
     input.setEncoding?.("utf8");
     const reader = new KeyReader();
     input.on("data", (data: string | Buffer) => {
@@ -320,6 +335,11 @@ export class ChatApp {
 
   #onKey(key: Key): void {
     if (this.#closing) return;
+    if (this.#setup.demoPrompts !== undefined) {
+      if (key.name === "ctrl-c") this.#stopDemo(130);
+      else if (key.name === "escape" || key.name === "ctrl-d" || (key.name === "text" && key.text.trim().toLowerCase() === "q")) this.#stopDemo(0);
+      return;
+    }
     if (this.#approval) {
       const text = key.name === "text" ? key.text.trim().toLowerCase() : "";
       if (text === "y" || text === "n" || text === "a") return this.#answerApproval(text);
@@ -504,16 +524,62 @@ export class ChatApp {
   async #playDemo(prompts: string[]): Promise<void> {
     const s = this.#style;
     for (const prompt of prompts) {
-      if (this.#closing) return;
+      if (this.#closing || this.#demoStopping) return;
       this.#render([s.yellow("[demo] typed for you:")]);
+      if (await this.#typeDemoPrompt(prompt)) return;
       await this.#submit(prompt, true);
     }
+    if (this.#demoStopping) return;
     this.#render([s.dim("[demo] finished · run `scv chat` in a project for a real session")]);
     this.#exit(0);
   }
 
+  /** Shows `prompt` being typed (in a terminal with pacing); resolves true when the demo was stopped meanwhile. */
+  async #typeDemoPrompt(prompt: string): Promise<boolean> {
+    const pacing = this.#setup.demoPacing;
+    if (!pacing || !this.#screen.interactive) return false;
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const stopped = () => this.#closing || this.#demoStopping;
+    this.#demoTyped = "";
+    this.#render([]);
+    await sleep(pacing.pauseMs);
+    for (const char of prompt) {
+      if (stopped()) break;
+      this.#demoTyped += char;
+      this.#render([]);
+      await sleep(pacing.typeMs);
+    }
+    if (!stopped()) await sleep(pacing.pauseMs / 2);
+    this.#demoTyped = undefined;
+    return stopped();
+  }
+
+  // Stopping the demo cancels the running turn and leaves (the recorded script cannot resume from a cancelled turn).
+  #stopDemo(code: number): void {
+    if (this.#demoStopping) return;
+    this.#demoStopping = true;
+    const leave = () => {
+      this.#render([this.#style.yellow("[demo] stopped")]);
+      this.#exit(code);
+    };
+    if (this.#turnId && this.#engine) {
+      const previous = this.#turnDone;
+      const done = new Promise<void>((resolve) => {
+        this.#turnDone = () => {
+          previous?.();
+          resolve();
+        };
+      });
+      this.#cancelTurn();
+      void done.then(leave);
+    } else {
+      leave();
+    }
+  }
+
   /** Ctrl-C delivered as a signal (plain mode, the demo): cancel the running turn, else leave. */
   interrupt(): void {
+    if (this.#setup.demoPrompts !== undefined) return this.#stopDemo(130);
     if (this.#turnId) this.#cancelTurn();
     else this.#exit(130);
   }

@@ -31,6 +31,8 @@ export class InlineScreen implements Screen {
   /** Physical rows between the top of the live region and the cursor. */
   #cursorFromTop = 0;
   #drawn = false;
+  /** The live region as last drawn and the width it was drawn at, to find its top again after a resize. */
+  #last: { live: LiveRegion; columns: number } | undefined;
 
   constructor(out: NodeJS.WritableStream, columns: () => number) {
     this.#out = out;
@@ -40,7 +42,10 @@ export class InlineScreen implements Screen {
   draw(commit: string[], live?: LiveRegion): void {
     const columns = Math.max(1, this.#columns());
     let text = "\x1b[?25l";
-    if (this.#drawn) text += `\r${this.#cursorFromTop > 0 ? `\x1b[${this.#cursorFromTop}A` : ""}\x1b[J`;
+    if (this.#drawn) {
+      const up = this.#last && this.#last.columns !== columns ? reflowedCursorRow(this.#last.live, columns) : this.#cursorFromTop;
+      text += `\r${up > 0 ? `\x1b[${up}A` : ""}\x1b[J`;
+    }
     for (const row of commit) text += `${row}\n`;
     if (live && live.rows.length > 0) {
       let physical = 0;
@@ -64,9 +69,11 @@ export class InlineScreen implements Screen {
       text += `${up > 0 ? `\x1b[${up}A` : ""}\r${column % columns > 0 ? `\x1b[${column % columns}C` : ""}`;
       this.#cursorFromTop = target;
       this.#drawn = true;
+      this.#last = { live, columns };
     } else {
       this.#cursorFromTop = 0;
       this.#drawn = false;
+      this.#last = undefined;
     }
     this.#out.write(`${text}\x1b[?25h`);
   }
@@ -74,6 +81,16 @@ export class InlineScreen implements Screen {
   close(): void {
     this.draw([]);
   }
+}
+
+/**
+ * The cursor's row within a live region after the terminal re-wrapped it to `columns` (terminals such as tmux,
+ * VTE, iTerm2 and kitty reflow soft-wrapped lines on resize; our own line breaks stay hard).
+ */
+export function reflowedCursorRow(live: LiveRegion, columns: number): number {
+  let row = 0;
+  for (let index = 0; index < live.cursorRow && index < live.rows.length; index += 1) row += rowsFor(live.rows[index]!, columns);
+  return row + Math.floor(live.cursorColumn / columns);
 }
 
 /** Display column of the cursor within its row, for a row prefix and the text before the cursor. */

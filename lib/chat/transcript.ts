@@ -10,6 +10,8 @@ export type Usage = { input_tokens?: number; output_tokens?: number };
 type CallInfo = { name: string; args: unknown; depth: number; shown: boolean };
 
 const PREVIEW_LINES = 4;
+/** Tools whose progress is the latest line of their own output: shown live only, the output preview follows. */
+const LIVE_PROGRESS_TOOLS = new Set(["bash"]);
 
 export function addUsage(total: Usage, more: Usage): Usage {
   const sum = (a: number | undefined, b: number | undefined) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
@@ -32,6 +34,7 @@ export class Transcript {
   #calls = new Map<string, CallInfo>();
   #partial = "";
   #streamed = false;
+  #liveProgress = new Map<string, string>();
   #renderer: MarkdownRenderer;
   activeTurn: string | undefined;
   model = "";
@@ -49,6 +52,15 @@ export class Transcript {
     return this.#partial;
   }
 
+  /** Rows for the live region: the latest progress line of each running call whose output is previewed later. */
+  get liveProgress(): string[] {
+    const s = this.#style;
+    return [...this.#liveProgress].map(([callId, text]) => {
+      const pad = `${indent(this.#calls.get(callId)?.depth ?? 0)}  `;
+      return `${pad}${s.dim(`… ${previewLines(text, 1, this.#width - pad.length - 3)[0] ?? ""}`)}`;
+    });
+  }
+
   setWidth(width: number): void {
     this.#width = width;
   }
@@ -63,6 +75,7 @@ export class Transcript {
       case "turn.started":
         this.activeTurn = event.turn_id;
         this.#calls.clear();
+        this.#liveProgress.clear();
         return [];
       case "assistant.delta":
         return this.#delta(String(event.content ?? ""));
@@ -90,7 +103,11 @@ export class Transcript {
         return [...this.#flush(), ...this.#header(call)];
       }
       case "tool.progress": {
-        const call = this.#call(event.call_id, "");
+        const call = this.#call(event.call_id, String(event.name ?? ""));
+        if (LIVE_PROGRESS_TOOLS.has(call.name)) {
+          this.#liveProgress.set(event.call_id, String(event.text ?? ""));
+          return [];
+        }
         return previewLines(String(event.text ?? ""), 2, this.#width - indent(call.depth).length - 4).map(
           (line) => `${indent(call.depth)}  ${s.dim(`… ${line}`)}`,
         );
@@ -103,6 +120,7 @@ export class Transcript {
         return [s.dim(`  (history trimmed: ${event.removed_messages} older messages summarized)`)];
       case "turn.completed": {
         this.activeTurn = undefined;
+        this.#liveProgress.clear();
         const usage = (event.usage ?? {}) as Usage;
         this.lastUsage = usage;
         this.totalUsage = addUsage(this.totalUsage, usage);
@@ -111,9 +129,11 @@ export class Transcript {
       }
       case "turn.failed":
         this.activeTurn = undefined;
+        this.#liveProgress.clear();
         return [...this.#flush(), `${s.red("✗ turn failed")} ${s.dim(`(${event.code})`)}: ${event.message}`, ""];
       case "turn.cancelled":
         this.activeTurn = undefined;
+        this.#liveProgress.clear();
         return [...this.#flush(), s.yellow("⊘ turn cancelled"), ""];
       case "queue.enqueued":
         return [s.dim(`  (queued at position ${Number(event.position) + 1}: ${truncateText(String(event.entry?.prompt ?? "").replace(/\n/g, " "), this.#width - 30)})`)];
@@ -159,6 +179,7 @@ export class Transcript {
   #toolCompleted(event: ServerEvent): string[] {
     const s = this.#style;
     const call = this.#call(event.call_id, event.name);
+    this.#liveProgress.delete(event.call_id);
     const rows = [...this.#flush()];
     if (!call.shown) rows.push(...this.#header(call));
     const pad = `${indent(call.depth)}  `;

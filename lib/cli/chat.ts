@@ -25,7 +25,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
   let cleanup = async () => {};
   if (options.demo) {
     try {
-      const demo = await prepareDemo(env, { delayMs: stdout.isTTY ? 12 : 0 });
+      const demo = await prepareDemo(env, { delayMs: stdout.isTTY ? 20 : 0 });
       cwd = demo.workspace;
       historyPath = undefined;
       demoPrompts = demo.prompts;
@@ -51,6 +51,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     prepare,
     historyPath,
     demoPrompts,
+    demoPacing: stdout.isTTY ? { pauseMs: 600, typeMs: 25 } : undefined,
   });
   const onSigint = () => app.interrupt();
   // Leave cleanly (terminal mode restored, session shut down) when the terminal closes or we are asked to stop.

@@ -119,4 +119,26 @@ describe("inline screen", () => {
     screen.close();
     expect(written).toBe("\x1b[?25l\r\x1b[1A\x1b[J\x1b[?25h");
   });
+
+  it("finds the top of the live region again after the terminal re-wraps it to a new width", () => {
+    let written = "";
+    let columns = 80;
+    const out = { write: (text: string) => ((written += text), true) } as unknown as NodeJS.WritableStream;
+    const screen = new InlineScreen(out, () => columns);
+    const prompt = `› ${"x".repeat(70)}`;
+    screen.draw([], { rows: [prompt, "status"], cursorRow: 0, cursorColumn: 72 });
+    written = "";
+    columns = 40;
+    // At 40 columns the 72-column prompt takes two rows and the cursor sits on the second one.
+    screen.draw([], { rows: [prompt, "status"], cursorRow: 0, cursorColumn: 72 });
+    expect(written.startsWith("\x1b[?25l\r\x1b[1A\x1b[J")).toBe(true);
+    written = "";
+    columns = 100;
+    screen.draw([], { rows: ["a", prompt, "status"], cursorRow: 2, cursorColumn: 6 });
+    written = "";
+    columns = 30;
+    // "a" (1 row) + the prompt re-wrapped to 30 columns (3 rows) above the status row.
+    screen.draw([], { rows: ["a"], cursorRow: 0, cursorColumn: 1 });
+    expect(written.startsWith("\x1b[?25l\r\x1b[4A\x1b[J")).toBe(true);
+  });
 });

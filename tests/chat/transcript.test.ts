@@ -39,6 +39,28 @@ describe("event transcript", () => {
     expect(rows).toEqual(["⏺ bash seq 6", "  ✓ l1", "    l2", "    l3", "    l4", "    … +2 more lines"]);
   });
 
+  it("keeps bash progress live only (its output preview follows), and commits progress of other tools", () => {
+    const transcript = new Transcript(plain, 80);
+    const output = JSON.stringify({ exit_code: 0, timed_out: false, output: "ok 1\nok 2\n", truncated: false });
+    const rows = feed(transcript, [
+      { type: "tool.proposed", call_id: "c1", name: "bash", arguments: { command: "sh test.sh" } },
+      { type: "tool.started", call_id: "c1", name: "bash" },
+      { type: "tool.progress", call_id: "c1", text: "ok 1" },
+    ]);
+    expect(rows).toEqual(["⏺ bash sh test.sh"]);
+    expect(transcript.liveProgress).toEqual(["  … ok 1"]);
+    const done = feed(transcript, [{ type: "tool.completed", call_id: "c1", name: "bash", success: true, output, truncated: false }]);
+    expect(done).toEqual(["  ✓ ok 1", "    ok 2"]);
+    expect(transcript.liveProgress).toEqual([]);
+    feed(transcript, [
+      { type: "tool.proposed", call_id: "c2", name: "exec", arguments: { code: "notify('x')" } },
+      { type: "tool.started", call_id: "c2", name: "exec" },
+    ]);
+    expect(feed(transcript, [{ type: "tool.progress", call_id: "c2", text: "step 1 of 2" }])).toEqual(["  … step 1 of 2"]);
+    feed(transcript, [{ type: "tool.progress", call_id: "c1", text: "late" }, { type: "turn.cancelled" }]);
+    expect(transcript.liveProgress).toEqual([]);
+  });
+
   it("shows failures with their error code, also for calls that never started", () => {
     const transcript = new Transcript(plain, 80);
     const rows = feed(transcript, [
