@@ -2,40 +2,27 @@
 // profile against the fake provider over real HTTP.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, fakeProfileToml, type ConfigSandbox } from "../support/config_files.ts";
-import { chat, chatTextResponse, startFakeProvider, type FakeProvider } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient } from "../support/server_client.ts";
+import { describe, expect, it } from "vitest";
+import { fakeProfileToml } from "../support/config_files.ts";
+import { chat, chatTextResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { spawnServer, type ServerClient } from "../support/server_client.ts";
+import { terminal, useServerHarness } from "../support/server_harness.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider | undefined;
+const harness = useServerHarness();
 
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-});
-
-afterEach(async () => {
-  killAllServers();
-  await provider?.close();
-  provider = undefined;
-  await sandbox.cleanup();
-});
-
-async function startServer(script: Parameters<typeof startFakeProvider>[0], extraToml = ""): Promise<ServerClient> {
-  provider = await startFakeProvider(script);
-  await sandbox.writeUserConfig(
-    fakeProfileToml({ name: "local", baseUrl: provider.url, model: "llama3.1", apiKey: "local" }) + 'wire_api = "chat"\n' + extraToml,
+async function startServer(script: FakeResponse[], extraToml = ""): Promise<ServerClient> {
+  await harness.startProvider(script);
+  await harness.sandbox.writeUserConfig(
+    fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model: "llama3.1", apiKey: "local" }) + 'wire_api = "chat"\n' + extraToml,
   );
-  const client = spawnServer({ env: sandbox.env() });
-  await client.start({ cwd: sandbox.workspace });
+  const client = spawnServer({ env: harness.sandbox.env() });
+  await client.start({ cwd: harness.sandbox.workspace });
   return client;
 }
 
-const terminal = (client: ServerClient) => client.next(["turn.completed", "turn.failed", "turn.cancelled"]);
-
 describe("Chat Completions wire through the CLI (§8.3)", () => {
   it("runs a read call assembled from fragments and replays tool_calls + role:tool in the next request", async () => {
-    await writeFile(path.join(sandbox.workspace, "README.md"), "hello from the readme\n");
+    await writeFile(path.join(harness.sandbox.workspace, "README.md"), "hello from the readme\n");
     const client = await startServer([
       {
         mode: "chunked",
@@ -69,8 +56,8 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
     expect(assistants).toEqual(["Reading it.", "It says hello."]);
     await client.finish();
 
-    expect(provider!.requests).toHaveLength(2);
-    const [first, second] = provider!.requests;
+    expect(harness.provider.requests).toHaveLength(2);
+    const [first, second] = harness.provider.requests;
     for (const request of [first!, second!]) {
       expect(request.requestLine).toBe("POST /v1/chat/completions HTTP/1.1");
       expect(request.headers.authorization).toBe("Bearer local");
@@ -81,7 +68,7 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
     }
     const system = first!.body.messages[0];
     expect(system.role).toBe("system");
-    expect(system.content).toContain(`\nCurrent working directory: ${sandbox.workspace}\n`);
+    expect(system.content).toContain(`\nCurrent working directory: ${harness.sandbox.workspace}\n`);
     expect(first!.body.messages.slice(1)).toEqual([{ role: "user", content: "read the README" }]);
     expect(second!.body.messages[0]).toEqual(system);
     expect(second!.body.messages.slice(1)).toEqual([
@@ -110,7 +97,7 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
     client.turn("two", "t2");
     expect((await terminal(client)).type).toBe("turn.completed");
     await client.finish();
-    for (const request of provider!.requests) {
+    for (const request of harness.provider.requests) {
       expect(request.rawBody).not.toContain('"web_search"');
       expect(request.body.tools.every((tool: any) => tool.type === "function")).toBe(true);
     }

@@ -2,32 +2,23 @@
 // before any network I/O; the client may retry.
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, fakeProfileToml, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer } from "../support/server_client.ts";
+import { describe, expect, it } from "vitest";
+import { fakeProfileToml } from "../support/config_files.ts";
+import { textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { spawnServer } from "../support/server_client.ts";
+import { useServerHarness } from "../support/server_harness.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider;
-
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-  provider = await startFakeProvider([textResponse(["hi"])]);
-});
-
-afterEach(async () => {
-  killAllServers();
-  await provider.close();
-  await sandbox.cleanup();
+const harness = useServerHarness(async (harness) => {
+  await harness.startProvider([textResponse(["hi"])]);
 });
 
 async function startError(options: { args?: string[]; env?: Record<string, string | undefined>; fields?: Record<string, unknown> }) {
-  const client = spawnServer({ args: options.args, env: sandbox.env(options.env ?? { OPENAI_API_KEY: "test-only" }) });
+  const client = spawnServer({ args: options.args, env: harness.sandbox.env(options.env ?? { OPENAI_API_KEY: "test-only" }) });
   await client.initialize();
-  client.send({ type: "session.start", request_id: "s", cwd: sandbox.workspace, ...options.fields });
+  client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace, ...options.fields });
   const reply = await client.next();
   await client.finish();
-  expect(provider.connections()).toBe(0);
+  expect(harness.provider.connections()).toBe(0);
   return reply;
 }
 
@@ -35,29 +26,29 @@ const failure = (message: string) => ({ type: "error", request_id: "s", code: "i
 
 describe("configuration errors at session.start (§6.2, §7)", () => {
   it("refuses a user file readable by group or others", async () => {
-    await sandbox.writeUserConfig(fakeProfileToml({ baseUrl: provider.url }), 0o644);
+    await harness.sandbox.writeUserConfig(fakeProfileToml({ baseUrl: harness.provider.url }), 0o644);
     expect(await startError({})).toEqual(failure("user configuration is readable by group or others; run chmod 600"));
   });
 
   it("refuses an explicit file readable by group or others (flag and SCV_CONFIG)", async () => {
-    const explicit = await sandbox.writeExplicitConfig(fakeProfileToml({ baseUrl: provider.url }), 0o640);
+    const explicit = await harness.sandbox.writeExplicitConfig(fakeProfileToml({ baseUrl: harness.provider.url }), 0o640);
     const expected = failure("explicit configuration is readable by group or others; run chmod 600");
     expect(await startError({ args: ["--stdio", "--config-path", explicit] })).toEqual(expected);
     expect(await startError({ env: { OPENAI_API_KEY: "test-only", SCV_CONFIG: explicit } })).toEqual(expected);
   });
 
   it("names an unknown key and its file", async () => {
-    const file = await sandbox.writeUserConfig("[tools]\napproval_polcy = \"always\"\n");
+    const file = await harness.sandbox.writeUserConfig("[tools]\napproval_polcy = \"always\"\n");
     expect(await startError({})).toEqual(failure(`parse configuration ${file}: unknown key tools.approval_polcy`));
   });
 
   it("refuses a project [provider] table", async () => {
-    await sandbox.writeProjectConfig('[provider]\nmodel = "x"\n');
+    await harness.sandbox.writeProjectConfig('[provider]\nmodel = "x"\n');
     expect(await startError({})).toEqual(failure("project configuration cannot set [provider]"));
   });
 
   it("reports a missing profile, from the flag and from session.start", async () => {
-    await sandbox.writeUserConfig(fakeProfileToml({ baseUrl: provider.url }));
+    await harness.sandbox.writeUserConfig(fakeProfileToml({ baseUrl: harness.provider.url }));
     expect(await startError({ args: ["--stdio", "--provider", "ghost"] })).toEqual(failure('active provider profile "ghost" was not found'));
     expect(await startError({ fields: { provider: "phantom" } })).toEqual(failure('active provider profile "phantom" was not found'));
   });
@@ -69,11 +60,11 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
   });
 
   it("lets the client retry after a failed session.start", async () => {
-    const client = spawnServer({ env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = spawnServer({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     await client.initialize();
-    client.send({ type: "session.start", request_id: "bad", cwd: path.join(sandbox.workspace, "nope") });
+    client.send({ type: "session.start", request_id: "bad", cwd: path.join(harness.sandbox.workspace, "nope") });
     expect(await client.next()).toMatchObject({ request_id: "bad", code: "invalid_request" });
-    client.send({ type: "session.start", request_id: "good", cwd: sandbox.workspace, model: "from-message", base_url: provider.url });
+    client.send({ type: "session.start", request_id: "good", cwd: harness.sandbox.workspace, model: "from-message", base_url: harness.provider.url });
     const started = await client.next();
     expect(started).toMatchObject({ type: "session.started", request_id: "good", model: "from-message" });
     expect(await client.next()).toMatchObject({ type: "queue.snapshot", seq: 1 });
@@ -81,11 +72,11 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
   });
 
   it("lets session.start fields override the CLI flags and reports the effective limits", async () => {
-    await sandbox.writeUserConfig(
+    await harness.sandbox.writeUserConfig(
       `${fakeProfileToml({ baseUrl: "http://127.0.0.1:9/v1" })}\n[context]\nmax_tokens = 64000\n\n[tui]\nmax_transcript_items = 500\n\n[protocol]\nmax_server_frame_bytes = 16777216\n`,
     );
-    const client = spawnServer({ args: ["--stdio", "--model", "flag-model", "--base-url", "http://127.0.0.1:9/v1"], env: sandbox.env() });
-    const started = await client.start({ cwd: sandbox.workspace, model: "message-model", base_url: provider.url });
+    const client = spawnServer({ args: ["--stdio", "--model", "flag-model", "--base-url", "http://127.0.0.1:9/v1"], env: harness.sandbox.env() });
+    const started = await client.start({ cwd: harness.sandbox.workspace, model: "message-model", base_url: harness.provider.url });
     expect(started).toMatchObject({
       model: "message-model",
       context_max_tokens: 64000,
@@ -94,44 +85,44 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
     });
     client.turn("hi");
     expect(await client.next(["turn.completed", "turn.failed"])).toMatchObject({ type: "turn.completed" });
-    expect(provider.requests[0]!.body.model).toBe("message-model");
+    expect(harness.provider.requests[0]!.body.model).toBe("message-model");
     await client.finish();
   });
 
   it("builds the system prompt from agent.system_prompt, the workspace and AGENTS.md", async () => {
-    await writeFile(path.join(sandbox.workspace, "AGENTS.md"), "Use tabs.\nRun npm test.");
-    await sandbox.writeUserConfig('[agent]\nsystem_prompt = "Be brief."\n\n[tools]\nmax_read_bytes = 9\n');
-    const client = spawnServer({ args: ["--stdio", "--base-url", provider.url], env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
-    await client.start({ cwd: sandbox.workspace, no_tools: true });
+    await writeFile(path.join(harness.sandbox.workspace, "AGENTS.md"), "Use tabs.\nRun npm test.");
+    await harness.sandbox.writeUserConfig('[agent]\nsystem_prompt = "Be brief."\n\n[tools]\nmax_read_bytes = 9\n');
+    const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
     client.turn("hi");
     await client.next(["turn.completed", "turn.failed"]);
     await client.finish();
-    expect(provider.requests[0]!.body.instructions).toBe(
-      `Be brief.\nCurrent working directory: ${sandbox.workspace}\n\n# Project instructions\nUse tabs.\n[AGENTS.md truncated by configured read limit]\n`,
+    expect(harness.provider.requests[0]!.body.instructions).toBe(
+      `Be brief.\nCurrent working directory: ${harness.sandbox.workspace}\n\n# Project instructions\nUse tabs.\n[AGENTS.md truncated by configured read limit]\n`,
     );
   });
 
   it("ignores an AGENTS.md that links outside the workspace", async () => {
-    const outside = path.join(sandbox.root, "outside.md");
+    const outside = path.join(harness.sandbox.root, "outside.md");
     await writeFile(outside, "secret instructions");
-    await symlink(outside, path.join(sandbox.workspace, "AGENTS.md"));
-    const client = spawnServer({ args: ["--stdio", "--base-url", provider.url], env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
-    await client.start({ cwd: sandbox.workspace, no_tools: true });
+    await symlink(outside, path.join(harness.sandbox.workspace, "AGENTS.md"));
+    const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
     client.turn("hi");
     await client.next(["turn.completed", "turn.failed"]);
     await client.finish();
-    expect(provider.requests[0]!.body.instructions).toBe(
-      `You are SCV, a concise and careful coding agent. Use tools to inspect, change, and verify the workspace.\nCurrent working directory: ${sandbox.workspace}\n`,
+    expect(harness.provider.requests[0]!.body.instructions).toBe(
+      `You are SCV, a concise and careful coding agent. Use tools to inspect, change, and verify the workspace.\nCurrent working directory: ${harness.sandbox.workspace}\n`,
     );
   });
 
   it("applies the session's client frame limit after session.start", async () => {
-    await sandbox.writeUserConfig("[protocol]\nmax_client_frame_bytes = 4096\n");
-    const client = spawnServer({ args: ["--stdio", "--base-url", provider.url], env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await harness.sandbox.writeUserConfig("[protocol]\nmax_client_frame_bytes = 4096\n");
+    const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     await client.initialize();
     client.send({ type: "daemon.control", request_id: "big-before", command: { pad: "x".repeat(5000) } });
     expect(await client.next()).toMatchObject({ request_id: "big-before", code: "unsupported" });
-    client.send({ type: "session.start", request_id: "s", cwd: sandbox.workspace, no_tools: true });
+    client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace, no_tools: true });
     await client.next("queue.snapshot");
     client.send({ type: "daemon.control", request_id: "big-after", command: { pad: "x".repeat(5000) } });
     expect(await client.next()).toEqual({
@@ -146,17 +137,16 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
   });
 
   it("lists project skills in a tool session's system prompt and serves them with read_skill", async () => {
-    const skillDir = path.join(sandbox.workspace, ".scv", "skills", "release");
+    const skillDir = path.join(harness.sandbox.workspace, ".scv", "skills", "release");
     await mkdir(skillDir, { recursive: true });
     await writeFile(path.join(skillDir, "SKILL.md"), "---\ndescription: Cut a release\n---\n# Release\nTag it.\n");
-    await provider.close();
-    provider = await startFakeProvider([
+    await harness.startProvider([
       toolCallResponse([{ call_id: "s1", name: "read_skill", arguments: { name: "release" } }]),
       textResponse(["done"]),
       textResponse(["tool-free"]),
     ]);
-    const client = spawnServer({ args: ["--stdio", "--base-url", provider.url], env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
-    await client.start({ cwd: sandbox.workspace });
+    const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.start({ cwd: harness.sandbox.workspace });
     client.turn("release it");
     const completed = await client.next("tool.completed");
     expect(completed).toMatchObject({ name: "read_skill", success: true });
@@ -164,7 +154,7 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
     await client.next(["turn.completed", "turn.failed"]);
     await client.finish();
     expect(client.events.some((event) => event.type === "approval.requested")).toBe(false);
-    expect(provider.requests[0]!.body.instructions.endsWith(
+    expect(harness.provider.requests[0]!.body.instructions.endsWith(
       "\n# Available skills\n- release: Cut a release\n\nUse read_skill with a skill name when its workflow applies.\n",
     )).toBe(true);
   });

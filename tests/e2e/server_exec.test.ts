@@ -3,36 +3,17 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider, type FakeResponse } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient, type ServerEvent } from "../support/server_client.ts";
+import { describe, expect, it } from "vitest";
+import { textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import type { ServerClient, ServerEvent } from "../support/server_client.ts";
+import { resolveApproval, terminal, useServerHarness } from "../support/server_harness.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider | undefined;
-
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-  await writeFile(path.join(sandbox.workspace, "a.txt"), "alpha");
+const harness = useServerHarness(async (harness) => {
+  await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
 });
 
-afterEach(async () => {
-  killAllServers();
-  await provider?.close();
-  provider = undefined;
-  await sandbox.cleanup();
-});
-
-type Script = Parameters<typeof startFakeProvider>[0];
-
-async function startServer(script: Script, options: { extraArgs?: string[]; start?: Record<string, unknown> } = {}): Promise<ServerClient> {
-  provider = await startFakeProvider(script);
-  const client = spawnServer({
-    args: ["--stdio", "--model", "fake-model", "--base-url", provider.url, ...(options.extraArgs ?? [])],
-    env: sandbox.env({ OPENAI_API_KEY: "test-only" }),
-  });
-  await client.start({ cwd: sandbox.workspace, ...options.start });
-  return client;
+function startServer(script: FakeResponse[], options: { extraArgs?: string[]; start?: Record<string, unknown> } = {}): Promise<ServerClient> {
+  return harness.startServer(script, options);
 }
 
 /** A response calling exec once with `code` (and optional timeout), then a closing text reply. */
@@ -41,11 +22,9 @@ function execScript(code: string, timeoutSeconds?: number, callId = "x1"): FakeR
   return [toolCallResponse([{ call_id: callId, name: "exec", arguments: args }]), textResponse(["done"])];
 }
 
-const terminal = (client: ServerClient, timeoutMs = 3000) => client.next(["turn.completed", "turn.failed", "turn.cancelled"], timeoutMs);
 const label = (event: ServerEvent) => `${event.type}${event.call_id ? `:${event.call_id}` : ""}`;
 const turnLabels = (client: ServerClient, turnId: string) => client.events.filter((event) => event.turn_id === turnId).map(label);
-const resolve = (client: ServerClient, approvalId: string, approved: boolean) =>
-  client.send({ type: "approval.resolve", request_id: `r-${approvalId}`, session_id: client.sessionId, approval_id: approvalId, approved });
+const resolve = resolveApproval;
 
 describe("exec nested calls (§11 item 27)", () => {
   it("runs a nested read unasked, reports it nested, resolves with parsed JSON and keeps it out of the history", async () => {
@@ -77,11 +56,11 @@ describe("exec nested calls (§11 item 27)", () => {
     expect(client.events.some((event) => event.type === "approval.requested")).toBe(false);
     await client.finish();
     // The replay has exec's call and output only: the nested call is not part of the history.
-    const input = provider!.requests[1]!.body.input;
+    const input = harness.provider.requests[1]!.body.input;
     expect(input.map((item: any) => item.type ?? item.role)).toEqual(["user", "function_call", "function_call_output"]);
     expect(input[2]).toEqual({ type: "function_call_output", call_id: "x1", output: "alpha:5" });
     // Request 1 offers exec, sorted among the other tools, with the spec's schema.
-    const tools = provider!.requests[0]!.body.tools;
+    const tools = harness.provider.requests[0]!.body.tools;
     expect(tools.map((tool: any) => tool.name)).toEqual(["bash", "exec", "read", "read_skill", "web_fetch", "write"]);
     const exec = tools.find((tool: any) => tool.name === "exec");
     expect(exec.parameters).toMatchObject({ required: ["code"], additionalProperties: false, properties: { timeout_seconds: { minimum: 1, maximum: 14400 } } });
@@ -103,7 +82,7 @@ describe("exec nested calls (§11 item 27)", () => {
       call_id: "call_9:tool-1",
       name: "bash",
       risk: "process",
-      cwd: sandbox.workspace,
+      cwd: harness.sandbox.workspace,
       summary: "Run with /bin/bash -lc: echo nope > bash.txt",
     });
     resolve(client, approval.approval_id, false);
@@ -120,7 +99,7 @@ describe("exec nested calls (§11 item 27)", () => {
     const completions = client.events.filter((event) => event.type === "tool.completed");
     expect(completions[0]).toMatchObject({ call_id: "call_9:tool-1", success: false, output: "tool call denied by policy or user", error: "denied" });
     expect(completions[1]).toMatchObject({ call_id: "call_9", success: true, output: "caught string: tool call denied by policy or user" });
-    expect(existsSync(path.join(sandbox.workspace, "bash.txt"))).toBe(false);
+    expect(existsSync(path.join(harness.sandbox.workspace, "bash.txt"))).toBe(false);
     await client.finish();
   });
 
@@ -135,7 +114,7 @@ describe("exec nested calls (§11 item 27)", () => {
     const approval = await client.next("approval.requested");
     expect(approval).toMatchObject({ call_id: "x1:tool-2", name: "write", risk: "filesystem", summary: "Create b.txt (5 bytes)" });
     // Nothing is written while the approval is pending, and the cell waits.
-    expect(existsSync(path.join(sandbox.workspace, "b.txt"))).toBe(false);
+    expect(existsSync(path.join(harness.sandbox.workspace, "b.txt"))).toBe(false);
     expect((await client.quiet(150)).length).toBe(0);
     resolve(client, approval.approval_id, true);
     const end = await terminal(client);
@@ -152,7 +131,7 @@ describe("exec nested calls (§11 item 27)", () => {
       "tool.completed:x1:tool-2",
     ]);
     expect(client.events.find((event) => event.type === "tool.completed" && event.call_id === "x1")).toMatchObject({ success: true, output: "wrote 5" });
-    expect(await readFile(path.join(sandbox.workspace, "b.txt"), "utf8")).toBe("ALPHA");
+    expect(await readFile(path.join(harness.sandbox.workspace, "b.txt"), "utf8")).toBe("ALPHA");
     await client.finish();
   });
 
@@ -208,7 +187,7 @@ describe("exec failures", () => {
     });
     expect((await terminal(client)).type).toBe("turn.completed");
     // The sandbox still serves the session afterwards.
-    provider!.push(...execScript('text("again")', undefined, "x2"));
+    harness.provider.push(...execScript('text("again")', undefined, "x2"));
     client.turn("again", "t2");
     const second = await client.next("tool.completed", 5000);
     expect(second).toMatchObject({ call_id: "x2", success: true, output: "again" });
@@ -237,9 +216,9 @@ describe("exec failures", () => {
     expect(end.type).toBe("turn.cancelled");
     resolve(client, approval.approval_id, true);
     expect(await client.next("error")).toMatchObject({ code: "approval_not_found" });
-    expect(existsSync(path.join(sandbox.workspace, "late.txt"))).toBe(false);
+    expect(existsSync(path.join(harness.sandbox.workspace, "late.txt"))).toBe(false);
     // A busy cell is terminated too; the next turn's cell runs.
-    provider!.push(toolCallResponse([{ call_id: "x2", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }]));
+    harness.provider.push(toolCallResponse([{ call_id: "x2", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }]));
     client.turn("spin", "t2");
     const started = await client.next("tool.started");
     await client.quiet(100);
@@ -247,7 +226,7 @@ describe("exec failures", () => {
     client.send({ type: "turn.cancel", request_id: "c2", session_id: client.sessionId, turn_id: started.turn_id });
     expect((await terminal(client)).type).toBe("turn.cancelled");
     expect(Date.now() - cancelledAt).toBeLessThan(2000);
-    provider!.push(...execScript('text("fresh")', undefined, "x3"));
+    harness.provider.push(...execScript('text("fresh")', undefined, "x3"));
     client.turn("after", "t3");
     expect(await client.next("tool.completed", 5000)).toMatchObject({ call_id: "x3", success: true, output: "fresh" });
     await terminal(client);
@@ -267,12 +246,12 @@ describe("exec failures", () => {
 
 describe("exec registration", () => {
   it("is absent when tools.code_mode is false", async () => {
-    await sandbox.writeUserConfig("[tools]\ncode_mode = false\n");
+    await harness.sandbox.writeUserConfig("[tools]\ncode_mode = false\n");
     const client = await startServer([textResponse(["hi"])]);
     client.turn("go");
     await terminal(client);
     await client.finish();
-    const names = provider!.requests[0]!.body.tools.map((tool: any) => tool.name);
+    const names = harness.provider.requests[0]!.body.tools.map((tool: any) => tool.name);
     expect(names).toContain("read");
     expect(names).not.toContain("exec");
   });
@@ -285,6 +264,6 @@ describe("exec registration", () => {
     expect(await client.next("tool.completed")).toMatchObject({ call_id: "x1", success: false, output: "unknown tool: exec", error: "unknown_tool" });
     await terminal(client);
     await client.finish();
-    expect(provider!.requests[0]!.body).not.toHaveProperty("tools");
+    expect(harness.provider.requests[0]!.body).not.toHaveProperty("tools");
   });
 });

@@ -3,27 +3,15 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, type FakeProvider } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer } from "../support/server_client.ts";
+import { describe, expect, it } from "vitest";
+import { textResponse } from "../support/fake_provider.ts";
+import { spawnServer } from "../support/server_client.ts";
+import { useServerHarness } from "../support/server_harness.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-let sandbox: ConfigSandbox;
-let provider: FakeProvider | undefined;
+const harness = useServerHarness();
 
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-});
-
-afterEach(async () => {
-  killAllServers();
-  await provider?.close();
-  provider = undefined;
-  await sandbox.cleanup();
-});
-
-const env = () => sandbox.env({ OPENAI_API_KEY: "test-only" });
+const env = () => harness.env();
 const init = (requestId = "init", version = 3) => ({
   type: "initialize",
   request_id: requestId,
@@ -96,8 +84,8 @@ describe("handshake", () => {
   it("answers every message before initialize with not_initialized, then still accepts initialize", async () => {
     const client = spawnServer({ env: env() });
     const before = [
-      { type: "session.start", request_id: "a", cwd: sandbox.workspace },
-      { type: "session.attach", request_id: "b", session_id: "S", cwd: sandbox.workspace },
+      { type: "session.start", request_id: "a", cwd: harness.sandbox.workspace },
+      { type: "session.attach", request_id: "b", session_id: "S", cwd: harness.sandbox.workspace },
       { type: "daemon.control", request_id: "c", command: { action: "status" } },
       { type: "turn.start", request_id: "d", session_id: "S", prompt: "hi" },
     ];
@@ -173,7 +161,7 @@ describe("order errors and unsupported messages (§5.1)", () => {
   it("gives the exact unsupported messages", async () => {
     const client = spawnServer({ env: env() });
     await client.initialize();
-    client.send({ type: "session.attach", request_id: "a", session_id: "S", cwd: sandbox.workspace });
+    client.send({ type: "session.attach", request_id: "a", session_id: "S", cwd: harness.sandbox.workspace });
     client.send({ type: "daemon.control", request_id: "d", command: { action: "status" } });
     expect(await client.next()).toEqual({
       type: "error",
@@ -215,14 +203,14 @@ describe("order errors and unsupported messages (§5.1)", () => {
         fatal: false,
       });
     }
-    client.send({ type: "session.start", request_id: "bad", cwd: path.join(sandbox.workspace, "missing") });
+    client.send({ type: "session.start", request_id: "bad", cwd: path.join(harness.sandbox.workspace, "missing") });
     const failed = await client.next();
     expect(failed).toMatchObject({ type: "error", request_id: "bad", code: "invalid_request", fatal: false });
-    expect(failed.message.startsWith(`resolve cwd ${path.join(sandbox.workspace, "missing")}`)).toBe(true);
+    expect(failed.message.startsWith(`resolve cwd ${path.join(harness.sandbox.workspace, "missing")}`)).toBe(true);
     client.send({ type: "session.start", request_id: "file", cwd: path.join(ROOT, "package.json") });
     expect(await client.next()).toMatchObject({ request_id: "file", code: "invalid_request", message: "cwd is not a directory" });
 
-    client.send({ type: "session.start", request_id: "s1", cwd: sandbox.workspace });
+    client.send({ type: "session.start", request_id: "s1", cwd: harness.sandbox.workspace });
     const started = await client.next("session.started");
     await client.next("queue.snapshot");
     for (const message of sessionMessages("not-this-session")) {
@@ -235,7 +223,7 @@ describe("order errors and unsupported messages (§5.1)", () => {
         fatal: false,
       });
     }
-    client.send({ type: "session.start", request_id: "s2", cwd: sandbox.workspace });
+    client.send({ type: "session.start", request_id: "s2", cwd: harness.sandbox.workspace });
     expect(await client.next()).toEqual({
       type: "error",
       request_id: "s2",
@@ -265,22 +253,22 @@ describe("order errors and unsupported messages (§5.1)", () => {
   });
 
   it("resolves a relative cwd against the server's working directory", async () => {
-    const client = spawnServer({ env: env(), cwd: sandbox.root });
+    const client = spawnServer({ env: env(), cwd: harness.sandbox.root });
     const started = await client.start({ cwd: "workspace" });
-    expect(started.cwd).toBe(sandbox.workspace);
+    expect(started.cwd).toBe(harness.sandbox.workspace);
     await client.finish();
   });
 });
 
 describe("seq (§4)", () => {
   it("numbers seq-bearing events 1, 2, 3, … without gaps across turns, queue events and clear", async () => {
-    provider = await startFakeProvider([
+    await harness.startProvider([
       textResponse(["a", "b", "c"], { input_tokens: 1 }),
       textResponse(["d"]),
       textResponse(["e", "f"]),
     ]);
-    const client = spawnServer({ args: ["--stdio", "--base-url", provider.url], env: env() });
-    await client.start({ cwd: sandbox.workspace });
+    const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: env() });
+    await client.start({ cwd: harness.sandbox.workspace });
     client.turn("one", "t1");
     client.turn("two", "t2");
     client.send({ type: "session.pause", request_id: "p", session_id: client.sessionId, paused: false });

@@ -1,34 +1,16 @@
 // Spec §11 items 11–13: the prompt queue, pause, cancel and clear, against the real CLI. A turn is held active
 // deterministically by an approval wait (the fake provider asks for a `bash` call, which on-risk asks about).
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient } from "../support/server_client.ts";
+import { describe, expect, it } from "vitest";
+import { textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import type { ServerClient } from "../support/server_client.ts";
+import { useServerHarness } from "../support/server_harness.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider | undefined;
-
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-});
-
-afterEach(async () => {
-  killAllServers();
-  await provider?.close();
-  provider = undefined;
-  await sandbox.cleanup();
-});
+const harness = useServerHarness();
 
 const bashCall = (callId = "call_1", command = "echo hi") => toolCallResponse([{ call_id: callId, name: "bash", arguments: { command } }]);
 
-async function startServer(script: Parameters<typeof startFakeProvider>[0]): Promise<ServerClient> {
-  provider = await startFakeProvider(script);
-  const client = spawnServer({
-    args: ["--stdio", "--model", "fake-model", "--base-url", provider.url],
-    env: sandbox.env({ OPENAI_API_KEY: "test-only" }),
-  });
-  await client.start({ cwd: sandbox.workspace });
-  return client;
+function startServer(script: FakeResponse[]): Promise<ServerClient> {
+  return harness.startServer(script);
 }
 
 describe("queue (§6.3)", () => {
@@ -102,7 +84,7 @@ describe("queue (§6.3)", () => {
     expect(await client.next("turn.completed")).toMatchObject({ request_id: "rb" });
     // The dequeued turn's replay carries the updated prompt after A's and C's history.
     await client.finish();
-    const replay = provider!.requests[3]!.body.input;
+    const replay = harness.provider.requests[3]!.body.input;
     expect(replay.at(-1)).toEqual({ role: "user", content: "B2" });
     expect(replay.filter((item: any) => item.role === "user").map((item: any) => item.content)).toEqual(["A", "C", "B2"]);
   });
@@ -207,14 +189,14 @@ describe("cancel and clear (§6.7, §6.3)", () => {
 
     client.turn("remember me", "r2");
     await client.next("turn.completed");
-    expect(provider!.requests[1]!.body.input).toEqual([{ role: "user", content: "remember me" }]);
+    expect(harness.provider.requests[1]!.body.input).toEqual([{ role: "user", content: "remember me" }]);
 
     client.send({ type: "session.clear", request_id: "idle", session_id: sid });
     expect(await client.next()).toEqual({ type: "session.cleared", request_id: "idle", session_id: sid, seq: expect.any(Number) });
     expect(await client.next()).toMatchObject({ type: "queue.snapshot", request_id: null, entries: [], paused: false });
     client.turn("after clear", "r3");
     await client.next("turn.completed");
-    expect(provider!.requests[2]!.body.input).toEqual([{ role: "user", content: "after clear" }]);
+    expect(harness.provider.requests[2]!.body.input).toEqual([{ role: "user", content: "after clear" }]);
     await client.finish();
   });
 
@@ -222,12 +204,12 @@ describe("cancel and clear (§6.7, §6.3)", () => {
     const client = await startServer([textResponse(["never"], undefined, { headerDelayMs: 20_000 }), textResponse(["ok"])]);
     client.turn("slow", "r1");
     const started = await client.next("turn.started");
-    await provider!.waitForRequests(1);
+    await harness.provider.waitForRequests(1);
     client.send({ type: "turn.cancel", request_id: "c", session_id: client.sessionId, turn_id: started.turn_id });
     expect(await client.next(["turn.cancelled", "turn.failed", "turn.completed"])).toMatchObject({ type: "turn.cancelled" });
     client.turn("fast", "r2");
     expect(await client.next(["turn.completed", "turn.failed"])).toMatchObject({ type: "turn.completed", request_id: "r2" });
-    expect(provider!.requests[1]!.body.input).toEqual([{ role: "user", content: "fast" }]);
+    expect(harness.provider.requests[1]!.body.input).toEqual([{ role: "user", content: "fast" }]);
     await client.finish();
   });
 });

@@ -2,40 +2,24 @@
 // real fake Responses provider on 127.0.0.1 answering with Content-Length + Connection: close.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, fakeProfileToml, type ConfigSandbox } from "../support/config_files.ts";
-import { sse, startFakeProvider, textResponse, type FakeProvider } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer, type ServerEvent } from "../support/server_client.ts";
+import { describe, expect, it } from "vitest";
+import { fakeProfileToml } from "../support/config_files.ts";
+import { sse, textResponse } from "../support/fake_provider.ts";
+import { spawnServer, type ServerClient, type ServerEvent } from "../support/server_client.ts";
+import { terminal, useServerHarness } from "../support/server_harness.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider | undefined;
+const harness = useServerHarness();
 
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-});
-
-afterEach(async () => {
-  killAllServers();
-  await provider?.close();
-  provider = undefined;
-  await sandbox.cleanup();
-});
-
-function flagsFor(url: string): string[] {
-  return ["--stdio", "--model", "fake-model", "--base-url", url];
-}
-
-async function untilTerminal(client: ReturnType<typeof spawnServer>): Promise<ServerEvent> {
-  return client.next(["turn.completed", "turn.failed", "turn.cancelled"]);
-}
+const flagsFor = harness.flags;
+const untilTerminal = (client: ServerClient): Promise<ServerEvent> => terminal(client);
 
 describe("server seeds", () => {
   it("handshake and session.start with no config and only OPENAI_API_KEY", async () => {
-    const client = spawnServer({ env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = spawnServer({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     client.sendRaw(
       [
         JSON.stringify({ type: "initialize", request_id: "1", protocol_version: 3, client: { name: "test", version: "0" } }),
-        JSON.stringify({ type: "session.start", request_id: "2", cwd: sandbox.workspace }),
+        JSON.stringify({ type: "session.start", request_id: "2", cwd: harness.sandbox.workspace }),
         "",
       ].join("\n"),
     );
@@ -59,7 +43,7 @@ describe("server seeds", () => {
     ]);
     expect(second).toMatchObject({
       request_id: "2",
-      cwd: sandbox.workspace,
+      cwd: harness.sandbox.workspace,
       model: "gpt-4.1-mini",
       context_max_tokens: 128000,
       max_server_frame_bytes: 8388608,
@@ -75,9 +59,9 @@ describe("server seeds", () => {
   });
 
   it("completes a streamed turn with a fake provider", async () => {
-    provider = await startFakeProvider([textResponse(["hello ", "from fake"], { input_tokens: 7, output_tokens: 3 })]);
-    const client = spawnServer({ args: flagsFor(provider.url), env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
-    await client.start({ cwd: sandbox.workspace });
+    await harness.startProvider([textResponse(["hello ", "from fake"], { input_tokens: 7, output_tokens: 3 })]);
+    const client = spawnServer({ args: flagsFor(harness.provider.url), env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.start({ cwd: harness.sandbox.workspace });
     client.turn("say hello");
     let streamed = "";
     for (;;) {
@@ -91,15 +75,15 @@ describe("server seeds", () => {
       }
     }
     expect(streamed).toBe("hello from fake");
-    expect(provider.requests[0]!.requestLine).toBe("POST /v1/responses HTTP/1.1");
-    expect(provider.requests[0]!.body.model).toBe("fake-model");
+    expect(harness.provider.requests[0]!.requestLine).toBe("POST /v1/responses HTTP/1.1");
+    expect(harness.provider.requests[0]!.body.model).toBe("fake-model");
     await client.finish();
   });
 
   it("a provider stream error fails the turn instead of completing empty, without retry", async () => {
-    provider = await startFakeProvider([{ events: [sse.error("model is not available", "invalid_request_error")] }]);
-    const client = spawnServer({ args: flagsFor(provider.url), env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
-    await client.start({ cwd: sandbox.workspace });
+    await harness.startProvider([{ events: [sse.error("model is not available", "invalid_request_error")] }]);
+    const client = spawnServer({ args: flagsFor(harness.provider.url), env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.start({ cwd: harness.sandbox.workspace });
     client.turn("say hello");
     const terminal = await untilTerminal(client);
     expect(terminal.type).toBe("turn.failed");
@@ -108,12 +92,12 @@ describe("server seeds", () => {
     expect(client.events.some((event) => event.type === "assistant.completed")).toBe(false);
     expect(client.events.some((event) => event.type === "turn.completed")).toBe(false);
     await client.finish();
-    expect(provider.connections()).toBe(1);
+    expect(harness.provider.connections()).toBe(1);
   });
 
   it("replays tool results after their calls with exactly three input items", async () => {
-    await writeFile(path.join(sandbox.workspace, "README.md"), "fixture text");
-    provider = await startFakeProvider([
+    await writeFile(path.join(harness.sandbox.workspace, "README.md"), "fixture text");
+    await harness.startProvider([
       {
         omitEventLine: true,
         events: [
@@ -124,15 +108,15 @@ describe("server seeds", () => {
       },
       { omitEventLine: true, events: [sse.textDelta("read it"), sse.completed()] },
     ]);
-    const client = spawnServer({ args: flagsFor(provider.url), env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
-    await client.start({ cwd: sandbox.workspace });
+    const client = spawnServer({ args: flagsFor(harness.provider.url), env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await client.start({ cwd: harness.sandbox.workspace });
     client.turn("read the README");
     const terminal = await untilTerminal(client);
     expect(terminal.type, JSON.stringify(terminal)).toBe("turn.completed");
     // The read ran unasked (read_only under on-risk).
     expect(client.events.some((event) => event.type === "approval.requested")).toBe(false);
     await client.finish();
-    const replayed = provider.requests[1]!.body.input;
+    const replayed = harness.provider.requests[1]!.body.input;
     expect(replayed).toHaveLength(3);
     expect(replayed[1]).toEqual({ type: "function_call", call_id: "call_1", name: "read", arguments: '{"path":"README.md"}' });
     expect(replayed[2].type).toBe("function_call_output");
@@ -142,16 +126,16 @@ describe("server seeds", () => {
 
   it("web_fetch is auto-approved only for allowlisted https hosts", async () => {
     const call = (id: string, url: string) => ({ omitEventLine: true, events: [...sse.toolCall(id, "web_fetch", { url }), sse.completed()] });
-    provider = await startFakeProvider([
+    await harness.startProvider([
       call("call_1", "https://localhost:9/docs"),
       call("call_2", "http://example.invalid/?q=secret"),
       { omitEventLine: true, events: [sse.textDelta("done"), sse.completed()] },
     ]);
-    await sandbox.writeUserConfig(
-      `${fakeProfileToml({ baseUrl: provider.url })}\n[web]\nauto_approve_domains = ["localhost"]\nsearch = "provider"\n`,
+    await harness.sandbox.writeUserConfig(
+      `${fakeProfileToml({ baseUrl: harness.provider.url })}\n[web]\nauto_approve_domains = ["localhost"]\nsearch = "provider"\n`,
     );
-    const client = spawnServer({ env: sandbox.env() });
-    await client.start({ cwd: sandbox.workspace });
+    const client = spawnServer({ env: harness.sandbox.env() });
+    await client.start({ cwd: harness.sandbox.workspace });
     client.turn("read the docs");
     const approvals: ServerEvent[] = [];
     const completed: ServerEvent[] = [];
@@ -173,21 +157,21 @@ describe("server seeds", () => {
     expect(completed[0]!.success).toBe(false);
     expect(completed[0]!.output).toContain("non-public");
     expect(completed[1]!.output).toContain("denied");
-    const tools = provider.requests[0]!.body.tools;
+    const tools = harness.provider.requests[0]!.body.tools;
     expect(tools.some((tool: any) => tool.name === "web_fetch")).toBe(true);
     expect(tools).toContainEqual({ type: "web_search" });
   });
 
   it("tool-free sessions send no tools key", async () => {
-    provider = await startFakeProvider([textResponse(["hi"])]);
-    await sandbox.writeUserConfig(`${fakeProfileToml({ baseUrl: provider.url })}\n[web]\nsearch = "provider"\n`);
-    const client = spawnServer({ env: sandbox.env() });
-    await client.start({ cwd: sandbox.workspace, no_tools: true });
+    await harness.startProvider([textResponse(["hi"])]);
+    await harness.sandbox.writeUserConfig(`${fakeProfileToml({ baseUrl: harness.provider.url })}\n[web]\nsearch = "provider"\n`);
+    const client = spawnServer({ env: harness.sandbox.env() });
+    await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
     client.turn("search the web");
     const terminal = await untilTerminal(client);
     expect(terminal.type, JSON.stringify(terminal)).toBe("turn.completed");
     await client.finish();
-    expect(provider.requests[0]!.body).not.toHaveProperty("tools");
-    expect(provider.requests[0]!.headers.authorization).toBe("Bearer test-only");
+    expect(harness.provider.requests[0]!.body).not.toHaveProperty("tools");
+    expect(harness.provider.requests[0]!.headers.authorization).toBe("Bearer test-only");
   });
 });

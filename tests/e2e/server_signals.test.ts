@@ -3,41 +3,15 @@
 import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient } from "../support/server_client.ts";
+import { describe, expect, it } from "vitest";
+import { toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import type { ServerClient } from "../support/server_client.ts";
+import { useServerHarness } from "../support/server_harness.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider | undefined;
-const strays: number[] = [];
+const harness = useServerHarness();
 
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-});
-
-afterEach(async () => {
-  killAllServers();
-  for (const pid of strays.splice(0)) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
-  await provider?.close();
-  provider = undefined;
-  await sandbox.cleanup();
-});
-
-async function startServer(script: Parameters<typeof startFakeProvider>[0]): Promise<ServerClient> {
-  provider = await startFakeProvider(script);
-  const client = spawnServer({
-    args: ["--stdio", "--model", "fake-model", "--base-url", provider.url],
-    env: sandbox.env({ OPENAI_API_KEY: "test-only" }),
-  });
-  await client.start({ cwd: sandbox.workspace });
-  return client;
+function startServer(script: FakeResponse[]): Promise<ServerClient> {
+  return harness.startServer(script);
 }
 
 /** True while `pid` exists and is not a zombie. */
@@ -78,12 +52,18 @@ describe("signals", () => {
     client.turn("run");
     const approval = await client.next("approval.requested");
     client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
-    const pidFile = path.join(sandbox.workspace, "pid.txt");
+    const pidFile = path.join(harness.sandbox.workspace, "pid.txt");
     const pid = await waitFor(async () => {
       const text = await readFile(pidFile, "utf8").catch(() => "");
       return text.endsWith("\n") ? Number(text.trim()) : undefined;
     });
-    strays.push(pid);
+    harness.defer(() => {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    });
     expect(alive(pid)).toBe(true);
     const sent = Date.now();
     client.child.kill("SIGTERM");
@@ -93,7 +73,7 @@ describe("signals", () => {
   });
 
   it("on SIGTERM mid-exec terminates the busy cell and exits 0", async () => {
-    await writeFile(path.join(sandbox.workspace, "a.txt"), "alpha");
+    await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
     const client = await startServer([toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }])]);
     client.turn("spin");
     await client.next("tool.started");

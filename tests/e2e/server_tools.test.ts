@@ -3,42 +3,20 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient } from "../support/server_client.ts";
+import { describe, expect, it } from "vitest";
+import { sse, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { spawnServer, type ServerClient } from "../support/server_client.ts";
+import { terminal, useServerHarness } from "../support/server_harness.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider | undefined;
+const harness = useServerHarness();
 
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-});
-
-afterEach(async () => {
-  killAllServers();
-  await provider?.close();
-  provider = undefined;
-  await sandbox.cleanup();
-});
-
-type Script = Parameters<typeof startFakeProvider>[0];
-
-async function startServer(script: Script, extraArgs: string[] = []): Promise<ServerClient> {
-  provider = await startFakeProvider(script);
-  const client = spawnServer({
-    args: ["--stdio", "--model", "fake-model", "--base-url", provider.url, ...extraArgs],
-    env: sandbox.env({ OPENAI_API_KEY: "test-only" }),
-  });
-  await client.start({ cwd: sandbox.workspace });
-  return client;
+function startServer(script: FakeResponse[], extraArgs: string[] = []): Promise<ServerClient> {
+  return harness.startServer(script, { extraArgs });
 }
-
-const terminal = (client: ServerClient) => client.next(["turn.completed", "turn.failed", "turn.cancelled"]);
 
 describe("turn event order (§6.4)", () => {
   it("writes per step [deltas] assistant.completed, then per call proposed → started → completed", async () => {
-    await writeFile(path.join(sandbox.workspace, "a.txt"), "alpha");
+    await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
     const client = await startServer([
       {
         events: [
@@ -83,7 +61,7 @@ describe("turn event order (§6.4)", () => {
     expect(turnEvents[2]!.content).toBe("Let me look.");
     await client.finish();
     // The second request replays the assistant text, three calls and three results in order.
-    const input = provider!.requests[1]!.body.input;
+    const input = harness.provider.requests[1]!.body.input;
     expect(input.map((item: any) => item.type ?? item.role)).toEqual([
       "user",
       "assistant",
@@ -126,18 +104,18 @@ describe("approvals (§6.5)", () => {
       call_id: "call_1",
       name: "bash",
       risk: "process",
-      cwd: sandbox.workspace,
+      cwd: harness.sandbox.workspace,
       summary: "Run with /bin/bash -lc: echo approved > out.txt; echo ok",
     });
     expect(approval.approval_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(existsSync(path.join(sandbox.workspace, "out.txt"))).toBe(false);
+    expect(existsSync(path.join(harness.sandbox.workspace, "out.txt"))).toBe(false);
     client.send({ type: "approval.resolve", request_id: "yes", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
     expect(await client.next()).toMatchObject({ type: "tool.started", call_id: "call_1", name: "bash" });
     const completed = await client.next("tool.completed");
     expect(completed).toMatchObject({ call_id: "call_1", success: true, truncated: false });
     expect(completed).not.toHaveProperty("error");
     expect(JSON.parse(completed.output)).toMatchObject({ exit_code: 0, timed_out: false });
-    expect(await readFile(path.join(sandbox.workspace, "out.txt"), "utf8")).toBe("approved\n");
+    expect(await readFile(path.join(harness.sandbox.workspace, "out.txt"), "utf8")).toBe("approved\n");
     expect((await terminal(client)).type).toBe("turn.completed");
     client.send({ type: "approval.resolve", request_id: "again", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
     expect(await client.next("error")).toEqual({
@@ -171,9 +149,9 @@ describe("approvals (§6.5)", () => {
     });
     expect((await terminal(client)).type).toBe("turn.completed");
     expect(client.events.some((event) => event.type === "tool.started")).toBe(false);
-    expect(existsSync(path.join(sandbox.workspace, "x.txt"))).toBe(false);
+    expect(existsSync(path.join(harness.sandbox.workspace, "x.txt"))).toBe(false);
     await client.finish();
-    expect(provider!.requests[1]!.body.input.at(-1)).toEqual({
+    expect(harness.provider.requests[1]!.body.input.at(-1)).toEqual({
       type: "function_call_output",
       call_id: "w1",
       output: "tool call denied by policy or user",
@@ -181,7 +159,7 @@ describe("approvals (§6.5)", () => {
   });
 
   it("asks for reads of secret-like paths", async () => {
-    await writeFile(path.join(sandbox.workspace, ".env"), "TOKEN=1");
+    await writeFile(path.join(harness.sandbox.workspace, ".env"), "TOKEN=1");
     const client = await startServer([toolCallResponse([{ call_id: "r1", name: "read", arguments: { path: ".env" } }]), textResponse(["ok"])]);
     client.turn("read env");
     const approval = await client.next("approval.requested");
@@ -195,7 +173,7 @@ describe("approvals (§6.5)", () => {
 
 describe("policies (§6.5, §7.3)", () => {
   it("under never, denies bash unasked but still runs reads", async () => {
-    await writeFile(path.join(sandbox.workspace, "a.txt"), "alpha");
+    await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
     const client = await startServer(
       [
         toolCallResponse([
@@ -212,13 +190,13 @@ describe("policies (§6.5, §7.3)", () => {
     expect(completed[0]).toMatchObject({ call_id: "b1", output: "tool call denied by policy or user", error: "denied" });
     expect(completed[1]).toMatchObject({ call_id: "r1", success: true });
     expect(client.events.some((event) => event.type === "approval.requested")).toBe(false);
-    expect(existsSync(path.join(sandbox.workspace, "ran"))).toBe(false);
+    expect(existsSync(path.join(harness.sandbox.workspace, "ran"))).toBe(false);
     await client.finish();
   });
 
   it("under always, asks even for a read", async () => {
-    await writeFile(path.join(sandbox.workspace, "a.txt"), "alpha");
-    await sandbox.writeUserConfig('[tools]\napproval_policy = "always"\n');
+    await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
+    await harness.sandbox.writeUserConfig('[tools]\napproval_policy = "always"\n');
     const client = await startServer([toolCallResponse([{ call_id: "r1", name: "read", arguments: { path: "a.txt" } }]), textResponse(["ok"])]);
     client.turn("go");
     const approval = await client.next("approval.requested");
@@ -230,11 +208,11 @@ describe("policies (§6.5, §7.3)", () => {
   });
 
   it("refuses a project file that weakens the policy", async () => {
-    await sandbox.writeUserConfig('[tools]\napproval_policy = "always"\n');
-    await sandbox.writeProjectConfig('[tools]\napproval_policy = "on-risk"\n');
-    const client = spawnServer({ env: sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    await harness.sandbox.writeUserConfig('[tools]\napproval_policy = "always"\n');
+    await harness.sandbox.writeProjectConfig('[tools]\napproval_policy = "on-risk"\n');
+    const client = spawnServer({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     await client.initialize();
-    client.send({ type: "session.start", request_id: "s", cwd: sandbox.workspace });
+    client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace });
     expect(await client.next()).toEqual({
       type: "error",
       request_id: "s",
@@ -283,7 +261,7 @@ describe("running tools", () => {
     await waitFor(() => processesMatching(marker) === 0);
     client.turn("after", "t2");
     expect((await terminal(client)).type).toBe("turn.completed");
-    expect(provider!.requests[1]!.body.input).toEqual([{ role: "user", content: "after" }]);
+    expect(harness.provider.requests[1]!.body.input).toEqual([{ role: "user", content: "after" }]);
     await client.finish();
   });
 });

@@ -28,6 +28,7 @@ export type ServerHarness = {
   env(extra?: Record<string, string | undefined>): Record<string, string>;
   /** The default server flags pointing at `url`. */
   flags(url: string): string[];
+  /** Starts this test's provider (closing the one already running, if any). */
   startProvider(script?: FakeResponse[]): Promise<FakeProvider>;
   /** Starts the provider with `script`, then a server that is initialized and has a session. */
   startServer(script: FakeResponse[], options?: StartOptions): Promise<ServerClient>;
@@ -53,7 +54,8 @@ export function useServerHarness(setup?: (harness: ServerHarness) => Promise<voi
     env: (extra = {}) => harness.sandbox.env({ OPENAI_API_KEY: "test-only", ...extra }),
     flags: (url) => ["--stdio", "--model", "fake-model", "--base-url", url],
     async startProvider(script = []) {
-      if (provider) throw new Error("a fake provider is already running in this test");
+      // A test may swap the provider its setup started for one with its own script.
+      await provider?.close();
       provider = await startFakeProvider(script);
       return provider;
     },
