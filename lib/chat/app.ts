@@ -12,7 +12,7 @@ import { InlineScreen, PlainScreen, cursorColumn, type LiveRegion, type Screen }
 import type { ClientFlags, PreparedOptions } from "./session_options.ts";
 import { helpText, parseSlash } from "./slash.ts";
 import { formatStatus } from "./status.ts";
-import { createStyle, displayWidth, truncateText, type Style } from "./style.ts";
+import { createStyle, displayWidth, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { formatUsage, Transcript, type ServerEvent } from "./transcript.ts";
 
 export type ChatTerminal = {
@@ -120,7 +120,7 @@ export class ChatApp {
       await this.#shutdown();
       return 1;
     }
-    if (!demo) this.#print([s.dim("Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits"), ""]);
+    if (!demo) this.#print([...this.#wrapped(["Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits"]), ""]);
     if (demo) void this.#playDemo(this.#setup.demoPrompts!);
     else if (!this.#setup.terminal.interactive) this.#readLines();
     const code = await this.#exited;
@@ -142,7 +142,7 @@ export class ChatApp {
     } catch (error) {
       await this.#prepared?.close();
       this.#prepared = undefined;
-      this.#print([`${s.red("error")}: could not start a session: ${(error as Error).message}`]);
+      this.#print(this.#wrapped([`error: could not start a session: ${(error as Error).message}`], s.red));
       return false;
     }
     const started = this.#engine.session!;
@@ -151,7 +151,7 @@ export class ChatApp {
       maxBytes: Number(started.max_prompt_history_bytes) || DEFAULT_HISTORY_LIMITS.maxBytes,
     };
     const policy = this.#flags.approvalPolicy ? ` · approvals ${this.#flags.approvalPolicy}` : "";
-    this.#print([s.dim(`session started · model ${started.model}${policy}`)]);
+    this.#print(this.#wrapped([`session started · model ${started.model}${policy}`]));
     return true;
   }
 
@@ -195,7 +195,7 @@ export class ChatApp {
         const args = this.#proposed.get(event.call_id)?.args ?? {};
         const pending = { approvalId: event.approval_id, name: event.name, args, indent: this.#transcript.indentOf(event.call_id) };
         if (this.#setup.demoPrompts !== undefined) {
-          rows.push(`${pending.indent}  ${s.yellow("[demo] approved automatically")} ${s.dim("(in a real chat you answer y, n or a)")}`);
+          rows.push(...this.#wrapped([`${pending.indent}  [demo] approved automatically (in a real chat you answer y, n or a)`], s.yellow));
           void this.#resolveApproval(pending, true);
         } else if (this.#memory.allows(event.name, args)) {
           rows.push(`${pending.indent}  ${s.green("approved")} ${s.dim("(always allowed for this session)")}`);
@@ -257,6 +257,11 @@ export class ChatApp {
 
   #print(rows: string[]): void {
     this.#render(rows);
+  }
+
+  /** Rows of plain text, word-wrapped to the terminal and painted (dim by default). */
+  #wrapped(rows: string[], paint: Paint = this.#style.dim): string[] {
+    return rows.flatMap((row) => wrapPlain(row, this.#width() - 1)).map((row) => paint(row));
   }
 
   #render(commit: string[]): void {
@@ -456,7 +461,7 @@ export class ChatApp {
 
   async #command(name: string, argument: string): Promise<boolean> {
     const s = this.#style;
-    const note = (rows: string[]) => this.#render(rows.map((row) => s.dim(row)));
+    const note = (rows: string[]) => this.#render(this.#wrapped(rows));
     switch (name) {
       case "help":
         note(helpText());
@@ -513,7 +518,7 @@ export class ChatApp {
     const previous = this.#flags;
     await this.#stopEngine();
     this.#flags = flags;
-    this.#render([s.dim(`starting a new session with ${what}; the conversation starts fresh`)]);
+    this.#render(this.#wrapped([`starting a new session with ${what}; the conversation starts fresh`]));
     if (await this.#startEngine()) return false;
     this.#flags = previous;
     if (await this.#startEngine()) return false;
@@ -530,7 +535,7 @@ export class ChatApp {
       await this.#submit(prompt, true);
     }
     if (this.#demoStopping) return;
-    this.#render([s.dim("[demo] finished · run `scv chat` in a project for a real session")]);
+    this.#render(this.#wrapped(["[demo] finished · run `scv chat` in a project for a real session"]));
     this.#exit(0);
   }
 

@@ -23,6 +23,11 @@ export class MarkdownRenderer {
     this.#width = Math.max(20, width);
   }
 
+  /** Rows rendered from now on fit `width` (after a terminal resize). */
+  setWidth(width: number): void {
+    this.#width = Math.max(20, width);
+  }
+
   get inCodeBlock(): boolean {
     return this.#fence !== undefined;
   }
@@ -38,7 +43,16 @@ export class MarkdownRenderer {
         return [s.dim("  └─")];
       }
       const code = source.slice(Math.min(this.#fence.indent, leadingSpaces(source))).replace(/\t/g, "    ");
-      return [`${s.dim("  │ ")}${s.cyan(code)}`];
+      // A line wider than the terminal is cut into rows here (the terminal would wrap it under the gutter);
+      // continuation rows get a dotted gutter so they are not mistaken for new lines.
+      const rows: string[] = [];
+      let rest = code;
+      do {
+        const [head, tail] = splitAtWidth(rest, Math.max(1, this.#width - 4));
+        rows.push(`${s.dim(rows.length === 0 ? "  │ " : "  ┆ ")}${s.cyan(head)}`);
+        rest = tail;
+      } while (rest !== "");
+      return rows;
     }
     if (fence) {
       this.#fence = { marker: fence[2]!, indent: fence[1]!.length };

@@ -2,9 +2,9 @@
 
 export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: string }> = [
   { name: "help", usage: "/help", help: "show the commands and keys" },
-  { name: "model", usage: "/model [name]", help: "show the model, or start a new session with another one" },
+  { name: "model", usage: "/model [name]", help: "show the model, or switch to another (new session)" },
   { name: "clear", usage: "/clear", help: "forget the conversation so far" },
-  { name: "approvals", usage: "/approvals [policy]", help: "show the approval policy, or start a new session with on-risk, always or never" },
+  { name: "approvals", usage: "/approvals [policy]", help: "show the approval policy, or switch it (new session)" },
   { name: "usage", usage: "/usage", help: "token usage of the last turn and of this chat" },
   { name: "exit", usage: "/exit", help: "leave scv chat (also Ctrl-D, or Ctrl-C twice)" },
 ];
@@ -24,6 +24,7 @@ export function helpText(): string[] {
   return [
     "Commands:",
     ...SLASH_COMMANDS.map((command) => `  ${command.usage.padEnd(20)} ${command.help}`),
-    "Keys: Enter sends · Ctrl-J adds a line · Up/Down browse history · Esc or Ctrl-C cancels a turn",
+    "Keys: Enter sends · Ctrl-J adds a line · Up/Down browse history",
+    "      Esc or Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D exits",
   ];
 }

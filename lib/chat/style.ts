@@ -115,3 +115,45 @@ export function truncateText(text: string, columns: number): string {
   }
   return `${out}…`;
 }
+
+/**
+ * Word-wraps one row of plain text to `columns`; continuation rows keep the row's indentation plus two spaces.
+ * Words longer than a row are cut hard.
+ */
+export function wrapPlain(text: string, columns: number): string[] {
+  const width = Math.max(10, columns);
+  if (displayWidth(text) <= width) return [text];
+  const indent = /^\s*/.exec(text)![0];
+  const hang = `${indent}  `.slice(0, Math.floor(width / 2));
+  const rows: string[] = [];
+  let row = indent;
+  let rowWidth = displayWidth(indent);
+  let empty = true;
+  for (const word of text.slice(indent.length).split(/\s+/).filter((part) => part !== "")) {
+    let rest = word;
+    const needed = (empty ? 0 : 1) + displayWidth(rest);
+    if (!empty && rowWidth + needed > width) {
+      rows.push(row);
+      row = hang;
+      rowWidth = displayWidth(hang);
+      empty = true;
+    }
+    if (!empty) {
+      row += " ";
+      rowWidth += 1;
+    }
+    while (rowWidth + displayWidth(rest) > width) {
+      const head = truncateText(rest, width - rowWidth + 1).slice(0, -1);
+      const cut = head === "" ? [...rest][0]! : head;
+      rows.push(row + cut);
+      rest = rest.slice(cut.length);
+      row = hang;
+      rowWidth = displayWidth(hang);
+    }
+    row += rest;
+    rowWidth += displayWidth(rest);
+    empty = false;
+  }
+  if (!empty || rows.length === 0) rows.push(row);
+  return rows;
+}

@@ -1,7 +1,7 @@
 // Protocol events → display rows. Pure: it keeps only what it needs to format later events (calls in flight,
 // the assistant line being streamed, token usage) and never touches the terminal.
 import { MarkdownRenderer } from "./markdown.ts";
-import { truncateText, type Style } from "./style.ts";
+import { truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
 export type ServerEvent = { type: string; [field: string]: any };
@@ -63,6 +63,7 @@ export class Transcript {
 
   setWidth(width: number): void {
     this.#width = width;
+    this.#renderer.setWidth(width);
   }
 
   /** Rows to print for one event (possibly none). */
@@ -115,9 +116,9 @@ export class Transcript {
       case "tool.completed":
         return this.#toolCompleted(event);
       case "context.compacted":
-        return [s.dim(`  (context compacted: ${event.removed_messages} older messages summarized, ${event.before_tokens} → ${event.after_tokens} tokens)`)];
+        return this.#wrap(`  (context compacted: ${event.removed_messages} older messages summarized, ${event.before_tokens} → ${event.after_tokens} tokens)`, s.dim);
       case "session.trimmed":
-        return [s.dim(`  (history trimmed: ${event.removed_messages} older messages summarized)`)];
+        return this.#wrap(`  (history trimmed: ${event.removed_messages} older messages summarized)`, s.dim);
       case "turn.completed": {
         this.activeTurn = undefined;
         this.#liveProgress.clear();
@@ -130,7 +131,7 @@ export class Transcript {
       case "turn.failed":
         this.activeTurn = undefined;
         this.#liveProgress.clear();
-        return [...this.#flush(), `${s.red("✗ turn failed")} ${s.dim(`(${event.code})`)}: ${event.message}`, ""];
+        return [...this.#flush(), ...this.#wrap(`✗ turn failed (${event.code}): ${event.message}`, s.red), ""];
       case "turn.cancelled":
         this.activeTurn = undefined;
         this.#liveProgress.clear();
@@ -141,10 +142,14 @@ export class Transcript {
         this.lastUsage = undefined;
         return [s.dim("  (conversation cleared)")];
       case "error":
-        return [`${s.red(`error (${event.code})`)}: ${event.message}`];
+        return this.#wrap(`error (${event.code}): ${event.message}`, s.red);
       default:
         return [];
     }
+  }
+
+  #wrap(text: string, paint: Paint): string[] {
+    return wrapPlain(text, this.#width).map((row) => paint(row));
   }
 
   /** The indentation of a call's rows (nested exec calls sit under their cell). */

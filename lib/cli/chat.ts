@@ -23,9 +23,11 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
   let demoPrompts: string[] | undefined;
   let prepare = (current: ClientFlags) => prepareOptions(current, env, process.cwd());
   let cleanup = async () => {};
+  // In a terminal the demo streams and types at a readable pace (SCV_DEMO_PACING=off plays it at full speed).
+  const paced = stdout.isTTY === true && env.SCV_DEMO_PACING !== "off";
   if (options.demo) {
     try {
-      const demo = await prepareDemo(env, { delayMs: stdout.isTTY ? 20 : 0 });
+      const demo = await prepareDemo(env, { delayMs: paced ? 20 : 0 });
       cwd = demo.workspace;
       historyPath = undefined;
       demoPrompts = demo.prompts;
@@ -51,7 +53,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     prepare,
     historyPath,
     demoPrompts,
-    demoPacing: stdout.isTTY ? { pauseMs: 600, typeMs: 25 } : undefined,
+    demoPacing: paced ? { pauseMs: 600, typeMs: 25 } : undefined,
   });
   const onSigint = () => app.interrupt();
   // Leave cleanly (terminal mode restored, session shut down) when the terminal closes or we are asked to stop.

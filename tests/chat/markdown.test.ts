@@ -54,6 +54,12 @@ describe("Markdown renderer", () => {
     expect(rows.join(" ").replace(/[•\s]+/g, " ").trim()).toBe("word ".repeat(30).trim());
   });
 
+  it("cuts code lines wider than the terminal into rows with a dotted gutter", () => {
+    const rows = renderMarkdown("```\n" + "y".repeat(40) + "\n```", plain, 20);
+    expect(rows).toEqual(["  ┌─", "  │ " + "y".repeat(16), "  ┆ " + "y".repeat(16), "  ┆ " + "y".repeat(8), "  └─"]);
+    for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(20);
+  });
+
   it("hard-splits a word longer than the row", () => {
     const rows = renderMarkdown("x".repeat(50), plain, 20);
     expect(rows).toEqual(["x".repeat(20), "x".repeat(20), "x".repeat(10)]);

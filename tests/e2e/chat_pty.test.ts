@@ -20,22 +20,35 @@ function tmux(...args: string[]): string {
   return execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
 }
 
-async function launch(env: Record<string, string> = {}): Promise<void> {
+type LaunchOptions = { args?: string[]; width?: number; height?: number; cwd?: string };
+
+async function launch(env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<void> {
   const vars = sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color", ...env });
   const script = join(sandbox.root, "run.sh");
   const exports = Object.entries(vars)
     .filter(([key]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
     .map(([key, value]) => `export ${key}='${value.replace(/'/g, "'\\''")}'`)
     .join("\n");
-  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${sandbox.workspace}'\n'${process.execPath}' '${join(ROOT, "main.ts")}' chat\necho "EXITED $?"\nsleep 60\n`);
+  const args = ["chat", ...(options.args ?? [])].map((arg) => `'${arg}'`).join(" ");
+  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n'${process.execPath}' '${join(ROOT, "main.ts")}' ${args}\necho "EXITED $?"\nsleep 60\n`);
   await chmod(script, 0o755);
   socket = `scv-chat-test-${process.pid}-${++counter}`;
-  tmux("new-session", "-d", "-x", "80", "-y", "24", script);
+  tmux("new-session", "-d", "-x", String(options.width ?? 80), "-y", String(options.height ?? 24), script);
 }
 
 function screen(escapes = false): string {
   return tmux("capture-pane", "-p", ...(escapes ? ["-e"] : []));
 }
+
+/** Everything printed so far: the scrollback and the screen. */
+function scrollback(joinWrapped = false): string {
+  return tmux("capture-pane", "-p", "-S", "-", ...(joinWrapped ? ["-J"] : []))
+    .split("\n")
+    .map((row) => row.trimEnd())
+    .join("\n");
+}
+
+const promptRows = (text: string) => text.split("\n").filter((row) => row.startsWith("› "));
 
 async function waitFor(predicate: (text: string) => boolean, what: string): Promise<string> {
   const deadline = Date.now() + WAIT_MS;
@@ -171,5 +184,79 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     typeText("/exit");
     keys("Enter");
     await shows("EXITED 0");
+  });
+
+  it("keeps a 60×20 terminal tidy: no row wider than the terminal in the demo, Ctrl-C stops it cleanly", async () => {
+    await launch({ OPENAI_API_KEY: "", SCV_DEMO_PACING: "off" }, { args: ["--demo"], width: 60, height: 20, cwd: ROOT });
+    await shows("[demo] finished");
+    await shows("EXITED 0");
+    const all = scrollback();
+    expect(all).toContain("[demo] approved automatically");
+    expect(all).toContain("ok 3 - README present");
+    // Soft-wrapped rows would differ once tmux joins them back.
+    expect(scrollback(true)).toBe(all);
+    // The bash progress line is not repeated above the output preview.
+    expect(all).not.toContain("… ok 1 - greet is exported");
+    tmux("kill-server");
+
+    await launch({ OPENAI_API_KEY: "" }, { args: ["--demo"], width: 60, height: 20, cwd: ROOT });
+    await shows("› What is this project? Read the README.");
+    await shows("Let me read");
+    typeText("typed keys");
+    keys("C-c");
+    const text = await shows("EXITED 130");
+    expect(text).toContain("[demo] stopped");
+    expect(scrollback()).not.toContain("typed keys");
+    expect(scrollback()).not.toContain("Run the tests.");
+  });
+
+  it("redraws the prompt cleanly when the terminal is resized", async () => {
+    await launch();
+    await shows("ready");
+    typeText("a long prompt that goes on and on and on and on and on for quite a while longer");
+    await shows("for quite");
+    for (const width of [50, 70, 30, 100, 45]) {
+      tmux("resize-window", "-x", String(width));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    await waitFor((text) => text.includes("ready"), "status after resizing");
+    const all = scrollback(true);
+    expect(promptRows(all)).toEqual(["› a long prompt that goes on and on and on and on and on for quite a while longer"]);
+    expect(all.split("\n").filter((row) => row.includes("fake-model · ready"))).toHaveLength(1);
+  });
+
+  it("cancels a turn waiting for approval with Ctrl-C, shows provider failures, and keeps long answers whole in scrollback", async () => {
+    const long = Array.from({ length: 60 }, (_, index) => `line ${index + 1} of the long answer`);
+    const code = ["```ts", ...Array.from({ length: 30 }, (_, index) => `const value${index} = ${"x".repeat(90)};`), "```"];
+    provider.push(
+      toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo never" } }]),
+      { events: [sse.error("model exploded")] },
+      { events: [...[...long, ...code].map((row) => sse.textDelta(`${row}\n`)), sse.completed()], mode: "chunked" },
+    );
+    await launch();
+    await shows("ready");
+    typeText("needs approval");
+    keys("Enter");
+    await shows("[a]lways for this session");
+    keys("C-c");
+    let text = await shows("⊘ turn cancelled");
+    expect(text).not.toContain("✓ never");
+    await shows("ready");
+    typeText("fail please");
+    keys("Enter");
+    text = await shows("✗ turn failed");
+    expect(text).toContain("model exploded");
+    await shows("ready");
+    typeText("long one");
+    keys("Enter");
+    await shows("· done in 1 step");
+    const all = scrollback();
+    const rows = all.split("\n");
+    const positions = long.map((row) => rows.indexOf(row));
+    expect(positions.every((position, index) => position >= 0 && (index === 0 || position === positions[index - 1]! + 1))).toBe(true);
+    expect(all).toContain("  ┌─ ts");
+    // Long code lines are cut to the width, never wrapped into the next row.
+    expect(rows.filter((row) => row.startsWith("  │ const value")).length).toBe(30);
+    expect(scrollback(true)).toBe(all);
   });
 });
