@@ -1,42 +1,17 @@
 // Request shape of the Chat Completions wire (spec §8.3 with §8.1), over real HTTP.
-import { afterEach, describe, expect, it } from "vitest";
-import { chatTextResponse, startFakeProvider, type FakeProvider, type FakeResponse } from "../support/fake_provider.ts";
-import { CREDENTIAL, makeClient, run } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { chatTextResponse, startFakeProvider, type FakeResponse } from "../support/fake_provider.ts";
+import { BASH_TOOL, CREDENTIAL, makeClient, READ_TOOL, run, useProviderClients, type ClientOptions } from "./helpers.ts";
 import { UNFINISHED_CALL_OUTPUT } from "../../lib/provider/pairing.ts";
-import type { HistoryItem, ProviderClient } from "../../lib/provider/types.ts";
+import type { HistoryItem } from "../../lib/provider/types.ts";
 
-let fake: FakeProvider | undefined;
-let client: ProviderClient | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await fake?.close();
-  client = fake = undefined;
-});
-
-type Options = NonNullable<Parameters<typeof makeClient>[1]>;
-
-async function setup(options: Options = {}, responses: FakeResponse[] = [chatTextResponse(["ok"])]) {
-  fake = await startFakeProvider(responses);
-  client = makeClient(fake.url, { ...options, profile: { wire_api: "chat", ...options.profile } }).client;
-  return { fake, client };
-}
-
-const READ_TOOL = {
-  name: "read",
-  description: "Read a bounded UTF-8 file inside the workspace",
-  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
-};
-const BASH_TOOL = {
-  name: "bash",
-  description: "Run a Bash command in the workspace (not sandboxed)",
-  parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"], additionalProperties: false },
-};
+const clients = useProviderClients({ profile: { wire_api: "chat" } });
+const setup = (options: ClientOptions = {}, responses: FakeResponse[] = [chatTextResponse(["ok"])]) => clients.setup(responses, options);
 
 describe("Chat Completions request", () => {
   it("posts to <base_url>/chat/completions with the credential, Content-Length, head and body in one write", async () => {
-    fake = await startFakeProvider([chatTextResponse(["ok"])]);
-    client = makeClient(`${fake.url}/`, { profile: { wire_api: "chat", headers: { "X-Extra": "yes" } } }).client;
+    const fake = clients.track(await startFakeProvider([chatTextResponse(["ok"])]));
+    const client = clients.track(makeClient(`${fake.url}/`, { profile: { wire_api: "chat", headers: { "X-Extra": "yes" } } }).client);
     await run(client);
     const [request] = fake.requests;
     expect(request!.requestLine).toBe("POST /v1/chat/completions HTTP/1.1");

@@ -1,35 +1,10 @@
 // The Chat Completions stream (spec §8.3): text, tool calls accumulated from fragments, end rules, usage, errors.
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  chat,
-  chatTextResponse,
-  chatToolCallResponse,
-  startFakeProvider,
-  type FakeProvider,
-  type FakeResponse,
-} from "../support/fake_provider.ts";
-import { CREDENTIAL, makeClient, run, runFailing } from "./helpers.ts";
-import type { ProviderClient } from "../../lib/provider/types.ts";
+import { describe, expect, it } from "vitest";
+import { chat, chatTextResponse, chatToolCallResponse } from "../support/fake_provider.ts";
+import { CREDENTIAL, NO_RETRY, run, runFailing, useProviderClients } from "./helpers.ts";
 
-let fake: FakeProvider | undefined;
-let client: ProviderClient | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await fake?.close();
-  client = fake = undefined;
-});
-
-type Options = NonNullable<Parameters<typeof makeClient>[1]>;
-
-async function setup(responses: FakeResponse[], options: Options = {}) {
-  fake = await startFakeProvider(responses);
-  const made = makeClient(fake.url, { ...options, profile: { wire_api: "chat", ...options.profile } });
-  client = made.client;
-  return { fake, client, delays: made.delays };
-}
-
-const noRetry = { limits: { max_retries: 0 } };
+const { setup } = useProviderClients({ profile: { wire_api: "chat" } });
+const noRetry = NO_RETRY;
 
 describe("Chat Completions stream: text and usage", () => {
   it("streams delta.content, ignores reasoning, takes usage from the final choices:[] chunk", async () => {

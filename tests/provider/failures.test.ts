@@ -1,35 +1,12 @@
 // HTTP errors, limits, retries, cancellation and timeout (spec §8.1; checklist 24, 25 from the provider's side).
 import net from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createProvider } from "../../lib/provider/index.ts";
-import {
-  sse,
-  startFakeProvider,
-  textResponse,
-  toolCallResponse,
-  type FakeProvider,
-  type FakeResponse,
-} from "../support/fake_provider.ts";
-import { CREDENTIAL, DEFAULT_LIMITS, makeClient, run, runFailing } from "./helpers.ts";
-import type { ProviderClient } from "../../lib/provider/types.ts";
+import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { CREDENTIAL, DEFAULT_LIMITS, makeClient, NO_RETRY, run, runFailing, useProviderClients } from "./helpers.ts";
 
-let fake: FakeProvider | undefined;
-let client: ProviderClient | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await fake?.close();
-  client = fake = undefined;
-});
-
-async function setup(responses: FakeResponse[], options: Parameters<typeof makeClient>[1] = {}) {
-  fake = await startFakeProvider(responses);
-  const made = makeClient(fake.url, options);
-  client = made.client;
-  return { fake, client, delays: made.delays };
-}
-
-const noRetry = { limits: { max_retries: 0 } };
+const { setup, track } = useProviderClients();
+const noRetry = NO_RETRY;
 
 describe("HTTP errors", () => {
   it("formats status, reason and de-duplicated labels of an error object", async () => {
@@ -77,7 +54,7 @@ describe("HTTP errors", () => {
     const port = (server.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => server.close(() => resolve()));
     const made = makeClient(`http://127.0.0.1:${port}/v1`, { limits: { max_retries: 1 } });
-    client = made.client;
+    const client = track(made.client);
     const error = await runFailing(client);
     expect(error.code).toBe("provider_error");
     expect(error.message).toMatch(/^provider request failed: .*ECONNREFUSED.* \(gave up after 2 attempts\)$/);
@@ -86,7 +63,7 @@ describe("HTTP errors", () => {
 
   it("does not retry a malformed base_url", async () => {
     const made = makeClient("ftp://127.0.0.1:1/v1");
-    client = made.client;
+    const client = track(made.client);
     const error = await runFailing(client);
     expect(error.message.startsWith("provider request failed: ")).toBe(true);
     expect(error.message).not.toContain("gave up");
@@ -322,8 +299,8 @@ describe("cancellation and timeout", () => {
   });
 
   it("interrupts the retry wait", async () => {
-    fake = await startFakeProvider([{ status: 503 }, textResponse(["never"])]);
-    client = createProvider({
+    const fake = track(await startFakeProvider([{ status: 503 }, textResponse(["never"])]));
+    const client = track(createProvider({
       profile: {
         kind: "openai-compatible",
         wire_api: "responses",
@@ -337,7 +314,7 @@ describe("cancellation and timeout", () => {
       credential: CREDENTIAL,
       hostedWebSearch: false,
       timing: { random: () => 1.4 }, // real delay of about 1.9 s
-    });
+    }));
     const controller = new AbortController();
     const started = Date.now();
     void fake.waitForRequests(1).then(() => setTimeout(() => controller.abort(), 50));
@@ -374,12 +351,13 @@ describe("cancellation and timeout", () => {
   });
 
   it("later streams fail at once after close()", async () => {
-    const { client: provider } = await setup([textResponse(["ok"])]);
-    client = undefined;
+    // Made by hand: this test closes the client itself.
+    const fake = track(await startFakeProvider([textResponse(["ok"])]));
+    const provider = makeClient(fake.url).client;
     await run(provider);
     await provider.close();
     await expect(run(provider)).rejects.toThrow("provider client is closed");
-    expect(fake?.requests).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
   });
 });
 

@@ -1,5 +1,8 @@
-// Shared setup for provider tests: a client against a fake provider with test-friendly timing.
+// Shared setup for provider tests: a client against a fake provider with test-friendly timing, closed after
+// each test.
+import { afterEach } from "vitest";
 import { createProvider } from "../../lib/provider/index.ts";
+import { startFakeProvider, type FakeProvider, type FakeResponse } from "../support/fake_provider.ts";
 import type {
   HistoryItem,
   ProviderClient,
@@ -26,16 +29,30 @@ export type TestClient = {
   delays: number[];
 };
 
-export function makeClient(
-  url: string,
-  options: {
-    profile?: Partial<ProviderProfile>;
-    limits?: Partial<ProviderLimits>;
-    hostedWebSearch?: boolean;
-    random?: number;
-    warn?: (message: string) => void;
-  } = {},
-): TestClient {
+export type ClientOptions = {
+  profile?: Partial<ProviderProfile>;
+  limits?: Partial<ProviderLimits>;
+  hostedWebSearch?: boolean;
+  random?: number;
+  warn?: (message: string) => void;
+};
+
+/** Options for a client that never retries. */
+export const NO_RETRY: ClientOptions = { limits: { max_retries: 0 } };
+
+/** Two tool schemas shaped like the real `read` and `bash`. */
+export const READ_TOOL: FunctionToolSchema = {
+  name: "read",
+  description: "Read a bounded UTF-8 file inside the workspace",
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
+};
+export const BASH_TOOL: FunctionToolSchema = {
+  name: "bash",
+  description: "Run a Bash command in the workspace (not sandboxed)",
+  parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"], additionalProperties: false },
+};
+
+export function makeClient(url: string, options: ClientOptions = {}): TestClient {
   const delays: number[] = [];
   const client = createProvider({
     profile: {
@@ -96,4 +113,34 @@ export async function runFailing(
     return error as Error & { code?: string };
   }
   throw new Error("expected the stream to fail");
+}
+
+/**
+ * Registers an afterEach in the calling test file that closes every client and fake provider of the test, and
+ * returns `setup` (a fake provider scripted with `responses` plus a client on it, `defaults` merged under
+ * `options`) and `track` (cleanup for a provider or client made by hand).
+ */
+export function useProviderClients(defaults: ClientOptions = {}) {
+  const clients: ProviderClient[] = [];
+  const fakes: FakeProvider[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close();
+    for (const fake of fakes.splice(0)) await fake.close();
+  });
+  function track<T extends ProviderClient | FakeProvider>(closable: T): T {
+    if ("requests" in closable) fakes.push(closable);
+    else clients.push(closable);
+    return closable;
+  }
+  async function setup(responses: FakeResponse[], options: ClientOptions = {}) {
+    const fake = track(await startFakeProvider(responses));
+    const made = makeClient(fake.url, {
+      ...defaults,
+      ...options,
+      profile: { ...defaults.profile, ...options.profile },
+      limits: { ...defaults.limits, ...options.limits },
+    });
+    return { fake, client: track(made.client), delays: made.delays };
+  }
+  return { setup, track };
 }

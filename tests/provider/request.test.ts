@@ -1,34 +1,10 @@
 // Request shape of the Responses wire (spec §8.1, §8.2; checklist items 2, 4, 5/6 from the provider's side).
-import { afterEach, describe, expect, it } from "vitest";
-import { startFakeProvider, textResponse, type FakeProvider, type FakeResponse } from "../support/fake_provider.ts";
-import { CREDENTIAL, makeClient, run } from "./helpers.ts";
-import type { ProviderClient } from "../../lib/provider/types.ts";
+import { describe, expect, it } from "vitest";
+import { startFakeProvider, textResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { BASH_TOOL, CREDENTIAL, makeClient, READ_TOOL, run, useProviderClients, type ClientOptions } from "./helpers.ts";
 
-let fake: FakeProvider | undefined;
-let client: ProviderClient | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await fake?.close();
-  client = fake = undefined;
-});
-
-async function setup(options: Parameters<typeof makeClient>[1] = {}, responses: FakeResponse[] = [textResponse(["ok"])]) {
-  fake = await startFakeProvider(responses);
-  client = makeClient(fake.url, options).client;
-  return { fake, client };
-}
-
-const READ_TOOL = {
-  name: "read",
-  description: "Read a bounded UTF-8 file inside the workspace",
-  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
-};
-const BASH_TOOL = {
-  name: "bash",
-  description: "Run a Bash command in the workspace (not sandboxed)",
-  parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"], additionalProperties: false },
-};
+const clients = useProviderClients();
+const setup = (options: ClientOptions = {}, responses: FakeResponse[] = [textResponse(["ok"])]) => clients.setup(responses, options);
 
 describe("Responses request", () => {
   it("posts to <base_url>/responses with Content-Length, head and body in one write", async () => {
@@ -46,8 +22,8 @@ describe("Responses request", () => {
   });
 
   it("strips trailing slashes from base_url", async () => {
-    fake = await startFakeProvider([textResponse(["ok"])]);
-    client = makeClient(`${fake.url}//`).client;
+    const fake = clients.track(await startFakeProvider([textResponse(["ok"])]));
+    const client = clients.track(makeClient(`${fake.url}//`).client);
     await run(client);
     expect(fake.requests[0].path).toBe("/v1/responses");
   });

@@ -1,32 +1,10 @@
 // SSE parsing and the Responses event table (spec §8.2), over real HTTP.
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  sse,
-  startFakeProvider,
-  textResponse,
-  toolCallResponse,
-  type FakeProvider,
-  type FakeResponse,
-} from "../support/fake_provider.ts";
-import { CREDENTIAL, makeClient, run, runFailing } from "./helpers.ts";
-import type { ProviderClient } from "../../lib/provider/types.ts";
+import { describe, expect, it } from "vitest";
+import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { CREDENTIAL, NO_RETRY, run, runFailing, useProviderClients } from "./helpers.ts";
 
-let fake: FakeProvider | undefined;
-let client: ProviderClient | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await fake?.close();
-  client = fake = undefined;
-});
-
-async function setup(responses: FakeResponse[], options: Parameters<typeof makeClient>[1] = {}) {
-  fake = await startFakeProvider(responses);
-  client = makeClient(fake.url, options).client;
-  return { fake, client };
-}
-
-const noRetry = { limits: { max_retries: 0 } };
+const { setup } = useProviderClients();
+const noRetry = NO_RETRY;
 
 describe("Responses stream", () => {
   it("streams text deltas and takes usage from response.completed (checklist 2)", async () => {
