@@ -41,9 +41,25 @@ export class Outbox {
       this.#onFatal(OUTGOING_QUEUE_FULL);
       return;
     }
+    if (!this.#writing && queued === 0) {
+      // Fast path (the delegate round trip): the transport takes the frame at once.
+      let pending: Promise<void> | void;
+      try {
+        pending = this.#sink.write(frame);
+      } catch (error) {
+        this.#writeFailed(error);
+        return;
+      }
+      if (pending) {
+        // The transport wants a drain first: later frames queue behind this write.
+        this.#writing = true;
+        void this.#drain(pending);
+      }
+      return;
+    }
     this.#queue.push(frame);
     this.#bytes += frame.length;
-    if (!this.#writing) void this.#drain();
+    if (!this.#writing) void this.#drain(undefined);
   }
 
   /** Accepts no new frames; what is queued is still written. */
@@ -66,9 +82,11 @@ export class Outbox {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  async #drain(): Promise<void> {
+  /** Writes queued frames in order; `first` is a write still in progress. */
+  async #drain(first: Promise<void> | undefined): Promise<void> {
     this.#writing = true;
     try {
+      if (first) await first;
       while (!this.#stopped && this.#head < this.#queue.length) {
         const frame = this.#queue[this.#head]!;
         this.#queue[this.#head++] = EMPTY;
@@ -81,10 +99,7 @@ export class Outbox {
         if (pending) await pending;
       }
     } catch (error) {
-      if (!this.#stopped) {
-        this.stop();
-        this.#onFatal(`failed to write code-mode host frame: ${(error as Error).message}`);
-      }
+      this.#writeFailed(error);
     } finally {
       this.#writing = false;
       if (this.#head >= this.#queue.length) {
@@ -93,6 +108,12 @@ export class Outbox {
       }
       this.#settleIdle();
     }
+  }
+
+  #writeFailed(error: unknown): void {
+    if (this.#stopped) return;
+    this.stop();
+    this.#onFatal(`failed to write code-mode host frame: ${(error as Error).message}`);
   }
 
   #settleIdle(): void {

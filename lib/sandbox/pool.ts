@@ -42,7 +42,9 @@ export class SandboxWorker {
       // Without this flag a dynamic-import callback is refused and `import()` would hand the cell
       // an error of the worker's realm. (vm.SourceTextModule is not used: it leaks its context.)
       execArgv: ["--experimental-vm-modules", "--no-warnings"],
-      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(16, Math.max(1, heapMb >> 3)) },
+      // A small young generation: V8 grows it under allocation and never gives it back, and at 16 MiB
+      // it made up half of an idle worker's heap (cells are short; scavenges stay cheap).
+      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(4, Math.max(1, heapMb >> 3)) },
       // The host's stdout may carry protocol frames: nothing from a worker may reach it.
       stdout: true,
     });
@@ -146,9 +148,17 @@ export class WorkerPool {
   readonly #draining = new Set<SandboxWorker>();
   readonly #all = new Set<SandboxWorker>();
   #closed = false;
+  /** Set by the first `warm()`: until then no worker exists (an idle host stays small). */
+  #warmed = false;
 
   constructor(options: PoolOptions) {
     this.options = options;
+  }
+
+  /** Starts booting the warm workers (once, when the first session opens). */
+  warm(): void {
+    if (this.#warmed) return;
+    this.#warmed = true;
     this.#topUp();
   }
 
@@ -195,7 +205,7 @@ export class WorkerPool {
   forget(worker: SandboxWorker): void {
     this.#all.delete(worker);
     this.claim(worker);
-    if (!this.#closed) queueMicrotask(() => this.#topUp());
+    if (!this.#closed && this.#warmed) queueMicrotask(() => this.#topUp());
   }
 
   async shutdown(): Promise<void> {

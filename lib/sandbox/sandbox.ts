@@ -3,7 +3,10 @@ import { Session } from "./session.ts";
 import type { Sandbox, SandboxSession, SessionLimits } from "./types.ts";
 
 export interface SandboxOptions {
-  /** Idle workers kept ready for sessions without a heap limit (default 2). */
+  /**
+   * Idle workers kept ready for sessions without a heap limit (default 1: each is a V8 isolate
+   * of its own; more are started only for concurrent cells). None boot before the first session.
+   */
   warmWorkers?: number;
   /** Heap limit of workers for sessions without `maxHeapSizeBytes` (default 512 MiB). */
   defaultHeapMb?: number;
@@ -13,7 +16,7 @@ export interface SandboxOptions {
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const pool = new WorkerPool({
-    warmWorkers: options.warmWorkers ?? 2,
+    warmWorkers: options.warmWorkers ?? 1,
     defaultHeapMb: options.defaultHeapMb ?? 512,
     maxOutputChars: options.maxOutputChars ?? 128 * 1024 * 1024,
   });
@@ -23,8 +26,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     openSession(limits?: SessionLimits): SandboxSession {
       const session = new Session(pool, limits);
       // After shutdown a session exists but every cell it starts is terminated at once.
-      if (stopped) void session.close();
-      else sessions.add(session);
+      if (stopped) {
+        void session.close();
+      } else {
+        sessions.add(session);
+        pool.warm();
+      }
       return session;
     },
     async shutdown(): Promise<void> {

@@ -1,5 +1,5 @@
 // One host connection over stdin/stdout (host spec §2, §11).
-import { FrameWriter, readFrameBatches } from "../../codec/index.ts";
+import { FrameDecoder, waitForDrain } from "../../codec/index.ts";
 import { parsePreciseJson } from "../precise_json.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { HostConnection, type ConnectionOutcome } from "../connection.ts";
@@ -17,7 +17,6 @@ export interface StdioOptions {
 
 /** Serves one connection; resolves when it ends (EOF, rejection or a fatal error). */
 export async function serveStdio(options: StdioOptions): Promise<ConnectionOutcome> {
-  const writer = new FrameWriter(options.output);
   const output = options.output as NodeJS.WritableStream & Partial<Pick<import("node:stream").Writable, "cork" | "uncork">>;
   let corked = false;
   const uncork = (): void => {
@@ -33,7 +32,8 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
           output.cork();
           process.nextTick(uncork);
         }
-        return writer.write(frame);
+        // Synchronous unless the stream wants a drain: the outbox then writes this frame at once.
+        return output.write(frame) ? undefined : waitForDrain(output);
       },
     },
     sandbox: options.sandbox,
@@ -43,18 +43,73 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
   });
   // A client that closed its read side (EPIPE) ends the connection instead of crashing the host.
   options.output.on("error", (error: Error) => connection.fail(`failed to write code-mode host frame: ${error.message}`));
-  void (async () => {
+  // `data` events and a synchronous decoder: no promise or async-iterator step per chunk on the
+  // delegate round trip (worker → frame → client → frame → worker), where latency is throughput.
+  const input = options.input;
+  const decoder = new FrameDecoder({ parse: parsePreciseJson });
+  let reading = true;
+  const stop = (): void => {
+    reading = false;
+    input.removeListener("data", onData);
+    input.removeListener("end", onEnd);
+    input.removeListener("error", onError);
+    // Nothing more is read (what the for-await reader did on an early exit).
+    (input as Partial<Pick<import("node:stream").Readable, "destroy">>).destroy?.();
+  };
+  const onData = (chunk: Uint8Array | string): void => {
+    if (!reading) return;
+    let frames: unknown[];
     try {
-      for await (const batch of readFrameBatches(options.input, { parse: parsePreciseJson })) {
-        for (const payload of batch) {
-          connection.receive(payload);
-          if (connection.finished) return;
-        }
+      frames = decoder.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+    } catch (error) {
+      stop();
+      connection.readFailed(error);
+      return;
+    }
+    for (const payload of frames) {
+      try {
+        connection.receive(payload);
+      } catch (error) {
+        stop();
+        connection.readFailed(error);
+        return;
       }
-      connection.endOfInput();
+      if (connection.finished) {
+        stop();
+        return;
+      }
+    }
+    // Good frames before a bad one in the same chunk were delivered; the decoder holds the
+    // error until its next push, so surface it now instead of at the next chunk.
+    if (frames.length > 0) {
+      try {
+        decoder.push(EMPTY);
+      } catch (error) {
+        stop();
+        connection.readFailed(error);
+      }
+    }
+  };
+  const onEnd = (): void => {
+    if (!reading) return;
+    stop();
+    try {
+      decoder.end();
     } catch (error) {
       connection.readFailed(error);
+      return;
     }
-  })();
+    connection.endOfInput();
+  };
+  const onError = (error: Error): void => {
+    if (!reading) return;
+    stop();
+    connection.readFailed(error);
+  };
+  input.on("data", onData);
+  input.on("end", onEnd);
+  input.on("error", onError);
   return connection.done;
 }
+
+const EMPTY = new Uint8Array(0);
