@@ -2,8 +2,7 @@
 // the provider client, the tool registry, the approval gate and the event sink are injected.
 import type { ResolvedConfig } from "../config/types.ts";
 import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/types.ts";
-import type { ExecToolContext, NestedCalls } from "../tools/exec/types.ts";
-import type { PreparedCall, ToolOutcome, ToolRegistry } from "../tools/types.ts";
+import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/types.ts";
 import { selectContext, trimHistory } from "./context.ts";
 
 export const DENIED_OUTPUT = "tool call denied by policy or user";
@@ -161,7 +160,7 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
 
   await sink.toolStarted(call);
   const progress = createProgressGate((text) => sink.toolProgress(call, text), callSignal);
-  const context: ExecToolContext = {
+  const context: ToolContext = {
     workspace: input.workspace,
     config: input.config,
     signal: callSignal,

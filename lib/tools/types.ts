@@ -32,6 +32,30 @@ export type ToolContext = {
   signal: AbortSignal;
   /** Display-only progress text (`tool.progress`); the tool already rate-limits it. */
   progress(text: string): void;
+  /**
+   * Nested calls through the turn loop's own call path, for tools that run other tools (`exec`). Absent outside
+   * a turn loop (and then such a tool offers no tools).
+   */
+  nested?: NestedCalls;
+};
+
+export type NestedCallRequest = {
+  /** The nested call's own id suffix: `tool-1`, `tool-2`, … per cell; the call_id is `<exec call_id>:<suffix>`. */
+  suffix: string;
+  name: string;
+  arguments: unknown;
+};
+
+/** How a tool such as `exec` runs the session's other tools (spec §6.4 step 5, §9 `exec`). */
+export type NestedCalls = {
+  /** The session's tools a cell may call (exec itself filters out its own name). */
+  tools: ReadonlyArray<{ name: string; description: string }>;
+  /**
+   * Runs one nested call through proposal, validation, the approval gate and the tool, writing its events.
+   * `signal` ends the call early (its cell no longer waits): it then completes as `cancelled`.
+   * Rejects (AbortError) only when the turn itself is cancelled.
+   */
+  run(request: NestedCallRequest, signal: AbortSignal): Promise<ToolOutcome>;
 };
 
 /** A validated call: what the approval gate shows, and how to run it once approved. */

@@ -7,9 +7,8 @@ import type { ResolvedConfig } from "../../lib/config/types.ts";
 import { NESTED_CANCELLED_OUTPUT, runTurn, type TurnSink } from "../../lib/agent/turn.ts";
 import { createProvider } from "../../lib/provider/index.ts";
 import type { ProviderClient } from "../../lib/provider/types.ts";
-import type { ExecToolContext } from "../../lib/tools/exec/index.ts";
 import { createRegistry } from "../../lib/tools/index.ts";
-import type { Risk, Tool, ToolOutcome } from "../../lib/tools/types.ts";
+import type { Risk, Tool, ToolContext, ToolOutcome } from "../../lib/tools/types.ts";
 import { chat, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
 
 let fake: FakeProvider | undefined;
@@ -42,12 +41,12 @@ function simpleTool(name: string, risk: Risk, run: (args: unknown) => Promise<To
 }
 
 /** A stand-in for exec: runs `script` with the nested-call runner the turn loop hands it. */
-function parentTool(script: (context: ExecToolContext) => Promise<string>): Tool {
+function parentTool(script: (context: ToolContext) => Promise<string>): Tool {
   return {
     name: "parent",
     description: "runs nested calls",
     parameters: { type: "object", properties: {}, additionalProperties: true },
-    prepare: () => ({ risk: "read_only", summary: "parent!", run: async (context) => ({ success: true, output: await script(context as ExecToolContext), truncated: false }) }),
+    prepare: () => ({ risk: "read_only", summary: "parent!", run: async (context) => ({ success: true, output: await script(context), truncated: false }) }),
   };
 }
 

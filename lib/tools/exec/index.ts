@@ -4,13 +4,12 @@ import type { NestedToolCall, SandboxSession, ToolDefinition } from "../../sandb
 import { failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
-import type { Tool, ToolOutcome } from "../types.ts";
+import type { NestedCalls, Tool, ToolContext, ToolOutcome } from "../types.ts";
 import { execOutput } from "./output.ts";
 import { processSandbox } from "./process_sandbox.ts";
 import { runCell } from "./run_cell.ts";
-import type { ExecToolContext, NestedCalls } from "./types.ts";
 
-export type { ExecToolContext, NestedCallRequest, NestedCalls } from "./types.ts";
+export type { NestedCallRequest, NestedCalls } from "../types.ts";
 export { shutdownProcessSandbox } from "./process_sandbox.ts";
 
 export const EXEC_TOOL_NAME = "exec";
@@ -65,7 +64,7 @@ export function createExecTool(settings: ExecSettings): Tool {
       return {
         risk: "read_only",
         summary: `Run ${Buffer.byteLength(code)} bytes of JavaScript in the exec sandbox; nested tool calls are approved one by one`,
-        run: (context) => runExec(code, timeoutSeconds, settings, context as ExecToolContext, openSession),
+        run: (context) => runExec(code, timeoutSeconds, settings, context, openSession),
       };
     },
   };
@@ -75,7 +74,7 @@ async function runExec(
   code: string,
   timeoutSeconds: number,
   settings: ExecSettings,
-  context: ExecToolContext,
+  context: ToolContext,
   openSession: () => Promise<SandboxSession>,
 ): Promise<ToolOutcome> {
   let session: SandboxSession;

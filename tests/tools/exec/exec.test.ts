@@ -2,8 +2,8 @@
 // (the turn loop's part is covered by tests/server/turn_nested.test.ts and tests/e2e/server_exec.test.ts).
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../../lib/config/defaults.ts";
-import { createExecTool, shutdownProcessSandbox, type ExecToolContext, type NestedCallRequest } from "../../../lib/tools/exec/index.ts";
-import type { PreparedCall, ToolOutcome } from "../../../lib/tools/types.ts";
+import { createExecTool, shutdownProcessSandbox, type NestedCallRequest } from "../../../lib/tools/exec/index.ts";
+import type { PreparedCall, ToolContext, ToolOutcome } from "../../../lib/tools/types.ts";
 
 afterAll(async () => {
   await shutdownProcessSandbox();
@@ -20,7 +20,7 @@ function prepare(args: unknown, overrides: Partial<typeof settings> = {}): Prepa
 
 type Answer = (request: NestedCallRequest, signal: AbortSignal) => Promise<ToolOutcome>;
 
-function context(answer: Answer, options: { signal?: AbortSignal; progress?: string[]; log?: string[] } = {}): ExecToolContext {
+function context(answer: Answer, options: { signal?: AbortSignal; progress?: string[]; log?: string[] } = {}): ToolContext {
   return {
     workspace: "/tmp",
     config,
