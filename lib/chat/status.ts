@@ -22,8 +22,12 @@ export function formatStatus(info: StatusInfo, style: Style): string {
   const parts = [
     info.model || "no model",
     STATE_TEXT[info.state],
-    `last turn ${info.lastUsage ? formatUsage(info.lastUsage) : "–"}`,
-    `session ${formatUsage(info.totalUsage)}`,
+    `last turn ${usageOrDash(info.lastUsage)}`,
+    `session ${usageOrDash(info.totalUsage)}`,
   ];
   return style.dim(truncateText(parts.join(" · "), Math.max(10, info.width - 1)));
+}
+
+function usageOrDash(usage: Usage | undefined): string {
+  return usage && (usage.input_tokens !== undefined || usage.output_tokens !== undefined) ? formatUsage(usage) : "–";
 }

@@ -1,7 +1,7 @@
 // `scv chat` in plain line mode (stdout and stdin are pipes) and the offline demo, through the real CLI.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
@@ -107,6 +107,18 @@ describe("scv chat in plain line mode", () => {
     await chat([], "remember me\n/usage\n");
     const history = await readFile(join(sandbox.home, "chat_history"), "utf8");
     expect(history).toBe('"remember me"\n"/usage"\n');
+  });
+
+  it("--fake-responses replays a recorded script with no credential and says when it runs out", async () => {
+    const script = join(sandbox.root, "script.ndjson");
+    await writeFile(script, [{ type: "response.output_text.delta", delta: "# Replayed\n`ok`" }, { type: "response.completed", response: {} }].map((e) => JSON.stringify(e)).join("\n"));
+    const result = await chat(["--fake-responses", script], "first\nsecond\n", { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines).toContain("Replayed");
+    expect(lines).toContain("`ok`");
+    expect(result.stdout.replace(/\n\s*/g, " ")).toContain("✗ turn failed (provider_error): provider returned HTTP 400 Bad Request: replay script has no response left (it holds 1)");
+    expect(provider.requests).toHaveLength(0);
   });
 
   it("reports a session that cannot start and exits 1", async () => {

@@ -160,6 +160,25 @@ describe("scv exec", () => {
     expect(plain.stderr).toContain("scv exec: turn cancelled");
   });
 
+  it("--fake-responses FILE replays a JSON script with a tool call, over any configured credential", async () => {
+    const script = join(sandbox.root, "script.json");
+    const call = [
+      { type: "response.function_call_arguments.delta", output_index: 0, delta: JSON.stringify({ command: "echo replayed-tool" }) },
+      { type: "response.output_item.done", output_index: 0, item: { type: "function_call", call_id: "c1", name: "bash" } },
+      sse.completed(),
+    ];
+    await writeFile(script, JSON.stringify({ responses: [call, [sse.textDelta("tool said hi"), sse.completed({ input_tokens: 2, output_tokens: 1 })]] }));
+    await sandbox.writeUserConfig('[provider]\napi_key = "sk-user-secret"\nwire_api = "chat"\n');
+    const result = await run(["--yes", "--fake-responses", script, "hi"], { env: { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined } });
+    expect(result.stdout).toBe("tool said hi\n");
+    expect(result.stderr).toContain("✓ replayed-tool");
+    expect(result.code).toBe(0);
+    expect(provider.requests).toHaveLength(0);
+    const missing = await run(["--fake-responses", join(sandbox.root, "missing.json"), "hi"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("scv exec: read replay script");
+  });
+
   it("replays a recorded script from SCV_FAKE_RESPONSES without any credential", async () => {
     const script = join(sandbox.root, "script.ndjson");
     await writeFile(
