@@ -82,6 +82,8 @@ export class ChatApp {
   #exit!: (code: number) => void;
   readonly #exited: Promise<number>;
   #closing = false;
+  /** Echo rows of prompts queued behind a running turn, by the request id of their turn.start. */
+  #queuedEchoes = new Map<string, string[]>();
   #rawMode = false;
   #demoStopping = false;
   /** The part of a demo prompt "typed" so far, shown in the prompt row. */
@@ -184,10 +186,14 @@ export class ChatApp {
     const s = this.#style;
     const rows = this.#transcript.apply(event);
     switch (event.type) {
-      case "turn.started":
+      case "turn.started": {
         this.#busy = true;
         this.#turnId = event.turn_id;
+        const echo = this.#queuedEchoes.get(event.request_id);
+        this.#queuedEchoes.delete(event.request_id);
+        if (echo) rows.unshift(...echo);
         break;
+      }
       case "tool.proposed":
         this.#proposed.set(event.call_id, { name: event.name, args: event.arguments });
         break;
@@ -448,12 +454,16 @@ export class ChatApp {
       this.#render([s.dim("the session is not ready yet; try again in a moment")]);
       return false;
     }
-    this.#render(echo);
+    // A prompt sent while a turn runs is queued by the engine: it is echoed when its own turn starts, so the
+    // transcript reads prompt, answer, prompt, answer.
+    const queued = this.#busy;
+    if (!queued) this.#render(echo);
     const done = new Promise<void>((resolve) => {
       this.#turnDone = resolve;
     });
     this.#busy = true;
-    await this.#engine.send({ type: "turn.start", prompt: text });
+    const requestId = await this.#engine.send({ type: "turn.start", prompt: text });
+    if (queued) this.#queuedEchoes.set(requestId, echo);
     this.#render([]);
     if (wait) await done;
     return false;

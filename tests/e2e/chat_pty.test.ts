@@ -259,4 +259,25 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     expect(rows.filter((row) => row.startsWith("  │ const value")).length).toBe(30);
     expect(scrollback(true)).toBe(all);
   });
+
+  it("queues a prompt typed during a turn and echoes it when its own turn starts", async () => {
+    provider.push(
+      { events: [sse.textDelta("first "), sse.textDelta("answer\n"), sse.completed()], mode: "chunked", delayMs: 300 },
+      textResponse(["second answer"]),
+    );
+    await launch();
+    await shows("ready");
+    typeText("one");
+    keys("Enter");
+    await shows("working");
+    typeText("two");
+    keys("Enter");
+    await shows("(queued at position 1: two)");
+    await shows("second answer");
+    await shows("ready");
+    const rows = scrollback().split("\n");
+    const order = ["› one", "first answer", "› two", "second answer"].map((row) => rows.indexOf(row));
+    expect(order.every((position, index) => position >= 0 && (index === 0 || position > order[index - 1]!))).toBe(true);
+    expect(rows.filter((row) => row === "› two")).toHaveLength(1);
+  });
 });
