@@ -3,15 +3,16 @@
 //    terminal, its engine talking to the local fake SSE provider on 127.0.0.1. Goal: p50 ≤ 30 ms.
 // 2. Startup to a ready prompt for the compiled binary (`dist/scv chat` in a pseudo-terminal made by
 //    script(1)), compiled first when missing. Goal: p50 ≤ 250 ms.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { copyFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { ChatApp } from "../../lib/chat/app.ts";
 import { prepareOptions } from "../../lib/chat/session_options.ts";
 import { startFakeProvider, textResponse } from "../../tests/support/fake_provider.ts";
+import { VERSION } from "../../lib/version.ts";
 import { BINARY, compileBinary } from "../compile.ts";
 import { percentile, printJson, round } from "./stats.ts";
 
@@ -76,16 +77,28 @@ async function firstCharacterLatency(root: string): Promise<number[]> {
   return samples;
 }
 
+/** A private copy of dist/scv (compiled first when missing): tests may recompile dist/scv meanwhile. */
+async function binaryCopy(root: string): Promise<string> {
+  const copy = join(root, "scv");
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    if (!existsSync(BINARY)) await compileBinary();
+    await copyFile(BINARY, copy);
+    if (spawnSync(copy, ["--version"], { env: {} }).stdout?.toString().trim() === VERSION) return copy;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  throw new Error(`${BINARY} is not a working scv binary`);
+}
+
 async function startupLatency(root: string): Promise<number[]> {
-  if (!existsSync(BINARY)) await compileBinary();
+  const binary = await binaryCopy(root);
   const env = { ...process.env, SCV_HOME: join(root, "home"), HOME: root, OPENAI_API_KEY: "bench", TERM: "xterm-256color" };
   const samples: number[] = [];
   for (let i = 0; i < STARTS + 2; i++) {
     const start = process.hrtime.bigint();
-    const child = spawn("script", ["-qfec", `${BINARY} chat`, "/dev/null"], { cwd: root, env, stdio: ["pipe", "pipe", "ignore"] });
+    const child = spawn("script", ["-qfec", `${binary} chat`, "/dev/null"], { cwd: root, env, stdio: ["pipe", "pipe", "ignore"] });
     let text = "";
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ready prompt from ${BINARY} chat: ${JSON.stringify(text)}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`no ready prompt from ${binary} chat: ${JSON.stringify(text)}`)), 10_000);
       child.stdout.on("data", (chunk: Buffer) => {
         text += chunk.toString();
         if (text.includes("ready")) {
@@ -104,7 +117,7 @@ async function startupLatency(root: string): Promise<number[]> {
     ]);
     if (!exited) {
       child.kill("SIGKILL");
-      throw new Error(`${BINARY} chat did not exit on Ctrl-D`);
+      throw new Error(`${binary} chat did not exit on Ctrl-D`);
     }
   }
   return samples;
