@@ -5,7 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ESC = "\x1b";
@@ -119,6 +119,28 @@ describe("scv chat in plain line mode", () => {
     expect(lines).toContain("`ok`");
     expect(result.stdout.replace(/\n\s*/g, " ")).toContain("✗ turn failed (provider_error): provider returned HTTP 400 Bad Request: replay script has no response left (it holds 1)");
     expect(provider.requests).toHaveLength(0);
+  });
+
+  it("leaves cleanly on SIGTERM (143) and SIGHUP (129) during a running turn", async () => {
+    for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+      provider.push({ events: [sse.textDelta("thinking\n")], mode: "chunked", end: "hang" });
+      const child = spawn(process.execPath, [join(ROOT, "main.ts"), "chat"], {
+        cwd: sandbox.workspace,
+        env: sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model" }),
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      children.add(child);
+      let stdout = "";
+      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+      child.stdin!.write("long turn\n");
+      const deadline = Date.now() + 8000;
+      while (!stdout.includes("thinking") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const started = Date.now();
+      child.kill(signal);
+      const exit = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      expect(exit).toBe(code);
+      expect(Date.now() - started).toBeLessThan(3000);
+    }
   });
 
   it("reports a session that cannot start and exits 1", async () => {
