@@ -136,6 +136,8 @@ class Cell implements SandboxCell, CellListener {
     const observer = this.observer;
     if (observer === null || (this.status !== "running" && this.status !== "finishing")) return false;
     observer.deliver({ kind: "yielded", cellId: this.id, items: this.takeItems() });
+    // A cell that yields keeps its worker: have one ready for the client's next cell.
+    this.#session.pool.ensureIdle(this.#session.heapMb);
     return true;
   }
 
