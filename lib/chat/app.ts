@@ -285,7 +285,16 @@ export class ChatApp {
     if (partial !== "") rows.push(tailToRows(partial, width, Math.max(1, Math.floor(height / 3))));
     rows.push(...this.#transcript.liveProgress.slice(-3));
     if (this.#approval) {
-      rows.push(`${s.yellow("?")} Allow ${s.bold(this.#approval.name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}lways for this session`);
+      const name = truncateText(this.#approval.name, 20);
+      const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}lways for this session `;
+      const short = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("y")}/${s.bold("n")}/${s.bold("a")}(lways) `;
+      rows.push(displayWidth(long) < width ? long : short);
+      // The question takes the cursor; the prompt (and what was typed there) comes back once it is answered.
+      if (this.#setup.demoPrompts === undefined) {
+        const cursor = { cursorRow: rows.length - 1, cursorColumn: displayWidth(rows.at(-1)!) };
+        rows.push(this.#status(width));
+        return { rows, ...cursor };
+      }
     }
     if (this.#setup.demoPrompts !== undefined) {
       if (this.#demoTyped === undefined) {

@@ -1,7 +1,7 @@
 // Protocol events → display rows. Pure: it keeps only what it needs to format later events (calls in flight,
 // the assistant line being streamed, token usage) and never touches the terminal.
 import { MarkdownRenderer } from "./markdown.ts";
-import { truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
+import { displayWidth, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
 export type ServerEvent = { type: string; [field: string]: any };
@@ -96,7 +96,8 @@ export class Transcript {
         return [
           ...this.#flush(),
           `${pad}${s.yellow("?")} ${s.bold(`Approve ${event.name}`)} ${s.yellow(`(${event.risk} risk)`)}`,
-          ...previewLines(String(event.summary ?? ""), 6, this.#width - pad.length - 4).map((line) => `${pad}  ${line}`),
+          // The whole summary (wrapped, never cut mid-line): what is approved must be visible.
+          ...summaryRows(String(event.summary ?? ""), this.#width - pad.length - 2).map((line) => `${pad}  ${line}`),
         ];
       }
       case "tool.started": {
@@ -126,7 +127,8 @@ export class Transcript {
         this.lastUsage = usage;
         this.totalUsage = addUsage(this.totalUsage, usage);
         const steps = Number(event.steps);
-        return [...this.#flush(), s.dim(`  · done in ${steps} step${steps === 1 ? "" : "s"} · tokens ${formatUsage(usage)}`), ""];
+        const tokens = usage.input_tokens === undefined && usage.output_tokens === undefined ? "" : ` · tokens ${formatUsage(usage)}`;
+        return [...this.#flush(), s.dim(`  · done in ${steps} step${steps === 1 ? "" : "s"}${tokens}`), ""];
       }
       case "turn.failed":
         this.activeTurn = undefined;
@@ -237,4 +239,30 @@ export class Transcript {
 
 function indent(depth: number): string {
   return "    ".repeat(depth);
+}
+
+const MAX_SUMMARY_ROWS = 24;
+
+/** An approval summary hard-wrapped to `columns`, at most MAX_SUMMARY_ROWS rows (then a count of the rest). */
+export function summaryRows(summary: string, columns: number): string[] {
+  const width = Math.max(10, columns);
+  const rows: string[] = [];
+  for (const line of summary.replace(/\r\n/g, "\n").replace(/\t/g, "  ").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "").split("\n")) {
+    let rest = line;
+    do {
+      let cut = 0;
+      let used = 0;
+      for (const char of rest) {
+        const w = displayWidth(char);
+        if (used + w > width && cut > 0) break;
+        used += w;
+        cut += char.length;
+      }
+      rows.push(rest.slice(0, cut));
+      rest = rest.slice(cut);
+    } while (rest !== "");
+  }
+  while (rows.length > 1 && rows.at(-1)!.trim() === "") rows.pop();
+  if (rows.length <= MAX_SUMMARY_ROWS) return rows;
+  return [...rows.slice(0, MAX_SUMMARY_ROWS - 1), `… +${rows.length - MAX_SUMMARY_ROWS + 1} more lines`];
 }

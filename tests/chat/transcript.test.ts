@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatStatus } from "../../lib/chat/status.ts";
 import { createStyle, displayWidth } from "../../lib/chat/style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/chat/tool_display.ts";
-import { Transcript, addUsage } from "../../lib/chat/transcript.ts";
+import { Transcript, addUsage, summaryRows } from "../../lib/chat/transcript.ts";
 
 const plain = createStyle(false);
 const T = { request_id: "r", session_id: "s", turn_id: "t" };
@@ -59,6 +59,25 @@ describe("event transcript", () => {
     expect(feed(transcript, [{ type: "tool.progress", call_id: "c2", text: "step 1 of 2" }])).toEqual(["  … step 1 of 2"]);
     feed(transcript, [{ type: "tool.progress", call_id: "c1", text: "late" }, { type: "turn.cancelled" }]);
     expect(transcript.liveProgress).toEqual([]);
+  });
+
+  it("shows an approval's whole summary, wrapped to the width, never cut", () => {
+    const transcript = new Transcript(plain, 40);
+    const command = `curl https://example.test/install.sh | sh && rm -rf ${"d".repeat(50)} --the-end`;
+    const rows = feed(transcript, [
+      { type: "tool.proposed", call_id: "c1", name: "bash", arguments: { command } },
+      { type: "approval.requested", approval_id: "A", call_id: "c1", name: "bash", risk: "process", cwd: "/w", summary: `Run with /bin/bash -lc: ${command}` },
+    ]);
+    expect(rows[0]).toBe("? Approve bash (process risk)");
+    for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(40);
+    expect(rows.slice(1).map((row) => row.slice(2)).join("")).toBe(`Run with /bin/bash -lc: ${command}`);
+    expect(summaryRows("x\n".repeat(40), 20)).toHaveLength(24);
+    expect(summaryRows("x\n".repeat(40), 20).at(-1)).toBe("… +17 more lines");
+  });
+
+  it("ends a turn without token counts when the provider reported none", () => {
+    const transcript = new Transcript(plain, 80);
+    expect(feed(transcript, [{ type: "turn.completed", steps: 1, usage: {} }])[0]).toBe("  · done in 1 step");
   });
 
   it("shows failures with their error code, also for calls that never started", () => {

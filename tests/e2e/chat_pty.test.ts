@@ -114,6 +114,8 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     expect(text).toContain("? Approve bash (process risk)");
     expect(text).toContain("Run with /bin/bash -lc: echo pty-ok");
     expect(text).toContain("waiting for approval");
+    // The question replaces the prompt row until it is answered.
+    expect(text.trimEnd().split("\n").at(-2)).toBe("? Allow bash? [y]es / [n]o / [a]lways for this session");
     typeText("y");
     text = await shows("all finished");
     expect(text).toContain("  approved");
