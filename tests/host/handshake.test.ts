@@ -1,5 +1,6 @@
 // Host spec §12 items 1–6: handshake, capabilities, framing and strict decoding, over real pipes.
 import { afterAll, describe, expect, test } from "vitest";
+import { encodeFrame } from "../../lib/codec/index.ts";
 import {
   ALL_CAPABILITIES,
   execute,
@@ -184,6 +185,13 @@ describe.concurrent("framing (§12.4, §12.5)", () => {
     host.sendRaw(Buffer.concat([prefix(10), Buffer.from("{")]));
     host.closeStdin();
     await expectFatal(host, "failed to read code-mode client message: early eof");
+  });
+
+  test("a bad frame after a good one in the same write fails at once, stdin still open", async () => {
+    const host = startHost();
+    host.sendRaw(Buffer.concat([encodeFrame(hello()), Buffer.from([1, 0, 0, 0, 0x7b])]));
+    await expectFatal(host, "failed to read code-mode client message: failed to decode code-mode IPC frame: ");
+    expect(host.frames.received.map((frame) => frame.type)).toEqual(["connection/ready"]);
   });
 
   test("a second hello is fatal", async () => {
