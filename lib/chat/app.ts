@@ -168,14 +168,20 @@ export class ChatApp {
   async #shutdown(): Promise<void> {
     this.#closing = true;
     const { input } = this.#setup.terminal;
-    if (this.#rawMode) {
-      this.#rawMode = false;
-      input.setRawMode?.(false);
-      this.#setup.terminal.output.write("\x1b[?2004l");
+    // The terminal may be gone (SIGHUP after the window closed): restoring it then fails with EIO, and the
+    // session must still be shut down and its temporary files removed.
+    try {
+      if (this.#rawMode) {
+        this.#rawMode = false;
+        input.setRawMode?.(false);
+        this.#setup.terminal.output.write("\x1b[?2004l");
+      }
+      input.removeAllListeners("data");
+      (input as NodeJS.ReadableStream & { pause(): void }).pause();
+      this.#screen.close();
+    } catch {
+      // Nothing left to restore.
     }
-    input.removeAllListeners("data");
-    (input as NodeJS.ReadableStream & { pause(): void }).pause();
-    this.#screen.close();
     await this.#stopEngine();
   }
 
@@ -341,6 +347,8 @@ export class ChatApp {
     const { input } = this.#setup.terminal;
     input.setRawMode?.(true);
     this.#rawMode = true;
+    // A closed terminal makes reads fail with EIO; SIGHUP ends the chat, this only keeps the error from crashing it.
+    input.on("error", () => this.#exit(129));
     input.setEncoding?.("utf8");
     const reader = new KeyReader();
     input.on("data", (data: string | Buffer) => {

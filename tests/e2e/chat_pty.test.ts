@@ -1,7 +1,7 @@
 // `scv chat` in a real pseudo-terminal (tmux, 80×24): streaming, Markdown, approvals, cancellation, history,
 // slash commands and colour rules, against the fake SSE provider.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmod, readFile, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
@@ -30,7 +30,7 @@ async function launch(env: Record<string, string> = {}, options: LaunchOptions =
     .map(([key, value]) => `export ${key}='${value.replace(/'/g, "'\\''")}'`)
     .join("\n");
   const args = ["chat", ...(options.args ?? [])].map((arg) => `'${arg}'`).join(" ");
-  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n'${process.execPath}' '${join(ROOT, "main.ts")}' ${args}\necho "EXITED $?"\nsleep 60\n`);
+  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n'${process.execPath}' '${join(ROOT, "main.ts")}' ${args} 2>'${join(sandbox.root, "stderr.txt")}'\necho "EXITED $?"\nsleep 60\n`);
   await chmod(script, 0o755);
   socket = `scv-chat-test-${process.pid}-${++counter}`;
   tmux("new-session", "-d", "-x", String(options.width ?? 80), "-y", String(options.height ?? 24), script);
@@ -281,5 +281,20 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     const order = ["› one", "first answer", "› two", "second answer"].map((row) => rows.indexOf(row));
     expect(order.every((position, index) => position >= 0 && (index === 0 || position > order[index - 1]!))).toBe(true);
     expect(rows.filter((row) => row === "› two")).toHaveLength(1);
+  });
+
+  it("closing the terminal (SIGHUP) ends the chat cleanly: no error, temporary files removed", async () => {
+    const tmp = join(sandbox.root, "tmp");
+    await mkdir(tmp);
+    const script = join(sandbox.root, "script.ndjson");
+    await writeFile(script, [sse.textDelta("never asked"), sse.completed()].map((event) => JSON.stringify(event)).join("\n"));
+    await launch({ TMPDIR: tmp }, { args: ["--fake-responses", script] });
+    await shows("ready");
+    expect((await readdir(tmp)).length).toBeGreaterThan(0);
+    tmux("kill-server");
+    const deadline = Date.now() + 5000;
+    while ((await readdir(tmp)).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await readdir(tmp)).toEqual([]);
+    expect(await readFile(join(sandbox.root, "stderr.txt"), "utf8")).toBe("");
   });
 });
