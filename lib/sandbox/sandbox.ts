@@ -24,7 +24,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   let stopped = false;
   return {
     openSession(limits?: SessionLimits): SandboxSession {
-      const session = new Session(pool, limits);
+      // Closed sessions are dropped, so that a long-lived host does not keep every session's store.
+      const session: Session = new Session(pool, limits, () => sessions.delete(session));
       // After shutdown a session exists but every cell it starts is terminated at once.
       if (stopped) {
         void session.close();

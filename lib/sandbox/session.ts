@@ -282,9 +282,13 @@ export class Session implements SandboxSession {
   #nextCellId = 1;
   #closed = false;
 
-  constructor(pool: WorkerPool, limits: SessionLimits = {}) {
+  readonly #onClose: (() => void) | null;
+
+  /** `onClose` runs when `close()` is first called (the sandbox stops tracking the session). */
+  constructor(pool: WorkerPool, limits: SessionLimits = {}, onClose: (() => void) | null = null) {
     this.pool = pool;
     this.limits = limits;
+    this.#onClose = onClose;
     const requested = limits.maxHeapSizeBytes;
     if (requested !== null && requested !== undefined) {
       this.heapBytes = requested;
@@ -345,6 +349,7 @@ export class Session implements SandboxSession {
   }
 
   async close(): Promise<void> {
+    if (!this.#closed) this.#onClose?.();
     this.#closed = true;
     const cells = [...this.cells.values()];
     await Promise.all(
