@@ -12,7 +12,7 @@ import { InlineScreen, PlainScreen, cursorColumn, type LiveRegion, type Screen }
 import type { ClientFlags, PreparedOptions } from "./session_options.ts";
 import { helpText, parseSlash } from "./slash.ts";
 import { formatStatus } from "./status.ts";
-import { createStyle, displayWidth, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
+import { createStyle, displayWidth, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { formatUsage, Transcript, type ServerEvent } from "./transcript.ts";
 
 export type ChatTerminal = {
@@ -291,7 +291,7 @@ export class ChatApp {
     if (partial !== "") rows.push(tailToRows(partial, width, Math.max(1, Math.floor(height / 3))));
     rows.push(...this.#transcript.liveProgress.slice(-3));
     if (this.#approval) {
-      const name = truncateText(this.#approval.name, 20);
+      const name = truncateText(stripControls(this.#approval.name), 20);
       const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}lways for this session `;
       const short = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("y")}/${s.bold("n")}/${s.bold("a")}(lways) `;
       rows.push(displayWidth(long) < width ? long : short);

@@ -157,3 +157,21 @@ export function wrapPlain(text: string, columns: number): string[] {
   if (!empty || rows.length === 0) rows.push(row);
   return rows;
 }
+
+// C0 controls except tab and newline, DEL and C1 controls: text from the model or from tools must not move the
+// cursor, clear the screen or send OSC commands (clipboard, titles) to the terminal.
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+export function stripControls(text: string): string {
+  return text.replace(CONTROLS, "");
+}
+
+/** A copy of a protocol value with every string passed through stripControls. */
+export function sanitizeValue<T>(value: T): T {
+  if (typeof value === "string") return stripControls(value) as T;
+  if (Array.isArray(value)) return value.map(sanitizeValue) as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, sanitizeValue(field)])) as T;
+  }
+  return value;
+}

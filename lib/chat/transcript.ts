@@ -1,7 +1,7 @@
 // Protocol events → display rows. Pure: it keeps only what it needs to format later events (calls in flight,
 // the assistant line being streamed, token usage) and never touches the terminal.
 import { MarkdownRenderer } from "./markdown.ts";
-import { displayWidth, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
+import { displayWidth, sanitizeValue, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
 export type ServerEvent = { type: string; [field: string]: any };
@@ -67,8 +67,10 @@ export class Transcript {
   }
 
   /** Rows to print for one event (possibly none). */
-  apply(event: ServerEvent): string[] {
+  apply(raw: ServerEvent): string[] {
     const s = this.#style;
+    // Nothing from the model or a tool reaches the terminal with control characters in it.
+    const event = sanitizeValue(raw);
     switch (event.type) {
       case "session.started":
         this.model = String(event.model ?? "");

@@ -3,7 +3,7 @@
 import type { ApprovalPolicy } from "../config/types.ts";
 import { EngineError, openEngine, type EngineClient } from "../chat/engine.ts";
 import { prepareOptions, type PreparedOptions } from "../chat/session_options.ts";
-import { createStyle } from "../chat/style.ts";
+import { createStyle, stripControls } from "../chat/style.ts";
 import { Transcript, type ServerEvent } from "../chat/transcript.ts";
 import { createLogger } from "../server/log.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
@@ -29,8 +29,10 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+// The assistant text goes out as is, except to a terminal, where control characters could drive the terminal.
 function writeOut(text: string): void {
-  if (text !== "") process.stdout.write(text);
+  const safe = process.stdout.isTTY ? stripControls(text) : text;
+  if (safe !== "") process.stdout.write(safe);
 }
 
 export async function runExec(promptArg: string, options: ExecCliOptions): Promise<number> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatStatus } from "../../lib/chat/status.ts";
-import { createStyle, displayWidth } from "../../lib/chat/style.ts";
+import { createStyle, displayWidth, stripAnsi } from "../../lib/chat/style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/chat/tool_display.ts";
 import { Transcript, addUsage, summaryRows } from "../../lib/chat/transcript.ts";
 
@@ -78,6 +78,22 @@ describe("event transcript", () => {
   it("ends a turn without token counts when the provider reported none", () => {
     const transcript = new Transcript(plain, 80);
     expect(feed(transcript, [{ type: "turn.completed", steps: 1, usage: {} }])[0]).toBe("  · done in 1 step");
+  });
+
+  it("strips control characters from model text, tool calls and outputs (no escape sequences reach the terminal)", () => {
+    const transcript = new Transcript(createStyle(true), 80);
+    const rows = feed(transcript, [
+      { type: "assistant.delta", content: "clear\x1b[2J me \x1b]52;c;aGk=\x07\n" },
+      { type: "tool.proposed", call_id: "c1", name: "bash", arguments: { command: "echo \x1b[31mred" } },
+      { type: "tool.started", call_id: "c1", name: "bash" },
+      { type: "tool.completed", call_id: "c1", name: "bash", success: true, output: "out\x1b[1A\x9b2J", truncated: false },
+      { type: "turn.failed", code: "provider_error", message: "bad\x1b[H" },
+    ]);
+    const text = rows.join("\n");
+    // Only the renderer's own SGR colour codes remain.
+    expect(text.replace(/\x1b\[[0-9;]*m/g, "")).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(stripAnsi(text)).toContain("clear[2J me ]52;c;aGk=");
+    expect(stripAnsi(text)).toContain("echo [31mred");
   });
 
   it("shows failures with their error code, also for calls that never started", () => {
