@@ -71,6 +71,14 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
   let signalled: number | undefined;
   const end = (code: number) => finish(signalled ?? code);
 
+  // Text cut short by a failure or cancellation still ends its line on stdout.
+  const endLine = () => {
+    if (!json && !endedWithNewline) {
+      process.stdout.write("\n");
+      endedWithNewline = true;
+    }
+  };
+
   const onEvent = (event: ServerEvent) => {
     if (event.type === "engine.closed") {
       end(EXIT_FAILURE);
@@ -108,10 +116,12 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
         end(EXIT_OK);
         return;
       case "turn.failed":
+        endLine();
         if (!json) process.stderr.write(`scv exec: turn failed (${event.code}): ${event.message}\n`);
         end(EXIT_FAILURE);
         return;
       case "turn.cancelled":
+        endLine();
         if (!json) process.stderr.write("scv exec: turn cancelled\n");
         end(EXIT_INTERRUPTED);
         return;

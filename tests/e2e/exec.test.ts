@@ -157,6 +157,7 @@ describe("scv exec", () => {
     text.child.kill("SIGTERM");
     const plain = await text.done;
     expect(plain.code).toBe(143);
+    expect(plain.stdout).toBe("partial text\n");
     expect(plain.stderr).toContain("scv exec: turn cancelled");
   });
 
