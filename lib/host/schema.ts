@@ -116,25 +116,29 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function parseFields<S extends Shape>(shape: S, record: Record<string, unknown>, skip?: string): ObjectOf<S> {
+type Entries = [string, Schema<unknown>][];
+
+/** Checks `record` against `shape` (whose `entries` are precomputed: this runs per frame) into `out`. */
+function parseFields(shape: Shape, entries: Entries, record: Record<string, unknown>, out: Record<string, unknown>, skip?: string): void {
   for (const key of Object.keys(record)) {
     if (key !== skip && !Object.hasOwn(shape, key)) {
       throw new DecodeError(`unknown field \`${key}\`, ${expectedOneOf(Object.keys(shape))}`);
     }
   }
-  const out: Record<string, unknown> = {};
-  for (const [key, schema] of Object.entries(shape)) {
+  for (const [key, schema] of entries) {
     if (!Object.hasOwn(record, key) && !schema.optional) throw new DecodeError(`missing field \`${key}\``);
     out[key] = schema.parse(record[key]);
   }
-  return out as ObjectOf<S>;
 }
 
 export function object<S extends Shape>(shape: S): Schema<ObjectOf<S>> {
+  const entries = Object.entries(shape);
   return {
     parse(value) {
       if (!isRecord(value)) throw invalidType(value, "a struct");
-      return parseFields(shape, value);
+      const out: Record<string, unknown> = {};
+      parseFields(shape, entries, value, out);
+      return out as ObjectOf<S>;
     },
   };
 }
@@ -146,6 +150,7 @@ type Tagged<K extends string, V extends Record<string, Shape>> = {
 /** An internally tagged union: `{"<tag>": "<variant>", …fields of that variant}`. */
 export function tagged<const K extends string, V extends Record<string, Shape>>(tag: K, variants: V): Schema<Tagged<K, V>> {
   const expected = expectedOneOf(Object.keys(variants));
+  const entries = new Map(Object.entries(variants).map(([name, shape]) => [name, Object.entries(shape)]));
   return {
     parse(value) {
       if (!isRecord(value)) throw invalidType(value, "an internally tagged enum");
@@ -153,8 +158,9 @@ export function tagged<const K extends string, V extends Record<string, Shape>>(
       const name = value[tag];
       if (typeof name !== "string") throw invalidType(name, "a variant identifier");
       if (!Object.hasOwn(variants, name)) throw new DecodeError(`unknown variant \`${name}\`, ${expected}`);
-      const fields = parseFields(variants[name]!, value, tag);
-      return { [tag]: name, ...fields } as Tagged<K, V>;
+      const out: Record<string, unknown> = { [tag]: name };
+      parseFields(variants[name]!, entries.get(name)!, value, out, tag);
+      return out as Tagged<K, V>;
     },
   };
 }
