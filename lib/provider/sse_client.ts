@@ -52,6 +52,28 @@ export interface WireAdapter {
   ): WireStream;
 }
 
+/** Carries an error thrown by the caller's onTextDelta through the stream reader, which unwraps it unchanged. */
+class CallerFailure {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
+function callerDeltas(onTextDelta: StreamHandlers["onTextDelta"]): StreamHandlers["onTextDelta"] {
+  return (text) => {
+    let pending: void | Promise<void>;
+    try {
+      pending = onTextDelta(text);
+    } catch (error) {
+      throw new CallerFailure(error);
+    }
+    return pending?.catch((error: unknown) => {
+      throw new CallerFailure(error);
+    });
+  };
+}
+
 export function createSseClient(options: CreateProviderOptions, wire: WireAdapter): ProviderClient {
   const { profile, limits, credential } = options;
   const dispatcher = createDispatcher();
@@ -69,7 +91,7 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const state = wire.createStream(limits, credential, handlers.onTextDelta, request);
+    const state = wire.createStream(limits, credential, callerDeltas(handlers.onTextDelta), request);
     let response: ProviderHttpResponse | undefined;
     try {
       try {
@@ -95,6 +117,8 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
           }
         }
       } catch (error) {
+        // The caller's own failure (e.g. an event over the server frame limit) is not a provider failure.
+        if (error instanceof CallerFailure) throw error.error;
         if (error instanceof AttemptFailure || handlers.signal.aborted || timedOut) throw error;
         const detail = sanitize(describeTransportError(error), credential);
         throw providerFailure(`provider stream failed: ${detail}`, !isTimeout(error));

@@ -206,4 +206,24 @@ describe("server frame limit for replies (§2)", () => {
     expect(seqs).toEqual(seqs.map((_, index) => index + 1));
     await client.finish();
   });
+
+  it("fails a turn with response_limit when one of its events would exceed the limit, writing nothing larger", async () => {
+    const client = await startServer([textResponse(["y".repeat(2000)]), textResponse(["small"])], smallFrames);
+    // Near the limit but accepted: turn.started and turn.failed fit, an assistant.delta with 2000 bytes does not.
+    const requestId = "r".repeat(131072 - 1500);
+    client.turn("hi", requestId);
+    expect(await client.next("turn.started")).toMatchObject({ request_id: requestId });
+    expect(await terminal(client)).toMatchObject({
+      type: "turn.failed",
+      request_id: requestId,
+      code: "response_limit",
+      message: "server event exceeds configured frame limit",
+    });
+    expect(client.events.some((event) => event.type === "assistant.delta" || event.type === "assistant.completed")).toBe(false);
+    client.turn("again", "t2");
+    expect(await terminal(client)).toMatchObject({ type: "turn.completed", request_id: "t2" });
+    expect(harness.provider.requests[1]!.body.input).toEqual([{ role: "user", content: "again" }]);
+    expect(Math.max(...client.lines.map((line) => Buffer.byteLength(line)))).toBeLessThanOrEqual(131072);
+    await client.finish();
+  });
 });

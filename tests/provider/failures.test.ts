@@ -271,6 +271,27 @@ describe("retries", () => {
   });
 });
 
+describe("the caller's own failures", () => {
+  it("pass through unchanged and unretried when onTextDelta throws or rejects", async () => {
+    class SinkError extends Error {}
+    for (const mode of ["throw", "reject"] as const) {
+      const { fake, client } = await setup([textResponse(["a", "b"]), textResponse(["never"])]);
+      const failure = new SinkError(`sink ${mode}`);
+      const error = await client
+        .stream(
+          { model: "fake-model", instructions: "i", history: [{ kind: "user", content: "hi" }], tools: [] },
+          {
+            signal: new AbortController().signal,
+            onTextDelta: () => (mode === "throw" ? (() => { throw failure; })() : Promise.reject(failure)),
+          },
+        )
+        .catch((caught: unknown) => caught);
+      expect(error).toBe(failure);
+      expect(fake.requests).toHaveLength(1);
+    }
+  });
+});
+
 describe("cancellation and timeout", () => {
   it("rejects with AbortError when cancelled mid-stream", async () => {
     const { client } = await setup([{ events: [sse.textDelta("first")], mode: "chunked", end: "hang" }]);
