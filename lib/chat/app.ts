@@ -363,6 +363,7 @@ export class ChatApp {
 
   #onKey(key: Key): void {
     if (this.#closing) return;
+    if (key.name === "suspend") return this.#suspend();
     if (this.#setup.demoPrompts !== undefined) {
       if (key.name === "ctrl-c") this.#stopDemo(130);
       else if (key.name === "escape" || key.name === "ctrl-d" || (key.name === "text" && key.text.trim().toLowerCase() === "q")) this.#stopDemo(0);
@@ -392,6 +393,23 @@ export class ChatApp {
         return;
     }
     this.#render([]);
+  }
+
+  // Ctrl-Z: give the terminal back (cooked mode, live region cleared) and stop like any job; on `fg`, take it again.
+  #suspend(): void {
+    if (process.platform === "win32") return;
+    const { input, output } = this.#setup.terminal;
+    this.#screen.draw([]);
+    output.write("\x1b[?2004l");
+    input.setRawMode?.(false);
+    process.once("SIGCONT", () => {
+      if (this.#closing) return;
+      input.setRawMode?.(true);
+      output.write("\x1b[?2004h");
+      this.#render([]);
+    });
+    // The whole process group, like a Ctrl-Z typed in cooked mode, so a wrapper (npm, a shell script) stops too.
+    process.kill(0, "SIGTSTP");
   }
 
   async #saveHistory(): Promise<void> {

@@ -20,7 +20,8 @@ export type Key =
         | "kill-line-start"
         | "kill-line-end"
         | "kill-word"
-        | "redraw";
+        | "redraw"
+        | "suspend";
     };
 
 const SEQUENCES: Record<string, Key["name"]> = {
@@ -60,6 +61,7 @@ const CONTROLS: Record<string, Key["name"]> = {
   "\x0b": "kill-line-end",
   "\x17": "kill-word",
   "\x0c": "redraw",
+  "\x1a": "suspend",
 };
 
 const PASTE_START = "\x1b[200~";

@@ -121,6 +121,8 @@ export class LineEditor {
         return this.handle({ name: "delete" }, busy);
       case "redraw":
         return { type: "redraw" };
+      case "suspend":
+        return { type: "none" };
     }
   }
 

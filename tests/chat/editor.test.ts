@@ -14,6 +14,7 @@ describe("key parser", () => {
       ["up", "down", "right", "left", "delete", "home", "end"].map((name) => ({ name }) as Key),
     );
     expect(parseKeys("\x1b")).toEqual([{ name: "escape" }]);
+    expect(parseKeys("\x1a")).toEqual([{ name: "suspend" }]);
     expect(parseKeys("\x1b[1;5A")).toEqual([{ name: "up" }]);
     expect(parseKeys("\x1b[999Zx")).toEqual([{ name: "text", text: "x" }]);
   });

@@ -20,7 +20,8 @@ function tmux(...args: string[]): string {
   return execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
 }
 
-type LaunchOptions = { args?: string[]; width?: number; height?: number; cwd?: string };
+/** `shell`: start an interactive bash with job control instead, which can run the launcher script. */
+type LaunchOptions = { args?: string[]; width?: number; height?: number; cwd?: string; shell?: boolean };
 
 async function launch(env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<void> {
   const vars = sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color", ...env });
@@ -33,7 +34,8 @@ async function launch(env: Record<string, string> = {}, options: LaunchOptions =
   await writeFile(script, `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n'${process.execPath}' '${join(ROOT, "main.ts")}' ${args} 2>'${join(sandbox.root, "stderr.txt")}'\necho "EXITED $?"\nsleep 60\n`);
   await chmod(script, 0o755);
   socket = `scv-chat-test-${process.pid}-${++counter}`;
-  tmux("new-session", "-d", "-x", String(options.width ?? 80), "-y", String(options.height ?? 24), script);
+  const command = options.shell ? "env -i PATH=/usr/bin:/bin HOME=/tmp bash --norc --noprofile -i" : script;
+  tmux("new-session", "-d", "-x", String(options.width ?? 80), "-y", String(options.height ?? 24), command);
 }
 
 function screen(escapes = false): string {
@@ -296,5 +298,20 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     while ((await readdir(tmp)).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await readdir(tmp)).toEqual([]);
     expect(await readFile(join(sandbox.root, "stderr.txt"), "utf8")).toBe("");
+  });
+
+  it("suspends on Ctrl-Z and comes back on fg with the prompt as it was", async () => {
+    // An interactive shell with job control runs the launcher script.
+    await launch({}, { shell: true });
+    keys(`sh '${join(sandbox.root, "run.sh")}'`, "Enter");
+    await shows("fake-model · ready");
+    typeText("half typed");
+    keys("C-z");
+    await shows("Stopped");
+    keys("echo shell-is-back", "Enter");
+    await shows("\nshell-is-back");
+    keys("fg", "Enter");
+    await promptIs("half typed");
+    await shows("fake-model · ready");
   });
 });
