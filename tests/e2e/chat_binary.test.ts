@@ -28,15 +28,46 @@ async function newestSource(): Promise<number> {
   return newest;
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const DIST = join(ROOT, "dist");
+
+async function newestDistChange(): Promise<number> {
+  let newest = 0;
+  for (const name of ["scv", "scv.cjs", "sea-prep.blob"]) {
+    const path = join(DIST, name);
+    if (existsSync(path)) newest = Math.max(newest, (await stat(path)).mtimeMs);
+  }
+  return newest;
+}
+
+const isFresh = async () => existsSync(BINARY) && (await stat(BINARY)).mtimeMs >= (await newestSource());
+
+/**
+ * Compiles dist/scv when it is missing or stale, unless another test (tests/e2e/binary.test.ts compiles on every
+ * run) is already doing it: two compilers writing dist/ at once would break each other's binary.
+ */
+async function ensureFreshBinary(): Promise<void> {
+  if (await isFresh()) return;
+  const since = Date.now();
+  await sleep(3000);
+  if ((await newestDistChange()) >= since) {
+    const deadline = Date.now() + 180_000;
+    while (!(await isFresh()) && Date.now() < deadline) await sleep(500);
+    await sleep(1500); // let its injection finish
+    if (await isFresh()) return;
+  }
+  await compileBinary();
+}
+
 /** A private copy of a fresh dist/scv (another test may recompile dist/scv meanwhile: retry until the copy works). */
 async function freshBinaryCopy(): Promise<string> {
   const copy = join(dir, "scv");
   for (let attempt = 0; attempt < 5; attempt += 1) {
-    if (!existsSync(BINARY) || (await stat(BINARY)).mtimeMs < (await newestSource())) await compileBinary();
+    await ensureFreshBinary();
     await copyFile(BINARY, copy);
     const version = spawnSync(copy, ["--version"], { cwd: dir, env: {}, timeout: 15_000 });
     if (version.status === 0 && version.stdout.toString().trim() === VERSION) return copy;
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await sleep(2000);
   }
   throw new Error(`could not get a working copy of ${BINARY}`);
 }
@@ -44,7 +75,7 @@ async function freshBinaryCopy(): Promise<string> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "scv-chat-binary-"));
   binary = await freshBinaryCopy();
-}, 240_000);
+}, 400_000);
 
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
