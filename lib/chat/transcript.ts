@@ -130,7 +130,7 @@ export class Transcript {
         this.totalUsage = addUsage(this.totalUsage, usage);
         const steps = Number(event.steps);
         const tokens = usage.input_tokens === undefined && usage.output_tokens === undefined ? "" : ` · tokens ${formatUsage(usage)}`;
-        return [...this.#flush(), s.dim(`  · done in ${steps} step${steps === 1 ? "" : "s"}${tokens}`), ""];
+        return [...this.#flush(), ...this.#wrap(`  · done in ${steps} step${steps === 1 ? "" : "s"}${tokens}`, s.dim), ""];
       }
       case "turn.failed":
         this.activeTurn = undefined;
