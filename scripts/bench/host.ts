@@ -149,8 +149,8 @@ async function runNestedCalls(client: BenchClient, id: number, count: number): P
       answered++;
     } else if (frame.type === "execute/initialResponse" && Number(frame.id) === id) {
       seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const text = frame.result?.value?.contentItems?.[0]?.text;
-      if (answered !== count || (text !== undefined && text !== String(count))) {
+      const text = frame.result?.value?.Result?.content_items?.[0]?.text;
+      if (answered !== count || text !== String(count)) {
         throw new Error(`nested-call cell answered ${answered} calls, output ${JSON.stringify(frame)}`);
       }
     } else if (frame.type === "cell/closed") {
