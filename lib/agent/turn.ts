@@ -1,5 +1,6 @@
 // The turn loop (spec §6.4): provider call, assistant message, then each tool call in order. No I/O of its own:
 // the provider client, the tool registry, the approval gate and the event sink are injected.
+import { raceAbort } from "../util/abort.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/types.ts";
 import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/types.ts";
@@ -231,20 +232,8 @@ function createProgressGate(write: (text: string) => Promise<void>, signal: Abor
 
 /** Settles with `promise`, or rejects with an AbortError as soon as `signal` aborts. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortError());
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
+  return raceAbort(promise, signal, (): never => {
+    throw abortError();
   });
 }
 

@@ -1,3 +1,4 @@
+import type { TurnFailureCode } from "../agent/turn.ts";
 // The agent protocol (server spec §3–§5), written once: client message validation and server event builders.
 // Builders put every field in wire order; `seq` is a placeholder the session overwrites in place when it writes
 // the event, so the key order stays the one below.
@@ -152,14 +153,7 @@ export type ErrorCode =
   | "unsupported"
   | "internal_error";
 
-export type TurnFailureCode =
-  | "provider_error"
-  | "context_limit"
-  | "step_limit"
-  | "history_limit"
-  | "response_limit"
-  | "tool_limit"
-  | "internal_error";
+export type { TurnFailureCode } from "../agent/turn.ts";
 
 export type QueueEntry = { queue_id: string; revision: number; prompt: string; submitter: string };
 export type Usage = { input_tokens?: number; output_tokens?: number };

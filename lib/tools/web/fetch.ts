@@ -1,6 +1,7 @@
 // One web_fetch run (spec §10): resolve and check every hop, connect only to the checked
 // addresses, follow redirects by hand, accept text only, cap the download, convert HTML, page.
 
+import { raceAbort } from "../../util/abort.ts";
 import { TextDecoder } from "node:util";
 import { EnvHttpProxyAgent, request } from "undici";
 import type { Dispatcher } from "undici";
@@ -199,19 +200,7 @@ function describeError(error: unknown, settings: FetchSettings): string {
 
 /** Rejects when `signal` aborts (a hanging resolver must not outlive a cancel or the deadline). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
+  return raceAbort(promise, signal, (): never => {
+    throw signal.reason;
   });
 }
