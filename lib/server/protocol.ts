@@ -1,7 +1,7 @@
-import type { TurnFailureCode } from "../agent/turn.ts";
 // The agent protocol (server spec §3–§5), written once: client message validation and server event builders.
 // Builders put every field in wire order; `seq` is a placeholder the session overwrites in place when it writes
 // the event, so the key order stays the one below.
+import type { TurnFailureCode } from "../agent/turn.ts";
 
 export const PROTOCOL_VERSION = 3;
 export const SERVER_NAME = "scv-server";
