@@ -6,9 +6,8 @@ import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DEMO_SCRIPT, DEMO_WORKSPACE } from "./demo_assets.ts";
-import { parseReplayScript, startReplayServer } from "./replay.ts";
-import { replaySessionOptions } from "./replay_session.ts";
-import type { ClientFlags, PreparedOptions } from "./session_options.ts";
+import { parseReplayScript } from "./replay.ts";
+import { startReplaySession, type ClientFlags, type PreparedOptions } from "./session_options.ts";
 
 export type Demo = {
   workspace: string;
@@ -45,19 +44,9 @@ export async function prepareDemo(env: Record<string, string | undefined>, optio
   return {
     workspace,
     prompts: script.prompts,
-    async prepare(flags) {
-      const replay = await startReplayServer(script, options);
+    prepare(flags) {
       const base = { model: flags.model ?? DEMO_MODEL, approvalPolicy: flags.approvalPolicy, env: demoEnv, cwd: workspace };
-      const session = await replaySessionOptions(base, replay.url);
-      return {
-        options: session.options,
-        replay,
-        script,
-        close: async () => {
-          await replay.close();
-          await session.close();
-        },
-      };
+      return startReplaySession(script, base, options);
     },
     cleanup: () => rm(root, { recursive: true, force: true }),
   };

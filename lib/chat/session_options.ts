@@ -41,7 +41,15 @@ export async function prepareOptions(
   };
   const path = fakeResponsesPath(flags, env);
   if (path === undefined) return { options, replay: undefined, script: undefined, close: async () => {} };
-  const script = await loadReplayScript(path);
+  return startReplaySession(await loadReplayScript(path), options, replayOptions);
+}
+
+/** Starts the replay provider for `script` and points a session of `options` at it. */
+export async function startReplaySession(
+  script: ReplayScript,
+  options: ServerOptions,
+  replayOptions: { delayMs?: number } = {},
+): Promise<PreparedOptions> {
   const replay = await startReplayServer(script, replayOptions);
   const session = await replaySessionOptions(options, replay.url).catch(async (error: unknown) => {
     await replay.close();
