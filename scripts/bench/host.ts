@@ -23,6 +23,9 @@ interface Figures {
   cellLatencyP99Ms: number;
   nestedCallsPerSecond: number;
   peakRssMb: number;
+  /** Resident set at the end of the run: anonymous (heaps, malloc) and file-backed (the binary's pages). */
+  endRssAnonMb: number;
+  endRssFileMb: number;
 }
 
 function argument(name: string, fallback: number): number {
@@ -38,6 +41,12 @@ function percentile(sorted: number[], p: number): number {
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const match = /VmHWM:\s+(\d+) kB/.exec(status);
+  return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : NaN;
+}
+
+/** One `kB` field of /proc/<pid>/status, in MB. */
+function statusMb(pid: number, field: string): number {
+  const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : NaN;
 }
 
@@ -198,6 +207,8 @@ function figures(subject: Subject): Figures {
     cellLatencyP99Ms: round2(percentile(sorted, 99)),
     nestedCallsPerSecond: round2(subject.calls / subject.callSeconds),
     peakRssMb: peakRssMb(subject.client.child.pid!),
+    endRssAnonMb: statusMb(subject.client.child.pid!, "RssAnon"),
+    endRssFileMb: statusMb(subject.client.child.pid!, "RssFile"),
   };
 }
 
