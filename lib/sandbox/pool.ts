@@ -14,6 +14,10 @@ const RUNTIME_SOURCE = String(cellRuntime);
  * (a healthy worker reports idle within a millisecond or so; a queued cell waits this long at most).
  */
 const DRAIN_GRACE_MS = 250;
+/**
+ * See `answerSpinUs` in worker_main.ts. SCV_SANDBOX_SPIN_US overrides it (benchmarks; 0 turns it off).
+ */
+const ANSWER_SPIN_US = Number(process.env.SCV_SANDBOX_SPIN_US ?? 500) || 0;
 
 export type WorkerExit = { kind: "oom" } | { kind: "crash"; message: string };
 
@@ -232,6 +236,7 @@ export class WorkerPool {
       maxOutputChars: this.options.maxOutputChars,
       cellPrefix: CELL_PREFIX,
       cellSuffix: CELL_SUFFIX,
+      answerSpinUs: ANSWER_SPIN_US,
     });
     this.#all.add(worker);
     return worker;

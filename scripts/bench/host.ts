@@ -22,6 +22,8 @@ interface Figures {
   cellLatencyP50Ms: number;
   cellLatencyP99Ms: number;
   nestedCallsPerSecond: number;
+  /** CPU time (user + system, all threads) the host spent per nested call, in µs (10 ms clock ticks). */
+  nestedCallCpuUs: number;
   peakRssMb: number;
   /** Resident set at the end of the run: anonymous (heaps, malloc) and file-backed (the binary's pages). */
   endRssAnonMb: number;
@@ -42,6 +44,12 @@ function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const match = /VmHWM:\s+(\d+) kB/.exec(status);
   return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : NaN;
+}
+
+/** User + system CPU time of a process (all its threads), in ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** One `kB` field of /proc/<pid>/status, in MB. */
@@ -176,6 +184,7 @@ interface Subject {
   cellSeconds: number;
   calls: number;
   callSeconds: number;
+  callCpuMs: number;
   nextId: number;
 }
 
@@ -185,7 +194,7 @@ async function start(command: string, args: string[]): Promise<Subject> {
   await client.exchange(encodeFrame(open(1, "bench")), () => true);
   await runCells(client, 10, 50); // warm-up
   await runNestedCalls(client, 90, 200); // warm-up
-  return { client, latencies: [], cellSeconds: 0, calls: 0, callSeconds: 0, nextId: 1_000 };
+  return { client, latencies: [], cellSeconds: 0, calls: 0, callSeconds: 0, callCpuMs: 0, nextId: 1_000 };
 }
 
 async function round(subject: Subject, cells: number, calls: number): Promise<void> {
@@ -193,7 +202,9 @@ async function round(subject: Subject, cells: number, calls: number): Promise<vo
   subject.latencies.push(...(await runCells(subject.client, subject.nextId, cells)));
   subject.cellSeconds += Number(process.hrtime.bigint() - began) / 1e9;
   subject.nextId += cells;
+  const cpuBefore = cpuMs(subject.client.child.pid!);
   const rate = await runNestedCalls(subject.client, subject.nextId++, calls);
+  subject.callCpuMs += cpuMs(subject.client.child.pid!) - cpuBefore;
   subject.callSeconds += calls / rate;
   subject.calls += calls;
 }
@@ -206,6 +217,7 @@ function figures(subject: Subject): Figures {
     cellLatencyP50Ms: round2(percentile(sorted, 50)),
     cellLatencyP99Ms: round2(percentile(sorted, 99)),
     nestedCallsPerSecond: round2(subject.calls / subject.callSeconds),
+    nestedCallCpuUs: Math.round((subject.callCpuMs * 1000) / subject.calls),
     peakRssMb: peakRssMb(subject.client.child.pid!),
     endRssAnonMb: statusMb(subject.client.child.pid!, "RssAnon"),
     endRssFileMb: statusMb(subject.client.child.pid!, "RssFile"),

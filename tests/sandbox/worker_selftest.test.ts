@@ -9,7 +9,7 @@ import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker } from "../../lib
 it.skipIf("Deno" in globalThis)("without the dynamic-import callback (no --experimental-vm-modules) every cell is refused", async () => {
   const worker = new Worker(`"use strict";(${String(workerMain)})(require, require("node:worker_threads").workerData);`, {
     eval: true,
-    workerData: { runtimeSource: String(cellRuntime), maxOutputChars: 1_000_000, cellPrefix: CELL_PREFIX, cellSuffix: CELL_SUFFIX },
+    workerData: { runtimeSource: String(cellRuntime), maxOutputChars: 1_000_000, cellPrefix: CELL_PREFIX, cellSuffix: CELL_SUFFIX, answerSpinUs: 0 },
     stdout: true,
   });
   try {
