@@ -226,9 +226,10 @@ class Client {
     return end;
   }
 
-  rssMb(): number {
+  /** VmRSS, or another kB field of /proc/<pid>/status (RssAnon: heaps and malloc; RssFile: mapped code), in MB. */
+  rssMb(field = "VmRSS"): number {
     const status = readFileSync(`/proc/${this.child.pid}/status`, "utf8");
-    return round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024, 1);
+    return round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024, 1);
   }
 
   cpuMs(): number {
@@ -277,6 +278,10 @@ function makeWorkspace(providerUrl: string): { root: string; env: Record<string,
   writeFileSync(configPath, config);
   chmodSync(configPath, 0o600);
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: root, SCV_HOME: home, SCV_LOG: "error" };
+  // Lets runtime experiments reach the server only (not this client): MALLOC_ARENA_MAX=2, or
+  // SCV_BENCH_NODE_OPTIONS=--max-semi-space-size=2 (the server's NODE_OPTIONS).
+  if (process.env.MALLOC_ARENA_MAX !== undefined) env.MALLOC_ARENA_MAX = process.env.MALLOC_ARENA_MAX;
+  if (process.env.SCV_BENCH_NODE_OPTIONS !== undefined) env.NODE_OPTIONS = process.env.SCV_BENCH_NODE_OPTIONS;
   return { root, env, workspace };
 }
 
@@ -290,8 +295,10 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
     await client.start({ cwd: workspace });
     await sleep(300);
     const rssAfterInitialize = client.rssMb();
+    const rssAfterInitializeAnon = client.rssMb("RssAnon");
     await client.session();
     const rssAfterSession = client.rssMb();
+    const rssAfterSessionAnon = client.rssMb("RssAnon");
 
     const overheads: number[] = [];
     const totals: number[] = [];
@@ -320,10 +327,12 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
     for (const samples of [overheads, totals, toRequest, fromFirstByte]) samples.sort((a, b) => a - b);
     await sleep(300);
     const rssAfterTurns = client.rssMb();
+    const rssAfterTurnsAnon = client.rssMb("RssAnon");
 
     const responses = await bigTurn(client, provider, responsesText(DELTAS));
     await sleep(300);
     const rssAfterBigTurn = client.rssMb();
+    const rssAfterBigTurnAnon = client.rssMb("RssAnon");
 
     await sleep(500);
     const cpuBefore = client.cpuMs();
@@ -332,6 +341,7 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
 
     const exec = await execCells(client, provider);
     const rssAfterExec = client.rssMb();
+    const rssAfterExecAnon = client.rssMb("RssAnon");
     await client.close();
 
     // Chat Completions: a second process (one session per connection) on the chat profile.
@@ -354,6 +364,14 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
         [`after_${TURNS + WARMUP_TURNS}_turns`]: rssAfterTurns,
         after_big_turn: rssAfterBigTurn,
         after_exec: rssAfterExec,
+      },
+      // The anonymous part of the same figures (the rest is the runtime's mapped binary and libraries).
+      rss_anon_mb: {
+        after_initialize: rssAfterInitializeAnon,
+        after_session_start: rssAfterSessionAnon,
+        [`after_${TURNS + WARMUP_TURNS}_turns`]: rssAfterTurnsAnon,
+        after_big_turn: rssAfterBigTurnAnon,
+        after_exec: rssAfterExecAnon,
       },
       idle_cpu_ms: { value: idleCpuMs, seconds: IDLE_SECONDS },
       exec,
