@@ -14,7 +14,16 @@ export async function compileBinary(): Promise<string> {
   const seaConfig = `${ROOT}dist/sea-config.json`;
   await writeFile(
     seaConfig,
-    JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false }),
+    JSON.stringify({
+      main: bundle,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+      useSnapshot: false,
+      // A capped young generation keeps a long server session's RSS from creeping up with every fast
+      // turn (measured: 116–119 → 99–103 MB after 310 turns) at no measurable throughput cost.
+      execArgv: ["--max-semi-space-size=4"],
+    }),
   );
   execFileSync(process.execPath, ["--experimental-sea-config", seaConfig], { stdio: ["ignore", "ignore", "inherit"] });
 
