@@ -11,7 +11,7 @@ import type { ToolOutcome } from "../types.ts";
 import { discard, headerValue, readCapped } from "./body.ts";
 import { charsetOf, classifyMediaType, completeUtf8Length, mediaType, sniffBody } from "./content_type.ts";
 import type { BodyKind } from "./content_type.ts";
-import { htmlToText } from "./html_to_text.ts";
+import { codePointLength, htmlToText } from "./html_to_text.ts";
 import { pageByCodePoints } from "./paging.ts";
 import { pinnedLookup, resolveDestination } from "./resolve.ts";
 import type { AddressPolicy, ResolvedAddress, Resolver } from "./resolve.ts";
@@ -138,7 +138,7 @@ async function readResponse(
   const decoded = decode(bytes, charsetOf(contentType), cut);
   const text = kind === "html" ? htmlToText(decoded, { baseUrl: url.href }) : decoded;
   const stopped = cut ? ` (download stopped at ${settings.maxBytes} bytes)` : "";
-  const total = codePointCount(text);
+  const total = codePointLength(text);
   const header = (start: number, end: number): string =>
     `URL: ${url.href}\nStatus: ${status}\nContent-Type: ${contentType ?? "unknown"}\nCharacters: ${start}-${end} of ${total}${stopped}\n\n`;
   // The widest header this page can have: end ≤ total.
@@ -165,21 +165,6 @@ function decode(bytes: Buffer, charset: string | undefined, cut: boolean): strin
   }
   const usable = cut && decoder.encoding === "utf-8" ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes;
   return decoder.decode(usable);
-}
-
-
-
-function codePointCount(text: string): number {
-  let count = 0;
-  for (let index = 0; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) index += 1;
-    }
-    count += 1;
-  }
-  return count;
 }
 
 function formatSeconds(ms: number): string {
