@@ -82,7 +82,7 @@ export class EventWriter {
    */
   async control(event: Record<string, unknown>): Promise<void> {
     if (this.#failure) return;
-    const line = this.#encode(event, true);
+    const line = this.#encode(event);
     this.#commit(event);
     this.#push(line);
     if (this.#hasRoomFor(0)) return;
@@ -96,12 +96,12 @@ export class EventWriter {
    */
   async turn(event: Record<string, unknown>, signal: AbortSignal): Promise<void> {
     if (this.#failure) throw this.#failure;
-    let line = this.#encode(event, true);
+    let line = this.#encode(event);
     if (!this.#hasRoomFor(Buffer.byteLength(line))) {
       await this.#waitForRoom(Buffer.byteLength(line), undefined, signal);
       if (this.#failure) throw this.#failure;
       // Control events may have taken seq numbers meanwhile.
-      line = this.#encode(event, true);
+      line = this.#encode(event);
     }
     this.#commit(event);
     this.#push(line);
@@ -125,10 +125,10 @@ export class EventWriter {
   }
 
   // Encodes with the next seq (not yet taken, see #commit) and checks the frame limit.
-  #encode(event: Record<string, unknown>, enforceLimit: boolean): string {
+  #encode(event: Record<string, unknown>): string {
     if (Object.hasOwn(event, "seq")) event.seq = this.#seq + 1;
     const json = JSON.stringify(event);
-    if (enforceLimit && json.length > this.#frameLimit / 3 && Buffer.byteLength(json) > this.#frameLimit) {
+    if (json.length > this.#frameLimit / 3 && Buffer.byteLength(json) > this.#frameLimit) {
       throw new FrameLimitError();
     }
     return `${json}\n`;
