@@ -1,19 +1,12 @@
 // `scv server --stdio`: argument handling, then one protocol connection over stdin/stdout.
-import type { ApprovalPolicy } from "../config/types.ts";
 import { createLogger } from "../server/log.ts";
+import type { ServerOptions } from "../server/session_start.ts";
 import { serveStdio } from "../server/stdio.ts";
 import { killAllProcessGroups } from "../tools/process_group.ts";
 import { EXIT_USAGE } from "./exit.ts";
 
-export type ServerCliOptions = {
-  stdio?: boolean;
-  model?: string;
-  baseUrl?: string;
-  provider?: string;
-  approvalPolicy?: ApprovalPolicy;
-  scvHome?: string;
-  configPath?: string;
-};
+/** The command-line flags: `--stdio` plus the session defaults of ServerOptions. */
+export type ServerCliOptions = Omit<ServerOptions, "env" | "cwd" | "warn"> & { stdio?: boolean };
 
 // Handles that a finished connection may leave behind (keep-alive sockets, killed children's pipes)
 // must not keep the process alive past the spec's exit deadlines.
