@@ -38,6 +38,10 @@ export class EngineClient {
 
   constructor(options: ServerOptions, log: Logger) {
     this.#serving = serveStdio(this.#input, this.#output, options, log);
+    // The engine never ends its output stream itself (stdout stays open in the server CLI): end it here once the
+    // engine stops, on its own (a fatal error) or after close(), so the reader and the listeners see the end.
+    const endOutput = () => this.#output.end();
+    this.#serving.then(endOutput, endOutput);
     this.#reading = this.#read();
   }
 
@@ -64,6 +68,7 @@ export class EngineClient {
 
   /** Resolves with the first event matching `predicate` from now on. */
   waitFor(predicate: (event: ServerEvent) => boolean): Promise<ServerEvent> {
+    if (this.#closed) return Promise.reject(new Error("the engine connection closed"));
     return new Promise((resolve, reject) => {
       const unsubscribe = this.subscribe((event) => {
         if (event.type === "engine.closed") {
@@ -99,8 +104,6 @@ export class EngineClient {
   async close(): Promise<ServeResult> {
     this.#input.end();
     const result = await this.#serving;
-    // The engine never ends its output stream itself (stdout stays open in the server CLI).
-    this.#output.end();
     await this.#reading;
     return result;
   }

@@ -57,4 +57,25 @@ describe("engine client", () => {
     await expect(attempt).rejects.toBeInstanceOf(EngineError);
     await expect(attempt).rejects.toThrow(/^resolve cwd does-not-exist/);
   });
+
+  it("reports engine.closed when the engine ends the connection on its own (fatal version_mismatch)", async () => {
+    const engine = new EngineClient(options(), silentLogger);
+    engines.push(engine);
+    const events: ServerEvent[] = [];
+    const closed = new Promise<void>((resolve) =>
+      engine.subscribe((event) => {
+        events.push(event);
+        if (event.type === "engine.closed") resolve();
+      }),
+    );
+    await engine.send({ type: "initialize", protocol_version: 999, client: { name: "test", version: "0" } });
+    await closed;
+    expect(events.map((event) => [event.type, event.code])).toEqual([
+      ["error", "version_mismatch"],
+      ["engine.closed", undefined],
+    ]);
+    expect(engine.closed).toBe(true);
+    await expect(engine.waitFor(() => true)).rejects.toThrow("the engine connection closed");
+    expect(await engines.pop()!.close()).toEqual({ exitCode: 1, reason: "version_mismatch" });
+  });
 });
