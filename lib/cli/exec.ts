@@ -167,9 +167,10 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
       if (!json || !(error instanceof EngineError)) process.stderr.write(`scv exec: ${(error as Error).message}\n`);
       return EXIT_FAILURE;
     }
-    if (interrupts > 0) return EXIT_INTERRUPTED;
-    if (signalled !== undefined) return signalled;
-    await engine.send({ type: "turn.start", prompt });
+    // Interrupted or signalled while the session started: no turn, but the engine is still shut down.
+    if (interrupts > 0) finish(EXIT_INTERRUPTED);
+    else if (signalled !== undefined) finish(signalled);
+    else await engine.send({ type: "turn.start", prompt });
     const code = await finished;
     await engine.close();
     return code;
