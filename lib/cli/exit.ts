@@ -7,9 +7,3 @@ export const EXIT_USAGE = 2;
 export function exitWithUsageError(): void {
   process.exitCode = EXIT_USAGE;
 }
-
-/** The one-line answer of a subcommand whose issue has not landed yet. */
-export function notYetAvailable(subcommand: string): number {
-  process.stderr.write(`scv ${subcommand} is not yet available in this build\n`);
-  return EXIT_USAGE;
-}
