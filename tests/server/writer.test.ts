@@ -88,7 +88,7 @@ describe("EventWriter", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(settled).toBe(false);
     controller.abort();
-    await expect(waiting).rejects.toBeDefined();
+    await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
     const resumed = writer.turn(events.assistantDelta(scope, "after"), never);
     sink.release();
     await resumed;

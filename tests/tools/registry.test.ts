@@ -17,7 +17,7 @@ describe("buildToolRegistry", () => {
   it("adds web_search for a searxng backend and drops the web tools when web is disabled", () => {
     const config = testConfig();
     const searxng = { ...config, web: { ...config.web, search: "searxng" as const, searxng_url: "http://127.0.0.1:9/" } };
-    expect(buildToolRegistry(searxng, "/tmp", { noTools: false }).get("web_search")).toBeDefined();
+    expect(buildToolRegistry(searxng, "/tmp", { noTools: false }).get("web_search")?.name).toBe("web_search");
     const offline = { ...config, web: { ...config.web, enabled: false } };
     const names = buildToolRegistry(offline, "/tmp", { noTools: false }).list().map((tool) => tool.name);
     expect(names).toEqual(["bash", "exec", "read", "read_skill", "write"]);
