@@ -18,11 +18,14 @@ describe("scv command line", () => {
   });
 
   it("has help for the program and every subcommand", () => {
-    expect(scv("--help").status).toBe(0);
+    const program = scv("--help");
+    expect(program.status).toBe(0);
+    for (const command of ["server", "host", "chat", "exec"]) expect(program.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
     for (const [command, flag] of [
       ["server", "--stdio"],
       ["host", "--listen"],
       ["chat", "--model"],
+      ["exec", "--json"],
     ] as const) {
       const result = scv(command, "--help");
       expect(result.status).toBe(0);
@@ -31,7 +34,14 @@ describe("scv command line", () => {
   });
 
   it("answers unknown commands and flags with a usage error, exit 2, no stack trace", () => {
-    for (const args of [["nope"], ["host", "--bogus"], ["server", "--approval-policy", "sometimes"]]) {
+    for (const args of [
+      ["nope"],
+      ["host", "--bogus"],
+      ["server", "--approval-policy", "sometimes"],
+      ["chat", "--bogus"],
+      ["exec"],
+      ["exec", "--approval-policy", "sometimes", "hello"],
+    ]) {
       const result = scv(...args);
       expect(result.status).toBe(2);
       expect(result.stderr).toMatch(/^error: /m);
