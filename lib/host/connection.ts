@@ -24,6 +24,7 @@ import {
 import { RecentSet } from "./recent_set.ts";
 import { duplicateRequestMessage, RequestRegistry, type ActiveRequest } from "./request_registry.ts";
 import { DecodeError } from "./schema.ts";
+import { raceAbort } from "../util/abort.ts";
 
 export const MAX_RECENT_SESSION_IDS = 4096;
 const SHUTDOWN_STEP_MS = 5_000;
@@ -63,7 +64,6 @@ interface LiveCell {
   /** Queues `cell/closed` and releases the active-cell permit (once). */
   close(): void;
 }
-
 
 type Phase = "hello" | "ready" | "closing" | "closed";
 
@@ -240,6 +240,7 @@ export class HostConnection {
       return;
     }
     // Synchronous admission errors keep a burst of bad requests from holding in-flight permits.
+    // The reference checks the execute budget before the session (scripts/conformance).
     if (request.method === "session/execute") {
       const budget = request.request.max_output_tokens;
       if (budget !== null && budget < 0) {
@@ -303,12 +304,7 @@ export class HostConnection {
     active: ActiveRequest,
     start: bigint,
   ): Promise<void> {
-    // The reference checks the budget before the session (scripts/conformance).
     const body = request.request;
-    if (body.max_output_tokens !== null && body.max_output_tokens < 0) {
-      this.#respond(id, err("invalid code-mode execute request: number too small to fit in target type"));
-      return;
-    }
     const session = this.#sessions.get(request.sessionId);
     if (!session) {
       this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
@@ -402,7 +398,7 @@ export class HostConnection {
     const cellId = request.request.cell_id;
     const signal = active.cancel.signal;
     active.observe = { yieldNow: () => session.sandbox.yieldNow(cellId) };
-    const outcome = await abortable(session.sandbox.wait(cellId, request.request.yield_time_ms, signal), signal);
+    const outcome = await raceAbort(session.sandbox.wait(cellId, request.request.yield_time_ms, signal), signal, (): typeof ABORTED => ABORTED);
     if (outcome === ABORTED) {
       this.#respond(id, err(REQUEST_CANCELLED));
       return;
@@ -519,8 +515,6 @@ export class HostConnection {
     this.#sessions.clear();
     for (const session of sessions) void session.sandbox.close().catch(() => undefined);
   }
-
-
 }
 
 function requestKind(request: HostRequest): ActiveRequest["kind"] {
@@ -576,24 +570,6 @@ function afterPendingCallbacks(): Promise<void> {
 }
 
 const ABORTED: unique symbol = Symbol("aborted");
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(ABORTED);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    );
-  });
-}
 
 function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
   return new Promise((resolve) => {

@@ -107,14 +107,12 @@ function serveSocket(ws: WebSocket, options: WsListenerOptions): void {
       connection.fail("code-mode websocket messages must be binary framed messages");
       return;
     }
-    let payload: unknown;
+    // Like stdio: a frame that cannot be decoded or handled fails the connection, never the process.
     try {
-      payload = decodeFrameMessage(toBuffer(data), { parse: parsePreciseJson });
+      connection.receive(decodeFrameMessage(toBuffer(data), { parse: parsePreciseJson }));
     } catch (error) {
       connection.readFailed(error);
-      return;
     }
-    connection.receive(payload);
   });
   ws.on("error", (error) => {
     if (!connection.finished) connection.readFailed(error);
