@@ -49,9 +49,9 @@ export class StartError extends Error {
 export async function prepareSession(request: StartRequest, options: ServerOptions): Promise<SessionParts> {
   const workspace = await canonicalWorkspace(request.cwd, options.cwd);
   const env = options.env;
-  const { home, explicit } = step(() => resolveHome(options.scvHome, env));
-  await stepAsync(() => ensureHome(home));
-  const config = await stepAsync(() =>
+  const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
+  await step(() => ensureHome(home));
+  const config = await step(() =>
     loadConfig({
       workspace,
       home,
@@ -66,17 +66,17 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       },
     }),
   );
-  const credential = step(() => resolveCredential(config, env));
+  const credential = await step(() => resolveCredential(config, env));
   const noTools = request.no_tools ?? false;
-  const skills = noTools ? [] : await stepAsync(() => discoverSkills(config, workspace, { warn: options.warn }));
+  const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
   const instructions = await buildSystemPrompt({
     systemPrompt: config.agent.system_prompt,
     workspace,
     maxReadBytes: config.tools.max_read_bytes,
     skillsSection: skillsPromptSection(skills),
   });
-  const tools = step(() => buildToolRegistry(config, workspace, { noTools, skills }));
-  const provider = step(() =>
+  const tools = await step(() => buildToolRegistry(config, workspace, { noTools, skills }));
+  const provider = await step(() =>
     createProvider({
       profile: config.provider,
       limits: config.provider_limits,
@@ -121,22 +121,11 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === "" ? undefined : value;
 }
 
-function step<T>(run: () => T): T {
-  try {
-    return run();
-  } catch (error) {
-    throw asStartError(error);
-  }
-}
-
-async function stepAsync<T>(run: () => Promise<T>): Promise<T> {
+/** Runs one setup step; whatever it throws becomes a StartError carrying the wire message. */
+async function step<T>(run: () => T | Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {
-    throw asStartError(error);
+    throw new StartError(error instanceof Error ? error.message : String(error));
   }
-}
-
-function asStartError(error: unknown): StartError {
-  return new StartError(error instanceof Error ? error.message : String(error));
 }
