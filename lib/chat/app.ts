@@ -88,6 +88,8 @@ export class ChatApp {
   #demoStopping = false;
   /** The part of a demo prompt "typed" so far, shown in the prompt row. */
   #demoTyped: string | undefined;
+  /** The last prompt-history save, awaited before the chat ends. */
+  #historySaved: Promise<void> = Promise.resolve();
 
   constructor(setup: ChatSetup) {
     this.#setup = setup;
@@ -110,7 +112,7 @@ export class ChatApp {
     const s = this.#style;
     const demo = this.#setup.demoPrompts !== undefined;
     if (this.#setup.historyPath && !demo) this.#editor = new LineEditor(await loadHistory(this.#setup.historyPath));
-    this.#print([
+    this.#render([
       `${s.bold("scv chat")}${demo ? s.yellow(" · offline demo (recorded responses, no network)") : ""}`,
       ...(demo && this.#setup.terminal.interactive ? [s.dim("Ctrl-C or q stops the demo")] : []),
       s.dim(`workspace ${this.#setup.cwd}`),
@@ -122,7 +124,7 @@ export class ChatApp {
       await this.#shutdown();
       return 1;
     }
-    if (!demo) this.#print([...this.#wrapped(["Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits"]), ""]);
+    if (!demo) this.#render([...this.#wrapped(["Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits"]), ""]);
     if (demo) void this.#playDemo(this.#setup.demoPrompts!);
     else if (!this.#setup.terminal.interactive) this.#readLines();
     const code = await this.#exited;
@@ -144,7 +146,7 @@ export class ChatApp {
     } catch (error) {
       await this.#prepared?.close();
       this.#prepared = undefined;
-      this.#print(this.#wrapped([`error: could not start a session: ${(error as Error).message}`], s.red));
+      this.#render(this.#wrapped([`error: could not start a session: ${(error as Error).message}`], s.red));
       return false;
     }
     const started = this.#engine.session!;
@@ -153,7 +155,7 @@ export class ChatApp {
       maxBytes: Number(started.max_prompt_history_bytes) || DEFAULT_HISTORY_LIMITS.maxBytes,
     };
     const policy = this.#flags.approvalPolicy ? ` · approvals ${this.#flags.approvalPolicy}` : "";
-    this.#print(this.#wrapped([`session started · model ${started.model}${policy}`]));
+    this.#render(this.#wrapped([`session started · model ${started.model}${policy}`]));
     return true;
   }
 
@@ -183,6 +185,7 @@ export class ChatApp {
       // Nothing left to restore.
     }
     await this.#stopEngine();
+    await this.#historySaved;
   }
 
   // ---- events ----
@@ -266,10 +269,6 @@ export class ChatApp {
   }
 
   // ---- rendering ----
-
-  #print(rows: string[]): void {
-    this.#render(rows);
-  }
 
   /** Rows of plain text, word-wrapped to the terminal and painted (dim by default). */
   #wrapped(rows: string[], paint: Paint = this.#style.dim): string[] {
@@ -412,9 +411,14 @@ export class ChatApp {
     process.kill(0, "SIGTSTP");
   }
 
-  async #saveHistory(): Promise<void> {
-    if (!this.#setup.historyPath) return;
-    await saveHistory(this.#setup.historyPath, this.#editor.history, this.#historyLimits).catch(() => {});
+  // Saves run one after another (two overlapping writes of one file can interleave) and never reject.
+  #saveHistory(): Promise<void> {
+    const path = this.#setup.historyPath;
+    if (!path) return Promise.resolve();
+    const entries = [...this.#editor.history];
+    const limits = this.#historyLimits;
+    this.#historySaved = this.#historySaved.then(() => saveHistory(path, entries, limits)).catch(() => {});
+    return this.#historySaved;
   }
 
   #cancelTurn(): void {
