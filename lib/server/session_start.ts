@@ -75,7 +75,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     maxReadBytes: config.tools.max_read_bytes,
     skillsSection: skillsPromptSection(skills),
   });
-  const tools = await step(() => buildToolRegistry(config, workspace, { noTools, skills }));
+  const tools = await step(() => buildToolRegistry(config, { noTools, skills }));
   const provider = await step(() =>
     createProvider({
       profile: config.provider,

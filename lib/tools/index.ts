@@ -24,7 +24,7 @@ export type RegistryOptions = {
  * The session's tools (spec §9): none for tool-free sessions; otherwise bash, exec when `tools.code_mode`, read,
  * read_skill, write, web_fetch when `web.enabled`, and web_search for a usable searxng or brave backend.
  */
-export function buildToolRegistry(config: ResolvedConfig, _workspace: string, options: RegistryOptions): ToolRegistry {
+export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
   return createRegistry([
     ...createFileAndShellTools(config),

@@ -6,7 +6,7 @@ import { testConfig } from "./helpers.ts";
 
 describe("buildToolRegistry", () => {
   it("registers the spec §9 tools sorted by name", () => {
-    const registry = buildToolRegistry(testConfig(), "/tmp", { noTools: false });
+    const registry = buildToolRegistry(testConfig(), { noTools: false });
     const names = ["bash", "exec", "read", "read_skill", "web_fetch", "write"];
     expect(registry.list().map((tool) => tool.name)).toEqual(names);
     expect(registry.schemas().map((schema) => schema.name)).toEqual(names);
@@ -17,20 +17,20 @@ describe("buildToolRegistry", () => {
   it("adds web_search for a searxng backend and drops the web tools when web is disabled", () => {
     const config = testConfig();
     const searxng = { ...config, web: { ...config.web, search: "searxng" as const, searxng_url: "http://127.0.0.1:9/" } };
-    expect(buildToolRegistry(searxng, "/tmp", { noTools: false }).get("web_search")?.name).toBe("web_search");
+    expect(buildToolRegistry(searxng, { noTools: false }).get("web_search")?.name).toBe("web_search");
     const offline = { ...config, web: { ...config.web, enabled: false } };
-    const names = buildToolRegistry(offline, "/tmp", { noTools: false }).list().map((tool) => tool.name);
+    const names = buildToolRegistry(offline, { noTools: false }).list().map((tool) => tool.name);
     expect(names).toEqual(["bash", "exec", "read", "read_skill", "write"]);
   });
 
   it("registers nothing for no_tools", () => {
-    const registry = buildToolRegistry(testConfig(), "/tmp", { noTools: true });
+    const registry = buildToolRegistry(testConfig(), { noTools: true });
     expect(registry.list()).toEqual([]);
     expect(registry.schemas()).toEqual([]);
   });
 
   it("gives every tool an object schema with required and additionalProperties:false", () => {
-    for (const schema of buildToolRegistry(testConfig(), "/tmp", { noTools: false }).schemas()) {
+    for (const schema of buildToolRegistry(testConfig(), { noTools: false }).schemas()) {
       expect(Object.keys(schema)).toEqual(["name", "description", "parameters"]);
       expect(schema.parameters).toMatchObject({ type: "object", additionalProperties: false });
       const parameters = schema.parameters as ObjectSchema;
@@ -43,7 +43,7 @@ describe("buildToolRegistry", () => {
   });
 
   it("takes limits from the configuration", () => {
-    const registry = buildToolRegistry(testConfig({ max_timeout_seconds: 77, command_timeout_seconds: 7 }), "/tmp", {
+    const registry = buildToolRegistry(testConfig({ max_timeout_seconds: 77, command_timeout_seconds: 7 }), {
       noTools: false,
     });
     const bash = registry.get("bash")!;
