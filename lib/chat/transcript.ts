@@ -36,8 +36,6 @@ export class Transcript {
   #streamed = false;
   #liveProgress = new Map<string, string>();
   #renderer: MarkdownRenderer;
-  activeTurn: string | undefined;
-  model = "";
   lastUsage: Usage | undefined;
   totalUsage: Usage = {};
 
@@ -72,11 +70,7 @@ export class Transcript {
     // Nothing from the model or a tool reaches the terminal with control characters in it.
     const event = sanitizeValue(raw);
     switch (event.type) {
-      case "session.started":
-        this.model = String(event.model ?? "");
-        return [];
       case "turn.started":
-        this.activeTurn = event.turn_id;
         this.#calls.clear();
         this.#liveProgress.clear();
         return [];
@@ -123,7 +117,6 @@ export class Transcript {
       case "session.trimmed":
         return this.#wrap(`  (history trimmed: ${event.removed_messages} older messages summarized)`, s.dim);
       case "turn.completed": {
-        this.activeTurn = undefined;
         this.#liveProgress.clear();
         const usage = (event.usage ?? {}) as Usage;
         this.lastUsage = usage;
@@ -133,11 +126,9 @@ export class Transcript {
         return [...this.#flush(), ...this.#wrap(`  · done in ${steps} step${steps === 1 ? "" : "s"}${tokens}`, s.dim), ""];
       }
       case "turn.failed":
-        this.activeTurn = undefined;
         this.#liveProgress.clear();
         return [...this.#flush(), ...this.#wrap(`✗ turn failed (${event.code}): ${event.message}`, s.red), ""];
       case "turn.cancelled":
-        this.activeTurn = undefined;
         this.#liveProgress.clear();
         return [...this.#flush(), s.yellow("⊘ turn cancelled"), ""];
       case "queue.enqueued":
