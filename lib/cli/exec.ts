@@ -130,10 +130,9 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
         if (turnId === undefined) end(EXIT_FAILURE);
         return;
     }
+    // Tool activity goes to stderr in text mode, formatted like the chat's (the assistant text is stdout's).
     if (!json && event.type.startsWith("tool.")) {
       for (const row of transcript.apply(event)) process.stderr.write(`${row}\n`);
-    } else if (!json && !event.type.startsWith("assistant.")) {
-      transcript.apply(event);
     }
   };
 
