@@ -4,6 +4,7 @@ import { raceAbort } from "../util/abort.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/types.ts";
 import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/types.ts";
+import { cutToBytes } from "../tools/text_bounds.ts";
 import { selectContext, trimHistory } from "./context.ts";
 
 export const DENIED_OUTPUT = "tool call denied by policy or user";
@@ -216,7 +217,7 @@ function createProgressGate(write: (text: string) => Promise<void>, signal: Abor
   return {
     push(text: string): void {
       if (closed) return;
-      pending = boundBytes(text, PROGRESS_MAX_BYTES);
+      pending = cutToBytes(text, PROGRESS_MAX_BYTES);
       if (timer) return;
       const wait = last + PROGRESS_INTERVAL_MS - performance.now();
       if (wait <= 0) send();
@@ -250,18 +251,4 @@ function throwIfAborted(signal: AbortSignal): void {
 function addUsage(total: Usage, step: Usage): void {
   if (step.input_tokens !== undefined) total.input_tokens = (total.input_tokens ?? 0) + step.input_tokens;
   if (step.output_tokens !== undefined) total.output_tokens = (total.output_tokens ?? 0) + step.output_tokens;
-}
-
-/** Cuts `text` to at most `max` UTF-8 bytes at a character boundary. */
-export function boundBytes(text: string, max: number): string {
-  if (Buffer.byteLength(text) <= max) return text;
-  let result = "";
-  let bytes = 0;
-  for (const char of text) {
-    const size = Buffer.byteLength(char);
-    if (bytes + size > max) break;
-    result += char;
-    bytes += size;
-  }
-  return result;
 }

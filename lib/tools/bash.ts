@@ -6,6 +6,7 @@ import { runProcessGroup, type ProcessTimings } from "./process_group.ts";
 import { createProgressReporter } from "./progress.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
+import { boundedChars, completeUtf8Length } from "./text_bounds.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 
 type BashArgs = { command: string; timeout_seconds?: number };
@@ -105,21 +106,4 @@ async function runBash(command: string, timeoutSeconds: number, settings: BashSe
 /** Lossy UTF-8; a character cut by the byte limit is dropped rather than mangled. */
 function decodeOutput(bytes: Buffer, truncated: boolean): string {
   return utf8.decode(truncated ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes);
-}
-
-/** The length of `bytes` without a trailing incomplete UTF-8 sequence. */
-export function completeUtf8Length(bytes: Uint8Array): number {
-  let start = bytes.length - 1;
-  // Walk back over at most 3 continuation bytes to the lead byte of the last character.
-  while (start >= 0 && bytes.length - start <= 4 && (bytes[start]! & 0xc0) === 0x80) start -= 1;
-  if (start < 0) return bytes.length;
-  const lead = bytes[start]!;
-  const needed = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return bytes.length - start < needed ? start : bytes.length;
-}
-
-/** `value` cut to `max` characters (code points), with `…` when anything was cut. */
-export function boundedChars(value: string, max: number): string {
-  const characters = Array.from(value);
-  return characters.length > max ? characters.slice(0, max).join("") + "…" : value;
 }

@@ -1,6 +1,8 @@
 // Turns a child's output into `tool.progress` text: the last complete non-empty line, at most
 // 512 bytes, emitted at most once per interval (the latest line wins; nothing after stop()).
 
+import { cutToBytes } from "./text_bounds.ts";
+
 const MAX_PROGRESS_BYTES = 512;
 /** A line longer than this is still reported, by its first part only. */
 const MAX_PENDING_CHARS = 4096;
@@ -56,18 +58,4 @@ export function createProgressReporter(emit: (text: string) => void, intervalMs:
       timer = undefined;
     },
   };
-}
-
-/** `text` cut to at most `max` UTF-8 bytes at a character boundary. */
-export function cutToBytes(text: string, max: number): string {
-  if (Buffer.byteLength(text, "utf8") <= max) return text;
-  let result = "";
-  let size = 0;
-  for (const character of text) {
-    const length = Buffer.byteLength(character, "utf8");
-    if (size + length > max) break;
-    result += character;
-    size += length;
-  }
-  return result;
 }

@@ -6,7 +6,7 @@ import { open, readdir, realpath, stat } from "node:fs/promises";
 import { join, relative, isAbsolute, sep } from "node:path";
 import { TextDecoder } from "node:util";
 import type { ResolvedConfig } from "../../config/types.ts";
-import { completeUtf8Length } from "../web/content_type.ts";
+import { completeUtf8Length } from "../text_bounds.ts";
 import { NO_DESCRIPTION, skillDescription } from "./description.ts";
 
 export type Skill = {

@@ -1,6 +1,8 @@
 // Which response bodies web_fetch accepts (spec §10 "Body"): HTML, text, or an untyped body
 // that sniffs as one of them.
 
+import { completeUtf8Length } from "../text_bounds.ts";
+
 export type BodyKind = "html" | "text";
 
 const TEXT_APPLICATION_TYPES = new Set([
@@ -51,17 +53,4 @@ export function sniffBody(bytes: Uint8Array): BodyKind | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The length of `bytes` without an incomplete UTF-8 sequence at its very end. */
-export function completeUtf8Length(bytes: Uint8Array): number {
-  const length = bytes.length;
-  // Walk back over at most 3 continuation bytes to the lead byte of the last sequence.
-  for (let back = 1; back <= Math.min(4, length); back += 1) {
-    const byte = bytes[length - back]!;
-    if ((byte & 0xc0) === 0x80) continue;
-    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return needed > back ? length - back : length;
-  }
-  return length;
 }
