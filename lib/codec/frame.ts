@@ -1,5 +1,6 @@
 // Length-prefixed JSON frames of the code-mode host protocol (host spec §2): a 4-byte
 // little-endian u32 payload length, then that many bytes of compact UTF-8 JSON.
+import { concatBytes } from "./concat_bytes.ts";
 import { waitForDrain } from "./ndjson_writer.ts";
 
 export const MAX_FRAME_BYTES = 67_108_864;
@@ -120,7 +121,7 @@ export class FrameDecoder {
       this.#pending.push(chunk);
       this.#pendingBytes += chunk.length;
       if (this.#pendingBytes < want) return;
-      data = join(this.#pending, this.#pendingBytes);
+      data = concatBytes(this.#pending, this.#pendingBytes);
       this.#pending = [];
       this.#pendingBytes = 0;
     }
@@ -151,16 +152,6 @@ export class FrameDecoder {
     if (this.#error !== undefined) throw this.#error;
     if (this.#pendingBytes > 0 || this.#needed >= 0) throw new FrameError("early eof");
   }
-}
-
-function join(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /** Writes whole frames, one `write` each so frames never interleave, honouring backpressure. */

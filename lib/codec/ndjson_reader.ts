@@ -1,5 +1,6 @@
 // Reads newline-delimited JSON from a byte stream, one result per line, so that a caller can
 // answer a bad line and keep reading. Oversize lines are discarded as they stream in, never buffered.
+import { concatBytes } from "./concat_bytes.ts";
 
 export type NdjsonError =
   | { kind: "empty" }
@@ -75,7 +76,7 @@ export class NdjsonDecoder {
         continue;
       } else {
         this.#carry.push(chunk.subarray(start, newline));
-        const line = concat(this.#carry, this.#carryBytes + newline - start);
+        const line = concatBytes(this.#carry, this.#carryBytes + newline - start);
         this.#carry = [];
         this.#carryBytes = 0;
         items.push(this.#parseLine(line));
@@ -91,7 +92,7 @@ export class NdjsonDecoder {
     if (this.#discarded >= 0) {
       items.push({ ok: false, error: { kind: "too_large", size: this.#discarded } });
     } else if (this.#carryBytes > 0) {
-      items.push(this.#parseLine(concat(this.#carry, this.#carryBytes)));
+      items.push(this.#parseLine(concatBytes(this.#carry, this.#carryBytes)));
     }
     this.#carry = [];
     this.#carryBytes = 0;
@@ -171,15 +172,4 @@ function parseText(text: string): NdjsonItem {
   } catch (error) {
     return { ok: false, error: { kind: "invalid_json", message: (error as Error).message } };
   }
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

@@ -154,6 +154,14 @@ describe("NdjsonWriter", () => {
     const writer = new NdjsonWriter(stuck);
     const pending = writer.write("blocked");
     stuck.destroy();
-    await expect(pending).rejects.toThrow();
+    await expect(pending).rejects.toThrow("stream closed before it drained");
+  });
+
+  it("rejects instead of hanging when the stream was destroyed before the write", async () => {
+    const gone = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+    gone.on("error", () => undefined);
+    gone.destroy();
+    await new Promise((resolve) => gone.once("close", resolve));
+    await expect(new NdjsonWriter(gone).write({ a: 1 })).rejects.toThrow("stream is already closed");
   });
 });
