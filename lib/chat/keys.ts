@@ -116,11 +116,6 @@ export function parseKeys(data: string): Key[] {
     const char = data[i]!;
     if (char === "\x1b") {
       const rest = data.slice(i + 1);
-      if (rest === "") {
-        push({ name: "escape" });
-        i += 1;
-        continue;
-      }
       if (rest[0] === "\r" || rest[0] === "\n") {
         // Alt-Enter inserts a newline, like Ctrl-J.
         push({ name: "newline" });
@@ -135,12 +130,7 @@ export function parseKeys(data: string): Key[] {
         i += 1 + csi[1]!.length;
         continue;
       }
-      if (rest[0] === "\x1b") {
-        push({ name: "escape" });
-        i += 1;
-        continue;
-      }
-      // Alt-<key> and anything unknown: drop the escape and its key.
+      // A lone Esc, or Esc before anything else in the same read (Esc Esc, Alt-<key>): an Esc, then the rest as usual.
       push({ name: "escape" });
       i += 1;
       continue;

@@ -17,6 +17,10 @@ describe("key parser", () => {
     expect(parseKeys("\x1a")).toEqual([{ name: "suspend" }]);
     expect(parseKeys("\x1b[1;5A")).toEqual([{ name: "up" }]);
     expect(parseKeys("\x1b[999Zx")).toEqual([{ name: "text", text: "x" }]);
+    // Unknown escape sequences are dropped whole; an Esc before anything else stays an Esc.
+    expect(parseKeys("\x1b\x1b")).toEqual([{ name: "escape" }, { name: "escape" }]);
+    expect(parseKeys("\x1bx")).toEqual([{ name: "escape" }, { name: "text", text: "x" }]);
+    expect(parseKeys("\x1b\r")).toEqual([{ name: "newline" }]);
   });
 });
 
