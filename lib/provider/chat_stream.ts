@@ -8,7 +8,14 @@ import {
   sanitize,
 } from "./errors.ts";
 import type { SseMessage } from "./sse.ts";
-import { isJsonObject as isObject, parseStreamData, type Json } from "./stream_data.ts";
+import {
+  appendArguments,
+  isJsonObject as isObject,
+  parseArguments,
+  parseStreamData,
+  unfinishedStreamFailure,
+  type Json,
+} from "./stream_data.ts";
 import type { ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
 
 type PartialCall = { index?: number; id?: string; name?: string; arguments: string; argumentBytes: number };
@@ -84,21 +91,7 @@ export class ChatStreamState {
   /** Applies the end-of-stream rules and assembles the response. */
   async finish(leftover: string): Promise<ProviderResponse> {
     if (!this.finished && !this.#finishReasonSeen) {
-      const rest = leftover.trim();
-      if (rest !== "") {
-        let body: unknown;
-        try {
-          body = JSON.parse(rest);
-        } catch {
-          body = undefined;
-        }
-        const details = extractDetails(body);
-        if (details) {
-          throw providerFailure(`provider error: ${formatDetails(details, this.#credential)}`, isTransientDetails(details));
-        }
-        throw providerFailure("provider stream ended with an incomplete SSE event", true);
-      }
-      throw providerFailure("provider stream ended before the response completed", true);
+      throw unfinishedStreamFailure(leftover, this.#credential);
     }
     return { text: this.#text, calls: this.#assembleCalls(), usage: this.#usage };
   }
@@ -156,11 +149,7 @@ export class ChatStreamState {
   }
 
   #appendArguments(call: PartialCall, fragment: string): void {
-    call.argumentBytes += Buffer.byteLength(fragment);
-    if (call.argumentBytes > this.#limits.max_tool_arguments_bytes) {
-      throw limitFailure("tool_limit", "tool arguments exceeded byte limit");
-    }
-    call.arguments += fragment;
+    appendArguments(call, fragment, this.#limits.max_tool_arguments_bytes);
   }
 
   /** In `index` order when every call has one (as servers number them), else in order of appearance. */
@@ -169,15 +158,7 @@ export class ChatStreamState {
     const calls = indexed ? [...this.#calls].sort((a, b) => a.index! - b.index!) : this.#calls;
     return calls.map((call, position) => {
       if (!call.name) throw providerFailure("provider returned an incomplete tool call", false);
-      let args: unknown = {};
-      if (call.arguments.trim() !== "") {
-        try {
-          args = JSON.parse(call.arguments);
-        } catch (error) {
-          const detail = sanitize((error as Error).message, this.#credential);
-          throw providerFailure(`provider returned invalid tool arguments: ${detail}`, false);
-        }
-      }
+      const args = parseArguments(call.arguments, this.#credential);
       return { call_id: call.id ?? `call_${this.#step}_${position + 1}`, name: call.name, arguments: args };
     });
   }

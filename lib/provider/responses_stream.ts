@@ -8,7 +8,14 @@ import {
   sanitize,
 } from "./errors.ts";
 import type { SseMessage } from "./sse.ts";
-import { isJsonObject as isObject, parseStreamData, type Json } from "./stream_data.ts";
+import {
+  appendArguments,
+  isJsonObject as isObject,
+  parseArguments,
+  parseStreamData,
+  unfinishedStreamFailure,
+  type Json,
+} from "./stream_data.ts";
 import type { ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
 
 type PartialCall = { index: number; arguments: string; argumentBytes: number; call_id?: string; name?: string };
@@ -95,21 +102,7 @@ export class ResponsesStreamState {
   /** Applies the end-of-stream rules and assembles the response. */
   async finish(leftover: string): Promise<ProviderResponse> {
     if (!this.finished) {
-      const rest = leftover.trim();
-      if (rest !== "") {
-        let body: unknown;
-        try {
-          body = JSON.parse(rest);
-        } catch {
-          body = undefined;
-        }
-        const details = extractDetails(body);
-        if (details) {
-          throw providerFailure(`provider error: ${formatDetails(details, this.#credential)}`, isTransientDetails(details));
-        }
-        throw providerFailure("provider stream ended with an incomplete SSE event", true);
-      }
-      throw providerFailure("provider stream ended before the response completed", true);
+      throw unfinishedStreamFailure(leftover, this.#credential);
     }
     const calls = this.#assembleCalls();
     const sources = this.#citations.filter((citation) => !this.#text.includes(citation.url));
@@ -144,12 +137,8 @@ export class ResponsesStreamState {
     return call;
   }
 
-  #appendArguments(call: PartialCall, delta: string): void {
-    call.argumentBytes += Buffer.byteLength(delta);
-    if (call.argumentBytes > this.#limits.max_tool_arguments_bytes) {
-      throw limitFailure("tool_limit", "tool arguments exceeded byte limit");
-    }
-    call.arguments += delta;
+  #appendArguments(call: PartialCall, fragment: string): void {
+    appendArguments(call, fragment, this.#limits.max_tool_arguments_bytes);
   }
 
   #itemDone(outputIndex: unknown, item: unknown): void {
@@ -181,19 +170,9 @@ export class ResponsesStreamState {
 
   #assembleCalls(): ToolCallRecord[] {
     const calls = [...this.#calls.values()].sort((a, b) => a.index - b.index);
-    const credential = this.#credential;
     return calls.map((call) => {
       if (!call.call_id || !call.name) throw providerFailure("provider returned an incomplete tool call", false);
-      let args: unknown = {};
-      if (call.arguments.trim() !== "") {
-        try {
-          args = JSON.parse(call.arguments);
-        } catch (error) {
-          const detail = sanitize((error as Error).message, credential);
-          throw providerFailure(`provider returned invalid tool arguments: ${detail}`, false);
-        }
-      }
-      return { call_id: call.call_id, name: call.name, arguments: args };
+      return { call_id: call.call_id, name: call.name, arguments: parseArguments(call.arguments, this.#credential) };
     });
   }
 }

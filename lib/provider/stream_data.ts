@@ -1,6 +1,6 @@
 // The data of one SSE message, shared by both wires (spec §8.2: `[DONE]` ends the stream, empty
 // data is ignored, non-JSON data fails unless it is an `error` event's raw text).
-import { isTransientDetails, providerFailure, sanitize } from "./errors.ts";
+import { AttemptFailure, extractDetails, formatDetails, isTransientDetails, limitFailure, providerFailure, sanitize } from "./errors.ts";
 import type { SseMessage } from "./sse.ts";
 
 export type Json = Record<string, unknown>;
@@ -23,5 +23,42 @@ export function parseStreamData(message: SseMessage, credential: string): Stream
       throw providerFailure(`provider stream error: ${sanitize(data, credential)}`, isTransientDetails({ message: data, labels: [] }));
     }
     throw providerFailure(`invalid provider stream JSON: ${sanitize((error as Error).message, credential)}`, false);
+  }
+}
+
+/**
+ * Why a stream that ended without its end marker failed: the error object a server wrote as a bare body
+ * (no `data:` line), else an incomplete event or an early end. All but a reported error are transient.
+ */
+export function unfinishedStreamFailure(leftover: string, credential: string): AttemptFailure {
+  const rest = leftover.trim();
+  if (rest === "") return providerFailure("provider stream ended before the response completed", true);
+  let body: unknown;
+  try {
+    body = JSON.parse(rest);
+  } catch {
+    body = undefined;
+  }
+  const details = extractDetails(body);
+  if (details) return providerFailure(`provider error: ${formatDetails(details, credential)}`, isTransientDetails(details));
+  return providerFailure("provider stream ended with an incomplete SSE event", true);
+}
+
+/** A tool call's argument text while it streams in, bounded by `max_tool_arguments_bytes`. */
+export type ArgumentBuffer = { arguments: string; argumentBytes: number };
+
+export function appendArguments(call: ArgumentBuffer, fragment: string, maxBytes: number): void {
+  call.argumentBytes += Buffer.byteLength(fragment);
+  if (call.argumentBytes > maxBytes) throw limitFailure("tool_limit", "tool arguments exceeded byte limit");
+  call.arguments += fragment;
+}
+
+/** The complete argument text as JSON (`{}` when blank). */
+export function parseArguments(text: string, credential: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw providerFailure(`provider returned invalid tool arguments: ${sanitize((error as Error).message, credential)}`, false);
   }
 }
