@@ -93,6 +93,11 @@ describe("scv exec", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("provider credential is not configured");
     expect(provider.requests).toHaveLength(0);
+    // --json: the refusal is the last event on stdout, and stderr stays empty.
+    const json = await run(["--json", "go"], { env: { OPENAI_API_KEY: undefined } });
+    expect(json.code).toBe(1);
+    expect(json.stderr).toBe("");
+    expect(events(json.stdout).at(-1)).toMatchObject({ type: "error", code: "invalid_request", message: expect.stringContaining("provider credential is not configured") });
   });
 
   it("reads the prompt from stdin with -, and refuses an empty one with exit 2", async () => {
@@ -112,6 +117,11 @@ describe("scv exec", () => {
     expect(denied.code).toBe(0);
     const completed = events(denied.stdout).find((event) => event.type === "tool.completed")!;
     expect(completed).toMatchObject({ success: false, error: "denied", output: "tool call denied by policy or user" });
+    provider.push(toolCallResponse(call), textResponse(["after"]));
+    const deniedText = await run(["run"]);
+    expect(deniedText.code).toBe(0);
+    expect(deniedText.stderr).toContain("denied (no --yes; scv exec cannot ask): bash (process risk): Run with /bin/bash -lc: echo ran-it");
+    expect(deniedText.stderr).not.toContain("✓ ran-it");
 
     provider.push(toolCallResponse(call), textResponse(["after"]));
     const approved = await run(["--yes", "run"]);
