@@ -98,7 +98,10 @@ async function startupLatency(root: string): Promise<number[]> {
     const child = spawn("script", ["-qfec", `${binary} chat`, "/dev/null"], { cwd: root, env, stdio: ["pipe", "pipe", "ignore"] });
     let text = "";
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ready prompt from ${binary} chat: ${JSON.stringify(text)}`)), 10_000);
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`no ready prompt from ${binary} chat within 10 s: ${JSON.stringify(text)}`));
+      }, 10_000);
       child.stdout.on("data", (chunk: Buffer) => {
         text += chunk.toString();
         if (text.includes("ready")) {

@@ -20,7 +20,8 @@ for (const name of chosen) {
   const script = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
   const run = spawnSync(process.execPath, [script], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20 });
   try {
-    if (run.status !== 0) throw new Error(`exited with ${run.status}`);
+    if (run.error) throw run.error;
+    if (run.status !== 0) throw new Error(`exited with ${run.status ?? run.signal}`);
     results[name] = JSON.parse(run.stdout);
   } catch (error) {
     failed = true;

@@ -15,7 +15,10 @@ function timeRuns(command: string, args: string[]): number {
     const start = process.hrtime.bigint();
     const result = spawnSync(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     const ms = Number(process.hrtime.bigint() - start) / 1e6;
-    if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${result.status}`);
+    if (result.status !== 0) {
+      const why = result.error?.message ?? `exited with ${result.status ?? result.signal}: ${result.stderr.toString().trim()}`;
+      throw new Error(`${command} ${args.join(" ")} failed: ${why}`);
+    }
     if (i >= 2) samples.push(ms); // the first runs warm the page cache
   }
   return median(samples);
