@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../lib/config/defaults.ts";
 import type { ResolvedConfig } from "../../lib/config/types.ts";
-import { runTurn, type TurnSink } from "../../lib/agent/turn.ts";
+import { runTurn, type TurnInput, type TurnSink } from "../../lib/agent/turn.ts";
 import { createProvider } from "../../lib/provider/index.ts";
 import type { HistoryItem, ProviderClient } from "../../lib/provider/types.ts";
 import { createRegistry } from "../../lib/tools/index.ts";
@@ -36,7 +36,22 @@ async function setup(script: Parameters<typeof startFakeProvider>[0], tools: Too
   config.provider.model = "fake-model";
   edit?.(config);
   client = createProvider({ profile: config.provider, limits: config.provider_limits, credential: "k", hostedWebSearch: false });
-  return { config, registry: createRegistry(tools) };
+  const registry = createRegistry(tools);
+  /** runTurn with prompt "go", an empty history and instructions, the workspace /ws and a signal nobody aborts. */
+  const run = (sink: TurnSink, overrides: Partial<TurnInput> = {}) =>
+    runTurn({
+      prompt: "go",
+      history: [],
+      provider: client!,
+      tools: registry,
+      config,
+      workspace: "/ws",
+      instructions: "",
+      signal: new AbortController().signal,
+      sink,
+      ...overrides,
+    });
+  return { config, registry, run };
 }
 
 function recordingSink(log: string[], approve: (name: string) => Promise<boolean> | boolean = () => true): TurnSink {
@@ -62,7 +77,7 @@ function recordingSink(log: string[], approve: (name: string) => Promise<boolean
 
 describe("runTurn", () => {
   it("runs calls in order and returns the new history; the checkpoint is untouched", async () => {
-    const { config, registry } = await setup(
+    const { run } = await setup(
       [
         toolCallResponse([
           { call_id: "a", name: "echo", arguments: { n: 1 } },
@@ -74,17 +89,7 @@ describe("runTurn", () => {
     );
     const log: string[] = [];
     const history: HistoryItem[] = [{ kind: "user", content: "earlier" }];
-    const outcome = await runTurn({
-      prompt: "go",
-      history,
-      provider: client!,
-      tools: registry,
-      config,
-      workspace: "/ws",
-      instructions: "be nice",
-      signal: new AbortController().signal,
-      sink: recordingSink(log),
-    });
+    const outcome = await run(recordingSink(log), { history, instructions: "be nice" });
     expect(log).toEqual([
       "completed:",
       "proposed:a",
@@ -108,7 +113,7 @@ describe("runTurn", () => {
   });
 
   it("turns a throwing tool into a failed result and a success:false outcome without a code into failed", async () => {
-    const { config, registry } = await setup(
+    const { run } = await setup(
       [
         toolCallResponse([
           { call_id: "t", name: "throws", arguments: {} },
@@ -124,24 +129,14 @@ describe("runTurn", () => {
       ],
     );
     const log: string[] = [];
-    const outcome = await runTurn({
-      prompt: "go",
-      history: [],
-      provider: client!,
-      tools: registry,
-      config,
-      workspace: "/ws",
-      instructions: "",
-      signal: new AbortController().signal,
-      sink: recordingSink(log),
-    });
+    const outcome = await run(recordingSink(log));
     expect(outcome.kind).toBe("completed");
     expect(log).toContain("done:t:false:failed:kaboom");
     expect(log).toContain("done:f:false:failed:nope");
   });
 
   it("gates progress to 512 bytes and at most 2 per second, dropping what is pending at completion", async () => {
-    const { config, registry } = await setup(
+    const { run } = await setup(
       [toolCallResponse([{ call_id: "p", name: "chatty", arguments: {} }]), textResponse(["ok"])],
       [
         tool("chatty", async (context) => {
@@ -154,89 +149,43 @@ describe("runTurn", () => {
       ],
     );
     const log: string[] = [];
-    await runTurn({
-      prompt: "go",
-      history: [],
-      provider: client!,
-      tools: registry,
-      config,
-      workspace: "/ws",
-      instructions: "",
-      signal: new AbortController().signal,
-      sink: recordingSink(log),
-    });
+    await run(recordingSink(log));
     const progress = log.filter((entry) => entry.startsWith("progress:"));
     expect(progress).toEqual([`progress:p:${"é".repeat(256)}`, "progress:p:tick 9"]);
     expect(log.indexOf("progress:p:tick 9")).toBeLessThan(log.findIndex((entry) => entry.startsWith("done:p")));
   });
 
   it("denies without running, and cancels from an approval wait", async () => {
-    const { config, registry } = await setup(
+    const { run } = await setup(
       [toolCallResponse([{ call_id: "d", name: "risky", arguments: {} }]), textResponse(["ok"]), toolCallResponse([{ call_id: "w", name: "risky", arguments: {} }])],
       [tool("risky", async () => ({ success: true, output: "ran", truncated: false }), "process")],
     );
     const log: string[] = [];
-    const denied = await runTurn({
-      prompt: "go",
-      history: [],
-      provider: client!,
-      tools: registry,
-      config,
-      workspace: "/ws",
-      instructions: "",
-      signal: new AbortController().signal,
-      sink: recordingSink(log, () => false),
-    });
+    const denied = await run(recordingSink(log, () => false));
     expect(denied.kind).toBe("completed");
     expect(log).toContain("done:d:false:denied:tool call denied by policy or user");
     expect(log.some((entry) => entry.startsWith("started:d"))).toBe(false);
 
     const controller = new AbortController();
-    const cancelled = await runTurn({
-      prompt: "again",
-      history: [],
-      provider: client!,
-      tools: registry,
-      config,
-      workspace: "/ws",
-      instructions: "",
-      signal: controller.signal,
-      sink: recordingSink([], () => {
+    const cancelled = await run(
+      recordingSink([], () => {
         setTimeout(() => controller.abort(), 10);
         return new Promise<boolean>(() => {});
       }),
-    });
+      { prompt: "again", signal: controller.signal },
+    );
     expect(cancelled).toEqual({ kind: "cancelled" });
   });
 
   it("reports sink failures through classify, else as internal_error", async () => {
-    const { config, registry } = await setup([textResponse(["x"]), textResponse(["y"])], []);
+    const { run } = await setup([textResponse(["x"]), textResponse(["y"])], []);
     const sink = recordingSink([]);
     sink.assistantCompleted = () => Promise.reject(new Error("too big"));
-    const classified = await runTurn({
-      prompt: "go",
-      history: [],
-      provider: client!,
-      tools: registry,
-      config,
-      workspace: "/ws",
-      instructions: "",
-      signal: new AbortController().signal,
-      sink,
+    const classified = await run(sink, {
       classify: () => ({ code: "response_limit", message: "server event exceeds configured frame limit" }),
     });
     expect(classified).toEqual({ kind: "failed", code: "response_limit", message: "server event exceeds configured frame limit" });
-    const plain = await runTurn({
-      prompt: "go",
-      history: [],
-      provider: client!,
-      tools: registry,
-      config,
-      workspace: "/ws",
-      instructions: "",
-      signal: new AbortController().signal,
-      sink,
-    });
+    const plain = await run(sink);
     expect(plain).toEqual({ kind: "failed", code: "internal_error", message: "too big" });
   });
 });
