@@ -48,11 +48,8 @@ export async function runCell(run: CellRun): Promise<{ items: ContentItem[]; end
       if (next === "timed_out" || next === "cancelled") {
         waits.abort();
         const ended = await terminate(run.session, cell.id, observing);
-        if (ended.kind === "result") {
-          items.push(...ended.items);
-          return { items, end: { kind: "result", errorText: ended.errorText } };
-        }
         items.push(...ended.items);
+        if (ended.kind === "result") return { items, end: { kind: "result", errorText: ended.errorText } };
         return { items, end: next === "timed_out" ? { kind: "timed_out", seconds: run.timeoutSeconds } : { kind: "cancelled" } };
       }
       const observation = unwrap(next);
