@@ -3,6 +3,7 @@
 import type { ResolvedConfig } from "../../config/types.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
+import { boundedChars } from "../text_bounds.ts";
 import type { Tool } from "../types.ts";
 import { runWebFetch } from "./fetch.ts";
 import type { FetchSettings, ProxySettings } from "./fetch.ts";
@@ -67,8 +68,7 @@ export function createWebFetchTool(config: ResolvedConfig, options: WebFetchOpti
       const url = checkFetchUrl(checked.value.url);
       if (!url.ok) return { error: url.error };
       const autoApproved = isAutoApproved(url.url, web.auto_approve_domains);
-      const shown = [...url.text];
-      const summaryUrl = shown.length > SUMMARY_URL_CHARS ? `${shown.slice(0, SUMMARY_URL_CHARS).join("")}…` : url.text;
+      const summaryUrl = boundedChars(url.text, SUMMARY_URL_CHARS);
       return {
         risk: autoApproved ? "read_only" : "network",
         summary: `Fetch ${summaryUrl} with an HTTP GET (no cookies or credentials). The full URL is sent to ${url.url.hostname}.`,
