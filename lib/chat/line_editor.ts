@@ -29,10 +29,6 @@ export class LineEditor {
     return this.#history;
   }
 
-  get exitArmed(): boolean {
-    return this.#exitArmed;
-  }
-
   /** `busy`: a turn is running, so Ctrl-C and Esc cancel it instead of editing. */
   handle(key: Key, busy = false): EditorAction {
     if (key.name !== "ctrl-c") this.#exitArmed = false;
