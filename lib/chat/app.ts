@@ -234,7 +234,8 @@ export class ChatApp {
         this.#turnDone?.();
         break;
       case "error":
-        // A rejected turn.start (e.g. an oversized prompt) never starts a turn.
+        // A rejected turn.start (e.g. an oversized prompt, a full queue) never starts a turn, nor echoes its prompt.
+        this.#queuedEchoes.delete(event.request_id);
         if (!this.#turnId) {
           this.#busy = false;
           this.#turnDone?.();
