@@ -165,14 +165,12 @@ describe("the offline demo", () => {
     expect(out).toContain("[demo] approved automatically");
     expect(out).toContain("ok 3 - README present");
     expect(out).toContain("[demo] finished");
-    // The code cell runs when this build has the exec tool; its nested calls sit under the cell.
-    if (out.includes("⏺ exec")) {
-      expect(out).toContain("\n    ⏺ read README.md\n");
-      expect(out).toContain("\n      [demo] approved automatically");
-      expect(out).toContain("README.md: 6 lines");
-    } else {
-      expect(out).toContain("This build has no `exec` code-mode tool yet");
-    }
+    // This build has the exec tool: the code cell runs and its nested calls sit under the cell.
+    expect(out).toContain("⏺ exec 252 bytes of JavaScript");
+    expect(out).toContain("\n    ⏺ read README.md\n");
+    expect(out).toContain("\n      [demo] approved automatically");
+    expect(out).toContain("README.md: 6 lines");
+    expect(out).not.toContain("This build has no `exec` code-mode tool yet");
     expect(provider.requests).toHaveLength(0);
     const workspace = /workspace (\S+)/.exec(out)![1]!;
     expect(workspace.startsWith(ROOT)).toBe(false);
