@@ -3,7 +3,7 @@ import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../lib/provider/index.ts";
 import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
-import { CREDENTIAL, DEFAULT_LIMITS, makeClient, NO_RETRY, run, runFailing, useProviderClients } from "./helpers.ts";
+import { CREDENTIAL, DEFAULT_LIMITS, makeClient, NO_RETRY, run, runFailing, runFailingWithDeltas, useProviderClients } from "./helpers.ts";
 
 const { setup, track } = useProviderClients();
 const noRetry = NO_RETRY;
@@ -104,18 +104,7 @@ describe("limits", () => {
     const { client } = await setup([textResponse(["é".repeat(50), "é".repeat(50), "é"])], {
       limits: { max_assistant_bytes: 200 },
     });
-    const deltas: string[] = [];
-    const error = await client
-      .stream(
-        { model: "m", instructions: "", history: [{ kind: "user", content: "x" }], tools: [] },
-        { signal: new AbortController().signal, onTextDelta: (text) => void deltas.push(text) },
-      )
-      .then(
-        () => {
-          throw new Error("expected a failure");
-        },
-        (failure: Error & { code: string }) => failure,
-      );
+    const { error, deltas } = await runFailingWithDeltas(client);
     expect(error).toMatchObject({ code: "response_limit", message: "assistant response exceeded byte limit" });
     expect(deltas).toHaveLength(2);
   });
@@ -234,18 +223,7 @@ describe("retries", () => {
       { events: [sse.textDelta("partial")], mode: "chunked", end: "destroy" },
       textResponse(["never"]),
     ]);
-    const deltas: string[] = [];
-    const error = await client
-      .stream(
-        { model: "m", instructions: "", history: [{ kind: "user", content: "x" }], tools: [] },
-        { signal: new AbortController().signal, onTextDelta: (text) => void deltas.push(text) },
-      )
-      .then(
-        () => {
-          throw new Error("expected a failure");
-        },
-        (failure: Error & { code: string }) => failure,
-      );
+    const { error, deltas } = await runFailingWithDeltas(client);
     expect(error.code).toBe("provider_error");
     // undici reports a cut chunked body as an early end, a short Content-Length body as a read error.
     expect(error.message).toBe("provider stream ended before the response completed");

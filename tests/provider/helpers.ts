@@ -8,6 +8,7 @@ import type {
   ProviderClient,
   ProviderLimits,
   ProviderProfile,
+  ProviderRequest,
   ProviderResponse,
   FunctionToolSchema,
 } from "../../lib/provider/types.ts";
@@ -82,35 +83,48 @@ export function makeClient(url: string, options: ClientOptions = {}): TestClient
 
 export type StreamResult = { response: ProviderResponse; deltas: string[] };
 
+export type TestRequest = { history?: HistoryItem[]; tools?: FunctionToolSchema[]; instructions?: string; step?: number };
+
+function providerRequest(request: TestRequest): ProviderRequest {
+  return {
+    model: "fake-model",
+    instructions: request.instructions ?? "You are SCV.",
+    history: request.history ?? [{ kind: "user", content: "hi" }],
+    tools: request.tools ?? [],
+    ...(request.step === undefined ? {} : { step: request.step }),
+  };
+}
+
 export async function run(
   client: ProviderClient,
-  request: { history?: HistoryItem[]; tools?: FunctionToolSchema[]; instructions?: string; step?: number } = {},
+  request: TestRequest = {},
   signal: AbortSignal = new AbortController().signal,
 ): Promise<StreamResult> {
   const deltas: string[] = [];
-  const response = await client.stream(
-    {
-      model: "fake-model",
-      instructions: request.instructions ?? "You are SCV.",
-      history: request.history ?? [{ kind: "user", content: "hi" }],
-      tools: request.tools ?? [],
-      ...(request.step === undefined ? {} : { step: request.step }),
-    },
-    { signal, onTextDelta: (text) => void deltas.push(text) },
-  );
+  const response = await client.stream(providerRequest(request), { signal, onTextDelta: (text) => void deltas.push(text) });
   return { response, deltas };
 }
 
 /** Runs a stream expected to fail and returns the rejection. */
 export async function runFailing(
   client: ProviderClient,
-  request: Parameters<typeof run>[1] = {},
+  request: TestRequest = {},
   signal?: AbortSignal,
 ): Promise<Error & { code?: string }> {
+  return (await runFailingWithDeltas(client, request, signal)).error;
+}
+
+/** Runs a stream expected to fail; returns the rejection and the text deltas the caller received before it. */
+export async function runFailingWithDeltas(
+  client: ProviderClient,
+  request: TestRequest = {},
+  signal: AbortSignal = new AbortController().signal,
+): Promise<{ error: Error & { code?: string }; deltas: string[] }> {
+  const deltas: string[] = [];
   try {
-    await run(client, request, signal);
+    await client.stream(providerRequest(request), { signal, onTextDelta: (text) => void deltas.push(text) });
   } catch (error) {
-    return error as Error & { code?: string };
+    return { error: error as Error & { code?: string }, deltas };
   }
   throw new Error("expected the stream to fail");
 }
