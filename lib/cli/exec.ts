@@ -49,8 +49,13 @@ export async function runExec(promptArg: string, options: ExecCliOptions): Promi
     process.stderr.write(`scv exec: ${(error as Error).message}\n`);
     return EXIT_USAGE;
   }
-  const code = await runTurn(prompt, options, prepared);
-  await prepared.close();
+  let code: number;
+  try {
+    code = await runTurn(prompt, options, prepared);
+  } finally {
+    // The replay provider and its session-only configuration file go away even if the turn threw.
+    await prepared.close();
+  }
   setTimeout(() => process.exit(code), FORCED_EXIT_MS).unref();
   return code;
 }
