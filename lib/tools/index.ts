@@ -52,7 +52,10 @@ function createFileAndShellTools(config: ResolvedConfig): Tool[] {
 export function createRegistry(tools: Tool[]): ToolRegistry {
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const byName = new Map(sorted.map((tool) => [tool.name, tool]));
-  if (byName.size !== sorted.length) throw new Error("Tool registry has duplicate tool names");
+  if (byName.size !== sorted.length) {
+    const repeated = sorted.filter((tool, index) => index > 0 && sorted[index - 1]!.name === tool.name).map((tool) => tool.name);
+    throw new Error(`Tool registry has duplicate tool names: ${[...new Set(repeated)].join(", ")}`);
+  }
   return {
     list: () => [...sorted],
     get: (name) => byName.get(name),

@@ -62,6 +62,6 @@ describe("buildToolRegistry", () => {
       "read_skill",
       "web_fetch",
     ]);
-    expect(() => createRegistry([fake("a"), fake("a")])).toThrow("Tool registry has duplicate tool names");
+    expect(() => createRegistry([fake("b"), fake("a"), fake("b"), fake("c")])).toThrow(/^Tool registry has duplicate tool names: b$/);
   });
 });
