@@ -1,5 +1,5 @@
 // Compact one-line descriptions of tool calls and short previews of their output.
-import { displayWidth, truncateText } from "./style.ts";
+import { stripControls, truncateText } from "./style.ts";
 
 const NESTED_CALL = /^(.*):tool-(\d+)$/;
 
@@ -71,11 +71,7 @@ export function outputText(output: string): string {
 export function previewLines(text: string, maxLines: number, columns: number): string[] {
   const lines = text.replace(/\r\n/g, "\n").split("\n").filter((line) => line.trim() !== "");
   if (lines.length === 0) return [];
-  const shown = lines.slice(0, maxLines).map((line) => truncateText(line.replace(/\t/g, "  ").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, ""), columns));
+  const shown = lines.slice(0, maxLines).map((line) => truncateText(stripControls(line.replace(/\t/g, "  ")), columns));
   if (lines.length > maxLines) shown.push(`… +${lines.length - maxLines} more lines`);
   return shown;
-}
-
-export function fitsWidth(text: string, columns: number): boolean {
-  return displayWidth(text) <= columns;
 }

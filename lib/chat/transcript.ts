@@ -1,7 +1,7 @@
 // Protocol events → display rows. Pure: it keeps only what it needs to format later events (calls in flight,
 // the assistant line being streamed, token usage) and never touches the terminal.
 import { MarkdownRenderer } from "./markdown.ts";
-import { displayWidth, sanitizeValue, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
+import { displayWidth, sanitizeValue, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
 export type ServerEvent = { type: string; [field: string]: any };
@@ -240,7 +240,7 @@ const MAX_SUMMARY_ROWS = 24;
 export function summaryRows(summary: string, columns: number): string[] {
   const width = Math.max(10, columns);
   const rows: string[] = [];
-  for (const line of summary.replace(/\r\n/g, "\n").replace(/\t/g, "  ").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "").split("\n")) {
+  for (const line of stripControls(summary.replace(/\r\n/g, "\n").replace(/\t/g, "  ")).split("\n")) {
     let rest = line;
     do {
       let cut = 0;
