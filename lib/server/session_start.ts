@@ -9,6 +9,7 @@ import type { ProviderClient } from "../provider/types.ts";
 import { buildToolRegistry } from "../tools/index.ts";
 import { discoverSkills, skillsPromptSection } from "../tools/skills/index.ts";
 import type { ToolRegistry } from "../tools/types.ts";
+import type { ClientMessage } from "./protocol.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
 /** What the command line contributes to every session of this process. */
@@ -26,13 +27,8 @@ export type ServerOptions = {
   warn?: (text: string) => void;
 };
 
-export type StartRequest = {
-  cwd: string;
-  provider?: string;
-  model?: string;
-  base_url?: string;
-  no_tools?: boolean;
-};
+/** The fields of `session.start` that shape the session (`delegation_depth` and `auto_approve` have no effect). */
+export type StartRequest = Pick<Extract<ClientMessage, { type: "session.start" }>, "cwd" | "provider" | "model" | "base_url" | "no_tools">;
 
 export type SessionParts = {
   workspace: string;
