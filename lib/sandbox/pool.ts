@@ -7,7 +7,8 @@ import { Worker } from "node:worker_threads";
 import { cellRuntime } from "./runtime.ts";
 import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker, type ToWorker, type WorkerConfig } from "./worker_main.ts";
 
-const WORKER_CODE = `"use strict";(${String(workerMain)})(require, require("node:worker_threads").workerData);`;
+/** What every sandbox worker evaluates (`eval: true`): workerMain called with the worker's config. */
+export const WORKER_CODE = `"use strict";(${String(workerMain)})(require, require("node:worker_threads").workerData);`;
 const RUNTIME_SOURCE = String(cellRuntime);
 /**
  * How long a worker may keep running cell code after its cell finished before it is discarded

@@ -3,11 +3,12 @@
 import { Worker } from "node:worker_threads";
 import { expect, it } from "vitest";
 import { cellRuntime } from "../../lib/sandbox/runtime.ts";
-import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker } from "../../lib/sandbox/worker_main.ts";
+import { WORKER_CODE } from "../../lib/sandbox/pool.ts";
+import { CELL_PREFIX, CELL_SUFFIX, type FromWorker } from "../../lib/sandbox/worker_main.ts";
 
 // Node only: Deno isolates import() without the flag, so the probe passes there.
 it.skipIf("Deno" in globalThis)("without the dynamic-import callback (no --experimental-vm-modules) every cell is refused", async () => {
-  const worker = new Worker(`"use strict";(${String(workerMain)})(require, require("node:worker_threads").workerData);`, {
+  const worker = new Worker(WORKER_CODE, {
     eval: true,
     workerData: { runtimeSource: String(cellRuntime), maxOutputChars: 1_000_000, cellPrefix: CELL_PREFIX, cellSuffix: CELL_SUFFIX, answerSpinUs: 0 },
     stdout: true,
