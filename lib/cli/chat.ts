@@ -6,7 +6,7 @@ import { ChatApp } from "../chat/app.ts";
 import { prepareDemo } from "../chat/demo.ts";
 import { prepareOptions, type ClientFlags } from "../chat/session_options.ts";
 import { colorEnabled } from "../chat/style.ts";
-import { EXIT_FAILURE } from "./exit.ts";
+import { EXIT_FAILURE, EXIT_SIGNALS } from "./exit.ts";
 
 export type ChatCliOptions = { model?: string; provider?: string; demo?: boolean; fakeResponses?: string };
 
@@ -57,8 +57,8 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
   });
   const onSigint = () => app.interrupt();
   // Leave cleanly (terminal mode restored, session shut down) when the terminal closes or we are asked to stop.
-  const onSigterm = () => app.stop(143);
-  const onSighup = () => app.stop(129);
+  const onSigterm = () => app.stop(EXIT_SIGNALS.SIGTERM);
+  const onSighup = () => app.stop(EXIT_SIGNALS.SIGHUP);
   const onResize = () => app.redraw();
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigterm);

@@ -6,7 +6,7 @@ import { prepareOptions, type PreparedOptions } from "../chat/session_options.ts
 import { createStyle, stripControls } from "../chat/style.ts";
 import { Transcript, type ServerEvent } from "../chat/transcript.ts";
 import { createLogger } from "../server/log.ts";
-import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 
 export type ExecCliOptions = {
   json?: boolean;
@@ -17,8 +17,6 @@ export type ExecCliOptions = {
   fakeResponses?: string;
 };
 
-export const EXIT_INTERRUPTED = 130;
-const EXIT_SIGNALS: Record<string, number> = { SIGTERM: 143, SIGHUP: 129 };
 const FORCED_EXIT_MS = 250;
 /** How long a signalled exec waits for the cancelled turn to end before leaving anyway. */
 const SIGNAL_GRACE_MS = 2000;
@@ -150,9 +148,9 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
     void engine.send({ type: "turn.cancel", turn_id: turnId });
   };
   // SIGTERM and SIGHUP cancel the running turn, then leave with 128 + the signal number.
-  const onSignal = (signal: NodeJS.Signals) => {
+  const onSignal = (signal: "SIGTERM" | "SIGHUP") => {
     if (signalled !== undefined) return;
-    signalled = EXIT_SIGNALS[signal]!;
+    signalled = EXIT_SIGNALS[signal];
     if (!engine || turnId === undefined) {
       finish(signalled);
       return;
