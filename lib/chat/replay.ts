@@ -106,8 +106,6 @@ export async function loadReplayScript(path: string): Promise<ReplayScript> {
 export type ReplayServer = {
   /** `http://127.0.0.1:<port>/v1` */
   url: string;
-  /** Model requests served so far. */
-  served(): number;
   /** The headers of every request received, in order (tests check that no real credential arrives). */
   requestHeaders(): http.IncomingHttpHeaders[];
   close(): Promise<void>;
@@ -184,7 +182,6 @@ export async function startReplayServer(script: ReplayScript, options: { delayMs
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
-    served: () => next,
     requestHeaders: () => [...received],
     close() {
       for (const timer of timers) clearTimeout(timer);
