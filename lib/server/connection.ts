@@ -59,7 +59,7 @@ export class Connection {
     } catch (error) {
       if (error instanceof FrameLimitError) return this.#reject(requestId, "invalid_request", error.message);
       this.#log.error(`handle ${parsed.message.type}: ${error instanceof Error ? error.stack : String(error)}`);
-      return this.#reject(parsed.message.request_id, "internal_error", error instanceof Error ? error.message : String(error));
+      return this.#reject(requestId, "internal_error", error instanceof Error ? error.message : String(error));
     }
   }
 

@@ -131,11 +131,6 @@ export function parseClientMessage(value: unknown): ParseResult {
   return { ok: true, message: message as ClientMessage };
 }
 
-/** A best-effort `request_id` of a value that failed validation (never put on framing errors, but useful in logs). */
-export function requestIdOf(value: unknown): string | undefined {
-  return isPlainObject(value) && typeof value.request_id === "string" ? value.request_id : undefined;
-}
-
 // ---- Server events (§4) ----
 
 export type ErrorCode =
