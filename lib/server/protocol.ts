@@ -1,5 +1,5 @@
 // The agent protocol (server spec §3–§5), written once: client message validation and server event builders.
-// Builders put every field in wire order; `seq` is a placeholder the session overwrites in place when it writes
+// Builders put every field in wire order; `seq` is a placeholder the EventWriter overwrites in place when it writes
 // the event, so the key order stays the one below.
 import type { TurnFailureCode } from "../agent/turn.ts";
 
