@@ -248,22 +248,24 @@ export class HostConnection {
         return;
       }
     }
-    if (request.method !== "session/open" && !this.#sessions.has(request.sessionId)) {
+    if (request.method === "session/open") {
+      this.#open(id, request);
+      return;
+    }
+    const session = this.#sessions.get(request.sessionId);
+    if (!session) {
       this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
       return;
     }
     switch (request.method) {
-      case "session/open":
-        this.#open(id, request);
-        return;
       case "session/execute":
-        return this.#execute(id, request, active, start);
+        return this.#execute(id, session, request.request, active, start);
       case "session/wait":
-        return this.#wait(id, request, active, start);
+        return this.#wait(id, session, request, active, start);
       case "session/terminate":
-        return this.#terminate(id, request, start);
+        return this.#terminate(id, session, request, start);
       case "session/shutdown":
-        return this.#shutdownSession(id, request.sessionId);
+        return this.#shutdownSession(id, session);
     }
   }
 
@@ -300,16 +302,11 @@ export class HostConnection {
 
   async #execute(
     id: bigint,
-    request: Extract<HostRequest, { method: "session/execute" }>,
+    session: HostSession,
+    body: Extract<HostRequest, { method: "session/execute" }>["request"],
     active: ActiveRequest,
     start: bigint,
   ): Promise<void> {
-    const body = request.request;
-    const session = this.#sessions.get(request.sessionId);
-    if (!session) {
-      this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
-      return;
-    }
     const catalog = resolveCatalog(session, body.catalog_revision, body.enabled_tools);
     if (!catalog.ok) {
       this.#respond(id, err(catalog.message));
@@ -386,15 +383,11 @@ export class HostConnection {
 
   async #wait(
     id: bigint,
+    session: HostSession,
     request: Extract<HostRequest, { method: "session/wait" }>,
     active: ActiveRequest,
     start: bigint,
   ): Promise<void> {
-    const session = this.#sessions.get(request.sessionId);
-    if (!session) {
-      this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
-      return;
-    }
     const cellId = request.request.cell_id;
     const signal = active.cancel.signal;
     active.observe = { yieldNow: () => session.sandbox.yieldNow(cellId) };
@@ -406,12 +399,12 @@ export class HostConnection {
     this.#respondOutcome(id, session, cellId, outcome, request.maxOutputTokens, start);
   }
 
-  async #terminate(id: bigint, request: Extract<HostRequest, { method: "session/terminate" }>, start: bigint): Promise<void> {
-    const session = this.#sessions.get(request.sessionId);
-    if (!session) {
-      this.#respond(id, err(`unknown code-mode session ${request.sessionId}`));
-      return;
-    }
+  async #terminate(
+    id: bigint,
+    session: HostSession,
+    request: Extract<HostRequest, { method: "session/terminate" }>,
+    start: bigint,
+  ): Promise<void> {
     const outcome = await session.sandbox.terminate(request.cellId);
     this.#respondOutcome(id, session, request.cellId, outcome, request.maxOutputTokens, start);
   }
@@ -445,12 +438,8 @@ export class HostConnection {
     if (completed && !session.shuttingDown) session.cells.get(cellId)?.close();
   }
 
-  async #shutdownSession(id: bigint, sessionId: string): Promise<void> {
-    const session = this.#sessions.get(sessionId);
-    if (!session) {
-      this.#respond(id, err(`unknown code-mode session ${sessionId}`));
-      return;
-    }
+  async #shutdownSession(id: bigint, session: HostSession): Promise<void> {
+    const sessionId = session.id;
     this.#sessions.delete(sessionId);
     session.shuttingDown = true;
     await session.sandbox.close();
