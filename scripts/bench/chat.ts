@@ -51,9 +51,16 @@ async function firstCharacterLatency(root: string): Promise<number[]> {
   });
   const running = app.run();
   const seen = (needle: string) =>
-    new Promise<void>((resolve) => {
-      if (screen.includes(needle)) resolve();
-      else watch = { needle, resolve };
+    new Promise<void>((resolve, reject) => {
+      if (screen.includes(needle)) return resolve();
+      const timer = setTimeout(() => reject(new Error(`no ${JSON.stringify(needle)} on the chat screen within 10 s: ${JSON.stringify(screen.slice(-300))}`)), 10_000);
+      watch = {
+        needle,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
     });
   await seen("ready");
   const samples: number[] = [];
