@@ -136,6 +136,14 @@ describe("FrameWriter", () => {
     stream.end();
     expect(await collect(readFrames(stream))).toEqual([{ repeated: true }, { repeated: true }]);
   });
+
+  it("rejects instead of hanging on a stream that is already closed", async () => {
+    const stream = new PassThrough();
+    stream.on("error", () => undefined);
+    stream.destroy();
+    await new Promise((resolve) => stream.once("close", resolve));
+    await expect(new FrameWriter(stream).write(encodeFrame(1))).rejects.toThrow("stream is already closed");
+  });
 });
 
 describe("FrameDecoder", () => {
