@@ -80,7 +80,8 @@ export interface StartCellOptions {
 export type ObserveOutcome =
   | { kind: "observation"; observation: Observation }
   | { kind: "missing"; errorText: string } // `exec cell <id> not found`
-  | { kind: "error"; message: string }; // `exec cell <id> already has an active observer`, `… is already terminating`
+  // `exec cell <id> already has an active observer`, `… is already terminating`, `code-mode request cancelled` (a wait's signal)
+  | { kind: "error"; message: string };
 
 export interface SandboxCell {
   readonly id: string;
