@@ -52,10 +52,10 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       workspace,
       home,
       homeExplicit: explicit,
-      explicitConfigPath: options.configPath ?? nonEmpty(env.SCV_CONFIG),
+      explicitConfigPath: options.configPath,
       env,
       overrides: {
-        provider: request.provider ?? options.provider ?? nonEmpty(env.SCV_PROVIDER),
+        provider: request.provider ?? options.provider,
         model: request.model ?? options.model,
         base_url: request.base_url ?? options.baseUrl,
         approval_policy: options.approvalPolicy,
@@ -111,10 +111,6 @@ function describeFsError(error: unknown): string {
     default:
       return error instanceof Error ? error.message : String(error);
   }
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === "" ? undefined : value;
 }
 
 /** Runs one setup step; whatever it throws becomes a StartError carrying the wire message. */
