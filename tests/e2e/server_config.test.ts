@@ -22,6 +22,16 @@ async function startError(options: { args?: string[]; env?: Record<string, strin
   return reply;
 }
 
+/** One no-tools turn on a server started with only `--base-url`: the instructions the provider received. */
+async function instructionsOfOneTurn(): Promise<unknown> {
+  const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+  await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
+  client.turn("hi");
+  expect(await client.next(["turn.completed", "turn.failed"])).toMatchObject({ type: "turn.completed" });
+  await client.finish();
+  return harness.provider.requests[0]!.body.instructions;
+}
+
 const failure = (message: string) => ({ type: "error", request_id: "s", code: "invalid_request", message, fatal: false });
 
 describe("configuration errors at session.start (§6.2, §7)", () => {
@@ -92,12 +102,7 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
   it("builds the system prompt from agent.system_prompt, the workspace and AGENTS.md", async () => {
     await writeFile(path.join(harness.sandbox.workspace, "AGENTS.md"), "Use tabs.\nRun npm test.");
     await harness.sandbox.writeUserConfig('[agent]\nsystem_prompt = "Be brief."\n\n[tools]\nmax_read_bytes = 9\n');
-    const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
-    await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
-    client.turn("hi");
-    await client.next(["turn.completed", "turn.failed"]);
-    await client.finish();
-    expect(harness.provider.requests[0]!.body.instructions).toBe(
+    expect(await instructionsOfOneTurn()).toBe(
       `Be brief.\nCurrent working directory: ${harness.sandbox.workspace}\n\n# Project instructions\nUse tabs.\n[AGENTS.md truncated by configured read limit]\n`,
     );
   });
@@ -106,12 +111,7 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
     const outside = path.join(harness.sandbox.root, "outside.md");
     await writeFile(outside, "secret instructions");
     await symlink(outside, path.join(harness.sandbox.workspace, "AGENTS.md"));
-    const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
-    await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
-    client.turn("hi");
-    await client.next(["turn.completed", "turn.failed"]);
-    await client.finish();
-    expect(harness.provider.requests[0]!.body.instructions).toBe(
+    expect(await instructionsOfOneTurn()).toBe(
       `You are SCV, a concise and careful coding agent. Use tools to inspect, change, and verify the workspace.\nCurrent working directory: ${harness.sandbox.workspace}\n`,
     );
   });
