@@ -211,10 +211,10 @@ export class ChatApp {
         const pending = { approvalId: event.approval_id, name: event.name, args, indent: this.#transcript.indentOf(event.call_id) };
         if (this.#setup.demoPrompts !== undefined) {
           rows.push(...this.#wrapped([`${pending.indent}  [demo] approved automatically (in a real chat you answer y, n or a)`], s.yellow));
-          void this.#resolveApproval(pending, true);
+          this.#resolveApproval(pending, true);
         } else if (this.#memory.allows(event.name, args)) {
           rows.push(`${pending.indent}  ${s.green("approved")} ${s.dim("(always allowed for this session)")}`);
-          void this.#resolveApproval(pending, true);
+          this.#resolveApproval(pending, true);
         } else if (this.#approval) {
           this.#approvalQueue.push(pending);
         } else {
@@ -252,8 +252,8 @@ export class ChatApp {
     this.#answerFromLines();
   }
 
-  async #resolveApproval(pending: PendingApproval, approved: boolean): Promise<void> {
-    await this.#engine?.send({ type: "approval.resolve", approval_id: pending.approvalId, approved });
+  #resolveApproval(pending: PendingApproval, approved: boolean): void {
+    this.#engine?.notify({ type: "approval.resolve", approval_id: pending.approvalId, approved });
   }
 
   #answerApproval(answer: "y" | "n" | "a"): void {
@@ -266,7 +266,7 @@ export class ChatApp {
     const label =
       answer === "a" ? s.green("approved (always for this session)") : approved ? s.green("approved") : s.red("denied");
     this.#render([`${pending.indent}  ${label}`]);
-    void this.#resolveApproval(pending, approved);
+    this.#resolveApproval(pending, approved);
   }
 
   // ---- rendering ----
@@ -428,7 +428,7 @@ export class ChatApp {
       this.#approvalQueue = [];
       this.#cancelling = true;
       this.#render([]);
-      void this.#engine.send({ type: "turn.cancel", turn_id: this.#turnId });
+      this.#engine.notify({ type: "turn.cancel", turn_id: this.#turnId });
     }
   }
 

@@ -57,6 +57,7 @@ export class EngineClient {
 
   /** Sends a client message, adding its `request_id` (and the session id when there is one); returns the id. */
   async send(message: { type: string; [field: string]: unknown }): Promise<string> {
+    if (this.#input.writableEnded) throw new Error(`cannot send ${message.type}: the engine connection is closed`);
     const request_id = `c${this.#nextId++}`;
     const withSession = this.sessionId && message.type !== "initialize" && message.type !== "session.start"
       ? { session_id: this.sessionId, ...message }
@@ -64,6 +65,14 @@ export class EngineClient {
     const { type, ...fields } = withSession;
     await this.#writer.write({ type, request_id, ...fields });
     return request_id;
+  }
+
+  /**
+   * Sends a message that nobody waits on (turn.cancel, approval.resolve), e.g. from a signal handler: when the
+   * connection has closed meanwhile there is nobody left to tell, so the message is dropped instead of rejecting.
+   */
+  notify(message: { type: string; [field: string]: unknown }): void {
+    this.send(message).catch(() => {});
   }
 
   /** Resolves with the first event matching `predicate` from now on. */

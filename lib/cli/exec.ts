@@ -91,7 +91,7 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
     switch (event.type) {
       case "turn.started":
         turnId = event.turn_id;
-        if (interrupts > 0 || signalled !== undefined) void engine?.send({ type: "turn.cancel", turn_id: turnId });
+        if (interrupts > 0 || signalled !== undefined) engine?.notify({ type: "turn.cancel", turn_id: turnId });
         break;
       case "assistant.delta":
         if (!json) {
@@ -112,7 +112,7 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
             `${approved ? "approved (--yes)" : "denied (no --yes; scv exec cannot ask)"}: ${event.name} (${event.risk} risk): ${event.summary}\n`,
           );
         }
-        void engine?.send({ type: "approval.resolve", approval_id: event.approval_id, approved });
+        engine?.notify({ type: "approval.resolve", approval_id: event.approval_id, approved });
         break;
       }
       case "turn.completed":
@@ -145,7 +145,7 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
       finish(EXIT_INTERRUPTED);
       return;
     }
-    void engine.send({ type: "turn.cancel", turn_id: turnId });
+    engine.notify({ type: "turn.cancel", turn_id: turnId });
   };
   // SIGTERM and SIGHUP cancel the running turn, then leave with 128 + the signal number.
   const onSignal = (signal: "SIGTERM" | "SIGHUP") => {
@@ -155,7 +155,7 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
       finish(signalled);
       return;
     }
-    void engine.send({ type: "turn.cancel", turn_id: turnId });
+    engine.notify({ type: "turn.cancel", turn_id: turnId });
     setTimeout(() => finish(signalled!), SIGNAL_GRACE_MS).unref();
   };
   process.on("SIGINT", onSigint);

@@ -58,6 +58,17 @@ describe("engine client", () => {
     await expect(attempt).rejects.toThrow(/^resolve cwd does-not-exist/);
   });
 
+  it("refuses send after close with a clear error, and drops notify quietly (no unhandled rejection)", async () => {
+    const engine = new EngineClient(options(), silentLogger);
+    await engine.close();
+    await expect(engine.send({ type: "turn.cancel", turn_id: "t1" })).rejects.toThrow(
+      "cannot send turn.cancel: the engine connection is closed",
+    );
+    engine.notify({ type: "turn.cancel", turn_id: "t1" });
+    // An unhandled rejection would surface here and fail the run.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+
   it("reports engine.closed when the engine ends the connection on its own (fatal version_mismatch)", async () => {
     const engine = new EngineClient(options(), silentLogger);
     engines.push(engine);
