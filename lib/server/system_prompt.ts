@@ -2,6 +2,7 @@
 // exists inside the workspace (bounded by tools.max_read_bytes), then the skills listing of tool sessions.
 import { open, realpath } from "node:fs/promises";
 import path from "node:path";
+import { completeUtf8Length } from "../tools/text_bounds.ts";
 
 export async function buildSystemPrompt(options: {
   systemPrompt: string;
@@ -27,7 +28,8 @@ async function readProjectInstructions(workspace: string, maxBytes: number): Pro
     return undefined;
   }
   const relative = path.relative(workspace, resolved);
-  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return undefined;
+  // `..notes/AGENTS.md` is inside; `../x` and `..` are not.
+  if (relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return undefined;
   let handle;
   try {
     handle = await open(resolved, "r");
@@ -36,7 +38,10 @@ async function readProjectInstructions(workspace: string, maxBytes: number): Pro
     const length = Math.min(stat.size, maxBytes);
     const buffer = Buffer.alloc(length);
     const { bytesRead } = await handle.read(buffer, 0, length, 0);
-    return { text: buffer.subarray(0, bytesRead).toString("utf8"), truncated: stat.size > maxBytes };
+    const truncated = stat.size > maxBytes;
+    const bytes = buffer.subarray(0, bytesRead);
+    // A character cut by the limit is dropped rather than decoded as U+FFFD.
+    return { text: (truncated ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes).toString("utf8"), truncated };
   } catch {
     return undefined;
   } finally {
