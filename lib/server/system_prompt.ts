@@ -3,6 +3,7 @@
 import { open, realpath } from "node:fs/promises";
 import path from "node:path";
 import { completeUtf8Length } from "../tools/text_bounds.ts";
+import { isInside } from "../tools/workspace_path.ts";
 
 export async function buildSystemPrompt(options: {
   systemPrompt: string;
@@ -27,9 +28,7 @@ async function readProjectInstructions(workspace: string, maxBytes: number): Pro
   } catch {
     return undefined;
   }
-  const relative = path.relative(workspace, resolved);
-  // `..notes/AGENTS.md` is inside; `../x` and `..` are not.
-  if (relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) return undefined;
+  if (resolved === workspace || !isInside(workspace, resolved)) return undefined;
   let handle;
   try {
     handle = await open(resolved, "r");

@@ -3,10 +3,11 @@
 // file must stay inside its root once every symlink is resolved.
 
 import { open, readdir, realpath, stat } from "node:fs/promises";
-import { join, relative, isAbsolute, sep } from "node:path";
+import { join } from "node:path";
 import { TextDecoder } from "node:util";
 import type { ResolvedConfig } from "../../config/types.ts";
 import { completeUtf8Length } from "../text_bounds.ts";
+import { isInside } from "../workspace_path.ts";
 import { NO_DESCRIPTION, skillDescription } from "./description.ts";
 
 export type Skill = {
@@ -111,11 +112,6 @@ export async function resolveInside(root: string, path: string): Promise<string 
   } catch {
     return "missing";
   }
-}
-
-export function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
 }
 
 /** At most `maxBytes + 1` bytes, so that callers can tell whether the file was longer. */
