@@ -1,8 +1,8 @@
-// "Always for this session" approvals, remembered per tool and normalized argument key: object keys sorted,
-// string whitespace collapsed, so `ls  -la` and `ls -la` are the same command but `ls` and `ls -la` are not.
+// "Always for this session" approvals, remembered per tool and normalized argument key: object keys are
+// sorted, values compared exactly. Strings are never normalized: whitespace inside a quoted shell argument or
+// a file's content changes what the call does, so `echo "a  b"` is not approved by approving `echo "a b"`.
 
 function normalize(value: unknown): unknown {
-  if (typeof value === "string") return value.trim().replace(/\s+/g, " ");
   if (Array.isArray(value)) return value.map(normalize);
   if (value !== null && typeof value === "object") {
     const record = value as Record<string, unknown>;
