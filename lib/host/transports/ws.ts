@@ -13,6 +13,8 @@ import type { TruncateItems } from "../output.ts";
 export const MAX_WEBSOCKET_MESSAGE_BYTES = MAX_FRAME_BYTES + 4;
 /** Above this many unsent bytes the writer waits for the socket before sending more. */
 const HIGH_WATER_BYTES = 1024 * 1024;
+/** How long `close()` waits for clients to answer its close frame before dropping them. */
+const CLOSE_GRACE_MS = 1_000;
 
 export interface WsListenerOptions {
   host: string;
@@ -79,10 +81,15 @@ export async function listenWebSocket(options: WsListenerOptions): Promise<WsLis
     close: async () => {
       for (const ws of sockets) ws.close(1001);
       wss.close();
+      // A client that never answers the close handshake would hold the server for ws's 30 s timeout.
+      const grace = setTimeout(() => {
+        for (const ws of sockets) ws.terminate();
+      }, CLOSE_GRACE_MS);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      clearTimeout(grace);
     },
   };
 }
