@@ -1,6 +1,6 @@
 // The turn loop (spec §6.4): provider call, assistant message, then each tool call in order. No I/O of its own:
 // the provider client, the tool registry, the approval gate and the event sink are injected.
-import { raceAbort } from "../util/abort.ts";
+import { abortError, raceAbort } from "../util/abort.ts";
 import type { ResolvedConfig } from "../config/types.ts";
 import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/types.ts";
 import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/types.ts";
@@ -234,18 +234,12 @@ function createProgressGate(write: (text: string) => Promise<void>, signal: Abor
 /** Settles with `promise`, or rejects with an AbortError as soon as `signal` aborts. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return raceAbort(promise, signal, (): never => {
-    throw abortError();
+    throw abortError("turn cancelled");
   });
 }
 
-function abortError(): Error {
-  const error = new Error("turn cancelled");
-  error.name = "AbortError";
-  return error;
-}
-
 function throwIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw abortError();
+  if (signal.aborted) throw abortError("turn cancelled");
 }
 
 function addUsage(total: Usage, step: Usage): void {

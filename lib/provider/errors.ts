@@ -87,12 +87,6 @@ export function limitFailure(code: "response_limit" | "tool_limit", message: str
   return new AttemptFailure(new ProviderError(code, message), false);
 }
 
-export function abortError(): Error {
-  const error = new Error("The operation was aborted");
-  error.name = "AbortError";
-  return error;
-}
-
 /** Message of a transport error, with the low-level code when the message lacks it. */
 export function describeTransportError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);

@@ -1,5 +1,6 @@
 // Retries of transient provider failures with exponential backoff (spec §8.1 "Retries").
-import { abortError, AttemptFailure } from "./errors.ts";
+import { abortError } from "../util/abort.ts";
+import { AttemptFailure } from "./errors.ts";
 import { ProviderError, type RetryTiming } from "./types.ts";
 
 const BASE_DELAY_MS = 1000;

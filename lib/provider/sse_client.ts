@@ -1,8 +1,8 @@
 // The transport shared by the wire APIs: `POST {base_url}{path}` with retries, timeout,
 // cancellation, HTTP error texts and response/SSE limits. A wire adapter supplies the
 // request body and reads the stream events (responses.ts, chat.ts).
+import { abortError } from "../util/abort.ts";
 import {
-  abortError,
   AttemptFailure,
   describeTransportError,
   extractDetails,

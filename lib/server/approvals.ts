@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { ApprovalPolicy } from "../config/types.ts";
 import type { Risk } from "../tools/types.ts";
-import { abortError } from "./writer.ts";
+import { abortError } from "../util/abort.ts";
 
 export type GateDecision = "run" | "ask" | "deny";
 

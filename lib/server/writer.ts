@@ -2,6 +2,7 @@
 // session's `seq` assigned at the moment an event enters the stream (so seq follows write order without gaps),
 // a server frame limit, and a bounded queue. Turn events wait for room (cancellable); control events are
 // written at once and then get 3 s for the queue to come back under its limits.
+import { abortError } from "../util/abort.ts";
 
 import { MESSAGES } from "./protocol.ts";
 
@@ -217,10 +218,4 @@ export class EventWriter {
     this.#wake();
     this.#onFailure(error);
   }
-}
-
-export function abortError(): Error {
-  const error = new Error("The operation was aborted");
-  error.name = "AbortError";
-  return error;
 }

@@ -27,3 +27,10 @@ export function raceAbort<T, A>(promise: Promise<T>, signal: AbortSignal, onAbor
     );
   });
 }
+
+/** The error an aborted operation rejects with: recognised everywhere by `name === "AbortError"`. */
+export function abortError(message = "The operation was aborted"): Error {
+  const error = new Error(message);
+  error.name = "AbortError";
+  return error;
+}
