@@ -1,51 +1,23 @@
 // `scv chat` in plain line mode (stdout and stdin are pipes) and the offline demo, through the real CLI.
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { useCliHarness } from "../support/cli_harness.ts";
+import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ESC = "\x1b";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider;
-const children = new Set<ChildProcess>();
+const harness = useCliHarness();
 
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-  provider = await startFakeProvider();
-});
-
-afterEach(async () => {
-  for (const child of children) child.kill("SIGKILL");
-  children.clear();
-  await provider.close();
-  await sandbox.cleanup();
-});
-
-function chat(args: string[], input: string, env: Record<string, string | undefined> = {}, cwd = sandbox.workspace) {
-  const child = spawn(process.execPath, [join(ROOT, "main.ts"), "chat", ...args], {
-    cwd,
-    env: sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", ...env }),
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  children.add(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  child.stdin!.end(input);
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.once("exit", (code) => resolve({ code, stdout, stderr })),
-  );
+function chat(args: string[], input: string, env: Record<string, string | undefined> = {}, cwd?: string) {
+  return harness.start(["chat", ...args], { stdin: input, env, cwd }).done;
 }
 
 describe("scv chat in plain line mode", () => {
   it("runs each stdin line as a turn and renders Markdown without escape codes", async () => {
-    provider.push(textResponse(["# Plan\n", "- use `npm test`\n", "- see [docs](https://d.example)"], { input_tokens: 4, output_tokens: 2 }));
+    harness.provider.push(textResponse(["# Plan\n", "- use `npm test`\n", "- see [docs](https://d.example)"], { input_tokens: 4, output_tokens: 2 }));
     const result = await chat([], "first prompt\n");
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain(ESC);
@@ -59,7 +31,7 @@ describe("scv chat in plain line mode", () => {
   });
 
   it("answers each slash command; unknown ones say so", async () => {
-    provider.push(textResponse(["one"], { input_tokens: 2, output_tokens: 1 }));
+    harness.provider.push(textResponse(["one"], { input_tokens: 2, output_tokens: 1 }));
     const result = await chat([], ["hello", "/usage", "/help", "/nope", "/model", "/clear", "/approvals", "/approvals sometimes", "/exit", "never sent"].join("\n") + "\n");
     expect(result.code).toBe(0);
     const out = result.stdout;
@@ -72,16 +44,16 @@ describe("scv chat in plain line mode", () => {
     expect(out).toContain("approval policy: from configuration (default on-risk)");
     expect(out).toContain("unknown approval policy sometimes; use on-risk, always or never");
     expect(out).not.toContain("never sent");
-    expect(provider.requests).toHaveLength(1);
+    expect(harness.provider.requests).toHaveLength(1);
   });
 
   it("/model and /approvals start a new session with the new settings", async () => {
-    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo hi" } }]), textResponse(["done"]));
+    harness.provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo hi" } }]), textResponse(["done"]));
     const result = await chat([], "/model other-model\n/approvals never\nrun it\n");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("session started · model other-model");
     expect(result.stdout).toContain("session started · model other-model · approvals never");
-    expect(provider.requests[0]!.body.model).toBe("other-model");
+    expect(harness.provider.requests[0]!.body.model).toBe("other-model");
     // Under `never` the bash call is denied without a question.
     expect(result.stdout).not.toContain("Approve bash");
     expect(result.stdout).toContain("✗ denied: tool call denied by policy or user");
@@ -89,7 +61,7 @@ describe("scv chat in plain line mode", () => {
 
   it("asks approvals on stdin: a approves and remembers the call for the session, n denies", async () => {
     const call = (id: string) => toolCallResponse([{ call_id: id, name: "bash", arguments: { command: "echo  same" } }]);
-    provider.push(call("c1"), textResponse(["first"]), call("c2"), textResponse(["second"]), toolCallResponse([{ call_id: "c3", name: "bash", arguments: { command: "echo other" } }]), textResponse(["third"]));
+    harness.provider.push(call("c1"), textResponse(["first"]), call("c2"), textResponse(["second"]), toolCallResponse([{ call_id: "c3", name: "bash", arguments: { command: "echo other" } }]), textResponse(["third"]));
     const result = await chat([], "one\na\ntwo\nthree\nn\n");
     expect(result.code).toBe(0);
     const out = result.stdout;
@@ -103,14 +75,14 @@ describe("scv chat in plain line mode", () => {
   });
 
   it("persists prompt history in $SCV_HOME/chat_history", async () => {
-    provider.push(textResponse(["x"]));
+    harness.provider.push(textResponse(["x"]));
     await chat([], "remember me\n/usage\n");
-    const history = await readFile(join(sandbox.home, "chat_history"), "utf8");
+    const history = await readFile(join(harness.sandbox.home, "chat_history"), "utf8");
     expect(history).toBe('"remember me"\n"/usage"\n');
   });
 
   it("--fake-responses replays a recorded script with no credential and says when it runs out", async () => {
-    const script = join(sandbox.root, "script.ndjson");
+    const script = join(harness.sandbox.root, "script.ndjson");
     await writeFile(script, [{ type: "response.output_text.delta", delta: "# Replayed\n`ok`" }, { type: "response.completed", response: {} }].map((e) => JSON.stringify(e)).join("\n"));
     const result = await chat(["--fake-responses", script], "first\nsecond\n", { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined });
     expect(result.code).toBe(0);
@@ -118,23 +90,16 @@ describe("scv chat in plain line mode", () => {
     expect(lines).toContain("Replayed");
     expect(lines).toContain("`ok`");
     expect(result.stdout.replace(/\n\s*/g, " ")).toContain("✗ turn failed (provider_error): provider returned HTTP 400 Bad Request: replay script has no response left (it holds 1)");
-    expect(provider.requests).toHaveLength(0);
+    expect(harness.provider.requests).toHaveLength(0);
   });
 
   it("leaves cleanly on SIGTERM (143) and SIGHUP (129) during a running turn", async () => {
     for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
-      provider.push({ events: [sse.textDelta("thinking\n")], mode: "chunked", end: "hang" });
-      const child = spawn(process.execPath, [join(ROOT, "main.ts"), "chat"], {
-        cwd: sandbox.workspace,
-        env: sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model" }),
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      children.add(child);
-      let stdout = "";
-      child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+      harness.provider.push({ events: [sse.textDelta("thinking\n")], mode: "chunked", end: "hang" });
+      const { child, stdout } = harness.start(["chat"], { stdin: null });
       child.stdin!.write("long turn\n");
       const deadline = Date.now() + 8000;
-      while (!stdout.includes("thinking") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!stdout().includes("thinking") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       const started = Date.now();
       child.kill(signal);
       const exit = await new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -152,7 +117,7 @@ describe("scv chat in plain line mode", () => {
 
 describe("the offline demo", () => {
   it("plays examples/demo in line mode with no key or network, exits 0 and leaves the checkout alone", async () => {
-    const result = await chat(["--demo"], "", { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined, HOME: sandbox.userHome }, ROOT);
+    const result = await chat(["--demo"], "", { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined, HOME: harness.sandbox.userHome }, ROOT);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const out = result.stdout;
@@ -171,7 +136,7 @@ describe("the offline demo", () => {
     expect(out).toContain("\n      [demo] approved automatically");
     expect(out).toContain("README.md: 6 lines");
     expect(out).not.toContain("This build has no `exec` code-mode tool yet");
-    expect(provider.requests).toHaveLength(0);
+    expect(harness.provider.requests).toHaveLength(0);
     const workspace = /workspace (\S+)/.exec(out)![1]!;
     expect(workspace.startsWith(ROOT)).toBe(false);
     expect(existsSync(workspace)).toBe(false);

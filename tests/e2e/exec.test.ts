@@ -1,46 +1,15 @@
 // `scv exec` through the real CLI against the fake SSE provider: text and --json output, approvals, exit codes
 // 0/1/130/2 and prompts read from stdin.
-import { spawn, type ChildProcess } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { useCliHarness } from "../support/cli_harness.ts";
+import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-let sandbox: ConfigSandbox;
-let provider: FakeProvider;
-const children = new Set<ChildProcess>();
-
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-  provider = await startFakeProvider();
-});
-
-afterEach(async () => {
-  for (const child of children) child.kill("SIGKILL");
-  children.clear();
-  await provider.close();
-  await sandbox.cleanup();
-});
+const harness = useCliHarness();
 
 function start(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}) {
-  const child = spawn(process.execPath, [join(ROOT, "main.ts"), "exec", ...args], {
-    cwd: sandbox.workspace,
-    env: sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", ...options.env }),
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  children.add(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  child.stdin!.end(options.stdin ?? "");
-  const done = new Promise<Run>((resolve) => child.once("exit", (code) => resolve({ code, stdout, stderr })));
-  return { child, done, stdout: () => stdout };
+  return harness.start(["exec", ...args], options);
 }
 
 const run = (args: string[], options?: Parameters<typeof start>[1]) => start(args, options).done;
@@ -51,17 +20,17 @@ function events(stdout: string): Array<Record<string, any>> {
 
 describe("scv exec", () => {
   it("prints the streamed assistant text and exits 0", async () => {
-    provider.push(textResponse(["hello ", "from ", "fake"], { input_tokens: 3, output_tokens: 2 }));
+    harness.provider.push(textResponse(["hello ", "from ", "fake"], { input_tokens: 3, output_tokens: 2 }));
     const result = await run(["say hello"]);
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe("hello from fake\n");
     expect(result.code).toBe(0);
-    expect(provider.requests[0]!.requestLine).toBe("POST /v1/responses HTTP/1.1");
-    expect(provider.requests[0]!.body.input).toEqual([{ role: "user", content: "say hello" }]);
+    expect(harness.provider.requests[0]!.requestLine).toBe("POST /v1/responses HTTP/1.1");
+    expect(harness.provider.requests[0]!.body.input).toEqual([{ role: "user", content: "say hello" }]);
   });
 
   it("--json prints every protocol event as NDJSON with gapless seq", async () => {
-    provider.push(textResponse(["a", "b"], { input_tokens: 1, output_tokens: 1 }));
+    harness.provider.push(textResponse(["a", "b"], { input_tokens: 1, output_tokens: 1 }));
     const result = await run(["--json", "go"]);
     expect(result.code).toBe(0);
     const list = events(result.stdout);
@@ -81,7 +50,7 @@ describe("scv exec", () => {
   });
 
   it("exits 1 on a failed turn and says why on stderr", async () => {
-    provider.push({ events: [sse.error("model is not available")] });
+    harness.provider.push({ events: [sse.error("model is not available")] });
     const result = await run(["go"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("scv exec: turn failed (provider_error): provider stream error: model is not available");
@@ -92,7 +61,7 @@ describe("scv exec", () => {
     const result = await run(["go"], { env: { OPENAI_API_KEY: undefined } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("provider credential is not configured");
-    expect(provider.requests).toHaveLength(0);
+    expect(harness.provider.requests).toHaveLength(0);
     // --json: the refusal is the last event on stdout, and stderr stays empty.
     const json = await run(["--json", "go"], { env: { OPENAI_API_KEY: undefined } });
     expect(json.code).toBe(1);
@@ -101,10 +70,10 @@ describe("scv exec", () => {
   });
 
   it("reads the prompt from stdin with -, and refuses an empty one with exit 2", async () => {
-    provider.push(textResponse(["ok"]));
+    harness.provider.push(textResponse(["ok"]));
     const result = await run(["-"], { stdin: "line one\nline two\n" });
     expect(result.code).toBe(0);
-    expect(provider.requests[0]!.body.input[0]).toEqual({ role: "user", content: "line one\nline two" });
+    expect(harness.provider.requests[0]!.body.input[0]).toEqual({ role: "user", content: "line one\nline two" });
     const empty = await run(["-"], { stdin: "  \n" });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("scv exec: the prompt is empty");
@@ -112,18 +81,18 @@ describe("scv exec", () => {
 
   it("denies approvals without --yes and approves them with it", async () => {
     const call = [{ call_id: "call_1", name: "bash", arguments: { command: "echo ran-it" } }];
-    provider.push(toolCallResponse(call), textResponse(["after"]));
+    harness.provider.push(toolCallResponse(call), textResponse(["after"]));
     const denied = await run(["--json", "run"]);
     expect(denied.code).toBe(0);
     const completed = events(denied.stdout).find((event) => event.type === "tool.completed")!;
     expect(completed).toMatchObject({ success: false, error: "denied", output: "tool call denied by policy or user" });
-    provider.push(toolCallResponse(call), textResponse(["after"]));
+    harness.provider.push(toolCallResponse(call), textResponse(["after"]));
     const deniedText = await run(["run"]);
     expect(deniedText.code).toBe(0);
     expect(deniedText.stderr).toContain("denied (no --yes; scv exec cannot ask): bash (process risk): Run with /bin/bash -lc: echo ran-it");
     expect(deniedText.stderr).not.toContain("✓ ran-it");
 
-    provider.push(toolCallResponse(call), textResponse(["after"]));
+    harness.provider.push(toolCallResponse(call), textResponse(["after"]));
     const approved = await run(["--yes", "run"]);
     expect(approved.code).toBe(0);
     expect(approved.stdout).toBe("after\n");
@@ -132,7 +101,7 @@ describe("scv exec", () => {
   });
 
   it("passes --approval-policy to the session: never denies without asking", async () => {
-    provider.push(toolCallResponse([{ call_id: "c", name: "bash", arguments: { command: "true" } }]), textResponse(["x"]));
+    harness.provider.push(toolCallResponse([{ call_id: "c", name: "bash", arguments: { command: "true" } }]), textResponse(["x"]));
     const result = await run(["--json", "--yes", "--approval-policy", "never", "go"]);
     expect(result.code).toBe(0);
     const list = events(result.stdout);
@@ -141,7 +110,7 @@ describe("scv exec", () => {
   });
 
   it("cancels the turn on SIGINT and exits 130", async () => {
-    provider.push({ events: [sse.textDelta("partial")], mode: "chunked", end: "hang" });
+    harness.provider.push({ events: [sse.textDelta("partial")], mode: "chunked", end: "hang" });
     const process = start(["--json", "wait"]);
     const deadline = Date.now() + 10_000;
     while (!process.stdout().includes("assistant.delta") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -152,7 +121,7 @@ describe("scv exec", () => {
   });
 
   it("cancels the turn on SIGTERM and exits 143 (text mode says so on stderr)", async () => {
-    provider.push({ events: [sse.textDelta("partial")], mode: "chunked", end: "hang" });
+    harness.provider.push({ events: [sse.textDelta("partial")], mode: "chunked", end: "hang" });
     const json = start(["--json", "wait"]);
     const deadline = Date.now() + 10_000;
     while (!json.stdout().includes("assistant.delta") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -161,7 +130,7 @@ describe("scv exec", () => {
     expect(result.code).toBe(143);
     expect(events(result.stdout).at(-1)!.type).toBe("turn.cancelled");
 
-    provider.push({ events: [sse.textDelta("partial text")], mode: "chunked", end: "hang" });
+    harness.provider.push({ events: [sse.textDelta("partial text")], mode: "chunked", end: "hang" });
     const text = start(["wait"]);
     while (!text.stdout().includes("partial text") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     text.child.kill("SIGTERM");
@@ -172,26 +141,26 @@ describe("scv exec", () => {
   });
 
   it("--fake-responses FILE replays a JSON script with a tool call, over any configured credential", async () => {
-    const script = join(sandbox.root, "script.json");
+    const script = join(harness.sandbox.root, "script.json");
     const call = [
       { type: "response.function_call_arguments.delta", output_index: 0, delta: JSON.stringify({ command: "echo replayed-tool" }) },
       { type: "response.output_item.done", output_index: 0, item: { type: "function_call", call_id: "c1", name: "bash" } },
       sse.completed(),
     ];
     await writeFile(script, JSON.stringify({ responses: [call, [sse.textDelta("tool said hi"), sse.completed({ input_tokens: 2, output_tokens: 1 })]] }));
-    await sandbox.writeUserConfig('[provider]\napi_key = "sk-user-secret"\nwire_api = "chat"\n');
+    await harness.sandbox.writeUserConfig('[provider]\napi_key = "sk-user-secret"\nwire_api = "chat"\n');
     const result = await run(["--yes", "--fake-responses", script, "hi"], { env: { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined } });
     expect(result.stdout).toBe("tool said hi\n");
     expect(result.stderr).toContain("✓ replayed-tool");
     expect(result.code).toBe(0);
-    expect(provider.requests).toHaveLength(0);
-    const missing = await run(["--fake-responses", join(sandbox.root, "missing.json"), "hi"]);
+    expect(harness.provider.requests).toHaveLength(0);
+    const missing = await run(["--fake-responses", join(harness.sandbox.root, "missing.json"), "hi"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("scv exec: read replay script");
   });
 
   it("replays a recorded script from SCV_FAKE_RESPONSES without any credential", async () => {
-    const script = join(sandbox.root, "script.ndjson");
+    const script = join(harness.sandbox.root, "script.ndjson");
     await writeFile(
       script,
       [sse.textDelta("from "), sse.textDelta("replay"), sse.completed()].map((event) => JSON.stringify(event)).join("\n"),
@@ -200,6 +169,6 @@ describe("scv exec", () => {
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe("from replay\n");
     expect(result.code).toBe(0);
-    expect(provider.requests).toHaveLength(0);
+    expect(harness.provider.requests).toHaveLength(0);
   });
 });
