@@ -3,7 +3,7 @@ import { createLogger } from "../server/log.ts";
 import type { ServerOptions } from "../server/session_start.ts";
 import { serveStdio } from "../server/stdio.ts";
 import { killAllProcessGroups } from "../tools/process_group.ts";
-import { EXIT_USAGE } from "./exit.ts";
+import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 
 /** The command-line flags: `--stdio` plus the session defaults of ServerOptions. */
 export type ServerCliOptions = Omit<ServerOptions, "env" | "cwd" | "warn"> & { stdio?: boolean };
@@ -11,7 +11,7 @@ export type ServerCliOptions = Omit<ServerOptions, "env" | "cwd" | "warn"> & { s
 // Handles that a finished connection may leave behind (keep-alive sockets, killed children's pipes)
 // must not keep the process alive past the spec's exit deadlines.
 const FORCED_EXIT_MS = 250;
-const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: EXIT_INTERRUPTED, SIGTERM: EXIT_SIGNALS.SIGTERM };
 
 export async function runServer(options: ServerCliOptions): Promise<number> {
   if (!options.stdio) {
@@ -54,7 +54,7 @@ function stopOnSignals(info: (message: string) => void): { signal: AbortSignal; 
   const onSignal = (name: NodeJS.Signals) => {
     if (controller.signal.aborted) {
       killAllProcessGroups();
-      process.exit(SIGNAL_EXIT_CODES[name] ?? 1);
+      process.exit(SIGNAL_EXIT_CODES[name] ?? EXIT_FAILURE);
     }
     info(`received ${name}; shutting down`);
     controller.abort();
@@ -70,7 +70,7 @@ function stopOnSignals(info: (message: string) => void): { signal: AbortSignal; 
       process.off("SIGINT", onSignal);
       const late = (name: NodeJS.Signals) => {
         killAllProcessGroups();
-        process.exit(SIGNAL_EXIT_CODES[name] ?? 1);
+        process.exit(SIGNAL_EXIT_CODES[name] ?? EXIT_FAILURE);
       };
       process.once("SIGTERM", late);
       process.once("SIGINT", late);
