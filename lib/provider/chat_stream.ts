@@ -9,6 +9,7 @@ import {
 } from "./errors.ts";
 import type { SseMessage } from "./sse.ts";
 import {
+  AssistantText,
   appendArguments,
   isJsonObject as isObject,
   parseArguments,
@@ -32,8 +33,7 @@ export class ChatStreamState {
   /** True after `data: [DONE]`. */
   finished = false;
   #finishReasonSeen = false;
-  #text = "";
-  #textBytes = 0;
+  #assistant: AssistantText;
   #usage: Usage = {};
   /** In order of first appearance. */
   #calls: PartialCall[] = [];
@@ -50,6 +50,7 @@ export class ChatStreamState {
     step: number,
   ) {
     this.#limits = limits;
+    this.#assistant = new AssistantText(limits.max_assistant_bytes);
     this.#credential = credential;
     this.#onTextDelta = onTextDelta;
     this.#step = step;
@@ -93,7 +94,7 @@ export class ChatStreamState {
     if (!this.finished && !this.#finishReasonSeen) {
       throw unfinishedStreamFailure(leftover, this.#credential);
     }
-    return { text: this.#text, calls: this.#assembleCalls(), usage: this.#usage };
+    return { text: this.#assistant.text, calls: this.#assembleCalls(), usage: this.#usage };
   }
 
   #takeUsage(usage: Json): void {
@@ -102,12 +103,7 @@ export class ChatStreamState {
   }
 
   #appendText(delta: string): void | Promise<void> {
-    const bytes = Buffer.byteLength(delta);
-    if (this.#textBytes + bytes > this.#limits.max_assistant_bytes) {
-      throw limitFailure("response_limit", "assistant response exceeded byte limit");
-    }
-    this.#textBytes += bytes;
-    this.#text += delta;
+    this.#assistant.append(delta);
     this.streamed = true;
     return this.#onTextDelta(delta);
   }

@@ -9,6 +9,7 @@ import {
 } from "./errors.ts";
 import type { SseMessage } from "./sse.ts";
 import {
+  AssistantText,
   appendArguments,
   isJsonObject as isObject,
   parseArguments,
@@ -26,8 +27,7 @@ export class ResponsesStreamState {
   streamed = false;
   /** True after `response.completed` or `data: [DONE]`. */
   finished = false;
-  #text = "";
-  #textBytes = 0;
+  #assistant: AssistantText;
   #usage: Usage = {};
   #calls = new Map<number, PartialCall>();
   #citations: Citation[] = [];
@@ -37,6 +37,7 @@ export class ResponsesStreamState {
 
   constructor(limits: ProviderLimits, credential: string, onTextDelta: (text: string) => void | Promise<void>) {
     this.#limits = limits;
+    this.#assistant = new AssistantText(limits.max_assistant_bytes);
     this.#credential = credential;
     this.#onTextDelta = onTextDelta;
   }
@@ -105,21 +106,16 @@ export class ResponsesStreamState {
       throw unfinishedStreamFailure(leftover, this.#credential);
     }
     const calls = this.#assembleCalls();
-    const sources = this.#citations.filter((citation) => !this.#text.includes(citation.url));
+    const sources = this.#citations.filter((citation) => !this.#assistant.text.includes(citation.url));
     if (sources.length > 0) {
       const lines = sources.map((source) => (source.title ? `\n- [${source.title}](${source.url})` : `\n- ${source.url}`));
       await this.#appendText(`\n\nSources:${lines.join("")}`);
     }
-    return { text: this.#text, calls, usage: this.#usage };
+    return { text: this.#assistant.text, calls, usage: this.#usage };
   }
 
   #appendText(delta: string): void | Promise<void> {
-    const bytes = Buffer.byteLength(delta);
-    if (this.#textBytes + bytes > this.#limits.max_assistant_bytes) {
-      throw limitFailure("response_limit", "assistant response exceeded byte limit");
-    }
-    this.#textBytes += bytes;
-    this.#text += delta;
+    this.#assistant.append(delta);
     this.streamed = true;
     return this.#onTextDelta(delta);
   }

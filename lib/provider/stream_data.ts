@@ -62,3 +62,21 @@ export function parseArguments(text: string, credential: string): unknown {
     throw providerFailure(`provider returned invalid tool arguments: ${sanitize((error as Error).message, credential)}`, false);
   }
 }
+
+/** The assistant text of one response, held to `max_assistant_bytes` (spec §8.1 limits). */
+export class AssistantText {
+  text = "";
+  #bytes = 0;
+  readonly #maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  append(delta: string): void {
+    const bytes = Buffer.byteLength(delta);
+    if (this.#bytes + bytes > this.#maxBytes) throw limitFailure("response_limit", "assistant response exceeded byte limit");
+    this.#bytes += bytes;
+    this.text += delta;
+  }
+}
