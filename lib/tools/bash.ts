@@ -5,7 +5,7 @@ import { cancelledOutcome, failure } from "./outcome.ts";
 import { runProcessGroup, type ProcessTimings } from "./process_group.ts";
 import { createProgressReporter } from "./progress.ts";
 import type { ObjectSchema } from "./schema.ts";
-import { validateArguments } from "./schema.ts";
+import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
 import { boundedChars, completeUtf8Length } from "./text_bounds.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 
@@ -33,12 +33,7 @@ export function createBashTool(settings: BashSettings): Tool {
     type: "object",
     properties: {
       command: { type: "string", description: "The command line, run with /bin/bash -lc in the workspace root" },
-      timeout_seconds: {
-        type: "integer",
-        minimum: 1,
-        maximum: settings.maxTimeoutSeconds,
-        description: `Seconds before the whole process group is killed. Defaults to ${defaultTimeout}; at most ${settings.maxTimeoutSeconds}.`,
-      },
+      timeout_seconds: timeoutSecondsProperty(defaultTimeout, settings.maxTimeoutSeconds, "the whole process group is killed"),
     },
     required: ["command"],
     additionalProperties: false,

@@ -96,3 +96,13 @@ function describe(value: unknown): string {
       return typeof value;
   }
 }
+
+/** The optional `timeout_seconds` of tools that run something (bash, exec): 1 to `max`, else `fallback`. */
+export function timeoutSecondsProperty(fallback: number, max: number, stops: string): PropertySchema {
+  return {
+    type: "integer",
+    minimum: 1,
+    maximum: max,
+    description: `Seconds before ${stops}. Defaults to ${fallback}; at most ${max}.`,
+  };
+}

@@ -3,7 +3,7 @@
 import type { NestedToolCall, SandboxSession, ToolDefinition } from "../../sandbox/types.ts";
 import { failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
-import { validateArguments } from "../schema.ts";
+import { timeoutSecondsProperty, validateArguments } from "../schema.ts";
 import type { NestedCalls, Tool, ToolContext, ToolOutcome } from "../types.ts";
 import { execOutput } from "./output.ts";
 import { processSandbox } from "./process_sandbox.ts";
@@ -36,12 +36,7 @@ export function createExecTool(settings: ExecSettings): Tool {
     type: "object",
     properties: {
       code: { type: "string", description: "The JavaScript module source to run" },
-      timeout_seconds: {
-        type: "integer",
-        minimum: 1,
-        maximum: settings.maxTimeoutSeconds,
-        description: `Seconds before the script is terminated. Defaults to ${defaultTimeout}; at most ${settings.maxTimeoutSeconds}.`,
-      },
+      timeout_seconds: timeoutSecondsProperty(defaultTimeout, settings.maxTimeoutSeconds, "the script is terminated"),
     },
     required: ["code"],
     additionalProperties: false,
