@@ -1,24 +1,16 @@
 // The turn loop in-process: the real Responses provider against the fake SSE provider on 127.0.0.1, with small
 // hand-written tools to drive the loop's own rules (ordering, progress gating, failures, cancellation).
-import { afterEach, describe, expect, it } from "vitest";
-import { defaultConfig } from "../../lib/config/defaults.ts";
+import { describe, expect, it } from "vitest";
 import type { ResolvedConfig } from "../../lib/config/types.ts";
 import { runTurn, type TurnInput, type TurnSink } from "../../lib/agent/turn.ts";
-import { createProvider } from "../../lib/provider/index.ts";
-import type { HistoryItem, ProviderClient } from "../../lib/provider/types.ts";
+import type { HistoryItem } from "../../lib/provider/types.ts";
 import { createRegistry } from "../../lib/tools/index.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../../lib/tools/types.ts";
 import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { useTurnProvider } from "./turn_provider.ts";
 
+const startProvider = useTurnProvider();
 let fake: FakeProvider | undefined;
-let client: ProviderClient | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await fake?.close();
-  client = undefined;
-  fake = undefined;
-});
 
 function tool(name: string, run: (context: ToolContext, args: unknown) => Promise<ToolOutcome>, risk: "read_only" | "process" = "read_only"): Tool {
   return {
@@ -30,19 +22,16 @@ function tool(name: string, run: (context: ToolContext, args: unknown) => Promis
 }
 
 async function setup(script: Parameters<typeof startFakeProvider>[0], tools: Tool[], edit?: (config: ResolvedConfig) => void) {
-  fake = await startFakeProvider(script);
-  const config = defaultConfig("/nonexistent/skills");
-  config.provider.base_url = fake.url;
-  config.provider.model = "fake-model";
-  edit?.(config);
-  client = createProvider({ profile: config.provider, limits: config.provider_limits, credential: "k", hostedWebSearch: false });
+  const started = await startProvider(script, edit);
+  fake = started.fake;
+  const { client, config } = started;
   const registry = createRegistry(tools);
   /** runTurn with prompt "go", an empty history and instructions, the workspace /ws and a signal nobody aborts. */
   const run = (sink: TurnSink, overrides: Partial<TurnInput> = {}) =>
     runTurn({
       prompt: "go",
       history: [],
-      provider: client!,
+      provider: client,
       tools: registry,
       config,
       workspace: "/ws",

@@ -1,34 +1,22 @@
 // The turn loop's shared call path in-process: nested calls (as exec makes them) go through the same proposal,
 // validation, gate and completion as top-level calls; a nested call whose cell stops waiting completes as
 // cancelled; the step number reaches the provider (chat wire names id-less calls call_<step>_<n>).
-import { afterEach, describe, expect, it } from "vitest";
-import { defaultConfig } from "../../lib/config/defaults.ts";
+import { describe, expect, it } from "vitest";
 import type { ResolvedConfig } from "../../lib/config/types.ts";
 import { NESTED_CANCELLED_OUTPUT, runTurn, type TurnSink } from "../../lib/agent/turn.ts";
-import { createProvider } from "../../lib/provider/index.ts";
 import type { ProviderClient } from "../../lib/provider/types.ts";
 import { createRegistry } from "../../lib/tools/index.ts";
 import type { Risk, Tool, ToolContext, ToolOutcome } from "../../lib/tools/types.ts";
-import { chat, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { chat, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { useTurnProvider } from "./turn_provider.ts";
 
-let fake: FakeProvider | undefined;
+const startProvider = useTurnProvider();
 let client: ProviderClient | undefined;
 
-afterEach(async () => {
-  await client?.close();
-  await fake?.close();
-  client = undefined;
-  fake = undefined;
-});
-
 async function setup(script: Parameters<typeof startFakeProvider>[0], edit?: (config: ResolvedConfig) => void) {
-  fake = await startFakeProvider(script);
-  const config = defaultConfig("/nonexistent/skills");
-  config.provider.base_url = fake.url;
-  config.provider.model = "fake-model";
-  edit?.(config);
-  client = createProvider({ profile: config.provider, limits: config.provider_limits, credential: "k", hostedWebSearch: false });
-  return config;
+  const started = await startProvider(script, edit);
+  client = started.client;
+  return started.config;
 }
 
 function simpleTool(name: string, risk: Risk, run: (args: unknown) => Promise<ToolOutcome> = async (args) => ({ success: true, output: JSON.stringify(args), truncated: false })): Tool {
