@@ -3,12 +3,14 @@
 // may be handed the next one (the start message waits in its queue); if it turns out stuck it is
 // discarded after a grace period and the not-yet-started cell is started elsewhere.
 // Terminated, out-of-memory or stuck workers are replaced in the background.
-import { Worker } from "node:worker_threads";
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import { FROM_WORKER_OFFSET, MAILBOX_BYTES, mailboxSlot, TO_WORKER_OFFSET, type MailboxSlot } from "./mailbox.ts";
 import { cellRuntime } from "./runtime.ts";
 import { CELL_PREFIX, CELL_SUFFIX, workerMain, type FromWorker, type ToWorker, type WorkerConfig } from "./worker_main.ts";
 
 /** What every sandbox worker evaluates (`eval: true`): workerMain called with the worker's config. */
-export const WORKER_CODE = `"use strict";(${String(workerMain)})(require, require("node:worker_threads").workerData);`;
+export const WORKER_CODE =
+  `"use strict";(${String(workerMain)})(require, require("node:worker_threads").workerData, ${String(mailboxSlot)});`;
 const RUNTIME_SOURCE = String(cellRuntime);
 /**
  * How long a worker may keep running cell code after its cell finished before it is discarded
@@ -19,6 +21,14 @@ const DRAIN_GRACE_MS = 250;
  * See `answerSpinUs` in worker_main.ts. SCV_SANDBOX_SPIN_US overrides it (benchmarks; 0 turns it off).
  */
 const ANSWER_SPIN_US = Number(process.env.SCV_SANDBOX_SPIN_US ?? 500) || 0;
+/**
+ * After handing a worker a tool answer, how long the main thread polls for the worker's next
+ * message (usually its next tool call, 2–5 µs later) instead of sleeping until it arrives (a
+ * thread wake-up, 30–40 µs here). Misses back off: after a miss the next 1, 2, 4 … 256 answers
+ * are not followed by a poll. SCV_SANDBOX_MAIN_SPIN_US overrides it (benchmarks; 0 turns it off).
+ */
+const MAIN_SPIN_MS = (Number(process.env.SCV_SANDBOX_MAIN_SPIN_US ?? 100) || 0) / 1000;
+const MAX_SPIN_BACKOFF = 256;
 
 export type WorkerExit = { kind: "oom" } | { kind: "crash"; message: string };
 
@@ -32,6 +42,16 @@ export class SandboxWorker {
   readonly heapMb: number;
   readonly #pool: WorkerPool;
   readonly #worker: Worker;
+  /** The worker's messages come on this port, which can be polled (`receiveMessageOnPort`). */
+  readonly #port: MessagePort;
+  /** Shared-memory slots for tool answers (to a polling worker) and calls (to a polling main thread). */
+  readonly #answers: MailboxSlot | null = null;
+  readonly #calls: MailboxSlot | null = null;
+  /** Messages posted to the worker so far (int32), for the mailbox's order rule. */
+  #posted = 0;
+  /** Answers still to go without a poll after a poll that missed, and the next such pause. */
+  #spinSkips = 0;
+  #spinBackoff = 1;
   #state: "booting" | "idle" | "busy" | "draining" | "dead" = "booting";
   #listener: CellListener | null = null;
   #cell = 0;
@@ -41,9 +61,19 @@ export class SandboxWorker {
   constructor(pool: WorkerPool, heapMb: number, config: WorkerConfig) {
     this.#pool = pool;
     this.heapMb = heapMb;
+    const channel = new MessageChannel();
+    this.#port = channel.port1;
+    let mailbox: WorkerConfig["mailbox"];
+    if (config.answerSpinUs > 0) {
+      const slotBytes = MAILBOX_BYTES / 2;
+      mailbox = { buffer: new SharedArrayBuffer(MAILBOX_BYTES), toWorker: TO_WORKER_OFFSET, fromWorker: FROM_WORKER_OFFSET, slotBytes };
+      this.#answers = mailboxSlot(mailbox.buffer, TO_WORKER_OFFSET, slotBytes);
+      this.#calls = mailboxSlot(mailbox.buffer, FROM_WORKER_OFFSET, slotBytes);
+    }
     this.#worker = new Worker(WORKER_CODE, {
       eval: true,
-      workerData: config,
+      workerData: { ...config, port: channel.port2, mailbox },
+      transferList: [channel.port2],
       // Without this flag a dynamic-import callback is refused and `import()` would hand the cell
       // an error of the worker's realm. (vm.SourceTextModule is not used: it leaks its context.)
       execArgv: ["--experimental-vm-modules", "--no-warnings"],
@@ -55,7 +85,8 @@ export class SandboxWorker {
     });
     this.#worker.stdout.resume();
     this.#worker.unref();
-    this.#worker.on("message", (message: FromWorker) => this.#onMessage(message));
+    this.#port.on("message", (message: FromWorker) => this.#fromPort(message));
+    this.#port.unref();
     this.#worker.on("error", (error: Error & { code?: string }) => {
       this.#died(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? { kind: "oom" } : { kind: "crash", message: error.message });
     });
@@ -74,11 +105,63 @@ export class SandboxWorker {
     this.#cell = cell;
     this.#listener = listener;
     this.#worker.ref();
+    this.#port.ref();
     this.post({ t: "start", cell, ...start });
   }
 
   post(message: ToWorker): void {
-    if (this.#state !== "dead") this.#worker.postMessage(message);
+    if (this.#state === "dead") return;
+    this.#posted = (this.#posted + 1) | 0;
+    this.#worker.postMessage(message);
+  }
+
+  /** Hands the running cell a tool answer, then briefly polls for the worker's next message. */
+  answer(cell: number, call: number, ok: boolean, payload: string | undefined): void {
+    if (this.#state === "dead") return;
+    if (this.#answers === null || !this.#answers.offer(cell, call, ok ? 1 : 0, payload, this.#posted)) {
+      this.post({ t: "tool", cell, call, ok, v: payload });
+    }
+    const calls = this.#calls;
+    if (MAIN_SPIN_MS <= 0 || calls === null) return;
+    if (this.#spinSkips > 0) {
+      this.#spinSkips--;
+      return;
+    }
+    calls.open();
+    const until = performance.now() + MAIN_SPIN_MS;
+    let round = 0;
+    do {
+      if (calls.ready()) {
+        this.#spinBackoff = 1;
+        this.#takeCall(calls);
+        return;
+      }
+      // Anything else the worker sends (text, done, …) comes by message.
+      if ((++round & 15) === 0) {
+        const received = receiveMessageOnPort(this.#port);
+        if (received !== undefined) {
+          this.#spinBackoff = 1;
+          // A call in the slot now was offered before this message was counted: it is older.
+          if (calls.close()) this.#takeCall(calls);
+          this.#fromPort(received.message as FromWorker);
+          return;
+        }
+      }
+    } while (performance.now() < until);
+    this.#spinSkips = this.#spinBackoff;
+    this.#spinBackoff = Math.min(MAX_SPIN_BACKOFF, this.#spinBackoff * 2);
+    if (calls.close()) this.#takeCall(calls);
+  }
+
+  #takeCall(slot: MailboxSlot): void {
+    const [cell, call, index, input] = slot.take();
+    this.#onMessage({ t: "tool", cell, call, i: index, v: input ?? "null" });
+  }
+
+  /** Every message taken from the port passes here (the mailbox's order rule counts them). */
+  #fromPort(message: FromWorker): void {
+    this.#calls?.countReceived();
+    this.#onMessage(message);
   }
 
   /** Stops the thread (interrupting any running code); resolves once it is gone. */
@@ -90,6 +173,7 @@ export class SandboxWorker {
       this.#listener = null;
       this.#clearDrain();
       this.#pool.forget(this);
+      this.#port.close();
       this.#terminated = wasDead ? Promise.resolve() : this.#worker.terminate().then(() => undefined, () => undefined);
       // A cell queued behind a stuck predecessor learns that its worker is gone.
       listener?.onExit({ kind: "crash", message: "worker terminated" });
@@ -106,6 +190,7 @@ export class SandboxWorker {
       } else if (this.#state === "draining") {
         this.#state = "idle";
         this.#worker.unref();
+        this.#port.unref();
         this.#pool.release(this);
       }
       return;
@@ -126,6 +211,14 @@ export class SandboxWorker {
 
   #died(exit: WorkerExit): void {
     if (this.#state === "dead") return;
+    // What the worker posted before it died comes first (its own port is drained before `exit`;
+    // this one is not).
+    for (let queued = receiveMessageOnPort(this.#port); queued !== undefined; queued = receiveMessageOnPort(this.#port)) {
+      this.#fromPort(queued.message as FromWorker);
+      // A listener may have terminated the worker meanwhile.
+      if (this.#terminated !== null) return;
+    }
+    this.#port.close();
     const listener = this.#listener;
     this.#state = "dead";
     this.#listener = null;

@@ -226,7 +226,7 @@ class Cell implements SandboxCell, CellListener {
       } else {
         payload = typeof value === "string" ? value : value instanceof Error ? value.message : String(value);
       }
-      this.worker.post({ t: "tool", cell: this.internalId, call, ok, v: payload });
+      this.worker.answer(this.internalId, call, ok, payload);
     };
     let pending: Promise<unknown>;
     try {

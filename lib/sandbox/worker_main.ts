@@ -36,9 +36,15 @@ export interface WorkerConfig {
   cellSuffix: string;
   /** After a tool call, how long the worker polls for its answer before sleeping (µs; 0: never). */
   answerSpinUs: number;
+  /** Where messages to the main thread go (a port the main thread can poll); else `parentPort`. */
+  port?: import("node:worker_threads").MessagePort;
+  /** Shared memory for messages a polling thread expects (mailbox.ts); else everything goes by message. */
+  mailbox?: { buffer: SharedArrayBuffer; toWorker: number; fromWorker: number; slotBytes: number };
 }
 
-export function workerMain(requireFn: (id: string) => unknown, config: WorkerConfig): void {
+type MakeSlot = typeof import("./mailbox.ts").mailboxSlot;
+
+export function workerMain(requireFn: (id: string) => unknown, config: WorkerConfig, makeSlot?: MakeSlot): void {
   "use strict";
   type Api = import("./runtime.ts").RuntimeApi;
   type Env = { context: object; api: Api; rec: Rec | null };
@@ -56,7 +62,14 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   const vm = requireFn("node:vm") as typeof import("node:vm");
   const threads = requireFn("node:worker_threads") as typeof import("node:worker_threads");
   const port = threads.parentPort!;
-  const post = (message: FromWorker): void => port.postMessage(message);
+  // One port for every message to the main thread, so that their order is kept.
+  const out = config.port ?? port;
+  /** Messages posted so far (int32): the mailbox may carry one only once all of them arrived. */
+  let posted = 0;
+  const post = (message: FromWorker): void => {
+    posted = (posted + 1) | 0;
+    out.postMessage(message);
+  };
   const MAX_DELAY = 2147483647;
   // Every message to the main thread is charged this many characters of output, so that a loop
   // of tiny text(), notify() or yield_control() calls cannot flood the host either.
@@ -74,26 +87,52 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   };
 
   // Waking a sleeping worker thread costs ~40 µs here, a third of a fast delegate round trip. So
-  // after a tool call the worker polls its port for the answer (for at most answerSpinUs, and
-  // only while answers keep arriving within that time: a slow tool costs one spin, then none),
-  // then sleeps as usual. Nothing spins while no tool call is pending.
-  const SPIN_MS = config.answerSpinUs / 1000;
+  // after a tool call the worker polls for the answer (for at most answerSpinUs, and only while
+  // answers keep arriving within that time: a slow tool costs one spin, then none), then sleeps
+  // as usual. Nothing spins while no tool call is pending. While polling, the worker watches the
+  // shared mailbox (answers that fit) and, less often, its port (everything else).
+  // Deno's parentPort cannot be polled (receiveMessageOnPort refuses it): no polling there.
+  const SPIN_MS = port instanceof threads.MessagePort ? config.answerSpinUs / 1000 : 0;
   let spinScheduled = false;
   let spinUseful = true;
   let lastCallAt = 0;
+  const box = config.mailbox;
+  const answers = box && makeSlot ? makeSlot(box.buffer, box.toWorker, box.slotBytes) : null;
+  const requests = box && makeSlot ? makeSlot(box.buffer, box.fromWorker, box.slotBytes) : null;
+  const takeAnswer = (slot: import("./mailbox.ts").MailboxSlot): void => {
+    const [cell, call, ok, v] = slot.take();
+    handle({ t: "tool", cell, call, ok: ok === 1, v });
+  };
+  /** Every message taken from the port passes here (the mailbox's order rule counts them). */
+  const fromPort = (message: ToWorker): void => {
+    answers?.countReceived();
+    handle(message);
+  };
   const spinForAnswer = (): void => {
     spinScheduled = false;
     const rec = current;
     if (rec === null || rec.done || rec.pending === 0) return;
+    answers?.open();
     const until = performance.now() + SPIN_MS;
+    let round = 0;
     do {
-      const received = threads.receiveMessageOnPort(port);
-      if (received !== undefined) {
-        handle(received.message as ToWorker);
+      if (answers !== null && answers.ready()) {
+        takeAnswer(answers);
         return;
+      }
+      // Each look at the port takes its lock, which the main thread's postMessage needs too.
+      if (answers === null || (++round & 15) === 0) {
+        const received = threads.receiveMessageOnPort(port);
+        if (received !== undefined) {
+          // An answer in the slot now was offered before this message was counted: it is older.
+          if (answers?.close()) takeAnswer(answers);
+          fromPort(received.message as ToWorker);
+          return;
+        }
       }
     } while (performance.now() < until);
     spinUseful = false;
+    if (answers?.close()) takeAnswer(answers);
   };
 
   let current: Rec | null = null;
@@ -166,7 +205,8 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
         if (rec.pending >= MAX_PENDING_CALLS) return -1;
         rec.pending++;
         const call = ++rec.calls;
-        post({ t: "tool", cell, call, i: a, v: b });
+        // The main thread may be polling for this call (after answering the previous one).
+        if (requests === null || !requests.offer(cell, call, a, b, posted)) post({ t: "tool", cell, call, i: a, v: b });
         if (SPIN_MS > 0 && !spinScheduled && spinUseful) {
           spinScheduled = true;
           lastCallAt = performance.now();
@@ -272,7 +312,14 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   // Self-test before the first cell: `import()` must reject with our plain string. On a runtime
   // that ignores the dynamic-import callback it would hand the cell an error of this realm.
   let queued: ToWorker[] | null = [];
-  port.on("message", (message: ToWorker) => (queued === null ? handle(message) : queued.push(message)));
+  port.on("message", (message: ToWorker) => {
+    if (queued !== null) {
+      answers?.countReceived();
+      queued.push(message);
+    } else {
+      fromPort(message);
+    }
+  });
   const probe = vm.createContext(vm.constants.DONT_CONTEXTIFY, { importModuleDynamically: rejectImport as never });
   const probed = new vm.Script("import('x').then(() => 'resolved', (e) => (typeof e === 'string' ? e : 'object'))", {
     importModuleDynamically: rejectImport as never,

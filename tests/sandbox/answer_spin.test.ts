@@ -27,6 +27,48 @@ describe("tool answers while the worker polls for them", () => {
     expect(rec.calls).toHaveLength(250);
   });
 
+  it("keep their exact text whichever path carries them: large, multi-byte, lone surrogates", async () => {
+    // The shared-memory slot holds 64 KiB and only well-formed text; the rest goes by message.
+    const big = "ü".repeat(40_000);
+    const rec = recorder(async (call) => {
+      const n = (call.input as { n: number }).n;
+      if (n % 3 === 0) return { big, n };
+      if (n % 3 === 1) return `🎉${n}`;
+      throw `bad\ud800${n}`;
+    });
+    const { texts, errorText } = await box.result(
+      `const out = [];
+       for (let n = 0; n < 60; n++) {
+         try {
+           const v = await tools.t({ n });
+           out.push(typeof v === "string" ? v : v.big === ${JSON.stringify(big)} && v.n === n ? "big" + n : "wrong" + n);
+         } catch (e) {
+           out.push(e === "bad\ud800" + n ? "err" + n : "wrong" + n);
+         }
+       }
+       text(out.join(","))`,
+      { tools: [tool("t")], rec },
+    );
+    expect(errorText).toBeNull();
+    const expected = Array.from({ length: 60 }, (_, n) => (n % 3 === 0 ? `big${n}` : n % 3 === 1 ? `🎉${n}` : `err${n}`));
+    expect(texts).toEqual([expected.join(",")]);
+  });
+
+  it("keep the worker's order: calls reach the client as made, also when one is too big for the slot", async () => {
+    const rec = recorder(async () => 1);
+    for (let round = 0; round < 20; round++) {
+      rec.calls.length = 0;
+      // Right after an answer the main thread polls for this cell's next call. The 100 kB call
+      // goes by message, the next one would fit the slot; "done" comes by message last.
+      const { errorText } = await box.result(
+        `await tools.t({ k: 0 }); void tools.t({ k: 1, big: "x".repeat(100000) }); void tools.t({ k: 2 }); text("end")`,
+        { tools: [tool("t")], rec },
+      );
+      expect(errorText).toBeNull();
+      expect(rec.calls.map((call) => (call.input as { k: number }).k)).toEqual([0, 1, 2]);
+    }
+  });
+
   it("burn no CPU while a tool call stays unanswered", async () => {
     const session = box.session();
     let called!: () => void;

@@ -1,0 +1,109 @@
+// One-slot mailboxes in shared memory between the main thread and a sandbox worker, used only
+// while the receiving thread polls for a message it expects (a tool answer, the next tool call).
+//
+// Why not postMessage there: while a thread polls its port, a postMessage to it took 10–16 µs
+// and arrived 15–30 µs later (measured with a shared clock; both threads contend for the port's
+// lock), a quarter of a whole delegate round trip. A store into shared memory is seen at once.
+// A message that does not fit, or finds nobody polling, goes by postMessage as usual.
+//
+// Order: the writer uses the slot only once the reader has counted every message the writer
+// posted before, so a slot message never overtakes an earlier posted one. A reader that takes a
+// message from its port while polling closes the slot before counting it: a message found in
+// the slot then is older and is handled first.
+//
+// `mailboxSlot` is also embedded in the worker's code (`String(mailboxSlot)`): it must stay
+// self-contained, with no references to anything outside its body.
+
+/** A slot carries three int32 numbers and an optional string. */
+export interface MailboxSlot {
+  /** Reader: starts polling (writers may now deliver). */
+  open(): void;
+  /** Reader: whether a message waits. */
+  ready(): boolean;
+  /** Reader: counts one message taken from its port (see `offer`), after closing the slot. */
+  countReceived(): void;
+  /** Reader: takes the waiting message and frees the slot. */
+  take(): [number, number, number, string | undefined];
+  /**
+   * Reader: stops polling. True when a writer had already claimed the slot: its message is then
+   * waited for and must be taken.
+   */
+  close(): boolean;
+  /**
+   * Writer: delivers if the reader polls, has received all `posted` messages the writer sent by
+   * postMessage (an int32 count) and the message fits; false: send it by postMessage.
+   */
+  offer(a: number, b: number, c: number, text: string | undefined, posted: number): boolean;
+}
+
+/** The shared memory of one worker: the slot to the worker, then the slot from it. */
+export const MAILBOX_BYTES = 128 * 1024;
+export const TO_WORKER_OFFSET = 0;
+export const FROM_WORKER_OFFSET = MAILBOX_BYTES / 2;
+
+export function mailboxSlot(buffer: SharedArrayBuffer, offset: number, bytes: number): MailboxSlot {
+  "use strict";
+  const IDLE = 0;
+  const POLLING = 1;
+  const WRITING = 2;
+  const READY = 3;
+  const INT32_MAX = 0x7fffffff;
+  // Int32 header: state, a, b, c, text byte length (-1: no text), messages the reader took from its port.
+  const header = new Int32Array(buffer, offset, 8);
+  const payload = new Uint8Array(buffer, offset + 32, bytes - 32);
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const inInt32 = (n: number): boolean => n >= -INT32_MAX && n <= INT32_MAX && n === Math.trunc(n);
+  return {
+    open(): void {
+      Atomics.store(header, 0, POLLING);
+    },
+    ready(): boolean {
+      return Atomics.load(header, 0) === READY;
+    },
+    countReceived(): void {
+      Atomics.add(header, 5, 1);
+    },
+    take(): [number, number, number, string | undefined] {
+      const length = header[4]!;
+      const text = length < 0 ? undefined : decoder.decode(payload.subarray(0, length));
+      const taken: [number, number, number, string | undefined] = [header[1]!, header[2]!, header[3]!, text];
+      Atomics.store(header, 0, IDLE);
+      return taken;
+    },
+    close(): boolean {
+      for (;;) {
+        const state = Atomics.compareExchange(header, 0, POLLING, IDLE);
+        if (state === READY) return true;
+        if (state !== WRITING) return false;
+        // A writer is between its claim and its publish (or its retreat): a few stores.
+      }
+    },
+    offer(a: number, b: number, c: number, text: string | undefined, posted: number): boolean {
+      // UTF-8 cannot carry a lone surrogate (it would arrive as U+FFFD).
+      if (text !== undefined && (text.length > payload.length || !text.isWellFormed())) return false;
+      if (!inInt32(a) || !inInt32(b) || !inInt32(c)) return false;
+      if (Atomics.compareExchange(header, 0, POLLING, WRITING) !== POLLING) return false;
+      if (Atomics.load(header, 5) !== (posted | 0)) {
+        Atomics.store(header, 0, POLLING);
+        return false;
+      }
+      let length = -1;
+      if (text !== undefined) {
+        const { read, written } = encoder.encodeInto(text, payload);
+        if (read !== text.length) {
+          Atomics.store(header, 0, POLLING);
+          return false;
+        }
+        length = written;
+      }
+      header[1] = a;
+      header[2] = b;
+      header[3] = c;
+      header[4] = length;
+      // The state store publishes the fields above to the reader's atomic load of it.
+      Atomics.store(header, 0, READY);
+      return true;
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// The shared-memory slot that carries tool answers and calls between the main thread and a
+// polling worker (lib/sandbox/mailbox.ts): what it refuses, what it carries, and that under
+// real concurrency every message arrives exactly once, in order, with nobody stuck.
+import { MessageChannel, Worker } from "node:worker_threads";
+import { describe, expect, it } from "vitest";
+import { mailboxSlot } from "../../lib/sandbox/mailbox.ts";
+
+const SLOT_BYTES = 4096;
+
+function slot() {
+  return mailboxSlot(new SharedArrayBuffer(SLOT_BYTES), 0, SLOT_BYTES);
+}
+
+describe("a mailbox slot", () => {
+  it("refuses a message while nobody polls, and after the reader closed it", () => {
+    const box = slot();
+    expect(box.offer(1, 2, 3, "x", 0)).toBe(false);
+    box.open();
+    expect(box.close()).toBe(false);
+    expect(box.offer(1, 2, 3, "x", 0)).toBe(false);
+  });
+
+  it("carries three numbers and a text, multi-byte or absent, once", () => {
+    const box = slot();
+    for (const text of ["{\"a\":[1,2]}", "ünïcødé 𝄞 🎉", "", undefined]) {
+      box.open();
+      expect(box.offer(7, -2_147_483_647, 2_147_483_647, text, 0)).toBe(true);
+      expect(box.ready()).toBe(true);
+      expect(box.take()).toEqual([7, -2_147_483_647, 2_147_483_647, text]);
+      expect(box.ready()).toBe(false);
+      // Taken: the slot is free, and refuses until the reader polls again.
+      expect(box.offer(1, 1, 1, "again", 0)).toBe(false);
+    }
+  });
+
+  it("refuses what it cannot carry exactly: too long, lone surrogates, numbers outside int32", () => {
+    const box = slot();
+    box.open();
+    expect(box.offer(1, 1, 1, "x".repeat(SLOT_BYTES), 0)).toBe(false);
+    // Fits in UTF-16 units but not in UTF-8 bytes.
+    expect(box.offer(1, 1, 1, "€".repeat(SLOT_BYTES / 2), 0)).toBe(false);
+    expect(box.offer(1, 1, 1, "a\ud800b", 0)).toBe(false);
+    expect(box.offer(2 ** 31, 1, 1, "x", 0)).toBe(false);
+    expect(box.offer(1, 1.5, 1, "x", 0)).toBe(false);
+    // Every refusal left the slot open for the next offer.
+    expect(box.offer(1, 1, 1, "x".repeat(SLOT_BYTES / 2), 0)).toBe(true);
+    expect(box.take()[3]).toHaveLength(SLOT_BYTES / 2);
+  });
+
+  it("refuses until the reader has taken every message the writer posted before", () => {
+    const box = slot();
+    box.open();
+    expect(box.offer(1, 1, 1, "x", 2)).toBe(false);
+    box.countReceived();
+    expect(box.offer(1, 1, 1, "x", 2)).toBe(false);
+    box.countReceived();
+    expect(box.offer(1, 1, 1, "x", 2)).toBe(true);
+  });
+
+  it("between two threads, delivers every message once and in order, by slot or by port", async () => {
+    const buffer = new SharedArrayBuffer(SLOT_BYTES);
+    const { port1, port2 } = new MessageChannel();
+    const count = 20_000;
+    // The writer sends numbered messages: by the slot when the reader polls, else by the port.
+    // Now and then it claims a stale post count, so that it retreats after its claim while the
+    // reader may be closing (a close() that waited for a publish hung there). Every hundredth
+    // message waits for the slot, so that both paths are taken even when the threads rarely
+    // run at the same time.
+    const writer = new Worker(
+      `const { workerData } = require("node:worker_threads");
+       const box = (${String(mailboxSlot)})(workerData.buffer, 0, ${SLOT_BYTES});
+       let posted = 0;
+       for (let i = 0; i < ${count}; i++) {
+         if (i % 100 === 50) {
+           while (!box.offer(i, 0, 0, "m" + i, posted)) {}
+           continue;
+         }
+         const stale = i % 7 === 0 ? posted + 1 : posted;
+         if (!box.offer(i, 0, 0, "m" + i, stale)) {
+           posted = (posted + 1) | 0;
+           workerData.port.postMessage(i);
+         }
+       }`,
+      { eval: true, workerData: { buffer, port: port2 }, transferList: [port2] },
+    );
+    // The reader polls in short windows, counting what it takes from the port.
+    const reader = new Worker(
+      `const { workerData, receiveMessageOnPort, parentPort } = require("node:worker_threads");
+       const box = (${String(mailboxSlot)})(workerData.buffer, 0, ${SLOT_BYTES});
+       const seen = [];
+       let bySlot = 0;
+       const fromPort = () => {
+         const received = receiveMessageOnPort(workerData.port);
+         if (received === undefined) return false;
+         // A slot message offered before this one was counted is the older one.
+         if (box.close()) fromSlot();
+         box.countReceived();
+         seen.push(received.message);
+         return true;
+       };
+       const fromSlot = () => {
+         const [i, , , text] = box.take();
+         if (text !== "m" + i) throw new Error("slot text " + text + " for message " + i);
+         seen.push(i);
+         bySlot++;
+       };
+       while (seen.length < ${count}) {
+         box.open();
+         for (let round = 0; round < 50 && seen.length < ${count}; round++) {
+           if (box.ready()) { fromSlot(); break; }
+           if (fromPort()) break;
+         }
+         if (box.close()) fromSlot();
+         while (fromPort()) {}
+       }
+       parentPort.postMessage({ seen, bySlot });`,
+      { eval: true, workerData: { buffer, port: port1 }, transferList: [port1] },
+    );
+    try {
+      const result = await new Promise<{ seen: number[]; bySlot: number }>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("a thread is stuck in the mailbox")), 20_000);
+        reader.once("message", (message) => {
+          clearTimeout(timer);
+          resolve(message);
+        });
+        reader.once("error", reject);
+        writer.once("error", reject);
+      });
+      expect(result.seen).toEqual(Array.from({ length: count }, (_, i) => i));
+      // Both paths were taken (otherwise this test would not show their order).
+      expect(result.bySlot).toBeGreaterThanOrEqual(count / 100);
+      expect(result.bySlot).toBeLessThan(count);
+    } finally {
+      await Promise.all([writer.terminate(), reader.terminate()]);
+    }
+  });
+});
