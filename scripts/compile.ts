@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { chmod, copyFile, readFile, rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { APP_ASSET, APP_BUNDLE, APP_CACHE, APP_CACHE_ASSET, buildBundle, ROOT, wrapApp } from "./build.ts";
+import { APP_PARTS, buildBundle, distPath, ROOT, wrapApp, type AppPart } from "./build.ts";
 
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 export const BINARY = `${ROOT}dist/scv`;
@@ -11,7 +11,7 @@ const SEA_EXEC_ARGV = ["--max-semi-space-size=4"];
 
 export async function compileBinary(): Promise<string> {
   const bundle = await buildBundle();
-  await writeAppCodeCache();
+  for (const part of APP_PARTS) await writeCodeCache(part);
   const blob = `${ROOT}dist/sea-prep.blob`;
   const seaConfig = `${ROOT}dist/sea-config.json`;
   await writeFile(
@@ -22,7 +22,12 @@ export async function compileBinary(): Promise<string> {
       disableExperimentalSEAWarning: true,
       useCodeCache: true,
       useSnapshot: false,
-      assets: { [APP_ASSET]: APP_BUNDLE, [APP_CACHE_ASSET]: APP_CACHE },
+      assets: Object.fromEntries(
+        APP_PARTS.flatMap((part) => [
+          [part.asset, distPath(part.asset)],
+          [part.cacheAsset, distPath(part.cacheAsset)],
+        ]),
+      ),
       // A capped young generation keeps a long server session's RSS from creeping up with every fast
       // turn (measured: 116–119 → 99–103 MB after 310 turns) at no measurable throughput cost.
       execArgv: SEA_EXEC_ARGV,
@@ -40,20 +45,20 @@ export async function compileBinary(): Promise<string> {
 }
 
 /**
- * V8 code cache for the application bundle, made by this same Node with the binary's V8 flags after
- * running the bundle's top level (a cache V8 rejects is ignored: the binary then compiles as usual).
+ * V8 code cache for one application part, made by this same Node with the binary's V8 flags after
+ * running the part's top level (a cache V8 rejects is ignored: the binary then compiles as usual).
  */
-async function writeAppCodeCache(): Promise<void> {
+async function writeCodeCache(part: AppPart): Promise<void> {
   const [prefix, suffix] = wrapApp("\0").split("\0");
   // The bundle is read by the producer itself: it is far larger than one command-line argument may be.
   const producer = `
     const { readFileSync, writeFileSync } = require("node:fs");
     const { Script } = require("node:vm");
-    const source = ${JSON.stringify(prefix)} + readFileSync(${JSON.stringify(APP_BUNDLE)}, "utf8") + ${JSON.stringify(suffix)};
-    const script = new Script(source, { filename: ${JSON.stringify(APP_ASSET)} });
+    const source = ${JSON.stringify(prefix)} + readFileSync(${JSON.stringify(distPath(part.asset))}, "utf8") + ${JSON.stringify(suffix)};
+    const script = new Script(source, { filename: ${JSON.stringify(part.asset)} });
     const module = { exports: {} };
     script.runInThisContext()(module, module.exports, require);
-    writeFileSync(${JSON.stringify(APP_CACHE)}, script.createCachedData());
+    writeFileSync(${JSON.stringify(distPath(part.cacheAsset))}, script.createCachedData());
   `;
   execFileSync(process.execPath, [...SEA_EXEC_ARGV, "--input-type=commonjs", "-e", producer], { stdio: ["ignore", "ignore", "inherit"] });
 }

@@ -1,6 +1,6 @@
 // The standalone binary: compiled from this checkout, run with no node_modules and no Node on PATH.
 import { spawn, spawnSync } from "node:child_process";
-import { linkSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, linkSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { encodeFrame, readFrames } from "../../lib/codec/index.ts";
 import { VERSION } from "../../lib/version.ts";
 import { compileBinary } from "../../scripts/compile.ts";
 
+const ROOT = new URL("../../", import.meta.url).pathname;
 let binary = "";
 let emptyDir = "";
 
@@ -45,30 +46,47 @@ describe("compiled binary", () => {
   });
 });
 
+/** Runs one cell through a host command; returns its frames and exit code. */
+async function runHostCell(command: string, args: string[]): Promise<{ frames: unknown[]; code: number | null }> {
+  const child = spawn(command, args, { cwd: emptyDir, env: {}, stdio: ["pipe", "pipe", "pipe"] });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  child.stdin.write(encodeFrame({ type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [] }));
+  child.stdin.write(encodeFrame({ type: "operation/request", id: 1, request: { method: "session/open", sessionId: "s1" } }));
+  const source = "text(String(6 * 7)); text(typeof process + ' ' + typeof require)";
+  const execute = { tool_call_id: "call_1", enabled_tools: [], source, yield_time_ms: 10_000 };
+  child.stdin.write(encodeFrame({ type: "operation/request", id: 2, request: { method: "session/execute", sessionId: "s1", request: execute } }));
+  const frames: unknown[] = [];
+  for await (const frame of readFrames(child.stdout)) {
+    frames.push(frame);
+    if ((frame as { type: string }).type === "cell/closed") child.stdin.end();
+  }
+  return { frames, code: await exited };
+}
+
+function expectCellRan({ frames, code }: { frames: unknown[]; code: number | null }): void {
+  expect(code).toBe(0);
+  expect(frames[0]).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: [] });
+  const initial = frames.find((frame) => (frame as { type: string }).type === "execute/initialResponse") as {
+    result: { value: { Result: { content_items: unknown[]; error_text: unknown } } };
+  };
+  expect(initial.result.value.Result.content_items).toEqual([
+    { type: "input_text", text: "42" },
+    { type: "input_text", text: "undefined undefined" },
+  ]);
+  expect(initial.result.value.Result.error_text).toBeNull();
+}
+
 describe("compiled binary as a code-mode host", () => {
   it("negotiates and runs a cell in its embedded worker sandbox, then exits 0 at EOF", async () => {
-    const child = spawn(binary, ["host"], { cwd: emptyDir, env: {}, stdio: ["pipe", "pipe", "pipe"] });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-    child.stdin.write(encodeFrame({ type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [] }));
-    child.stdin.write(encodeFrame({ type: "operation/request", id: 1, request: { method: "session/open", sessionId: "s1" } }));
-    const source = "text(String(6 * 7)); text(typeof process + ' ' + typeof require)";
-    const execute = { tool_call_id: "call_1", enabled_tools: [], source, yield_time_ms: 10_000 };
-    child.stdin.write(encodeFrame({ type: "operation/request", id: 2, request: { method: "session/execute", sessionId: "s1", request: execute } }));
-    const frames: unknown[] = [];
-    for await (const frame of readFrames(child.stdout)) {
-      frames.push(frame);
-      if ((frame as { type: string }).type === "cell/closed") child.stdin.end();
-    }
-    expect(await exited).toBe(0);
-    expect(frames[0]).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: [] });
-    const initial = frames.find((frame) => (frame as { type: string }).type === "execute/initialResponse") as {
-      result: { value: { Result: { content_items: unknown[]; error_text: unknown } } };
-    };
-    expect(initial.result.value.Result.content_items).toEqual([
-      { type: "input_text", text: "42" },
-      { type: "input_text", text: "undefined undefined" },
-    ]);
-    expect(initial.result.value.Result.error_text).toBeNull();
+    expectCellRan(await runHostCell(binary, ["host"]));
+  });
+
+  it("needs only its own application part: the launcher with scv-host.cjs alone runs a cell", async () => {
+    // The host part is what `scv host` loads; the server/chat part must not be needed for it.
+    const dir = join(emptyDir, "host-part-only");
+    mkdirSync(dir);
+    for (const file of ["scv.cjs", "scv-host.cjs"]) copyFileSync(join(ROOT, "dist", file), join(dir, file));
+    expectCellRan(await runHostCell(process.execPath, [join(dir, "scv.cjs"), "host"]));
   });
 });
 
