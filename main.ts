@@ -109,6 +109,15 @@ Examples:
     process.exitCode = await runExec(prompt, options);
   });
 
+// `scv … --help | head` closes the pipe before everything is written: end quietly, as a program
+// killed by SIGPIPE would (exit 141), not with a stack trace. Subcommands that own stdout (server,
+// host) listen for its errors themselves and decide.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (process.stdout.listenerCount("error") > 1) return;
+  if (error.code === "EPIPE") process.exit(141);
+  throw error;
+});
+
 // Codex runs `codex-code-mode-host` beside its own executable with no arguments: the binary
 // installed under that name acts as `scv host`.
 const HOST_ALIAS = "codex-code-mode-host";

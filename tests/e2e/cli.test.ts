@@ -33,6 +33,17 @@ describe("scv command line", () => {
     }
   });
 
+  it("ends quietly when its output pipe is closed early (`scv exec --help | head`)", () => {
+    // `true` exits without reading, so every write of the help meets a closed pipe.
+    const result = spawnSync("bash", ["-c", `${JSON.stringify(process.execPath)} main.ts exec --help | true; echo "status=\${PIPESTATUS[0]}"`], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 15_000,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe("status=141");
+  });
+
   it("answers unknown commands and flags with a usage error, exit 2, no stack trace", () => {
     for (const args of [
       ["nope"],
