@@ -5,10 +5,17 @@
 //
 // `SCV_HOST_BIN=/path/to/scv` measures a compiled scv binary instead of `node main.ts host`.
 //
+// Peak RSS counts the binary's mapped file pages, and how many a run maps depends on the page
+// cache: a binary just written (by the compiler, or a download) sits there in large folios that
+// are mapped whole, ~17 MB more than after it was read back from disk. So each host's binary is
+// dropped from the page cache before it starts (`dd iflag=nocache`, where the OS allows it), and
+// `runtimeFloorRssMb` is the peak RSS of this Node with one idle worker thread: the least any host
+// running cells in a Node worker can have.
+//
 // The client must not be the bottleneck (it is shared by both hosts, so a slow client hides the
 // difference): it decodes each chunk synchronously and answers every frame of a chunk from the
 // `data` handler itself, with one write per batch of answers, no promise hop or timer per frame.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { encodeFrame, FrameDecoder } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
@@ -188,7 +195,31 @@ interface Subject {
   nextId: number;
 }
 
+/** Advises the OS to drop a file from the page cache; false where that is not possible. */
+function dropFromPageCache(path: string): boolean {
+  const result = spawnSync("dd", [`if=${path}`, "iflag=nocache", "count=0", "status=none"], { stdio: "ignore" });
+  return result.status === 0;
+}
+
+/** Peak RSS of this Node running one idle worker thread (with the sandbox's limits), in MB. */
+async function runtimeFloorRssMb(): Promise<number> {
+  const script = `
+    const { Worker } = require("node:worker_threads");
+    const worker = new Worker("setTimeout(() => {}, 60000)", {
+      eval: true,
+      execArgv: ["--experimental-vm-modules"],
+      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },
+    });
+    worker.on("online", () => setTimeout(() => process.stdout.write("ready"), 300));`;
+  const child = spawn(process.execPath, ["--max-semi-space-size=4", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  const rss = peakRssMb(child.pid!);
+  child.kill();
+  return rss;
+}
+
 async function start(command: string, args: string[]): Promise<Subject> {
+  if (existsSync(command)) pageCacheDropped &&= dropFromPageCache(command);
   const client = new BenchClient(command, args);
   await client.exchange(encodeFrame(hello()), () => true);
   await client.exchange(encodeFrame(open(1, "bench")), () => true);
@@ -230,6 +261,7 @@ const rounds = argument("rounds", 5);
 const reference = process.env.CODEX_HOST_BIN;
 const scvBinary = process.env.SCV_HOST_BIN;
 const subjects: Subject[] = [];
+let pageCacheDropped = true;
 let measured: Figures[];
 try {
   subjects.push(await (scvBinary ? start(scvBinary, ["host"]) : start(process.execPath, [MAIN, "host"])));
@@ -249,6 +281,8 @@ const result: Record<string, unknown> = {
   rounds,
   scvCommand: scvBinary ? `${scvBinary} host` : "node main.ts host",
   scv: ours,
+  binariesDroppedFromPageCache: pageCacheDropped,
+  runtimeFloorRssMb: await runtimeFloorRssMb(),
 };
 if (measured[1]) {
   const theirs = measured[1];
