@@ -117,6 +117,17 @@ export class HostConnection {
       this.readFailed(new FrameError(`failed to decode code-mode IPC frame: ${error.message}`));
       return;
     }
+    try {
+      this.#dispatch(message);
+    } catch (error) {
+      // A failure while handling a well-formed frame is an internal task failure (host spec §11),
+      // not a read error.
+      const task = message.type === "delegate/response" ? "code-mode cell forwarding task failed" : "code-mode request task failed";
+      this.fail(`${task}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  #dispatch(message: ClientMessage): void {
     if (this.#phase === "hello") {
       this.#handshake(message);
       return;
