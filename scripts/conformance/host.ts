@@ -70,9 +70,16 @@ export class Driver {
   }
 }
 
-/** Timings vary: keep only whether a duration is a non-negative integer, and whether buffering was > 0. */
+/**
+ * Timings vary: keep only whether a duration is a non-negative integer, and whether buffering was > 0.
+ * An oversized response's error names its encoded length, which holds its duration's digits: lengths
+ * are compared to the nearest hundred.
+ */
 export function normalize(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalize);
+  if (typeof value === "string") {
+    return value.replace(/IPC frame length (\d+) exceeds/, (_, length: string) => `IPC frame length ~${Math.round(Number(length) / 100) * 100} exceeds`);
+  }
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
