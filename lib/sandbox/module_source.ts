@@ -20,12 +20,18 @@ interface Token {
   end: number;
   value: string;
   depth: number;
+  /** A `)` that closes the head of `if`, `while`, `for` or `with`: a statement, maybe a regex, follows. */
+  closesHead?: boolean;
 }
+
+/** Keywords whose parenthesized head is followed by a statement. */
+const HEAD_KEYWORDS = new Set(["if", "while", "for", "with"]);
 
 /** A tolerant tokenizer: enough to find top-level statements, never throws. */
 function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
-  // Brace stack: "{" for a block or expression brace, "`" for a template substitution.
+  // Brace stack: "{" for a block or expression brace, "`" for a template substitution, "(" for a
+  // parenthesis ("h" for the head of `if`, `while`, `for` or `with`), "[" for a bracket.
   const stack: string[] = [];
   let i = 0;
   const n = source.length;
@@ -35,7 +41,8 @@ function tokenize(source: string): Token[] {
     if (t === undefined) return true;
     if (t.kind === "word") return REGEX_AFTER_WORD.has(t.value);
     if (t.kind === "number" || t.kind === "string" || t.kind === "template" || t.kind === "regex") return false;
-    return t.value !== ")" && t.value !== "]";
+    if (t.value === ")") return t.closesHead === true;
+    return t.value !== "]";
   };
   const scanTemplate = (from: number): number => {
     // From just after "`" or "}", to just after the closing "`" or an opening "${".
@@ -101,9 +108,17 @@ function tokenize(source: string): Token[] {
       tokens.push({ kind: "number", start: i, end: j, value: source.slice(i, j), depth });
       i = j;
     } else {
-      if (c === "{" || c === "(" || c === "[") stack.push(c);
-      else if ((c === "}" || c === ")" || c === "]") && stack.length > 0) stack.pop();
-      tokens.push({ kind: "punct", start: i, end: i + 1, value: c, depth: c === "}" || c === ")" || c === "]" ? stack.length : depth });
+      let closesHead = false;
+      if (c === "(") {
+        const before = last();
+        stack.push(before?.kind === "word" && HEAD_KEYWORDS.has(before.value) ? "h" : "(");
+      } else if (c === "{" || c === "[") {
+        stack.push(c);
+      } else if ((c === "}" || c === ")" || c === "]") && stack.length > 0) {
+        closesHead = stack.pop() === "h";
+      }
+      const closing = c === "}" || c === ")" || c === "]";
+      tokens.push({ kind: "punct", start: i, end: i + 1, value: c, depth: closing ? stack.length : depth, closesHead });
       i++;
     }
   }

@@ -24,12 +24,21 @@ describe("moduleSource", () => {
     expect(code).toBe("       const a = 1;\nvoid           a + 1;\n             \n       function f() {}\n               class K {}");
   });
 
+  it("reads a regex after the head of if, while, for and with: a backtick in it cannot hide an import", () => {
+    for (const head of ["if (x)", "while (x)", "for (;;)", "with (x)"]) {
+      const source = `${head} /\`/.test(s);\nimport fs from 'fs';`;
+      expect(moduleSource(source).firstImport, source).toBe("fs");
+    }
+  });
+
   it("ignores import and export inside strings, templates, comments, regexes, members and blocks", () => {
     const sources = [
       "const s = \"import x from 'q'\"; const t = `import ${'a' + `import 'q'`} b`;",
       "// import 'z'\n/* export default 1 */ const re = /import 'x'/g; const d = 4 / 2 / 1;",
       "x.import('a'); await import('fs'); obj?.export;",
       "if (a) { import x from 'q' }",
+      // A division after a parenthesized expression, not a regex: the backtick after it is a template.
+      "const q = (a + b) / 2; const t = `import 'q'`;",
       "const o = { import: 1, export: 2 }",
     ];
     for (const source of sources) expect(moduleSource(source), source).toEqual({ code: source, firstImport: null });
