@@ -48,6 +48,7 @@ export function mailboxSlot(buffer: SharedArrayBuffer, offset: number, bytes: nu
   const WRITING = 2;
   const READY = 3;
   const INT32_MAX = 0x7fffffff;
+  const WRITER_GRACE_MS = 1;
   // Int32 header: state, a, b, c, text byte length (-1: no text), messages the reader took from its port.
   const header = new Int32Array(buffer, offset, 8);
   const payload = new Uint8Array(buffer, offset + 32, bytes - 32);
@@ -72,11 +73,17 @@ export function mailboxSlot(buffer: SharedArrayBuffer, offset: number, bytes: nu
       return taken;
     },
     close(): boolean {
+      let deadline = 0;
       for (;;) {
         const state = Atomics.compareExchange(header, 0, POLLING, IDLE);
         if (state === READY) return true;
         if (state !== WRITING) return false;
-        // A writer is between its claim and its publish (or its retreat): a few stores.
+        // A writer between its claim and its publish takes microseconds. One that takes longer
+        // (descheduled, or its thread died mid-write: out of memory, out of stack) is cut off;
+        // its publish then fails and it sends by message instead.
+        const now = performance.now();
+        if (deadline === 0) deadline = now + WRITER_GRACE_MS;
+        else if (now > deadline && Atomics.compareExchange(header, 0, WRITING, IDLE) === WRITING) return false;
       }
     },
     offer(a: number, b: number, c: number, text: string | undefined, posted: number): boolean {
@@ -84,26 +91,26 @@ export function mailboxSlot(buffer: SharedArrayBuffer, offset: number, bytes: nu
       if (text !== undefined && (text.length > payload.length || !text.isWellFormed())) return false;
       if (!inInt32(a) || !inInt32(b) || !inInt32(c)) return false;
       if (Atomics.compareExchange(header, 0, POLLING, WRITING) !== POLLING) return false;
-      if (Atomics.load(header, 5) !== (posted | 0)) {
-        Atomics.store(header, 0, POLLING);
-        return false;
-      }
-      let length = -1;
-      if (text !== undefined) {
-        const { read, written } = encoder.encodeInto(text, payload);
-        if (read !== text.length) {
-          Atomics.store(header, 0, POLLING);
-          return false;
+      let written = false;
+      try {
+        if (Atomics.load(header, 5) !== (posted | 0)) return false;
+        let length = -1;
+        if (text !== undefined) {
+          const result = encoder.encodeInto(text, payload);
+          if (result.read !== text.length) return false;
+          length = result.written;
         }
-        length = written;
+        header[1] = a;
+        header[2] = b;
+        header[3] = c;
+        header[4] = length;
+        written = true;
+      } finally {
+        // Publish (the state store makes the fields above visible to the reader's atomic load of
+        // it), or retreat; a reader that cut the wait off has already moved on.
+        if (Atomics.compareExchange(header, 0, WRITING, written ? READY : POLLING) !== WRITING) written = false;
       }
-      header[1] = a;
-      header[2] = b;
-      header[3] = c;
-      header[4] = length;
-      // The state store publishes the fields above to the reader's atomic load of it.
-      Atomics.store(header, 0, READY);
-      return true;
+      return written;
     },
   };
 }

@@ -57,6 +57,22 @@ describe("a mailbox slot", () => {
     expect(box.offer(1, 1, 1, "x", 2)).toBe(true);
   });
 
+  it("does not wait forever for a writer that died between its claim and its publish", () => {
+    const buffer = new SharedArrayBuffer(SLOT_BYTES);
+    const box = mailboxSlot(buffer, 0, SLOT_BYTES);
+    box.open();
+    // What a writer thread killed mid-write (out of memory, out of stack) leaves: the slot claimed.
+    const WRITING = 2;
+    Atomics.store(new Int32Array(buffer, 0, 1), 0, WRITING);
+    const started = performance.now();
+    expect(box.close()).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    // The slot works again.
+    box.open();
+    expect(box.offer(5, 6, 7, "after", 0)).toBe(true);
+    expect(box.take()).toEqual([5, 6, 7, "after"]);
+  });
+
   it("between two threads, delivers every message once and in order, by slot or by port", async () => {
     const buffer = new SharedArrayBuffer(SLOT_BYTES);
     const { port1, port2 } = new MessageChannel();
