@@ -69,6 +69,26 @@ describe("tool answers while the worker polls for them", () => {
     }
   });
 
+  it("survive a cell that calls tools at the edge of its stack, right after answers", async () => {
+    // A call made where the stack is nearly exhausted may fail anywhere on its way, also while
+    // the worker holds the shared slot the main thread is polling: nothing may hang.
+    const rec = recorder(async () => 1);
+    const { texts, errorText } = await box.result(
+      `const deep = (n) => {
+         try { return deep(n + 1); } catch { try { tools.t({ deep: n }); } catch {} return n; }
+       };
+       for (let round = 0; round < 40; round++) { await tools.t({ round }); deep(0); }
+       text("survived")`,
+      { tools: [tool("t")], rec, yieldTimeMs: 30_000 },
+    );
+    expect(errorText).toBeNull();
+    expect(texts).toEqual(["survived"]);
+    expect(rec.calls.filter((call) => "round" in (call.input as object))).toHaveLength(40);
+    // The worker and the main thread still serve the next cell.
+    const after = await box.result(`text(String(await tools.t({})))`, { tools: [tool("t")], rec });
+    expect(after.texts).toEqual(["1"]);
+  });
+
   it("burn no CPU while a tool call stays unanswered", async () => {
     const session = box.session();
     let called!: () => void;
