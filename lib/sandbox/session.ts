@@ -1,7 +1,8 @@
 // A sandbox session: its cells, their observers and yield timers, and the session store
 // (host spec §6.2–§6.5, §7.3). Protocol-level conditions are returned as ObserveOutcomes.
 import { cleanErrorText } from "./error_text.ts";
-import type { CellListener, SandboxWorker, WorkerExit, WorkerPool } from "./pool.ts";
+import type { WorkerPool } from "./pool.ts";
+import type { CellListener, SandboxWorker, WorkerExit } from "./worker.ts";
 import type {
   CellCallbacks,
   ContentItem,

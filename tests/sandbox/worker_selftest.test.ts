@@ -3,7 +3,7 @@
 import { Worker } from "node:worker_threads";
 import { expect, it } from "vitest";
 import { cellRuntime } from "../../lib/sandbox/runtime.ts";
-import { WORKER_CODE } from "../../lib/sandbox/pool.ts";
+import { WORKER_CODE } from "../../lib/sandbox/worker.ts";
 import { CELL_PREFIX, CELL_SUFFIX, type FromWorker } from "../../lib/sandbox/worker_main.ts";
 
 // Node only: Deno isolates import() without the flag, so the probe passes there.
