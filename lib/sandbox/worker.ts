@@ -2,7 +2,7 @@
 // cell, draining it, dead), its messages, and the delegate round trip's fast path (shared-memory
 // slots while the other side polls, mailbox.ts). The pool (pool.ts) decides which worker runs what.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
-import { FROM_WORKER_OFFSET, MAILBOX_BYTES, mailboxSlot, TO_WORKER_OFFSET, type MailboxSlot } from "./mailbox.ts";
+import { FROM_WORKER_OFFSET, MAILBOX_BYTES, mailboxSlot, TO_WORKER_OFFSET, type MailboxSlot, type SlotMessage } from "./mailbox.ts";
 import type { WorkerPool } from "./pool.ts";
 import { workerMain, type FromWorker, type ToWorker, type WorkerConfig } from "./worker_main.ts";
 
@@ -114,44 +114,27 @@ export class SandboxWorker {
     if (this.#answers === null || !this.#answers.offer(cell, call, ok ? 1 : 0, payload, this.#posted)) {
       this.post({ t: "tool", cell, call, ok, v: payload });
     }
-    const calls = this.#calls;
-    if (MAIN_SPIN_MS <= 0 || calls === null) return;
+    if (MAIN_SPIN_MS <= 0 || this.#calls === null) return;
     if (this.#spinSkips > 0) {
       this.#spinSkips--;
       return;
     }
-    calls.open();
-    const until = performance.now() + MAIN_SPIN_MS;
-    let round = 0;
-    do {
-      if (calls.ready()) {
-        this.#spinBackoff = 1;
-        this.#takeCall(calls);
-        return;
-      }
-      // Anything else the worker sends (text, done, …) comes by message.
-      if ((++round & 15) === 0) {
-        const received = receiveMessageOnPort(this.#port);
-        if (received !== undefined) {
-          this.#spinBackoff = 1;
-          // A call in the slot now was offered before this message was counted: it is older.
-          if (calls.close()) this.#takeCall(calls);
-          this.#fromPort(received.message as FromWorker);
-          return;
-        }
-      }
-    } while (performance.now() < until);
-    this.#spinSkips = this.#spinBackoff;
-    this.#spinBackoff = Math.min(MAX_SPIN_BACKOFF, this.#spinBackoff * 2);
-    if (calls.close()) this.#takeCall(calls);
+    // Anything else the worker sends (text, done, …) comes by message.
+    if (this.#calls.poll(MAIN_SPIN_MS, this.#receive, this.#callFromSlot, this.#fromPoll)) {
+      this.#spinBackoff = 1;
+    } else {
+      this.#spinSkips = this.#spinBackoff;
+      this.#spinBackoff = Math.min(MAX_SPIN_BACKOFF, this.#spinBackoff * 2);
+    }
   }
 
-  #takeCall(slot: MailboxSlot): void {
-    const [cell, call, index, input] = slot.take();
+  // The mailbox poll's callbacks, made once (answer() is the delegate round trip's hot path).
+  readonly #receive = (): { message: unknown } | undefined => receiveMessageOnPort(this.#port);
+  readonly #callFromSlot = ([cell, call, index, input]: SlotMessage): void =>
     this.#onMessage({ t: "tool", cell, call, i: index, v: input ?? "null" });
-  }
+  readonly #fromPoll = (message: unknown): void => this.#onMessage(message as FromWorker);
 
-  /** Every message taken from the port passes here (the mailbox's order rule counts them). */
+  /** Every message taken from the port outside a poll passes here (the mailbox's order rule counts them). */
   #fromPort(message: FromWorker): void {
     this.#calls?.countReceived();
     this.#onMessage(message);

@@ -91,48 +91,23 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   // answers keep arriving within that time: a slow tool costs one spin, then none), then sleeps
   // as usual. Nothing spins while no tool call is pending. While polling, the worker watches the
   // shared mailbox (answers that fit) and, less often, its port (everything else).
-  // Deno's parentPort cannot be polled (receiveMessageOnPort refuses it): no polling there.
-  const SPIN_MS = port instanceof threads.MessagePort ? config.answerSpinUs / 1000 : 0;
-  let spinScheduled = false;
-  let spinUseful = true;
-  let lastCallAt = 0;
   const box = config.mailbox;
   const answers = box && makeSlot ? makeSlot(box.buffer, box.toWorker, box.slotBytes) : null;
   const requests = box && makeSlot ? makeSlot(box.buffer, box.fromWorker, box.slotBytes) : null;
-  const takeAnswer = (slot: import("./mailbox.ts").MailboxSlot): void => {
-    const [cell, call, ok, v] = slot.take();
+  // Deno's parentPort cannot be polled (receiveMessageOnPort refuses it): no polling there.
+  const SPIN_MS = answers !== null && port instanceof threads.MessagePort ? config.answerSpinUs / 1000 : 0;
+  let spinScheduled = false;
+  let spinUseful = true;
+  let lastCallAt = 0;
+  const receive = () => threads.receiveMessageOnPort(port);
+  const answerFromSlot = ([cell, call, ok, v]: import("./mailbox.ts").SlotMessage): void =>
     handle({ t: "tool", cell, call, ok: ok === 1, v });
-  };
-  /** Every message taken from the port passes here (the mailbox's order rule counts them). */
-  const fromPort = (message: ToWorker): void => {
-    answers?.countReceived();
-    handle(message);
-  };
+  const fromPort = (message: unknown): void => handle(message as ToWorker);
   const spinForAnswer = (): void => {
     spinScheduled = false;
     const rec = current;
-    if (rec === null || rec.done || rec.pending === 0) return;
-    answers?.open();
-    const until = performance.now() + SPIN_MS;
-    let round = 0;
-    do {
-      if (answers !== null && answers.ready()) {
-        takeAnswer(answers);
-        return;
-      }
-      // Each look at the port takes its lock, which the main thread's postMessage needs too.
-      if (answers === null || (++round & 15) === 0) {
-        const received = threads.receiveMessageOnPort(port);
-        if (received !== undefined) {
-          // An answer in the slot now was offered before this message was counted: it is older.
-          if (answers?.close()) takeAnswer(answers);
-          fromPort(received.message as ToWorker);
-          return;
-        }
-      }
-    } while (performance.now() < until);
-    spinUseful = false;
-    if (answers?.close()) takeAnswer(answers);
+    if (rec === null || rec.done || rec.pending === 0 || answers === null) return;
+    if (!answers.poll(SPIN_MS, receive, answerFromSlot, fromPort)) spinUseful = false;
   };
 
   let current: Rec | null = null;
@@ -313,12 +288,10 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   // that ignores the dynamic-import callback it would hand the cell an error of this realm.
   let queued: ToWorker[] | null = [];
   port.on("message", (message: ToWorker) => {
-    if (queued !== null) {
-      answers?.countReceived();
-      queued.push(message);
-    } else {
-      fromPort(message);
-    }
+    // The mailbox's order rule counts every message taken from the port.
+    answers?.countReceived();
+    if (queued !== null) queued.push(message);
+    else handle(message);
   });
   const probe = vm.createContext(vm.constants.DONT_CONTEXTIFY, { importModuleDynamically: rejectImport as never });
   const probed = new vm.Script("import('x').then(() => 'resolved', (e) => (typeof e === 'string' ? e : 'object'))", {
