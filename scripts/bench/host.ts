@@ -19,6 +19,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:chil
 import { existsSync, readFileSync } from "node:fs";
 import { encodeFrame, FrameDecoder } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
+import { DEFAULT_HEAP_MB } from "../../lib/sandbox/sandbox.ts";
 import { execute, hello, MAIN, open, ROOT, tool } from "../../tests/support/frame_client.ts";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -48,9 +49,7 @@ function percentile(sorted: number[], p: number): number {
 
 /** Peak resident set (VmHWM) of a process including all its threads, in MB. */
 function peakRssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const match = /VmHWM:\s+(\d+) kB/.exec(status);
-  return match ? Math.round((Number(match[1]) / 1024) * 10) / 10 : NaN;
+  return statusMb(pid, "VmHWM");
 }
 
 /** User + system CPU time of a process (all its threads), in ms. */
@@ -208,18 +207,22 @@ async function runtimeFloorRssMb(): Promise<number> {
     const worker = new Worker("setTimeout(() => {}, 60000)", {
       eval: true,
       execArgv: ["--experimental-vm-modules"],
-      resourceLimits: { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 16 },
+      resourceLimits: { maxOldGenerationSizeMb: ${DEFAULT_HEAP_MB}, maxYoungGenerationSizeMb: 16 },
     });
     worker.on("online", () => setTimeout(() => process.stdout.write("ready"), 300));`;
   const child = spawn(process.execPath, ["--max-semi-space-size=4", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once("data", () => resolve());
+    child.once("exit", (code) => reject(new Error(`the runtime floor probe exited (${code}) before it was ready`)));
+  });
   const rss = peakRssMb(child.pid!);
   child.kill();
   return rss;
 }
 
 async function start(command: string, args: string[]): Promise<Subject> {
-  if (existsSync(command)) pageCacheDropped &&= dropFromPageCache(command);
+  // Every host's binary is dropped, also after a failure for an earlier one: both start alike.
+  if (existsSync(command) && !dropFromPageCache(command)) pageCacheDropped = false;
   const client = new BenchClient(command, args);
   await client.exchange(encodeFrame(hello()), () => true);
   await client.exchange(encodeFrame(open(1, "bench")), () => true);
