@@ -25,9 +25,15 @@ function brokenSandbox(): Sandbox {
 }
 
 test("a failure while handling operation/yield ends the connection as a request task failure", async () => {
-  const frames: unknown[] = [];
+  let started!: () => void;
+  const executionStarted = new Promise<void>((resolve) => (started = resolve));
   const connection = new HostConnection({
-    sink: { write: (frame) => void frames.push(decodeFrameMessage(frame)) },
+    sink: {
+      write: (frame) => {
+        const message = decodeFrameMessage(frame) as { result?: { value?: { type?: string } } };
+        if (message.result?.value?.type === "execution/started") started();
+      },
+    },
     sandbox: brokenSandbox(),
     truncate: (items) => items,
     limits: limitsFromEnv({}),
@@ -36,8 +42,7 @@ test("a failure while handling operation/yield ends the connection as a request 
   connection.receive(hello());
   connection.receive(open(1, "s"));
   connection.receive(execute(2, "s", "text(1)"));
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  expect(frames.map((frame) => (frame as { type: string }).type)).toContain("operation/response");
+  await executionStarted;
   connection.receive({ type: "operation/yield", id: 2 });
   expect(await connection.done).toEqual({ error: "code-mode request task failed: observer table corrupted" });
   expect(connection.finished).toBe(true);
