@@ -11,7 +11,7 @@ const SEA_EXEC_ARGV = ["--max-semi-space-size=4"];
 
 export async function compileBinary(): Promise<string> {
   const bundle = await buildBundle();
-  for (const part of APP_PARTS) await writeCodeCache(part);
+  writeCodeCaches(APP_PARTS);
   const blob = `${ROOT}dist/sea-prep.blob`;
   const seaConfig = `${ROOT}dist/sea-config.json`;
   await writeFile(
@@ -45,20 +45,24 @@ export async function compileBinary(): Promise<string> {
 }
 
 /**
- * V8 code cache for one application part, made by this same Node with the binary's V8 flags after
- * running the part's top level (a cache V8 rejects is ignored: the binary then compiles as usual).
+ * V8 code caches for the application parts, made by this same Node with the binary's V8 flags
+ * (one process for all parts) after running each part's top level (a cache V8 rejects is ignored:
+ * the binary then compiles as usual).
  */
-async function writeCodeCache(part: AppPart): Promise<void> {
+function writeCodeCaches(parts: AppPart[]): void {
   const [prefix, suffix] = wrapApp("\0").split("\0");
-  // The bundle is read by the producer itself: it is far larger than one command-line argument may be.
+  const jobs = parts.map((part) => ({ bundle: distPath(part.asset), name: part.asset, cache: distPath(part.cacheAsset) }));
+  // The bundles are read by the producer itself: they are far larger than one command-line argument may be.
   const producer = `
     const { readFileSync, writeFileSync } = require("node:fs");
     const { Script } = require("node:vm");
-    const source = ${JSON.stringify(prefix)} + readFileSync(${JSON.stringify(distPath(part.asset))}, "utf8") + ${JSON.stringify(suffix)};
-    const script = new Script(source, { filename: ${JSON.stringify(part.asset)} });
-    const module = { exports: {} };
-    script.runInThisContext()(module, module.exports, require);
-    writeFileSync(${JSON.stringify(distPath(part.cacheAsset))}, script.createCachedData());
+    for (const job of ${JSON.stringify(jobs)}) {
+      const source = ${JSON.stringify(prefix)} + readFileSync(job.bundle, "utf8") + ${JSON.stringify(suffix)};
+      const script = new Script(source, { filename: job.name });
+      const module = { exports: {} };
+      script.runInThisContext()(module, module.exports, require);
+      writeFileSync(job.cache, script.createCachedData());
+    }
   `;
   execFileSync(process.execPath, [...SEA_EXEC_ARGV, "--input-type=commonjs", "-e", producer], { stdio: ["ignore", "ignore", "inherit"] });
 }
