@@ -9,6 +9,7 @@ import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach } from "vitest";
 import { defaultConfig } from "../../../lib/config/defaults.ts";
 import type { ResolvedConfig } from "../../../lib/config/types.ts";
 import type { PreparedCall, Tool, ToolContext, ToolOutcome } from "../../../lib/tools/types.ts";
@@ -58,6 +59,19 @@ function track(server: Server, handler: Handler): Promise<TestServer> {
 
 export function startServer(handler: Handler): Promise<TestServer> {
   return track(createServer(), handler);
+}
+
+/** A `serve` whose servers are closed after each test of the calling file. */
+export function useServers(): (handler: Handler) => Promise<TestServer> {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return async (handler) => {
+    const server = await startServer(handler);
+    servers.push(server);
+    return server;
+  };
 }
 
 export type TlsFixture = { key: string; cert: string };

@@ -1,23 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ResolvedConfig } from "../../../lib/config/types.ts";
 import { runWebFetch } from "../../../lib/tools/web/fetch.ts";
 import type { ResolvedAddress, Resolver } from "../../../lib/tools/web/resolve.ts";
 import { isPublicAddress } from "../../../lib/tools/web/ssrf.ts";
 import { createWebFetchTool } from "../../../lib/tools/web/web_fetch.ts";
 import type { WebFetchOptions } from "../../../lib/tools/web/web_fetch.ts";
-import { callTool, NO_PROXY_ENV, prepareCall, prepareError, startServer, webConfig } from "./helpers.ts";
-import type { Handler, TestServer } from "./helpers.ts";
+import { callTool, NO_PROXY_ENV, prepareCall, prepareError, startServer, useServers, webConfig, type TestServer } from "./helpers.ts";
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(handler: Handler): Promise<TestServer> {
-  const server = await startServer(handler);
-  servers.push(server);
-  return server;
-}
+const serve = useServers();
 
 /** The guard as in production, except that the test server's 127.0.0.1 counts as public. */
 const loopbackOnlyForTests = (ip: string): boolean => ip === "127.0.0.1" || isPublicAddress(ip);
@@ -379,10 +369,9 @@ describe("web_fetch against a local server", () => {
   });
 
   it("reports a refused connection", async () => {
-    const server = await serve(() => {});
+    const server = await startServer(() => {});
     const port = server.port;
     await server.close();
-    servers.pop();
     const url = `http://127.0.0.1:${port}/`;
     const outcome = await callTool(tool(PRIVATE_OK), { url }, PRIVATE_OK);
     expect(outcome.success).toBe(false);

@@ -1,21 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ResolvedConfig } from "../../../lib/config/types.ts";
 import { createWebSearchTool, formatResults } from "../../../lib/tools/web/web_search.ts";
 import type { WebSearchOptions } from "../../../lib/tools/web/web_search.ts";
 import type { Tool } from "../../../lib/tools/types.ts";
-import { callTool, NO_PROXY_ENV, prepareCall, prepareError, startServer, webConfig } from "./helpers.ts";
-import type { Handler, TestServer } from "./helpers.ts";
+import { callTool, NO_PROXY_ENV, prepareCall, prepareError, useServers, webConfig, type Handler } from "./helpers.ts";
 
-const servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(handler: Handler): Promise<TestServer> {
-  const server = await startServer(handler);
-  servers.push(server);
-  return server;
-}
+const serve = useServers();
 
 function json(body: unknown, status = 200): Handler {
   return (_request, response) => {
