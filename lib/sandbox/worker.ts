@@ -144,12 +144,7 @@ export class SandboxWorker {
   terminate(): Promise<void> {
     if (this.#terminated === null) {
       const wasDead = this.#state === "dead";
-      const listener = this.#listener;
-      this.#state = "dead";
-      this.#listener = null;
-      this.#clearDrain();
-      this.#pool.forget(this);
-      this.#port.close();
+      const listener = this.#markDead();
       this.#terminated = wasDead ? Promise.resolve() : this.#worker.terminate().then(() => undefined, () => undefined);
       // A cell queued behind a stuck predecessor learns that its worker is gone.
       listener?.onExit({ kind: "crash", message: "worker terminated" });
@@ -194,13 +189,18 @@ export class SandboxWorker {
       // A listener may have terminated the worker meanwhile.
       if (this.#terminated !== null) return;
     }
-    this.#port.close();
+    this.#markDead()?.onExit(exit);
+  }
+
+  /** Lets go of the worker for good; returns the listener of the cell it had, if any. */
+  #markDead(): CellListener | null {
     const listener = this.#listener;
     this.#state = "dead";
     this.#listener = null;
     this.#clearDrain();
     this.#pool.forget(this);
-    listener?.onExit(exit);
+    this.#port.close();
+    return listener;
   }
 
   #clearDrain(): void {
