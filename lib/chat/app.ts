@@ -13,7 +13,7 @@ import type { ClientFlags, PreparedOptions } from "./session_options.ts";
 import { helpText, parseSlash } from "./slash.ts";
 import { formatStatus } from "./status.ts";
 import { createStyle, displayWidth, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
-import { formatUsage, Transcript, type ServerEvent } from "./transcript.ts";
+import { formatUsage, Transcript, type ClientEvent } from "./transcript.ts";
 
 export type ChatTerminal = {
   input: NodeJS.ReadableStream & { setRawMode?: (raw: boolean) => unknown; isTTY?: boolean };
@@ -190,7 +190,7 @@ export class ChatApp {
 
   // ---- events ----
 
-  #onEvent(event: ServerEvent): void {
+  #onEvent(event: ClientEvent): void {
     if (this.#closing) return;
     const s = this.#style;
     const rows = this.#transcript.apply(event);
@@ -235,7 +235,7 @@ export class ChatApp {
         break;
       case "error":
         // A rejected turn.start (e.g. an oversized prompt, a full queue) never starts a turn, nor echoes its prompt.
-        this.#queuedEchoes.delete(event.request_id);
+        if (event.request_id !== undefined) this.#queuedEchoes.delete(event.request_id);
         if (!this.#turnId) {
           this.#busy = false;
           this.#turnDone?.();

@@ -4,7 +4,7 @@ import type { ApprovalPolicy } from "../config/types.ts";
 import { EngineError, openEngine, type EngineClient } from "../chat/engine.ts";
 import { prepareOptions, type PreparedOptions } from "../chat/session_options.ts";
 import { createStyle, stripControls } from "../chat/style.ts";
-import { Transcript, type ServerEvent } from "../chat/transcript.ts";
+import { Transcript, type ClientEvent } from "../chat/transcript.ts";
 import { createLogger } from "../server/log.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 
@@ -82,7 +82,7 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
     }
   };
 
-  const onEvent = (event: ServerEvent) => {
+  const onEvent = (event: ClientEvent) => {
     if (event.type === "engine.closed") {
       end(EXIT_FAILURE);
       return;

@@ -3,7 +3,7 @@
 import type { NdjsonItem } from "../codec/index.ts";
 import { VERSION } from "../version.ts";
 import type { Logger } from "./log.ts";
-import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "./protocol.ts";
+import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "../protocol/index.ts";
 import type { Rejection, Session } from "./session.ts";
 import type { ServerOptions } from "./session_start.ts";
 import { FrameLimitError, type EventWriter } from "./writer.ts";

@@ -9,7 +9,7 @@ import type { ProviderClient } from "../provider/types.ts";
 import { buildToolRegistry } from "../tools/index.ts";
 import { discoverSkills, skillsPromptSection } from "../tools/skills/index.ts";
 import type { ToolRegistry } from "../tools/types.ts";
-import type { ClientMessage } from "./protocol.ts";
+import type { ClientMessage } from "../protocol/index.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
 /** What the command line contributes to every session of this process. */

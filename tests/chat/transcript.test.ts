@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { formatStatus } from "../../lib/chat/status.ts";
 import { createStyle, displayWidth, stripAnsi } from "../../lib/chat/style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/chat/tool_display.ts";
-import { Transcript, addUsage, summaryRows } from "../../lib/chat/transcript.ts";
+import { Transcript, addUsage, summaryRows, type ClientEvent } from "../../lib/chat/transcript.ts";
 
 const plain = createStyle(false);
 const T = { request_id: "r", session_id: "s", turn_id: "t" };
 
 function feed(transcript: Transcript, events: Array<Record<string, unknown>>): string[] {
-  return events.flatMap((event) => transcript.apply({ ...T, ...event } as unknown as { type: string }));
+  return events.flatMap((event) => transcript.apply({ ...T, ...event } as unknown as ClientEvent));
 }
 
 describe("event transcript", () => {
