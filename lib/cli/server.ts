@@ -2,7 +2,7 @@
 import { createLogger } from "../server/log.ts";
 import type { ServerOptions } from "../server/session_start.ts";
 import { serveStdio } from "../server/stdio.ts";
-import { killAllProcessGroups } from "../tools/process_group.ts";
+import { killEveryProcessGroup } from "../tools/index.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 
 /** The command-line flags: `--stdio` plus the session defaults of ServerOptions. */
@@ -38,7 +38,7 @@ export async function runServer(options: ServerCliOptions): Promise<number> {
     stop.signal,
   );
   stop.dispose();
-  killAllProcessGroups();
+  killEveryProcessGroup();
   process.stdin.destroy();
   setTimeout(() => process.exit(result.exitCode), FORCED_EXIT_MS).unref();
   return result.exitCode;
@@ -53,12 +53,12 @@ function stopOnSignals(info: (message: string) => void): { signal: AbortSignal; 
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
     if (controller.signal.aborted) {
-      killAllProcessGroups();
+      killEveryProcessGroup();
       process.exit(SIGNAL_EXIT_CODES[name] ?? EXIT_FAILURE);
     }
     info(`received ${name}; shutting down`);
     controller.abort();
-    killAllProcessGroups();
+    killEveryProcessGroup();
   };
   process.on("SIGTERM", onSignal);
   process.on("SIGINT", onSignal);
@@ -69,7 +69,7 @@ function stopOnSignals(info: (message: string) => void): { signal: AbortSignal; 
       process.off("SIGTERM", onSignal);
       process.off("SIGINT", onSignal);
       const late = (name: NodeJS.Signals) => {
-        killAllProcessGroups();
+        killEveryProcessGroup();
         process.exit(SIGNAL_EXIT_CODES[name] ?? EXIT_FAILURE);
       };
       process.once("SIGTERM", late);

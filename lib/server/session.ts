@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { HistoryItem, ToolCallRecord } from "../provider/types.ts";
 import type { PreparedCall, ToolOutcome } from "../tools/types.ts";
-import { killAllProcessGroups, shutdownProcessSandbox } from "../tools/index.ts";
+import { shutdownProcessSandbox } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/turn.ts";
 import { Approvals, decide } from "./approvals.ts";
 import type { Logger } from "./log.ts";
@@ -152,7 +152,7 @@ export class Session {
       });
       const finished = await Promise.race([active.done.then(() => true), timeout.then(() => false)]);
       clearTimeout(timer);
-      if (!finished) killAllProcessGroups();
+      if (!finished) this.parts.processGroups.killAll();
     }
     this.#lifetime.abort();
     // One connection per process: its end stops the exec sandbox's workers (if a cell ever ran).

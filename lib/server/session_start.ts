@@ -6,7 +6,7 @@ import { ensureHome, loadConfig, resolveCredential, resolveHome } from "../confi
 import type { ApprovalPolicy, ResolvedConfig } from "../config/types.ts";
 import { createProvider } from "../provider/index.ts";
 import type { ProviderClient } from "../provider/types.ts";
-import { buildToolRegistry } from "../tools/index.ts";
+import { buildToolRegistry, ProcessGroups } from "../tools/index.ts";
 import { discoverSkills, skillsPromptSection } from "../tools/skills/index.ts";
 import type { ToolRegistry } from "../tools/types.ts";
 import type { ClientMessage } from "../protocol/index.ts";
@@ -34,6 +34,8 @@ export type SessionParts = {
   workspace: string;
   config: ResolvedConfig;
   tools: ToolRegistry;
+  /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
+  processGroups: ProcessGroups;
   provider: ProviderClient;
   instructions: string;
 };
@@ -71,7 +73,8 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     maxReadBytes: config.tools.max_read_bytes,
     skillsSection: skillsPromptSection(skills),
   });
-  const tools = await step(() => buildToolRegistry(config, { noTools, skills }));
+  const processGroups = new ProcessGroups();
+  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups }));
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -81,7 +84,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, provider, instructions };
+  return { workspace, config, tools, processGroups, provider, instructions };
 }
 
 async function canonicalWorkspace(cwd: string, base: string): Promise<string> {
