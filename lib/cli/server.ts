@@ -4,13 +4,11 @@ import type { ServerOptions } from "../server/session_start.ts";
 import { serveStdio } from "../server/stdio.ts";
 import { killEveryProcessGroup } from "../tools/index.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
+import { forceExitAfter, handleSignals } from "./process.ts";
 
 /** The command-line flags: `--stdio` plus the session defaults of ServerOptions. */
 export type ServerCliOptions = Omit<ServerOptions, "env" | "cwd" | "warn"> & { stdio?: boolean };
 
-// Handles that a finished connection may leave behind (keep-alive sockets, killed children's pipes)
-// must not keep the process alive past the spec's exit deadlines.
-const FORCED_EXIT_MS = 250;
 const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: EXIT_INTERRUPTED, SIGTERM: EXIT_SIGNALS.SIGTERM };
 
 export async function runServer(options: ServerCliOptions): Promise<number> {
@@ -40,7 +38,7 @@ export async function runServer(options: ServerCliOptions): Promise<number> {
   stop.dispose();
   killEveryProcessGroup();
   process.stdin.destroy();
-  setTimeout(() => process.exit(result.exitCode), FORCED_EXIT_MS).unref();
+  forceExitAfter(result.exitCode);
   return result.exitCode;
 }
 
@@ -60,20 +58,17 @@ function stopOnSignals(info: (message: string) => void): { signal: AbortSignal; 
     controller.abort();
     killEveryProcessGroup();
   };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  const removeSignals = handleSignals({ SIGTERM: onSignal, SIGINT: onSignal });
   return {
     signal: controller.signal,
     dispose() {
-      // Keep handling signals until exit (a default SIGTERM now would skip the remaining cleanup), but only once.
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
+      // Keep handling signals until exit (a default SIGTERM now would skip the remaining cleanup).
+      removeSignals();
       const late = (name: NodeJS.Signals) => {
         killEveryProcessGroup();
         process.exit(SIGNAL_EXIT_CODES[name] ?? EXIT_FAILURE);
       };
-      process.once("SIGTERM", late);
-      process.once("SIGINT", late);
+      handleSignals({ SIGTERM: late, SIGINT: late });
     },
   };
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { formatStatus } from "../../lib/chat/status.ts";
-import { createStyle, displayWidth, stripAnsi } from "../../lib/chat/style.ts";
-import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/chat/tool_display.ts";
-import { Transcript, addUsage, summaryRows, type ClientEvent } from "../../lib/chat/transcript.ts";
+import { createStyle, displayWidth, stripAnsi } from "../../lib/client/style.ts";
+import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/client/tool_display.ts";
+import type { ClientEvent } from "../../lib/client/engine.ts";
+import { Transcript, addUsage, summaryRows } from "../../lib/client/transcript.ts";
 
 const plain = createStyle(false);
 const T = { request_id: "r", session_id: "s", turn_id: "t" };

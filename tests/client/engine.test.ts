@@ -1,8 +1,8 @@
 // The in-process engine client: real serveStdio over PassThrough streams, real provider code against the fake
 // SSE provider on 127.0.0.1.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EngineClient, EngineError, openEngine } from "../../lib/chat/engine.ts";
-import type { ClientEvent } from "../../lib/chat/transcript.ts";
+import { EngineClient, EngineError, openEngine } from "../../lib/client/engine.ts";
+import type { ClientEvent } from "../../lib/client/engine.ts";
 import { silentLogger } from "../../lib/server/log.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 import { startFakeProvider, textResponse, type FakeProvider } from "../support/fake_provider.ts";

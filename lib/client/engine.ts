@@ -2,12 +2,14 @@
 // codec, events come back the same way, exactly as `scv server --stdio` would carry them.
 import { PassThrough } from "node:stream";
 import { MAX_FRAME_BYTES, NdjsonWriter, readNdjson } from "../codec/index.ts";
-import { PROTOCOL_VERSION, type ClientRequest, type EventOf } from "../protocol/index.ts";
+import { PROTOCOL_VERSION, type ClientRequest, type EventOf, type ServerEvent } from "../protocol/index.ts";
 import type { Logger } from "../server/log.ts";
 import type { ServerOptions } from "../server/session_start.ts";
 import { serveStdio, type ServeResult } from "../server/stdio.ts";
 import { VERSION } from "../version.ts";
-import type { ClientEvent } from "./transcript.ts";
+
+/** What a client sees: the server's events, and the end of the connection. */
+export type ClientEvent = ServerEvent | { type: "engine.closed" };
 
 export type SessionRequest = { cwd: string; model?: string; provider?: string; no_tools?: boolean };
 

@@ -1,12 +1,11 @@
 // Protocol events → display rows. Pure: it keeps only what it needs to format later events (calls in flight,
 // the assistant line being streamed, token usage) and never touches the terminal.
-import type { EventOf, ServerEvent, Usage } from "../protocol/index.ts";
+import type { EventOf, Usage } from "../protocol/index.ts";
+import type { ClientEvent } from "./engine.ts";
 import { MarkdownRenderer } from "./markdown.ts";
 import { displayWidth, sanitizeValue, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
-/** What a client sees: the server's events, and the end of the connection. */
-export type ClientEvent = ServerEvent | { type: "engine.closed" };
 
 type CallInfo = { name: string; args: unknown; depth: number; shown: boolean };
 
