@@ -13,7 +13,7 @@ import {
   type PreparedOptions,
   type Style,
 } from "../client/index.ts";
-import { createLogger, silentLogger, type Logger } from "../server/log.ts";
+import { createLogger, silentLogger, type Logger } from "../util/log.ts";
 import { ApprovalMemory } from "./approval_memory.ts";
 import { DemoPrompts, type DemoPacing } from "./demo_prompts.ts";
 import { DEFAULT_HISTORY_LIMITS, loadHistory, saveHistory, type HistoryLimits } from "./history_file.ts";
@@ -203,7 +203,7 @@ export class ChatApp implements ChatControls {
   async #startEngine(): Promise<boolean> {
     try {
       this.#prepared = await this.#setup.prepare(this.#flags);
-      const log = this.#setup.log ?? (process.env.SCV_LOG ? createLogger(process.env.SCV_LOG) : silentLogger);
+      const log = this.#setup.log ?? (process.env.SCV_LOG ? createLogger(process.env.SCV_LOG, "scv chat") : silentLogger);
       const started = await this.controller.start(this.#prepared.options, log, { cwd: this.#setup.cwd });
       this.#historyLimits = {
         maxItems: started.max_prompt_history_items || DEFAULT_HISTORY_LIMITS.maxItems,

@@ -12,7 +12,7 @@ import {
   type PendingApproval,
   type PreparedOptions,
 } from "../client/index.ts";
-import { createLogger } from "../server/log.ts";
+import { createLogger } from "../util/log.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 
@@ -180,7 +180,7 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
   });
   try {
     try {
-      await controller.start(prepared.options, createLogger(process.env.SCV_LOG), { cwd: process.cwd() });
+      await controller.start(prepared.options, createLogger(process.env.SCV_LOG, "scv exec"), { cwd: process.cwd() });
     } catch (error) {
       if (!json || !(error instanceof EngineError)) process.stderr.write(`scv exec: ${(error as Error).message}\n`);
       return EXIT_FAILURE;

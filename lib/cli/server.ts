@@ -1,5 +1,5 @@
 // `scv server --stdio`: argument handling, then one protocol connection over stdin/stdout.
-import { createLogger } from "../server/log.ts";
+import { createLogger } from "../util/log.ts";
 import type { ServerOptions } from "../server/session_start.ts";
 import { serveStdio } from "../server/stdio.ts";
 import { killEveryProcessGroup } from "../tools/index.ts";

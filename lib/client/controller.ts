@@ -2,7 +2,7 @@
 // that is running (or asked for), and the approval questions waiting for an answer. It never prints: the caller
 // renders each event and answers the questions it is asked.
 import type { EventOf } from "../protocol/index.ts";
-import type { Logger } from "../server/log.ts";
+import type { Logger } from "../util/log.ts";
 import type { ServerOptions } from "../server/session_start.ts";
 import { openEngine, type ClientEvent, type EngineClient, type SessionRequest } from "./engine.ts";
 

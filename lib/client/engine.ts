@@ -3,7 +3,7 @@
 import { PassThrough } from "node:stream";
 import { MAX_FRAME_BYTES, NdjsonWriter, readNdjson } from "../codec/index.ts";
 import { PROTOCOL_VERSION, type ClientRequest, type EventOf, type ServerEvent } from "../protocol/index.ts";
-import type { Logger } from "../server/log.ts";
+import type { Logger } from "../util/log.ts";
 import type { ServerOptions } from "../server/session_start.ts";
 import { serveStdio, type ServeResult } from "../server/stdio.ts";
 import { VERSION } from "../version.ts";

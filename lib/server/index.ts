@@ -4,4 +4,4 @@ export { PROTOCOL_VERSION, MESSAGES, events, parseClientMessage } from "../proto
 export type { ClientMessage, ErrorCode, QueueEntry, ServerEvent, TurnFailureCode, Usage } from "../protocol/index.ts";
 export { serveStdio, type ServeResult } from "./stdio.ts";
 export type { ServerOptions } from "./session_start.ts";
-export { createLogger, silentLogger, type Logger } from "./log.ts";
+export { createLogger, silentLogger, type Logger } from "../util/log.ts";

@@ -6,7 +6,7 @@ import type { PreparedCall, ToolOutcome } from "../tools/types.ts";
 import { shutdownProcessSandbox } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/turn.ts";
 import { Approvals, decide } from "./approvals.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../util/log.ts";
 import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } from "../protocol/index.ts";
 import { PromptQueue } from "./queue.ts";
 import type { SessionParts } from "./session_start.ts";

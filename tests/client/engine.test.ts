@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineClient, EngineError, openEngine } from "../../lib/client/engine.ts";
 import type { ClientEvent } from "../../lib/client/engine.ts";
-import { silentLogger } from "../../lib/server/log.ts";
+import { silentLogger } from "../../lib/util/log.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 import { startFakeProvider, textResponse, type FakeProvider } from "../support/fake_provider.ts";
 

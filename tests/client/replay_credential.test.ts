@@ -8,7 +8,7 @@ import { openEngine, type EngineClient } from "../../lib/client/engine.ts";
 import { prepareDemo } from "../../lib/chat/demo.ts";
 import { prepareOptions, type PreparedOptions } from "../../lib/client/session_options.ts";
 import { REPLAY_PLACEHOLDER_KEY } from "../../lib/client/replay_session.ts";
-import { silentLogger } from "../../lib/server/log.ts";
+import { silentLogger } from "../../lib/util/log.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 
 const SECRET = "sk-real-user-secret";

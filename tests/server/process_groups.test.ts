@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openEngine, type EngineClient } from "../../lib/client/engine.ts";
 import type { ClientEvent } from "../../lib/client/engine.ts";
-import { silentLogger } from "../../lib/server/log.ts";
+import { silentLogger } from "../../lib/util/log.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
 
