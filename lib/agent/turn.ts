@@ -5,7 +5,7 @@ import type { ResolvedConfig } from "../config/types.ts";
 import type { TurnFailureCode } from "../protocol/index.ts";
 import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/types.ts";
 import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/types.ts";
-import { cutToBytes } from "../tools/text_bounds.ts";
+import { cutToBytes } from "../util/text_bounds.ts";
 import { selectContext, trimHistory } from "./context.ts";
 
 export const DENIED_OUTPUT = "tool call denied by policy or user";

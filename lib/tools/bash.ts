@@ -6,7 +6,7 @@ import { ProcessGroups, runProcessGroup, type ProcessTimings } from "./process_g
 import { createProgressReporter } from "./progress.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
-import { boundedChars, completeUtf8Length } from "./text_bounds.ts";
+import { boundedChars, completeUtf8Length } from "../util/text_bounds.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 
 type BashArgs = { command: string; timeout_seconds?: number };

@@ -6,7 +6,7 @@ import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolOutcome } from "../types.ts";
-import { completeUtf8Length } from "../text_bounds.ts";
+import { completeUtf8Length } from "../../util/text_bounds.ts";
 import type { Skill } from "./discover.ts";
 import { readHead, resolveInside } from "./discover.ts";
 

@@ -3,7 +3,7 @@
 import type { ResolvedConfig } from "../../config/types.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
-import { boundedChars } from "../text_bounds.ts";
+import { boundedChars } from "../../util/text_bounds.ts";
 import type { Tool } from "../types.ts";
 import { runWebFetch } from "./fetch.ts";
 import type { FetchSettings, ProxySettings } from "./fetch.ts";

@@ -9,7 +9,7 @@ import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolOutcome } from "../types.ts";
 import { discard, headerValue, readCapped } from "./body.ts";
-import { completeUtf8Length } from "../text_bounds.ts";
+import { completeUtf8Length } from "../../util/text_bounds.ts";
 import { decodeEntities } from "./entities.ts";
 import { USER_AGENT } from "./fetch.ts";
 import type { ProxySettings } from "./fetch.ts";
