@@ -23,8 +23,6 @@ import { CONTINUATION, PROMPT, type ChatControls, type PromptSource } from "./pr
 import { helpText, parseSlash } from "./slash.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
 
-export { tailToRows } from "./view.ts";
-
 export type ChatTerminal = ViewTerminal & {
   input: NodeJS.ReadableStream & { setRawMode?: (raw: boolean) => unknown; isTTY?: boolean };
 };

@@ -3,6 +3,7 @@
 import {
   displayWidth,
   stripControls,
+  tailAtWidth,
   Transcript,
   truncateText,
   wrapPlain,
@@ -28,14 +29,7 @@ export type ViewTerminal = {
 export function tailToRows(text: string, columns: number, maxRows: number): string {
   const budget = columns * maxRows - 1;
   if (displayWidth(text) <= budget + 1) return text;
-  const chars = [...text];
-  let width = 0;
-  let index = chars.length;
-  while (index > 0 && width + displayWidth(chars[index - 1]!) <= budget - 1) {
-    index -= 1;
-    width += displayWidth(chars[index]!);
-  }
-  return `…${chars.slice(index).join("")}`;
+  return `…${tailAtWidth(text, budget - 1)}`;
 }
 
 export class ChatView {

@@ -3,7 +3,7 @@
 import type { EventOf, Usage } from "../protocol/index.ts";
 import type { ClientEvent } from "./engine.ts";
 import { MarkdownRenderer } from "./markdown.ts";
-import { displayWidth, sanitizeValue, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
+import { sanitizeValue, splitAtWidth, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
 
@@ -244,16 +244,9 @@ export function summaryRows(summary: string, columns: number): string[] {
   for (const line of stripControls(summary.replace(/\r\n/g, "\n").replace(/\t/g, "  ")).split("\n")) {
     let rest = line;
     do {
-      let cut = 0;
-      let used = 0;
-      for (const char of rest) {
-        const w = displayWidth(char);
-        if (used + w > width && cut > 0) break;
-        used += w;
-        cut += char.length;
-      }
-      rows.push(rest.slice(0, cut));
-      rest = rest.slice(cut);
+      const [head, tail] = splitAtWidth(rest, width, true);
+      rows.push(head);
+      rest = tail;
     } while (rest !== "");
   }
   while (rows.length > 1 && rows.at(-1)!.trim() === "") rows.pop();

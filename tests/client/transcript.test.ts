@@ -193,7 +193,7 @@ describe("status line", () => {
 
 describe("live region helpers", () => {
   it("keeps the tail of a long unfinished line within the row budget", async () => {
-    const { tailToRows } = await import("../../lib/chat/app.ts");
+    const { tailToRows } = await import("../../lib/chat/view.ts");
     expect(tailToRows("short", 10, 2)).toBe("short");
     const long = "a".repeat(50) + "END";
     const tail = tailToRows(long, 10, 2);
