@@ -1,10 +1,10 @@
 // The turn loop (spec §6.4): provider call, assistant message, then each tool call in order. No I/O of its own:
 // the provider client, the tool registry, the approval gate and the event sink are injected.
 import { abortError, raceAbort } from "../util/abort.ts";
-import type { ResolvedConfig } from "../config/types.ts";
+import type { ResolvedConfig } from "../config/index.ts";
 import type { TurnFailureCode } from "../protocol/index.ts";
-import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/types.ts";
-import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/types.ts";
+import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/index.ts";
+import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/index.ts";
 import { cutToBytes } from "../util/text_bounds.ts";
 import { selectContext, trimHistory } from "./context.ts";
 

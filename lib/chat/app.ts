@@ -1,7 +1,7 @@
 // The terminal chat: one engine session through the shared session controller, rendered by the chat view, fed by
 // one prompt source (keys, lines or the demo) chosen here once; approvals are answered with y / n / a (or
 // remembered for the session), and slash commands change the session.
-import type { ApprovalPolicy } from "../config/types.ts";
+import type { ApprovalPolicy } from "../config/index.ts";
 import {
   createStyle,
   formatUsage,

@@ -1,9 +1,8 @@
 // `scv chat [--model M] [--provider NAME] [--demo]`: the interactive terminal chat in the current directory.
 // `--demo` (npm run demo) plays examples/demo through the real chat with the replay provider, offline.
 import { join } from "node:path";
-import { resolveHome } from "../config/home.ts";
-import { ChatApp } from "../chat/app.ts";
-import { prepareDemo } from "../chat/demo.ts";
+import { resolveHome } from "../config/index.ts";
+import { ChatApp, prepareDemo } from "../chat/index.ts";
 import { colorEnabled, prepareOptions, type ClientFlags } from "../client/index.ts";
 import { EXIT_FAILURE, EXIT_SIGNALS } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";

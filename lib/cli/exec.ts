@@ -1,6 +1,6 @@
 // `scv exec [--json] [--yes|--approval-policy P] PROMPT`: one turn, non-interactively, through the in-process
 // engine. Text mode prints the assistant text on stdout and tool activity on stderr; --json prints every event.
-import type { ApprovalPolicy } from "../config/types.ts";
+import type { ApprovalPolicy } from "../config/index.ts";
 import {
   createStyle,
   EngineError,

@@ -1,9 +1,7 @@
 // `scv host [--listen stdio|stdio://|ws://IP:PORT]`: the code-mode host (host spec §1, §10, §11).
 import { writeSync } from "node:fs";
 import { isIP } from "node:net";
-import { limitsFromEnv } from "../host/limits.ts";
-import type { TruncateItems } from "../host/output.ts";
-import { serveStdio } from "../host/transports/stdio.ts";
+import { limitsFromEnv, serveStdio, type TruncateItems } from "../host/index.ts";
 import { createSandbox, truncateItems, type Sandbox } from "../sandbox/index.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./exit.ts";
 import { handleSignals } from "./process.ts";

@@ -1,7 +1,6 @@
 // `scv server --stdio`: argument handling, then one protocol connection over stdin/stdout.
 import { createLogger } from "../util/log.ts";
-import type { ServerOptions } from "../server/session_start.ts";
-import { serveStdio } from "../server/stdio.ts";
+import { type ServerOptions, serveStdio } from "../server/index.ts";
 import { killEveryProcessGroup } from "../tools/index.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";

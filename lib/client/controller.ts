@@ -3,7 +3,7 @@
 // renders each event and answers the questions it is asked.
 import type { EventOf } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
-import type { ServerOptions } from "../server/session_start.ts";
+import type { ServerOptions } from "../server/index.ts";
 import { openEngine, type ClientEvent, type EngineClient, type SessionRequest } from "./engine.ts";
 
 export type PendingApproval = {

@@ -4,8 +4,7 @@ import { PassThrough } from "node:stream";
 import { MAX_FRAME_BYTES, NdjsonWriter, readNdjson } from "../codec/index.ts";
 import { PROTOCOL_VERSION, type ClientRequest, type EventOf, type ServerEvent } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
-import type { ServerOptions } from "../server/session_start.ts";
-import { serveStdio, type ServeResult } from "../server/stdio.ts";
+import { type ServeResult, type ServerOptions, serveStdio } from "../server/index.ts";
 import { VERSION } from "../version.ts";
 
 /** What a client sees: the server's events, and the end of the connection. */

@@ -1,7 +1,7 @@
 // Contract between the model provider and its callers (the agent loop, the session).
 // The profile is the resolved configuration's own type; the limit shape mirrors
 // `ResolvedConfig["provider_limits"]` (spec §7.2) structurally.
-import type { ProviderProfile } from "../config/types.ts";
+import type { ProviderProfile } from "../config/index.ts";
 import type { Usage } from "../protocol/index.ts";
 
 export type { ProviderProfile, Usage };

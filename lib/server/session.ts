@@ -1,10 +1,9 @@
 // One session of a connection: history, prompt queue, pause flag, approvals, and at most one running turn.
 // Every method that answers a client message writes its replies before it resolves (sequential dispatch).
 import { randomUUID } from "node:crypto";
-import type { HistoryItem, ToolCallRecord } from "../provider/types.ts";
-import type { PreparedCall, ToolOutcome } from "../tools/types.ts";
-import { shutdownProcessSandbox } from "../tools/index.ts";
-import { runTurn, type TurnOutcome, type TurnSink } from "../agent/turn.ts";
+import type { HistoryItem, ToolCallRecord } from "../provider/index.ts";
+import { type PreparedCall, shutdownProcessSandbox, type ToolOutcome } from "../tools/index.ts";
+import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
 import { Approvals, decide } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
 import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } from "../protocol/index.ts";

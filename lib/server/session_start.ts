@@ -2,13 +2,9 @@
 // system prompt (with the skills listing), tools and provider client. No network I/O. Any failure throws StartError with the wire message.
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { ensureHome, loadConfig, resolveCredential, resolveHome } from "../config/index.ts";
-import type { ApprovalPolicy, ResolvedConfig } from "../config/types.ts";
-import { createProvider } from "../provider/index.ts";
-import type { ProviderClient } from "../provider/types.ts";
-import { buildToolRegistry, ProcessGroups } from "../tools/index.ts";
-import { discoverSkills, skillsPromptSection } from "../tools/skills/index.ts";
-import type { ToolRegistry } from "../tools/types.ts";
+import { ensureHome, loadConfig, resolveCredential, resolveHome, type ApprovalPolicy, type ResolvedConfig } from "../config/index.ts";
+import { createProvider, type ProviderClient } from "../provider/index.ts";
+import { buildToolRegistry, discoverSkills, ProcessGroups, skillsPromptSection, type ToolRegistry } from "../tools/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 

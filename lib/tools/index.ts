@@ -1,7 +1,7 @@
 // The tool registry: which tools a session sees (spec §9), sorted by name.
 
-import type { ResolvedConfig } from "../config/types.ts";
-import type { FunctionToolSchema } from "../provider/types.ts";
+import type { ResolvedConfig } from "../config/index.ts";
+import type { FunctionToolSchema } from "../provider/index.ts";
 import { createBashTool } from "./bash.ts";
 import { ProcessGroups } from "./process_group.ts";
 import { createExecTool } from "./exec/index.ts";
@@ -11,7 +11,17 @@ import type { Tool, ToolRegistry } from "./types.ts";
 import { createWebTools } from "./web/index.ts";
 import { createWriteTool } from "./write.ts";
 
-export type { PreparedCall, Risk, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolRegistry } from "./types.ts";
+export type {
+  NestedCalls,
+  PreparedCall,
+  Risk,
+  Tool,
+  ToolContext,
+  ToolErrorCode,
+  ToolOutcome,
+  ToolRegistry,
+} from "./types.ts";
+export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { shutdownProcessSandbox } from "./exec/index.ts";
 

@@ -1,7 +1,7 @@
 // The `read_skill` tool (spec §9): loads a discovered skill's SKILL.md, confined to its root.
 
 import { TextDecoder } from "node:util";
-import type { ResolvedConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/index.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";

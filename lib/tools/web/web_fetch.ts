@@ -1,6 +1,6 @@
 // The `web_fetch` tool (spec §9, §10): URL rules and risk in prepare, the guarded fetch in run.
 
-import type { ResolvedConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/index.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import { boundedChars } from "../../util/text_bounds.ts";

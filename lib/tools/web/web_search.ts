@@ -3,7 +3,7 @@
 
 import { TextDecoder } from "node:util";
 import { EnvHttpProxyAgent, request } from "undici";
-import type { ResolvedConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/index.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
