@@ -8,7 +8,7 @@ import { exitWithUsageError } from "./lib/cli/exit.ts";
 
 const program = new Command("scv")
   .description("A coding agent: agent protocol server, code-mode host and terminal chat")
-  .version(VERSION, "-V, --version", "print the scv version")
+  .version(VERSION, "-V, --version", "print the scv version (also -v)")
   .helpOption("-h, --help", "show help")
   .showSuggestionAfterError(true)
   .exitOverride();
@@ -105,6 +105,9 @@ Examples:
   git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON`,
   )
   .action(async (prompt: string, options) => {
+    if (options.yes === true && options.approvalPolicy === "never") {
+      process.stderr.write("scv exec: warning: --yes has no effect with --approval-policy never (risky calls are denied)\n");
+    }
     const { runExec } = await import("./lib/cli/exec.ts");
     process.exitCode = await runExec(prompt, options);
   });
@@ -123,7 +126,18 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 const HOST_ALIAS = "codex-code-mode-host";
 const argv = [process.execPath, process.argv[1] ?? ""].some((path) => basename(path) === HOST_ALIAS)
   ? [process.argv[0]!, process.argv[1]!, "host", ...process.argv.slice(2)]
-  : process.argv;
+  : withDefaultCommand(process.argv);
+
+/**
+ * `scv` alone on an interactive terminal starts the chat, as `codex` and `claude` do; piped, it prints
+ * the help. `-v` is an alias of `-V` (commander takes one short flag for the version).
+ */
+function withDefaultCommand(args: string[]): string[] {
+  const [runtime, script, ...rest] = args;
+  if (rest.length === 0) return [runtime!, script!, process.stdin.isTTY && process.stdout.isTTY ? "chat" : "--help"];
+  if (rest[0] === "-v") rest[0] = "-V";
+  return [runtime!, script!, ...rest];
+}
 
 // No top-level await: the compiled binary runs this file as a CommonJS bundle.
 program.parseAsync(argv).catch((error: unknown) => {
