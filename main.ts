@@ -112,6 +112,35 @@ Examples:
     process.exitCode = await runExec(prompt, options);
   });
 
+program
+  .command("config")
+  .description("print the effective configuration and where each value came from (config path: the files read)")
+  .argument("[action]", "path: print the configuration files scv reads, one per line")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+  .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
+  .option("-C, --cd <dir>", "the workspace to describe (default: the current directory)")
+  .option("--json", "print the rows as JSON")
+  .addHelpText(
+    "after",
+    `
+Each line is key = value  # origin, where the origin is default, user file, project file, explicit file,
+env VARIABLE or flag. API keys and provider headers are shown as [set].
+
+Examples:
+  scv config
+  scv config path                        # e.g. $EDITOR "$(scv config path | head -1)"`,
+  )
+  .action(async (action: string | undefined, options) => {
+    if (action !== undefined && action !== "path") {
+      process.stderr.write(`error: unknown config action '${action}' (expected: path)\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const { runConfig } = await import("./lib/cli/config.ts");
+    process.exitCode = await runConfig(action, options);
+  });
+
 // `scv … --help | head` closes the pipe before everything is written: end quietly, as a program
 // killed by SIGPIPE would (exit 141), not with a stack trace. Subcommands that own stdout (server,
 // host) listen for its errors themselves and decide.
