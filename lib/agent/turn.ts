@@ -47,7 +47,8 @@ export type TurnInput = {
 };
 
 export type TurnOutcome =
-  | { kind: "completed"; steps: number; usage: Usage; history: HistoryItem[] }
+  /** `added`: how many items at the end of `history` are the turn's own (its prompt first), for the journal. */
+  | { kind: "completed"; steps: number; usage: Usage; history: HistoryItem[]; added: number }
   | { kind: "failed"; code: TurnFailureCode; message: string }
   | { kind: "cancelled" };
 
@@ -114,7 +115,7 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
       });
       if (!trim.ok) throw new TurnFailure("history_limit", trim.message);
       if (trim.trimmed) await sink.sessionTrimmed(trim.trimmed.removed_messages, trim.trimmed.history_bytes);
-      return { kind: "completed", steps: step, usage, history: trim.history };
+      return { kind: "completed", steps: step, usage, history: trim.history, added: working.length - turnStart };
     }
 
     for (const call of response.calls) {

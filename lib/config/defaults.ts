@@ -18,6 +18,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
     },
     agent: { max_steps: 128, system_prompt: DEFAULT_SYSTEM_PROMPT },
     session: { max_history_bytes: 16777216, max_messages: 10000 },
+    sessions: { persist: true, keep_count: 0, keep_days: 0 },
     context: {
       max_tokens: 128000,
       reserve_output_tokens: 8192,

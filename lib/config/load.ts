@@ -160,6 +160,7 @@ function assemble(
     provider,
     agent: pick("agent", defaults.agent),
     session: pick("session", defaults.session),
+    sessions: pick("sessions", defaults.sessions),
     context: pick("context", defaults.context),
     tools: pick("tools", defaults.tools),
     protocol: pick("protocol", defaults.protocol),

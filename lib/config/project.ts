@@ -3,7 +3,8 @@
 import { ConfigError } from "./types.ts";
 import { isTable, type RawTable } from "./schema.ts";
 
-const FORBIDDEN_TABLES = ["provider", "providers", "provider_active", "agents", "update", "channels"];
+// `sessions`: a cloned repository must not prune (delete) the user's sessions or switch their journal off.
+const FORBIDDEN_TABLES = ["provider", "providers", "provider_active", "agents", "update", "channels", "sessions"];
 
 const FORBIDDEN_WEB_KEYS = [
   "auto_approve_domains",

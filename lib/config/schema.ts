@@ -60,6 +60,7 @@ export const ROOT_SPEC: TableSpec = {
       },
     },
     session: { kind: "table", keys: { max_history_bytes: count, max_messages: count } },
+    sessions: { kind: "table", keys: { persist: bool, keep_count: count, keep_days: count } },
     context: {
       kind: "table",
       keys: {

@@ -19,6 +19,13 @@ export interface ProviderProfile {
   image_input: boolean;
 }
 
+/** `[sessions]`: persistence and pruning of session journals (docs/sessions.md). 0 keeps everything. */
+export interface SessionsConfig {
+  persist: boolean;
+  keep_count: number;
+  keep_days: number;
+}
+
 export interface AgentConfig {
   max_steps: number;
   system_prompt: string;
@@ -98,6 +105,7 @@ export interface ResolvedConfig {
   provider: ProviderProfile;
   agent: AgentConfig;
   session: SessionConfig;
+  sessions: SessionsConfig;
   context: ContextConfig;
   tools: ToolsConfig;
   protocol: ProtocolConfig;

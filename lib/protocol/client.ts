@@ -118,6 +118,11 @@ export const clientMessage = messages({
   "approval.resolve": { ...SESSION, approval_id: text, approved: bool },
   "session.clear": { ...SESSION },
   "daemon.control": { command: objectField },
+  // Persistent sessions (docs/sessions.md), additions beyond upstream.
+  "session.list": { cwd: maybe(text), all: maybe(bool), limit: maybe(u32Field) },
+  "session.resume": { ...SESSION, provider: maybe(text), model: maybe(text), base_url: maybe(text), no_tools: maybe(bool) },
+  "session.fork": { ...SESSION },
+  "session.delete": { ...SESSION },
 });
 
 /** Every client message, as the validator returns it. */

@@ -30,6 +30,24 @@ export type TurnFailureCode =
   | "tool_limit"
   | "internal_error";
 
+/** A stored session as `sessions.listed` lists it (times are ISO 8601 UTC). */
+export type StoredSession = {
+  session_id: string;
+  cwd: string;
+  title: string;
+  turns: number;
+  model: string;
+  created_at: string;
+  updated_at: string;
+};
+/** One turn of `session.replay`: its prompt, the assistant's text, the tools it ran, how it ended. */
+export type ReplayTurn = {
+  prompt: string;
+  answer: string;
+  tools: { name: string; success: boolean }[];
+  status: "completed" | "failed" | "cancelled" | "interrupted";
+};
+
 export type QueueEntry = { queue_id: string; revision: number; prompt: string; submitter: string };
 /** Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent. */
 export type Usage = { input_tokens?: number; output_tokens?: number };
@@ -61,6 +79,8 @@ export const MESSAGES = {
   denied: "tool call denied by policy or user",
   // §5.2's response_limit text; also the reply to a request whose own reply would exceed the frame limit.
   serverFrameTooLarge: "server event exceeds configured frame limit",
+  // Persistent sessions (additions).
+  deleteActiveSession: "cannot delete the session this connection is using",
 } as const;
 
 const s = (scope: SessionScope) => ({ request_id: scope.request_id, session_id: scope.session_id, seq: 0 });
@@ -203,6 +223,32 @@ export const events = {
     code,
     message,
   }),
+  // Persistent sessions (docs/sessions.md), additions beyond upstream; none carries a seq.
+  sessionsListed: (request_id: string, sessions: StoredSession[], omitted: number) => ({
+    type: "sessions.listed" as const,
+    request_id,
+    sessions: sessions.map(storedSession),
+    omitted,
+  }),
+  sessionReplay: (
+    request_id: string,
+    session_id: string,
+    replay: { turns: ReplayTurn[]; omitted_turns: number; warnings: string[] },
+  ) => ({
+    type: "session.replay" as const,
+    request_id,
+    session_id,
+    turns: replay.turns.map(replayTurn),
+    omitted_turns: replay.omitted_turns,
+    warnings: [...replay.warnings],
+  }),
+  sessionForked: (request_id: string, session_id: string, forked_from: string) => ({
+    type: "session.forked" as const,
+    request_id,
+    session_id,
+    forked_from,
+  }),
+  sessionDeleted: (request_id: string, session_id: string) => ({ type: "session.deleted" as const, request_id, session_id }),
   error: (request_id: string | undefined, code: ErrorCode, message: string) => ({
     type: "error" as const,
     ...(request_id === undefined ? {} : { request_id }),
@@ -221,6 +267,27 @@ export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T 
 
 function entry(queued: QueueEntry): QueueEntry {
   return { queue_id: queued.queue_id, revision: queued.revision, prompt: queued.prompt, submitter: queued.submitter };
+}
+
+function storedSession(session: StoredSession): StoredSession {
+  return {
+    session_id: session.session_id,
+    cwd: session.cwd,
+    title: session.title,
+    turns: session.turns,
+    model: session.model,
+    created_at: session.created_at,
+    updated_at: session.updated_at,
+  };
+}
+
+function replayTurn(turn: ReplayTurn): ReplayTurn {
+  return {
+    prompt: turn.prompt,
+    answer: turn.answer,
+    tools: turn.tools.map((tool) => ({ name: tool.name, success: tool.success })),
+    status: turn.status,
+  };
 }
 
 function usageObject(usage: Usage): Usage {

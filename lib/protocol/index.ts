@@ -17,6 +17,8 @@ export {
   type ErrorCode,
   type EventOf,
   type QueueEntry,
+  type ReplayTurn,
+  type StoredSession,
   type ServerEvent,
   type ServerEventType,
   type SessionScope,

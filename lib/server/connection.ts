@@ -99,6 +99,12 @@ export class Connection {
         return this.#reject(id, "unsupported", MESSAGES.daemonUnsupported);
       case "session.start":
         return this.#start(message);
+      case "session.resume":
+        return this.#start(message);
+      case "session.list":
+      case "session.fork":
+      case "session.delete":
+        return this.#stored(message);
       default:
         break;
     }
@@ -126,19 +132,45 @@ export class Connection {
     }
   }
 
-  async #start(message: Extract<ClientMessage, { type: "session.start" }>): Promise<Flow> {
+  /** `session.start`, or `session.resume` of a stored session (docs/sessions.md): the same steps and replies. */
+  async #start(message: Extract<ClientMessage, { type: "session.start" | "session.resume" }>): Promise<Flow> {
     const id = message.request_id;
     if (this.#session) return this.#reject(id, "invalid_request", MESSAGES.alreadyHasSession);
     // The session's modules (config, provider, tools, agent) load on first use, keeping the idle server small.
-    const [{ Session }, { prepareSession }] = await Promise.all([import("./session.ts"), import("./session_start.ts")]);
+    const [{ Session }, { prepareSession }, stored] = await Promise.all([
+      import("./session.ts"),
+      import("./session_start.ts"),
+      import("./stored_sessions.ts"),
+    ]);
+    let resumed;
+    let request = message.type === "session.start" ? message : undefined;
+    if (message.type === "session.resume") {
+      try {
+        resumed = stored.loadStored(this.#options, message.session_id);
+      } catch (error) {
+        const code = error instanceof stored.SessionNotFoundError ? "session_not_found" : "invalid_request";
+        return this.#reject(id, code, error instanceof Error ? error.message : String(error));
+      }
+      // The stored workspace, model and profile, unless this request or the command line names others.
+      const { meta } = resumed;
+      request = {
+        type: "session.start",
+        request_id: id,
+        cwd: meta.workspace,
+        model: message.model ?? this.#options.model ?? meta.model,
+        ...(message.provider ?? this.#options.provider ?? meta.profile ? { provider: message.provider ?? this.#options.provider ?? meta.profile } : {}),
+        ...(message.base_url === undefined ? {} : { base_url: message.base_url }),
+        ...(message.no_tools === undefined ? {} : { no_tools: message.no_tools }),
+      };
+    }
     let parts;
     try {
       // Setup warnings (skills, provider configuration) honour SCV_LOG through the server logger.
-      parts = await prepareSession(message, { ...this.#options, warn: this.#options.warn ?? this.#log.warn });
+      parts = await prepareSession(request!, { ...this.#options, warn: this.#options.warn ?? this.#log.warn });
     } catch (error) {
       return this.#reject(id, "invalid_request", error instanceof Error ? error.message : String(error));
     }
-    const session = new Session(parts, this.#writer, this.#log);
+    const session = new Session(parts, this.#writer, this.#log, resumed);
     this.#session = session;
     const { config, workspace } = parts;
     this.#writer.setFrameLimit(config.protocol.max_server_frame_bytes);
@@ -156,7 +188,45 @@ export class Connection {
         max_prompt_history_items: config.tui.max_prompt_history_items,
       }),
     );
+    if (resumed) {
+      const budget = Math.floor(config.protocol.max_server_frame_bytes / 2);
+      const replay = stored.compactReplay(resumed.turns, budget);
+      await this.#writer.control(events.sessionReplay(id, session.id, { ...replay, warnings: resumed.warnings }));
+    }
     await session.writeSnapshot();
     return "continue";
+  }
+
+  /** `session.list`, `session.fork`, `session.delete`: stored sessions, with or without a session of our own. */
+  async #stored(message: Extract<ClientMessage, { type: "session.list" | "session.fork" | "session.delete" }>): Promise<Flow> {
+    const id = message.request_id;
+    const stored = await import("./stored_sessions.ts");
+    try {
+      switch (message.type) {
+        case "session.list": {
+          const all = await stored.listStored(this.#options, message.cwd, message.all ?? false);
+          let shown = message.limit === undefined ? all : all.slice(0, message.limit);
+          // The newest that fit in one frame; the rest are counted.
+          while (shown.length > 0 && !this.#writer.fits(events.sessionsListed(id, shown, all.length), 64)) {
+            shown = shown.slice(0, Math.floor(shown.length / 2));
+          }
+          await this.#writer.control(events.sessionsListed(id, shown, all.length - shown.length));
+          return "continue";
+        }
+        case "session.fork": {
+          const forked = stored.forkStored(this.#options, message.session_id);
+          await this.#writer.control(events.sessionForked(id, forked, message.session_id));
+          return "continue";
+        }
+        case "session.delete":
+          if (message.session_id === this.#session?.id) return this.#reject(id, "invalid_request", MESSAGES.deleteActiveSession);
+          stored.deleteStored(this.#options, message.session_id);
+          await this.#writer.control(events.sessionDeleted(id, message.session_id));
+          return "continue";
+      }
+    } catch (error) {
+      const code = error instanceof stored.SessionNotFoundError ? "session_not_found" : "internal_error";
+      return this.#reject(id, code, error instanceof Error ? error.message : String(error));
+    }
   }
 }

@@ -10,6 +10,8 @@ import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } f
 import { PromptQueue } from "./queue.ts";
 import type { SessionParts } from "./session_start.ts";
 import { FrameLimitError, type EventWriter } from "./writer.ts";
+import type { JournalContents, JournalWriter, TurnCompletedRecord } from "../sessions/index.ts";
+import { openJournal } from "./stored_sessions.ts";
 
 export const MAX_PROMPT_BYTES = 262_144;
 const SHUTDOWN_TURN_WAIT_MS = 3000;
@@ -31,8 +33,9 @@ export function validPrompt(prompt: string): boolean {
 }
 
 export class Session {
-  readonly id = randomUUID();
+  readonly id: string;
   readonly parts: SessionParts;
+  #journal: JournalWriter | undefined;
   #writer: EventWriter;
   #log: Logger;
   #history: HistoryItem[] = [];
@@ -44,10 +47,24 @@ export class Session {
   // Aborted only at shutdown: lets terminal events stop waiting for writer room.
   #lifetime = new AbortController();
 
-  constructor(parts: SessionParts, writer: EventWriter, log: Logger) {
+  /** `resumed`: a stored session to continue (its id and history); else a new session. */
+  constructor(parts: SessionParts, writer: EventWriter, log: Logger, resumed?: JournalContents) {
     this.parts = parts;
     this.#writer = writer;
     this.#log = log;
+    this.id = resumed?.meta.id ?? randomUUID();
+    if (resumed) this.#history = [...resumed.history];
+    this.#journal = this.#journalled(() => openJournal(parts, this.id, log, resumed));
+  }
+
+  // A journal that cannot be written costs the session its persistence, never its turn.
+  #journalled<T>(write: () => T): T | undefined {
+    try {
+      return write();
+    } catch (error) {
+      this.#log.warn(`session journal: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
   }
 
   get history(): readonly HistoryItem[] {
@@ -133,6 +150,7 @@ export class Session {
     if (this.#active) return { code: "turn_active", message: MESSAGES.turnActive };
     this.#history = [];
     this.#queue.clear();
+    this.#journalled(() => this.#journal?.append({ type: "cleared", at: new Date().toISOString() }));
     await this.#writer.control(events.sessionCleared(this.#scope(requestId)));
     await this.writeSnapshot();
     return undefined;
@@ -154,6 +172,7 @@ export class Session {
       if (!finished) this.parts.processGroups.killAll();
     }
     this.#lifetime.abort();
+    this.#journalled(() => this.#journal?.close());
     // One connection per process: its end stops the exec sandbox's workers (if a cell ever ran).
     await shutdownProcessSandbox().catch((error: unknown) => this.#log.warn(`shut down exec sandbox: ${String(error)}`));
     // Closing HTTP agents should be instant; never let it hold the exit deadline.
@@ -197,6 +216,14 @@ export class Session {
   async #run(active: ActiveTurn, prompt: string): Promise<void> {
     const { scope, controller } = active;
     const checkpoint = this.#history;
+    this.#journalled(() => this.#journal?.turnStarted(scope.turn_id, prompt));
+    let trimmedAway: number | undefined;
+    const sink = this.#sink(scope, controller.signal);
+    const reportTrim = sink.sessionTrimmed;
+    sink.sessionTrimmed = (removed, bytes) => {
+      trimmedAway = removed;
+      return reportTrim(removed, bytes);
+    };
     let outcome: TurnOutcome;
     try {
       outcome = await runTurn({
@@ -208,7 +235,7 @@ export class Session {
         workspace: this.parts.workspace,
         instructions: this.parts.instructions,
         signal: controller.signal,
-        sink: this.#sink(scope, controller.signal),
+        sink,
         classify: (error) =>
           error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
       });
@@ -217,6 +244,7 @@ export class Session {
     }
     // A failed or cancelled turn leaves the checkpoint in place (not even the prompt remains).
     if (outcome.kind === "completed") this.#history = outcome.history;
+    this.#journalled(() => this.#journalTurn(scope.turn_id, outcome, checkpoint.length, trimmedAway));
     if (outcome.kind === "failed") this.#log.info(`turn ${scope.turn_id} failed: ${outcome.code}`);
     const terminal =
       outcome.kind === "completed"
@@ -231,6 +259,32 @@ export class Session {
     }
     if (this.#active === active) this.#active = undefined;
     if (!this.#closing) await this.#startNext();
+  }
+
+  // The turn's end, as the journal keeps it: a completed turn's own items (and how the session was trimmed), or
+  // that it failed or was cancelled (its items are not part of the history).
+  #journalTurn(turnId: string, outcome: TurnOutcome, checkpointLength: number, trimmedAway: number | undefined): void {
+    const journal = this.#journal;
+    if (!journal) return;
+    const at = new Date().toISOString();
+    if (outcome.kind !== "completed") {
+      journal.append({
+        type: "turn.ended",
+        at,
+        turn_id: turnId,
+        status: outcome.kind,
+        ...(outcome.kind === "failed" ? { code: outcome.code, message: outcome.message } : {}),
+      });
+      return;
+    }
+    const prefix = outcome.history.length - outcome.added;
+    const record: TurnCompletedRecord = { type: "turn.completed", at, turn_id: turnId, items: outcome.history.slice(prefix) };
+    if (trimmedAway !== undefined) {
+      record.drop = trimmedAway;
+      // Trimming puts one note where the dropped items were, unless even the note did not fit.
+      if (prefix === checkpointLength - trimmedAway + 1) record.note = outcome.history[0]!;
+    }
+    journal.append(record);
   }
 
   async #startNext(): Promise<void> {

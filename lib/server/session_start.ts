@@ -34,6 +34,12 @@ export type SessionParts = {
   processGroups: ProcessGroups;
   provider: ProviderClient;
   instructions: string;
+  /** The instance home (sessions are journalled under it). */
+  home: string;
+  /** The profile the session was started with, when one was named (recorded in the journal). */
+  profile?: string;
+  /** Values the journal must never hold: the provider credential, header values, search keys. */
+  secrets: string[];
 };
 
 export class StartError extends Error {
@@ -80,7 +86,18 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, processGroups, provider, instructions };
+  const profile = request.provider ?? options.provider ?? nonEmpty(env.SCV_PROVIDER);
+  const secrets = [
+    credential,
+    ...Object.values(config.provider.headers),
+    config.web.brave_api_key,
+    env[config.web.brave_api_key_env],
+  ].filter((value): value is string => typeof value === "string");
+  return { workspace, config, tools, processGroups, provider, instructions, home, secrets, ...(profile ? { profile } : {}) };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value !== undefined && value !== "" ? value : undefined;
 }
 
 async function canonicalWorkspace(cwd: string, base: string): Promise<string> {

@@ -1,0 +1,105 @@
+// Appends a session's journal: each record is one line written straight to the file (no buffering in the process),
+// so a `kill -9` loses at most the turn in flight. Creates the file 0600 in the 0700 sessions folder.
+import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
+import { ensureSessionsDir, journalPath } from "./paths.ts";
+import { encodeRecord, secretPatterns } from "./redact.ts";
+import { JOURNAL_VERSION, titleOf, type JournalRecord, type SessionMeta } from "./records.ts";
+import { truncateTornTail } from "./line_end.ts";
+import { appendIndexEntry, type IndexEntry } from "./index_file.ts";
+
+export type JournalOptions = {
+  home: string;
+  meta: SessionMeta;
+  /** Values that must never reach the disk (credentials, header values). */
+  secrets: readonly (string | undefined)[];
+  /** For a resumed session: the existing journal's title and turn count, so the index stays right. */
+  existing?: { title: string; turns: number };
+};
+
+export class JournalWriter {
+  readonly #home: string;
+  readonly #meta: SessionMeta;
+  readonly #patterns: string[];
+  #fd: number | undefined;
+  #title: string;
+  #turns: number;
+  #headerWritten: boolean;
+
+  constructor(options: JournalOptions) {
+    this.#home = options.home;
+    this.#meta = options.meta;
+    this.#patterns = secretPatterns(options.secrets);
+    this.#title = options.existing?.title ?? "";
+    this.#turns = options.existing?.turns ?? 0;
+    // A resumed journal has its header already; a new one is created on its first turn (an empty session leaves
+    // no file).
+    this.#headerWritten = options.existing !== undefined;
+  }
+
+  get id(): string {
+    return this.#meta.id;
+  }
+
+  turnStarted(turnId: string, prompt: string): void {
+    if (this.#title === "") this.#title = titleOf(prompt);
+    this.#turns += 1;
+    this.#append({ type: "turn.started", at: now(), turn_id: turnId, prompt });
+    this.#index();
+  }
+
+  append(record: JournalRecord): void {
+    this.#append(record);
+    if (record.type !== "session") this.#index();
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+
+  #open(): number {
+    if (this.#fd !== undefined) return this.#fd;
+    ensureSessionsDir(this.#home);
+    const path = journalPath(this.#home, this.#meta.id);
+    const fd = openSync(path, "a+", 0o600);
+    // The mode argument is ignored for an existing file (and narrowed by umask for a new one): set it exactly.
+    fchmodSync(fd, 0o600);
+    this.#fd = fd;
+    // A journal whose last line was torn (kill -9 mid-write) loses that fragment (the reader already skipped it).
+    truncateTornTail(fd);
+    if (!this.#headerWritten) {
+      this.#headerWritten = true;
+      this.#write({ type: "session", v: JOURNAL_VERSION, ...this.#meta });
+    }
+    return fd;
+  }
+
+  #append(record: JournalRecord): void {
+    this.#open();
+    this.#write(record);
+  }
+
+  /** The single write path: every byte of the journal passes the redactor here. */
+  #write(record: JournalRecord): void {
+    const bytes = Buffer.from(encodeRecord(record, this.#patterns));
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(this.#fd!, bytes, offset);
+  }
+
+  #index(): void {
+    const entry: IndexEntry = {
+      id: this.#meta.id,
+      cwd: this.#meta.workspace,
+      created_at: this.#meta.created_at,
+      updated_at: now(),
+      title: this.#title,
+      turns: this.#turns,
+      model: this.#meta.model,
+    };
+    appendIndexEntry(this.#home, entry, this.#patterns);
+  }
+}
+
+export function now(): string {
+  return new Date().toISOString();
+}

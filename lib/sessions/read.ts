@@ -1,0 +1,150 @@
+// Reads a journal back: the header, the history a resume continues from, and the turns a client redraws. Never
+// throws on a damaged file: a torn last line is dropped (the intact prefix is kept, and `warnings` says so), other
+// unreadable lines are skipped and counted.
+import { readFileSync } from "node:fs";
+import type { HistoryItem } from "../provider/index.ts";
+import { titleOf, type HeaderRecord, type SessionMeta } from "./records.ts";
+
+export type ReplayTurn = {
+  prompt: string;
+  /** The assistant's text of the turn (its responses joined), "" when none. */
+  answer: string;
+  tools: { name: string; success: boolean }[];
+  status: "completed" | "failed" | "cancelled" | "interrupted";
+};
+
+export type JournalContents = {
+  meta: SessionMeta;
+  history: HistoryItem[];
+  /** Turns since the last clear, oldest first. */
+  turns: ReplayTurn[];
+  /** Turns started over the whole session (the index's count). */
+  turnCount: number;
+  title: string;
+  warnings: string[];
+};
+
+export type JournalReadResult = { ok: true; journal: JournalContents } | { ok: false; reason: "missing" | "damaged"; message: string };
+
+function isItem(value: unknown): value is HistoryItem {
+  if (typeof value !== "object" || value === null) return false;
+  const item = value as Record<string, unknown>;
+  switch (item.kind) {
+    case "user":
+      return typeof item.content === "string";
+    case "assistant":
+      return typeof item.content === "string" && Array.isArray(item.calls);
+    case "tool_result":
+      return typeof item.call_id === "string" && typeof item.name === "string" && typeof item.output === "string";
+    default:
+      return false;
+  }
+}
+
+function isHeader(value: unknown): value is HeaderRecord {
+  const header = value as Partial<HeaderRecord> | null;
+  return (
+    typeof header === "object" && header !== null && header.type === "session" && typeof header.id === "string" &&
+    typeof header.workspace === "string" && typeof header.model === "string"
+  );
+}
+
+export function readJournal(path: string): JournalReadResult {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return { ok: false, reason: "missing", message: "no such journal" };
+    return { ok: false, reason: "damaged", message: error instanceof Error ? error.message : String(error) };
+  }
+  return parseJournal(text);
+}
+
+export function parseJournal(text: string): JournalReadResult {
+  const warnings: string[] = [];
+  const lines = text.split("\n");
+  // The part after the last newline is a line whose writer was killed before finishing it.
+  const tail = lines.pop() ?? "";
+  if (tail.trim() !== "") warnings.push("the journal's last line was torn; the intact part before it was recovered");
+  let header: HeaderRecord | undefined;
+  let history: HistoryItem[] = [];
+  let turns: ReplayTurn[] = [];
+  let turnCount = 0;
+  let title = "";
+  let skipped = 0;
+  const open = new Map<string, ReplayTurn>();
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(line) as Record<string, unknown>;
+      if (typeof record !== "object" || record === null) throw new Error("not an object");
+    } catch {
+      skipped += 1;
+      continue;
+    }
+    if (header === undefined) {
+      if (!isHeader(record)) return { ok: false, reason: "damaged", message: "the journal does not start with a session header" };
+      header = record;
+      continue;
+    }
+    switch (record.type) {
+      case "turn.started": {
+        if (typeof record.turn_id !== "string" || typeof record.prompt !== "string") break;
+        turnCount += 1;
+        if (title === "") title = titleOf(record.prompt);
+        const turn: ReplayTurn = { prompt: record.prompt, answer: "", tools: [], status: "interrupted" };
+        open.set(record.turn_id, turn);
+        turns.push(turn);
+        break;
+      }
+      case "turn.completed": {
+        const items = Array.isArray(record.items) ? record.items.filter(isItem) : [];
+        if (items.length === 0 || typeof record.turn_id !== "string") {
+          skipped += 1;
+          break;
+        }
+        const drop = typeof record.drop === "number" && record.drop > 0 ? record.drop : 0;
+        const note = isItem(record.note) ? [record.note] : [];
+        history = [...(drop > 0 ? note : []), ...history.slice(drop), ...items];
+        const turn = open.get(record.turn_id);
+        if (turn) {
+          turn.status = "completed";
+          turn.answer = items
+            .flatMap((item) => (item.kind === "assistant" && item.content !== "" ? [item.content] : []))
+            .join("\n\n");
+          turn.tools = items.flatMap((item) => (item.kind === "tool_result" ? [{ name: item.name, success: item.success }] : []));
+          open.delete(record.turn_id);
+        }
+        break;
+      }
+      case "turn.ended": {
+        const turn = typeof record.turn_id === "string" ? open.get(record.turn_id) : undefined;
+        if (turn && (record.status === "failed" || record.status === "cancelled")) turn.status = record.status;
+        if (typeof record.turn_id === "string") open.delete(record.turn_id);
+        break;
+      }
+      case "cleared":
+        history = [];
+        turns = [];
+        open.clear();
+        break;
+      default:
+        // A record of a later version: ignored, not an error.
+        break;
+    }
+  }
+  if (header === undefined) return { ok: false, reason: "damaged", message: "the journal has no intact session header" };
+  if (skipped > 0) warnings.push(`${skipped} damaged journal line${skipped === 1 ? " was" : "s were"} skipped`);
+  const meta: SessionMeta = {
+    id: header.id,
+    created_at: typeof header.created_at === "string" ? header.created_at : "",
+    workspace: header.workspace,
+    model: header.model,
+    policy: typeof header.policy === "string" ? header.policy : "",
+    ...(typeof header.profile === "string" ? { profile: header.profile } : {}),
+    ...(typeof header.forked_from === "string" ? { forked_from: header.forked_from } : {}),
+  };
+  return { ok: true, journal: { meta, history, turns, turnCount, title, warnings } };
+}

@@ -1,0 +1,52 @@
+// The journal's records (docs/sessions.md): one JSON object per line, the header first.
+import type { HistoryItem } from "../provider/index.ts";
+
+export const JOURNAL_VERSION = 1;
+
+/** What a resume needs besides the history; never a credential. */
+export type SessionMeta = {
+  id: string;
+  created_at: string;
+  workspace: string;
+  model: string;
+  /** The `[providers.NAME]` profile the session was started with, when one was named. */
+  profile?: string;
+  policy: string;
+  forked_from?: string;
+};
+
+export type HeaderRecord = { type: "session"; v: number } & SessionMeta;
+export type TurnStartedRecord = { type: "turn.started"; at: string; turn_id: string; prompt: string };
+/**
+ * A completed turn: `items` are the turn's own history items (its prompt first). When the session was trimmed
+ * after it, `drop` older items were removed from the front and `note` (if any) put in their place.
+ */
+export type TurnCompletedRecord = {
+  type: "turn.completed";
+  at: string;
+  turn_id: string;
+  items: HistoryItem[];
+  drop?: number;
+  note?: HistoryItem;
+};
+export type TurnEndedRecord = {
+  type: "turn.ended";
+  at: string;
+  turn_id: string;
+  status: "failed" | "cancelled";
+  code?: string;
+  message?: string;
+};
+export type ClearedRecord = { type: "cleared"; at: string };
+
+export type JournalRecord = HeaderRecord | TurnStartedRecord | TurnCompletedRecord | TurnEndedRecord | ClearedRecord;
+
+const TITLE_CHARS = 80;
+
+/** A session's title: its first prompt on one line, without control characters, cut to 80 characters. */
+export function titleOf(prompt: string): string {
+  // deno-lint-ignore no-control-regex
+  const flat = prompt.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").replace(/\s+/g, " ").trim();
+  const chars = Array.from(flat);
+  return chars.length <= TITLE_CHARS ? flat : `${chars.slice(0, TITLE_CHARS - 1).join("")}…`;
+}
