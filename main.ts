@@ -95,14 +95,17 @@ program
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
+  .option("--continue", "continue this workspace's most recent session")
+  .option("--resume <id>", "continue the stored session with this id (see scv sessions)")
   .addHelpText(
     "after",
     `
-Exit codes: 0 the turn completed, 1 it failed, 2 usage, 130 interrupted.
+Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session id), 130 interrupted.
 
 Examples:
   scv exec "Summarise README.md"
-  git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON`,
+  git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON
+  scv exec --continue "Now add a test"   # a follow-up in this workspace's latest session`,
   )
   .action(async (prompt: string, options) => {
     if (options.yes === true && options.approvalPolicy === "never") {
@@ -110,6 +113,30 @@ Examples:
     }
     const { runExec } = await import("./lib/cli/exec.ts");
     process.exitCode = await runExec(prompt, options);
+  });
+
+program
+  .command("sessions")
+  .description("list this workspace's stored sessions, newest first (delete ID: remove one)")
+  .argument("[action]", "delete: remove the session ID")
+  .argument("[id]", "the session to delete")
+  .option("--all", "list the sessions of every workspace")
+  .option("--json", "print the sessions as JSON")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .addHelpText(
+    "after",
+    `
+Columns: id, last update, turns, title (the first prompt, cut). Sessions live in <home>/sessions/;
+resume one with scv exec --resume ID or scv chat --resume ID. Exit 2 for an unknown id.
+
+Examples:
+  scv sessions
+  scv sessions --all --json
+  scv sessions delete 6f1c…`,
+  )
+  .action(async (action: string | undefined, id: string | undefined, options) => {
+    const { runSessions } = await import("./lib/cli/sessions.ts");
+    process.exitCode = await runSessions(action, id, options);
   });
 
 program

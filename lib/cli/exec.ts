@@ -4,6 +4,7 @@ import type { ApprovalPolicy } from "../config/index.ts";
 import {
   createStyle,
   EngineError,
+  NO_SESSION_TO_CONTINUE,
   prepareOptions,
   SessionController,
   stripControls,
@@ -23,6 +24,10 @@ export type ExecCliOptions = {
   model?: string;
   provider?: string;
   fakeResponses?: string;
+  /** Continue this workspace's most recent stored session. */
+  continue?: boolean;
+  /** Continue the stored session with this id. */
+  resume?: string;
 };
 
 /** How long a signalled exec waits for the cancelled turn to end before leaving anyway. */
@@ -45,6 +50,10 @@ export async function runExec(promptArg: string, options: ExecCliOptions): Promi
   const prompt = promptArg === "-" ? (await readStdin()).replace(/\r?\n$/, "") : promptArg;
   if (prompt.trim() === "") {
     process.stderr.write("scv exec: the prompt is empty\n");
+    return EXIT_USAGE;
+  }
+  if (options.continue === true && options.resume !== undefined) {
+    process.stderr.write("scv exec: --continue and --resume cannot be combined\n");
     return EXIT_USAGE;
   }
   let prepared: PreparedOptions;
@@ -180,8 +189,18 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
   });
   try {
     try {
-      await controller.start(prepared.options, createLogger(process.env.SCV_LOG, "scv exec"), { cwd: process.cwd() });
+      await controller.start(prepared.options, createLogger(process.env.SCV_LOG, "scv exec"), {
+        cwd: process.cwd(),
+        ...(options.resume === undefined ? {} : { resume: options.resume }),
+        ...(options.continue === true ? { continue: true } : {}),
+      });
     } catch (error) {
+      // A stored session that does not exist is a usage error, said once even in --json mode (the printer has
+      // said it in text mode when the engine's error event carried it).
+      if (error instanceof EngineError && error.code === "session_not_found") {
+        if (json || error.message === NO_SESSION_TO_CONTINUE) process.stderr.write(`scv exec: ${error.message}\n`);
+        return EXIT_USAGE;
+      }
       if (!json || !(error instanceof EngineError)) process.stderr.write(`scv exec: ${(error as Error).message}\n`);
       return EXIT_FAILURE;
     }

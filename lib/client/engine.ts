@@ -2,7 +2,7 @@
 // codec, events come back the same way, exactly as `scv server --stdio` would carry them.
 import { PassThrough } from "node:stream";
 import { MAX_FRAME_BYTES, NdjsonWriter, readNdjson } from "../codec/index.ts";
-import { PROTOCOL_VERSION, type ClientRequest, type EventOf, type ServerEvent } from "../protocol/index.ts";
+import { PROTOCOL_VERSION, type ClientMessage, type ClientRequest, type EventOf, type ServerEvent } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
 import { type ServeResult, type ServerOptions, serveStdio } from "../server/index.ts";
 import { VERSION } from "../version.ts";
@@ -10,7 +10,24 @@ import { VERSION } from "../version.ts";
 /** What a client sees: the server's events, and the end of the connection. */
 export type ClientEvent = ServerEvent | { type: "engine.closed" };
 
-export type SessionRequest = { cwd: string; model?: string; provider?: string; no_tools?: boolean };
+export type SessionRequest = {
+  cwd: string;
+  model?: string;
+  provider?: string;
+  no_tools?: boolean;
+  /** Resume this stored session instead of starting one (docs/sessions.md). */
+  resume?: string;
+  /** Resume the most recent stored session of `cwd` (an EngineError `session_not_found` when there is none). */
+  continue?: boolean;
+};
+
+/** No stored session to continue in the workspace. */
+export const NO_SESSION_TO_CONTINUE = "no earlier session in this workspace to continue";
+
+/** Messages about stored sessions, which name their session themselves. */
+type StoredRequest = {
+  [T in "session.list" | "session.resume" | "session.fork" | "session.delete"]: Omit<Extract<ClientMessage, { type: T }>, "request_id">;
+}["session.list" | "session.resume" | "session.fork" | "session.delete"];
 
 /** The engine answered a request with an `error` event. */
 export class EngineError extends Error {
@@ -68,6 +85,15 @@ export class EngineClient {
     return request_id;
   }
 
+  /** Sends a message about a stored session (it carries its own `session_id`); returns the request id. */
+  async sendStored(message: StoredRequest): Promise<string> {
+    if (this.#input.writableEnded) throw new Error(`cannot send ${message.type}: the engine connection is closed`);
+    const request_id = `c${this.#nextId++}`;
+    const { type, ...fields } = message;
+    await this.#writer.write({ type, request_id, ...fields });
+    return request_id;
+  }
+
   /**
    * Sends a message that nobody waits on (turn.cancel, approval.resolve), e.g. from a signal handler: when the
    * connection has closed meanwhile there is nobody left to tell, so the message is dropped instead of rejecting.
@@ -103,9 +129,25 @@ export class EngineClient {
     const init = await initialized;
     if (init.type === "error") throw new EngineError(init.code, init.message);
     if (init.type !== "initialized") throw new Error(`the engine answered initialize with ${init.type}`);
+    let resume = request.resume;
+    if (request.continue === true && resume === undefined) {
+      const listId = `c${this.#nextId}`;
+      const listed = reply(listId);
+      await this.sendStored({ type: "session.list", cwd: request.cwd, limit: 1 });
+      const list = await listed;
+      if (list.type === "error") throw new EngineError(list.code, list.message);
+      if (list.type !== "sessions.listed") throw new Error(`the engine answered session.list with ${list.type}`);
+      resume = list.sessions[0]?.session_id;
+      if (resume === undefined) throw new EngineError("session_not_found", NO_SESSION_TO_CONTINUE);
+    }
     const startId = `c${this.#nextId}`;
     const started = reply(startId);
-    await this.send({ type: "session.start", ...request });
+    const { resume: _resume, continue: _continue, ...start } = request;
+    if (resume === undefined) await this.send({ type: "session.start", ...start });
+    else {
+      const { cwd: _cwd, ...options } = start;
+      await this.sendStored({ type: "session.resume", session_id: resume, ...options });
+    }
     const event = await started;
     if (event.type === "error") throw new EngineError(event.code, event.message);
     if (event.type !== "session.started") throw new Error(`the engine answered session.start with ${event.type}`);

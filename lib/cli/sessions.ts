@@ -1,0 +1,72 @@
+// `scv sessions [--all] [--json]` and `scv sessions delete ID`: the stored sessions of this workspace (or all),
+// read from the sessions index only, newest first.
+import { realpathSync } from "node:fs";
+import { resolveHome } from "../config/index.ts";
+import { deleteSession, listSessions, SessionNotFoundError, type SessionSummary } from "../sessions/index.ts";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
+
+export type SessionsCliOptions = { all?: boolean; json?: boolean; scvHome?: string };
+
+function workspace(): string {
+  try {
+    return realpathSync(process.cwd());
+  } catch {
+    return process.cwd();
+  }
+}
+
+/** `2026-12-01 12:03` in local time: enough to tell sessions apart at a glance. */
+function shortTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (value: number) => String(value).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+function printTable(sessions: SessionSummary[], all: boolean): void {
+  if (sessions.length === 0) {
+    process.stdout.write(all ? "No stored sessions.\n" : "No stored sessions in this workspace (scv sessions --all lists every one).\n");
+    return;
+  }
+  const rows = sessions.map((session) => {
+    const title = session.title === "" ? "(no prompt)" : session.title;
+    return `${session.id}  ${shortTime(session.updated_at)}  ${String(session.turns).padStart(5)}  ${title}${all ? `  (${session.cwd})` : ""}`;
+  });
+  process.stdout.write(`${"ID".padEnd(36)}  ${"UPDATED".padEnd(16)}  TURNS  TITLE\n${rows.join("\n")}\n`);
+}
+
+export async function runSessions(action: string | undefined, id: string | undefined, options: SessionsCliOptions): Promise<number> {
+  const home = resolveHome(options.scvHome, process.env).home;
+  if (action !== undefined && action !== "delete") {
+    process.stderr.write(`scv sessions: unknown action '${action}' (expected: delete)\n`);
+    return EXIT_USAGE;
+  }
+  if (action === "delete") {
+    if (id === undefined || id === "") {
+      process.stderr.write("scv sessions: delete needs a session id (see scv sessions)\n");
+      return EXIT_USAGE;
+    }
+    try {
+      deleteSession(home, id);
+    } catch (error) {
+      process.stderr.write(`scv sessions: ${(error as Error).message}\n`);
+      return error instanceof SessionNotFoundError ? EXIT_USAGE : EXIT_FAILURE;
+    }
+    process.stdout.write(`Deleted session ${id}.\n`);
+    return EXIT_OK;
+  }
+  const all = options.all === true;
+  let sessions: SessionSummary[];
+  try {
+    sessions = listSessions(home, all ? undefined : workspace());
+  } catch (error) {
+    process.stderr.write(`scv sessions: read the sessions index: ${(error as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+  if (options.json === true) {
+    process.stdout.write(`${JSON.stringify(sessions)}\n`);
+    return EXIT_OK;
+  }
+  printTable(sessions, all);
+  return EXIT_OK;
+}
