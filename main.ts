@@ -67,11 +67,14 @@ program
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--demo", "play the offline demo (no API key, no network)")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
+  .option("--continue", "continue this workspace's most recent session")
+  .option("--resume [id]", "continue a stored session (without an id: pick one from a list)")
   .addHelpText(
     "after",
     `
 Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-C or Esc cancels a running
-turn, Ctrl-C twice at an empty prompt exits. Slash commands: /help /model /clear /approvals /usage /exit.
+turn, Ctrl-C twice at an empty prompt exits. Slash commands: /help /model /clear /resume /fork /approvals
+/usage /exit.
 Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
 
 Examples:

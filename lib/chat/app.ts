@@ -4,7 +4,9 @@
 import type { ApprovalPolicy } from "../config/index.ts";
 import {
   createStyle,
+  EngineError,
   formatUsage,
+  listStoredSessions,
   SessionController,
   type ClientEvent,
   type ClientFlags,
@@ -21,6 +23,7 @@ import { KeyPrompts } from "./key_prompts.ts";
 import { LinePrompts } from "./line_prompts.ts";
 import { CONTINUATION, PROMPT, type ChatControls, type PromptSource } from "./prompt_source.ts";
 import { helpText, parseSlash } from "./slash.ts";
+import { pickerRows, pickSession, replayRows, type StoredSessionRow } from "./session_picker.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
 
 export type ChatTerminal = ViewTerminal & {
@@ -39,7 +42,11 @@ export type ChatSetup = {
   /** Demo pacing in a terminal: a pause before each prompt and the delay per typed character. */
   demoPacing?: DemoPacing;
   log?: Logger;
+  /** Start by resuming a stored session: this id, this workspace's latest, or one the user picks from a list. */
+  resume?: { id: string } | { latest: true } | { pick: true };
 };
+
+type StartRequest = { resume?: string; continue?: boolean };
 
 const POLICIES: ApprovalPolicy[] = ["on-risk", "always", "never"];
 
@@ -64,6 +71,10 @@ export class ChatApp implements ChatControls {
   #closing = false;
   /** Echo rows of prompts queued behind a running turn, by the request id of their turn.start. */
   #queuedEchoes = new Map<string, string[]>();
+  /** Stored sessions shown by the picker: the next submitted line answers it. */
+  #picking: StoredSessionRow[] | undefined;
+  /** The engine's error code when the last session start was refused. */
+  #startFailure: string | undefined;
   /** The last prompt-history save, awaited before the chat ends. */
   #historySaved: Promise<void> = Promise.resolve();
 
@@ -100,9 +111,17 @@ export class ChatApp implements ChatControls {
     this.render([banner.title, ...banner.rows, this.style.dim(`workspace ${this.#setup.cwd}`)]);
     // The source takes the input first, so keys typed while the session starts are kept.
     this.#source.attach(this, history);
-    if (!(await this.#startEngine())) {
+    const resume = this.#setup.resume;
+    if (resume !== undefined && "pick" in resume) {
+      // The engine starts once the user has answered the picker.
+      if (!(await this.#showPicker())) {
+        await this.#shutdown();
+        return 1;
+      }
+    } else if (!(await this.#startEngine(resume === undefined ? {} : "id" in resume ? { resume: resume.id } : { continue: true }))) {
       await this.#shutdown();
-      return 1;
+      // An unknown session id (or nothing to continue) is a usage error, as in scv exec.
+      return this.#startFailure === "session_not_found" ? 2 : 1;
     }
     if (this.#source.usageHint) this.render([...this.#view.wrapped([this.#source.usageHint]), ""]);
     this.#source.run();
@@ -179,6 +198,7 @@ export class ChatApp implements ChatControls {
 
   async submit(text: string): Promise<boolean> {
     const s = this.style;
+    if (this.#picking) return this.#answerPicker(text);
     const slash = parseSlash(text);
     if (slash) return this.#command(slash.name, slash.argument);
     const echo = text.split("\n").map((line, index) => `${s.bold(index === 0 ? PROMPT : CONTINUATION)}${s.bold(line)}`);
@@ -198,19 +218,61 @@ export class ChatApp implements ChatControls {
 
   // ---- engine ----
 
-  async #startEngine(): Promise<boolean> {
+  #log(): Logger {
+    return this.#setup.log ?? (process.env.SCV_LOG ? createLogger(process.env.SCV_LOG, "scv chat") : silentLogger);
+  }
+
+  /** Lists this workspace's stored sessions for the user to pick from; false when even that failed. */
+  async #showPicker(): Promise<boolean> {
+    let sessions: StoredSessionRow[];
+    try {
+      const prepared = await this.#setup.prepare(this.#flags);
+      try {
+        sessions = await listStoredSessions(prepared.options, this.#log(), this.#setup.cwd);
+      } finally {
+        await prepared.close();
+      }
+    } catch (error) {
+      this.note([`error: could not list the stored sessions: ${(error as Error).message}`], this.style.red);
+      return false;
+    }
+    if (sessions.length === 0) {
+      this.note(pickerRows(sessions, this.style));
+      return this.controller.open || this.#startEngine();
+    }
+    this.#picking = sessions;
+    this.render(pickerRows(sessions, this.style));
+    return true;
+  }
+
+  async #answerPicker(text: string): Promise<boolean> {
+    const sessions = this.#picking!;
+    const chosen = pickSession(text, sessions);
+    if (chosen === "invalid") {
+      this.note([`type a number from 1 to ${Math.min(sessions.length, 20)}, or press Enter for a new session`]);
+      return false;
+    }
+    this.#picking = undefined;
+    if (this.controller.open) await this.#stopEngine();
+    if (await this.#startEngine(chosen === undefined ? {} : { resume: chosen.session_id })) return false;
+    this.#exit(1);
+    return true;
+  }
+
+  async #startEngine(request: StartRequest = {}): Promise<boolean> {
     try {
       this.#prepared = await this.#setup.prepare(this.#flags);
-      const log = this.#setup.log ?? (process.env.SCV_LOG ? createLogger(process.env.SCV_LOG, "scv chat") : silentLogger);
-      const started = await this.controller.start(this.#prepared.options, log, { cwd: this.#setup.cwd });
+      const started = await this.controller.start(this.#prepared.options, this.#log(), { cwd: this.#setup.cwd, ...request });
       this.#historyLimits = {
         maxItems: started.max_prompt_history_items || DEFAULT_HISTORY_LIMITS.maxItems,
         maxBytes: started.max_prompt_history_bytes || DEFAULT_HISTORY_LIMITS.maxBytes,
       };
       const policy = this.#flags.approvalPolicy ? ` · approvals ${this.#flags.approvalPolicy}` : "";
-      this.note([`session started · model ${started.model}${policy}`]);
+      const how = request.resume !== undefined || request.continue === true ? "session resumed" : "session started";
+      this.note([`${how} · model ${started.model}${policy}`]);
       return true;
     } catch (error) {
+      this.#startFailure = error instanceof EngineError ? error.code : undefined;
       await this.#prepared?.close();
       this.#prepared = undefined;
       this.note([`error: could not start a session: ${(error as Error).message}`], this.style.red);
@@ -256,6 +318,10 @@ export class ChatApp implements ChatControls {
       case "error":
         // A refused turn.start (e.g. an oversized prompt, a full queue) never echoes its prompt.
         if (event.request_id !== undefined) this.#queuedEchoes.delete(event.request_id);
+        break;
+      case "session.replay":
+        rows.push(...replayRows(event.turns, event.omitted_turns, this.style, PROMPT));
+        for (const warning of event.warnings) rows.push(this.style.yellow(`note: ${warning}`));
         break;
       case "engine.closed":
         if (this.controller.engineClosed) {
@@ -307,6 +373,9 @@ export class ChatApp implements ChatControls {
         this.#memory.clear();
         await this.controller.clear();
         return false;
+      case "resume":
+      case "fork":
+        return this.#switchSession(name, argument);
       case "model":
         if (argument === "") {
           note([`model: ${this.controller.session?.model ?? "unknown"}`]);
@@ -331,6 +400,36 @@ export class ChatApp implements ChatControls {
         this.render([`${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`]);
         return false;
     }
+  }
+
+  // `/resume [ID]` (no id: the picker) and `/fork` (a copy of this session, which then goes on in the copy).
+  async #switchSession(name: "resume" | "fork", argument: string): Promise<boolean> {
+    if (this.controller.busy) {
+      this.render([this.style.dim("cancel the running turn first (Esc)")]);
+      return false;
+    }
+    let id = argument;
+    if (name === "fork") {
+      try {
+        id = await this.controller.fork();
+      } catch (error) {
+        const nothing = error instanceof EngineError && error.code === "session_not_found";
+        this.note([nothing ? "nothing to fork yet: this session has no turns" : `error: could not fork: ${(error as Error).message}`]);
+        return false;
+      }
+      this.note([`forked into session ${id}; going on in the fork (the original is unchanged)`]);
+    } else if (id === "") {
+      return !(await this.#showPicker());
+    }
+    const previous = this.controller.session?.session_id;
+    await this.#stopEngine();
+    this.#memory.clear();
+    if (await this.#startEngine({ resume: id })) return false;
+    // An unknown id: go back to the session we were in.
+    if (previous !== undefined && (await this.#startEngine({ resume: previous }))) return false;
+    if (await this.#startEngine()) return false;
+    this.#exit(1);
+    return true;
   }
 
   // The engine fixes the model and approval policy when a session starts, so changing them starts a new one.

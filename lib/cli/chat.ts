@@ -4,10 +4,18 @@ import { join } from "node:path";
 import { resolveHome } from "../config/index.ts";
 import { ChatApp, prepareDemo } from "../chat/index.ts";
 import { colorEnabled, prepareOptions, type ClientFlags } from "../client/index.ts";
-import { EXIT_FAILURE, EXIT_SIGNALS } from "./exit.ts";
+import { EXIT_FAILURE, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 
-export type ChatCliOptions = { model?: string; provider?: string; demo?: boolean; fakeResponses?: string };
+export type ChatCliOptions = {
+  model?: string;
+  provider?: string;
+  demo?: boolean;
+  fakeResponses?: string;
+  continue?: boolean;
+  /** `--resume ID`, or `--resume` alone (true): pick from a list. */
+  resume?: string | boolean;
+};
 
 export async function runChat(options: ChatCliOptions): Promise<number> {
   const env = process.env;
@@ -35,6 +43,18 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
       return EXIT_FAILURE;
     }
   }
+  if (options.continue === true && options.resume !== undefined) {
+    process.stderr.write("scv chat: --continue and --resume cannot be combined\n");
+    return EXIT_USAGE;
+  }
+  const resume =
+    typeof options.resume === "string"
+      ? { id: options.resume }
+      : options.resume === true
+        ? { pick: true as const }
+        : options.continue === true
+          ? { latest: true as const }
+          : undefined;
   const interactive = options.demo ? stdout.isTTY === true : stdout.isTTY === true && stdin.isTTY === true;
   const app = new ChatApp({
     terminal: {
@@ -51,6 +71,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     historyPath,
     demoPrompts,
     demoPacing: paced ? { pauseMs: 600, typeMs: 25 } : undefined,
+    ...(resume === undefined || options.demo ? {} : { resume }),
   });
   const removeSignals = handleSignals({
     SIGINT: () => app.interrupt(),

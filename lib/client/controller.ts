@@ -102,6 +102,15 @@ export class SessionController {
     return this.#engine.send({ type: "turn.start", prompt });
   }
 
+  /** Forks the open session into a new stored one (session.fork); resolves with the new id. */
+  async fork(): Promise<string> {
+    const engine = this.#engine;
+    if (!engine?.session) throw new Error("the session is not open");
+    const reply = await engine.request({ type: "session.fork", session_id: engine.session.session_id });
+    if (reply.type !== "session.forked") throw new Error(`the engine answered session.fork with ${reply.type}`);
+    return reply.session_id;
+  }
+
   /** Clears the conversation (session.clear). */
   async clear(): Promise<void> {
     await this.#engine?.send({ type: "session.clear" });

@@ -94,6 +94,25 @@ export class EngineClient {
     return request_id;
   }
 
+  /** Sends a stored-session message and resolves with its reply; an `error` reply rejects with EngineError. */
+  async request(message: StoredRequest): Promise<ClientEvent> {
+    const id = `c${this.#nextId}`;
+    const reply = this.waitFor((event) => "request_id" in event && event.request_id === id);
+    await this.sendStored(message);
+    const event = await reply;
+    if (event.type === "error") throw new EngineError(event.code, event.message);
+    return event;
+  }
+
+  /** `initialize` alone, for a connection that only lists or forks stored sessions. */
+  async initialize(): Promise<void> {
+    const id = `c${this.#nextId}`;
+    const reply = this.waitFor((event) => "request_id" in event && event.request_id === id);
+    await this.send({ type: "initialize", protocol_version: PROTOCOL_VERSION, client: { name: "scv-chat", version: VERSION } });
+    const event = await reply;
+    if (event.type === "error") throw new EngineError(event.code, event.message);
+  }
+
   /**
    * Sends a message that nobody waits on (turn.cancel, approval.resolve), e.g. from a signal handler: when the
    * connection has closed meanwhile there is nobody left to tell, so the message is dropped instead of rejecting.
@@ -176,6 +195,22 @@ export class EngineClient {
       this.#closed = true;
       for (const listener of [...this.#listeners]) listener({ type: "engine.closed" });
     }
+  }
+}
+
+/** The stored sessions of `cwd` (all when undefined), newest first, through a short-lived engine connection. */
+export async function listStoredSessions(
+  options: ServerOptions,
+  log: Logger,
+  cwd: string | undefined,
+): Promise<EventOf<"sessions.listed">["sessions"]> {
+  const engine = new EngineClient(options, log);
+  try {
+    await engine.initialize();
+    const listed = await engine.request(cwd === undefined ? { type: "session.list", all: true } : { type: "session.list", cwd });
+    return listed.type === "sessions.listed" ? listed.sessions : [];
+  } finally {
+    await engine.close();
   }
 }
 

@@ -6,7 +6,7 @@ export {
   type PendingApproval,
   type TurnState,
 } from "./controller.ts";
-export { EngineClient, EngineError, NO_SESSION_TO_CONTINUE, openEngine, type ClientEvent, type SessionRequest } from "./engine.ts";
+export { EngineClient, EngineError, listStoredSessions, NO_SESSION_TO_CONTINUE, openEngine, type ClientEvent, type SessionRequest } from "./engine.ts";
 export { parseReplayScript, type ReplayScript } from "./replay.ts";
 export {
   fakeResponsesPath,
