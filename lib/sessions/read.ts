@@ -79,7 +79,7 @@ export function parseJournal(text: string): JournalReadResult {
     let record: Record<string, unknown>;
     try {
       record = JSON.parse(line) as Record<string, unknown>;
-      if (typeof record !== "object" || record === null) throw new Error("not an object");
+      if (typeof record !== "object" || record === null || Array.isArray(record)) throw new Error("not an object");
     } catch {
       skipped += 1;
       continue;
