@@ -1,6 +1,6 @@
 // `scv chat` in a real pseudo-terminal (tmux, 80×24): streaming, Markdown, approvals, cancellation, history,
 // slash commands and colour rules, against the fake SSE provider.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -313,5 +313,34 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     keys("fg", "Enter");
     await promptIs("half typed");
     await shows("fake-model · ready");
+  });
+
+  it("--resume without an id offers stored sessions newest first and redraws the one picked", async () => {
+    provider.push(textResponse(["older answer"]), textResponse(["newer answer"]), textResponse(["picked up again"]));
+    const env = sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model" });
+    // Spawned asynchronously: the fake provider answers from this process.
+    for (const prompt of ["older session", "newer session"]) {
+      const child = spawn(process.execPath, [join(ROOT, "main.ts"), "exec", prompt], { cwd: sandbox.workspace, env, stdio: "ignore" });
+      expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(0);
+    }
+    await launch({}, { args: ["--resume"] });
+    let text = await shows("Type a number to resume it");
+    const rows = text.split("\n");
+    const newer = rows.findIndex((row) => /^ {2}1 {2}newer session {2}(just now|\dm ago) · 1 turn$/.test(row.trimEnd()));
+    const older = rows.findIndex((row) => /^ {2}2 {2}older session {2}(just now|\dm ago) · 1 turn$/.test(row.trimEnd()));
+    expect(newer).toBeGreaterThan(-1);
+    expect(older).toBe(newer + 1);
+    typeText("2");
+    keys("Enter");
+    text = await shows("session resumed");
+    expect(text).toContain("› older session");
+    expect(text).toContain("older answer");
+    expect(text).not.toContain("newer answer");
+    typeText("and now?");
+    keys("Enter");
+    await shows("picked up again");
+    const input = JSON.stringify(provider.requests[2]!.body.input);
+    expect(input).toContain("older answer");
+    expect(input).not.toContain("newer session");
   });
 });

@@ -15,8 +15,8 @@ afterEach(() => rmSync(home, { recursive: true, force: true }));
 
 const header = (id = "6f1c2a5e-0000-4000-8000-000000000001") =>
   JSON.stringify({ type: "session", v: 1, id, created_at: "2026-01-01T00:00:00Z", workspace: "/w", model: "m", policy: "on-risk" });
-const user = (content: string) => ({ kind: "user", content });
-const answer = (content: string) => ({ kind: "assistant", content, calls: [] });
+const user = (content: string) => ({ kind: "user" as const, content });
+const answer = (content: string) => ({ kind: "assistant" as const, content, calls: [] });
 const completed = (turn: string, items: unknown[], extra: object = {}) =>
   JSON.stringify({ type: "turn.completed", at: "x", turn_id: turn, items, ...extra });
 
