@@ -80,17 +80,17 @@ export function forkSession(home: string, id: string): string {
 export type PruneRule = { keepSessions: number; keepDays: number };
 
 /**
- * Deletes sessions beyond the newest `keepSessions` or older than `keepDays` days (0 means no limit for either);
- * `except` (the session in use) is never pruned. Returns how many were deleted.
+ * Deletes sessions beyond the newest `keepSessions` or older than `keepDays` days (0 means no limit for either).
+ * `except` (the session in use) is never pruned and counts as the newest. Returns how many were deleted.
  */
 export function pruneSessions(home: string, rule: PruneRule, except?: string, at = Date.now()): number {
   if (rule.keepSessions <= 0 && rule.keepDays <= 0) return 0;
-  const sessions = listSessions(home);
+  const others = listSessions(home).filter((session) => session.id !== except);
+  const keep = except === undefined ? rule.keepSessions : rule.keepSessions - 1;
   const cutoff = rule.keepDays > 0 ? new Date(at - rule.keepDays * 86_400_000).toISOString() : undefined;
   let deleted = 0;
-  sessions.forEach((session, position) => {
-    if (session.id === except) return;
-    const tooMany = rule.keepSessions > 0 && position >= rule.keepSessions;
+  others.forEach((session, position) => {
+    const tooMany = rule.keepSessions > 0 && position >= keep;
     const tooOld = cutoff !== undefined && session.updated_at < cutoff;
     if (!tooMany && !tooOld) return;
     try {

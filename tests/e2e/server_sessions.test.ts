@@ -214,6 +214,20 @@ describe("session requests", () => {
     await client.finish();
   });
 
+  it("prunes by the user's [sessions] keep_count when a session starts, never the one starting", async () => {
+    await harness.sandbox.writeUserConfig("[sessions]\nkeep_count = 1\n");
+    const first = await oneTurn([textResponse(["a"])], "first");
+    harness.provider.push(textResponse(["b"]));
+    const client = await bareServer();
+    // Resuming the only session prunes nothing.
+    await resume(client, first);
+    await client.finish();
+    expect(existsSync(journalOf(first))).toBe(true);
+    const second = await oneTurn([textResponse(["b"])], "second");
+    expect(existsSync(journalOf(first))).toBe(false);
+    expect(existsSync(journalOf(second))).toBe(true);
+  });
+
   it("refuses a project file that would prune or switch off the user's sessions", async () => {
     await harness.sandbox.writeProjectConfig("[sessions]\nkeep_count = 1\n");
     await harness.startProvider([]);

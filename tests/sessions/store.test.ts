@@ -117,9 +117,10 @@ describe("pruning", () => {
     expect(pruneSessions(home, { keepSessions: 0, keepDays: 0 })).toBe(0);
     expect(listSessions(home)).toHaveLength(4);
     const newestFirst = listSessions(home).map((entry) => entry.id);
-    expect(pruneSessions(home, { keepSessions: 2, keepDays: 0 }, newestFirst[3])).toBe(1);
-    expect(listSessions(home).map((entry) => entry.id)).toEqual([newestFirst[0], newestFirst[1], newestFirst[3]]);
-    expect(pruneSessions(home, { keepSessions: 0, keepDays: 1 }, undefined, Date.now() + 2 * 86_400_000)).toBe(3);
+    // The session in use counts as one of the kept, even when it is the oldest.
+    expect(pruneSessions(home, { keepSessions: 2, keepDays: 0 }, newestFirst[3])).toBe(2);
+    expect(listSessions(home).map((entry) => entry.id)).toEqual([newestFirst[0], newestFirst[3]]);
+    expect(pruneSessions(home, { keepSessions: 0, keepDays: 1 }, undefined, Date.now() + 2 * 86_400_000)).toBe(2);
     expect(listSessions(home)).toEqual([]);
   });
 
