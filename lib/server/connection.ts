@@ -153,12 +153,13 @@ export class Connection {
       }
       // The stored workspace, model and profile, unless this request or the command line names others.
       const { meta } = resumed;
+      const provider = message.provider ?? this.#options.provider ?? meta.profile;
       request = {
         type: "session.start",
         request_id: id,
         cwd: meta.workspace,
         model: message.model ?? this.#options.model ?? meta.model,
-        ...(message.provider ?? this.#options.provider ?? meta.profile ? { provider: message.provider ?? this.#options.provider ?? meta.profile } : {}),
+        ...(provider === undefined ? {} : { provider }),
         ...(message.base_url === undefined ? {} : { base_url: message.base_url }),
         ...(message.no_tools === undefined ? {} : { no_tools: message.no_tools }),
       };

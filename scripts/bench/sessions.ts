@@ -98,7 +98,10 @@ async function timeContinue(home: string): Promise<number> {
 async function deltaRate(persist: boolean): Promise<number> {
   const home = join(root, `home-journal-${persist}`);
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  writeFileSync(join(home, "config.toml"), `[sessions]\npersist = ${persist}\n`, { mode: 0o600 });
+  // A 100k-delta response is larger than the default response limit.
+  writeFileSync(join(home, "config.toml"), `[sessions]\npersist = ${persist}\n\n[provider_limits]\nmax_response_bytes = 268435456\n`, {
+    mode: 0o600,
+  });
   let body = "";
   for (let i = 0; i < DELTAS; i++) {
     body += `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"d${i % 10} "}\n\n`;
@@ -134,7 +137,10 @@ async function deltaRate(persist: boolean): Promise<number> {
             const type = JSON.parse(line).type;
             // The server may merge deltas that queue up behind a slow reader: the rate counts the provider's.
             if (type === "turn.completed") resolve(DELTAS / ((performance.now() - startedAt) / 1000));
-            if (type === "turn.failed") resolve(Number.NaN);
+            if (type === "turn.failed") {
+              process.stderr.write(`benchmark turn failed: ${line}\n`);
+              resolve(Number.NaN);
+            }
           }
         }
       });
