@@ -125,6 +125,7 @@ program
   .argument("[id]", "the session to delete")
   .option("--all", "list the sessions of every workspace")
   .option("--json", "print the sessions as JSON")
+  .option("--limit <n>", "show the newest N (default 50 in the table, all in JSON; 0: all)")
   .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
   .addHelpText(
     "after",

@@ -5,7 +5,10 @@ import { resolveHome } from "../config/index.ts";
 import { deleteSession, listSessions, SessionNotFoundError, type SessionSummary } from "../sessions/index.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
 
-export type SessionsCliOptions = { all?: boolean; json?: boolean; scvHome?: string };
+export type SessionsCliOptions = { all?: boolean; json?: boolean; limit?: string; scvHome?: string };
+
+/** How many sessions the table shows unless --limit says otherwise (JSON shows all). */
+const TABLE_LIMIT = 50;
 
 function workspace(): string {
   try {
@@ -23,8 +26,8 @@ function shortTime(iso: string): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
-function printTable(sessions: SessionSummary[], all: boolean): void {
-  if (sessions.length === 0) {
+function printTable(sessions: SessionSummary[], all: boolean, total: number): void {
+  if (sessions.length === 0 && total === 0) {
     process.stdout.write(all ? "No stored sessions.\n" : "No stored sessions in this workspace (scv sessions --all lists every one).\n");
     return;
   }
@@ -32,7 +35,8 @@ function printTable(sessions: SessionSummary[], all: boolean): void {
     const title = session.title === "" ? "(no prompt)" : session.title;
     return `${session.id}  ${shortTime(session.updated_at)}  ${String(session.turns).padStart(5)}  ${title}${all ? `  (${session.cwd})` : ""}`;
   });
-  process.stdout.write(`${"ID".padEnd(36)}  ${"UPDATED".padEnd(16)}  TURNS  TITLE\n${rows.join("\n")}\n`);
+  const more = total > sessions.length ? `… ${total - sessions.length} older (--limit 0 shows all)\n` : "";
+  process.stdout.write(`${"ID".padEnd(36)}  ${"UPDATED".padEnd(16)}  TURNS  TITLE\n${rows.map((row) => `${row}\n`).join("")}${more}`);
 }
 
 export async function runSessions(action: string | undefined, id: string | undefined, options: SessionsCliOptions): Promise<number> {
@@ -56,6 +60,14 @@ export async function runSessions(action: string | undefined, id: string | undef
     return EXIT_OK;
   }
   const all = options.all === true;
+  let limit = options.json === true ? 0 : TABLE_LIMIT;
+  if (options.limit !== undefined) {
+    limit = Number(options.limit);
+    if (!Number.isInteger(limit) || limit < 0) {
+      process.stderr.write(`scv sessions: --limit must be a whole number (0 for all), not ${JSON.stringify(options.limit)}\n`);
+      return EXIT_USAGE;
+    }
+  }
   let sessions: SessionSummary[];
   try {
     sessions = listSessions(home, all ? undefined : workspace());
@@ -63,10 +75,11 @@ export async function runSessions(action: string | undefined, id: string | undef
     process.stderr.write(`scv sessions: read the sessions index: ${(error as Error).message}\n`);
     return EXIT_FAILURE;
   }
+  const shown = limit === 0 ? sessions : sessions.slice(0, limit);
   if (options.json === true) {
-    process.stdout.write(`${JSON.stringify(sessions)}\n`);
+    process.stdout.write(`${JSON.stringify(shown)}\n`);
     return EXIT_OK;
   }
-  printTable(sessions, all);
+  printTable(shown, all, sessions.length);
   return EXIT_OK;
 }

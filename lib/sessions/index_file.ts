@@ -37,17 +37,35 @@ export function appendIndexEntry(home: string, line: IndexLine, patterns: readon
 
 export type IndexRead = { entries: Map<string, IndexEntry>; lines: number; damaged: number };
 
+/**
+ * Every line's JSON value (undefined for a damaged one): one JSON.parse for the whole file when it is intact (twice
+ * as fast as one per line), line by line otherwise — also when a damaged line joined its neighbours into JSON of
+ * another length.
+ */
+function parseLines(text: string): unknown[] {
+  const raws = text.split("\n").filter((raw) => raw !== "");
+  try {
+    const values = JSON.parse(`[${raws.join(",")}]`) as unknown[];
+    if (values.length === raws.length) return values;
+  } catch {
+    // Some line is damaged.
+  }
+  return raws.map((raw) => {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return undefined;
+    }
+  });
+}
+
 function parseIndex(text: string): IndexRead {
   const entries = new Map<string, IndexEntry>();
   let lines = 0;
   let damaged = 0;
-  for (const raw of text.split("\n")) {
-    if (raw === "") continue;
+  for (const value of parseLines(text)) {
     lines += 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
+    if (value === undefined) {
       damaged += 1;
       continue;
     }
