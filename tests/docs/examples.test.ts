@@ -1,6 +1,5 @@
-// The runnable examples of docs/protocol.md, pasted as a user would and run against the real CLI:
-// the walkthrough (its stand-in provider and bash driver) must print exactly the events the page
-// shows (ids aside), and the framing example likewise.
+// The runnable examples of docs/protocol.md and docs/host-protocol.md, pasted as a user would and
+// run against the real CLI: each must print exactly what its page shows (ids and durations aside).
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,13 +12,14 @@ import { afterEach, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const DOC = readFileSync(join(ROOT, "docs/protocol.md"), "utf8");
+const HOST_DOC = readFileSync(join(ROOT, "docs/host-protocol.md"), "utf8");
 const SCV = `${process.execPath} ${join(ROOT, "main.ts")}`;
 
 /** The fenced block that follows `marker` in the page. */
-function block(marker: string): string {
-  const start = DOC.indexOf(marker);
-  if (start === -1) throw new Error(`docs/protocol.md has no ${marker}`);
-  const match = /```[a-z]*\n([\s\S]*?)```/.exec(DOC.slice(start + marker.length));
+function block(marker: string, doc = DOC): string {
+  const start = doc.indexOf(marker);
+  if (start === -1) throw new Error(`the page has no ${marker}`);
+  const match = /```[a-z]*\n([\s\S]*?)```/.exec(doc.slice(start + marker.length));
   if (match === null) throw new Error(`no code block after ${marker}`);
   return match[1]!;
 }
@@ -89,4 +89,19 @@ describe("docs/protocol.md examples", () => {
     const shown = DOC.slice(DOC.indexOf("Try them (each line gets its own answer"));
     expect(run.stdout).toBe(/```json\n([\s\S]*?)```/.exec(shown)![1]);
   }, 60_000);
+
+  it("the host walkthrough prints the frames the page shows", () => {
+    const dir = mkdtempSync(join(tmpdir(), "scv-docs-"));
+    dirs.push(dir);
+    writeFileSync(join(dir, "host_client.mjs"), block("Save it as `host_client.mjs`", HOST_DOC));
+    const run = spawnSync(process.execPath, [join(dir, "host_client.mjs")], {
+      cwd: dir,
+      env: { ...process.env, SCV },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(0);
+    const durations = (text: string) => text.replace(/"code_mode_host_duration_ns":\d+/g, '"code_mode_host_duration_ns":N');
+    expect(durations(run.stdout)).toBe(durations(block("Its output (`->` client to host, `<-` host to client):", HOST_DOC)));
+  }, 90_000);
 });
