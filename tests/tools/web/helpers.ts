@@ -157,11 +157,18 @@ export type TestProxy = {
  * `route`, which plays the proxy's own name resolution. It never opens a connection anywhere
  * but 127.0.0.1.
  */
-export async function startProxy(route: (target: string) => ProxyRoute | Promise<ProxyRoute>): Promise<TestProxy> {
+export async function startProxy(
+  route: (target: string) => ProxyRoute | Promise<ProxyRoute>,
+  tls?: TlsFixture,
+): Promise<TestProxy> {
   const sockets = new Set<Socket>();
-  const proxy = createServer((_request, response) => {
+  const refuse = (_request: IncomingMessage, response: ServerResponse) => {
     response.writeHead(405).end();
-  });
+  };
+  // An https:// proxy: TLS to the proxy itself, then the same CONNECT inside it.
+  const proxy: Server = tls === undefined
+    ? createServer(refuse)
+    : (createTlsServer({ key: tls.key, cert: tls.cert }, refuse) as unknown as Server);
   const state: TestProxy = {
     url: "",
     port: 0,
@@ -173,7 +180,7 @@ export async function startProxy(route: (target: string) => ProxyRoute | Promise
         proxy.close(() => resolve());
       }),
   };
-  proxy.on("connection", (socket: Socket) => {
+  proxy.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -204,7 +211,7 @@ export async function startProxy(route: (target: string) => ProxyRoute | Promise
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   state.port = (proxy.address() as AddressInfo).port;
-  state.url = `http://127.0.0.1:${state.port}`;
+  state.url = tls === undefined ? `http://127.0.0.1:${state.port}` : `https://localhost:${state.port}`;
   return state;
 }
 

@@ -252,6 +252,23 @@ describe.skipIf(!hasOpenssl())("web_fetch through a proxy over TLS", () => {
     expect(site.requests).toHaveLength(0);
   });
 
+  it("speaks TLS to an https:// proxy, and TLS to the origin inside the tunnel", async () => {
+    const { site, names } = await tlsSite();
+    const proxyTls = makeCertificate(["localhost"]);
+    const proxy = await startProxy(() => ({ port: site.port }), proxyTls);
+    proxies.push(proxy);
+    const resolver: Resolver = async () => [{ address: PUBLIC_V4, family: 4 }];
+    const tool = createWebFetchTool(config, {
+      resolver,
+      proxy: { httpProxy: "", httpsProxy: proxy.url, noProxy: "" },
+      unsafeCaForTests: `${tls.cert}\n${proxyTls.cert}`,
+    });
+    const outcome = await callTool(tool, { url: "https://docs.test/" }, config);
+    expect(outcome.output.endsWith("secure page for docs.test")).toBe(true);
+    expect(proxy.connects).toEqual([`${PUBLIC_V4}:443`]);
+    expect(names).toEqual(["docs.test"]);
+  });
+
   it("uses HTTPS_PROXY for https URLs and HTTP_PROXY for http ones", async () => {
     const { site } = await tlsSite();
     const plain = await serve((_request, response) => {
