@@ -45,6 +45,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "agent.conversation_idle_seconds": IGNORED,
   "agent.max_background": IGNORED,
   "agent.prefer": IGNORED,
+  "agent.on_busy": `${IGNORED} (A newer upstream key, accepted so a shared home keeps working.)`,
+  "agent.max_queued_turns": `${IGNORED} (A newer upstream key, accepted so a shared home keeps working.)`,
   "session.max_history_bytes": "History size after which the oldest exchanges are folded into a note (`session.trimmed`).",
   "session.max_messages": "History length after which the oldest exchanges are folded into a note.",
   "context.max_tokens": "The model's context window, in estimated tokens.",
@@ -92,6 +94,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   agents: IGNORED,
   update: IGNORED,
   channels: IGNORED,
+  notify: IGNORED,
 };
 
 const SECTION_TITLES: Record<string, string> = {
