@@ -25,21 +25,26 @@ const IGNORED = "Accepted and type-checked, no effect.";
 
 /** One sentence or two per key; `provider.*` covers `[provider]` and every `[providers.<name>]`. */
 export const DESCRIPTIONS: Record<string, string> = {
-  provider_active: "Name of the `[providers.<name>]` profile to use (`--provider`, `SCV_PROVIDER` and `session.start.provider` win).",
+  provider_active:
+    "Name of the `[providers.<name>]` profile to use (`--provider`, `SCV_PROVIDER` and `session.start.provider` win).",
   "provider.active": "Profile selector inside `[provider]`, used when `provider_active` is not set.",
   "provider.kind": "Provider family; only `openai-compatible` exists.",
   "provider.wire_api": "`responses` (OpenAI Responses API) or `chat` (Chat Completions: Ollama, llama.cpp, vLLM, …).",
   "provider.model": "Model name sent to the provider (`--model`, `SCV_MODEL` override it).",
   "provider.base_url": "API base URL; requests go to `<base_url>/responses` or `<base_url>/chat/completions`.",
   "provider.api_key": "The key itself. Prefer `api_key_env`; a file holding a key must be private (mode 0600).",
-  "provider.api_key_env": "Environment variable holding the key, read when `api_key` is unset (`SCV_API_KEY_ENV` overrides it).",
+  "provider.api_key_env":
+    "Environment variable holding the key, read when `api_key` is unset (`SCV_API_KEY_ENV` overrides it).",
   "provider.timeout_seconds": "Time limit for one whole provider request, streaming included.",
   "provider.headers": "Extra HTTP headers sent with every provider request.",
-  "provider.reasoning_effort": "Sent as the reasoning effort (`reasoning.effort` on Responses, `reasoning_effort` on Chat) when set.",
+  "provider.reasoning_effort":
+    "Sent as the reasoning effort (`reasoning.effort` on Responses, `reasoning_effort` on Chat) when set.",
   "provider.image_input": IGNORED,
-  providers: "Named provider profiles, `[providers.<name>]`, each with the keys of `[provider]` but `active`; the chosen one replaces `[provider]` whole.",
+  providers:
+    "Named provider profiles, `[providers.<name>]`, each with the keys of `[provider]` but `active`; the chosen one replaces `[provider]` whole.",
   "agent.max_steps": "Provider calls allowed in one turn before it fails with `step_limit`.",
-  "agent.system_prompt": "The first part of the system prompt; the workspace path, `AGENTS.md` and the skill list follow it.",
+  "agent.system_prompt":
+    "The first part of the system prompt; the workspace path, `AGENTS.md` and the skill list follow it.",
   "agent.max_delegation_depth": IGNORED,
   "agent.max_conversations": IGNORED,
   "agent.conversation_idle_seconds": IGNORED,
@@ -47,14 +52,16 @@ export const DESCRIPTIONS: Record<string, string> = {
   "agent.prefer": IGNORED,
   "agent.on_busy": `${IGNORED} (A newer upstream key, accepted so a shared home keeps working.)`,
   "agent.max_queued_turns": `${IGNORED} (A newer upstream key, accepted so a shared home keeps working.)`,
-  "session.max_history_bytes": "History size after which the oldest exchanges are folded into a note (`session.trimmed`).",
+  "session.max_history_bytes":
+    "History size after which the oldest exchanges are folded into a note (`session.trimmed`).",
   "session.max_messages": "History length after which the oldest exchanges are folded into a note.",
   "context.max_tokens": "The model's context window, in estimated tokens.",
   "context.reserve_output_tokens": "Tokens kept free for the model's answer.",
   "context.safety_margin_tokens": "Further tokens kept free for estimation error.",
   "context.bytes_per_token": "Bytes counted as one token when estimating sizes.",
   "context.summary_max_chars": "Longest note that stands for history left out of the context (`context.compacted`).",
-  "tools.approval_policy": "`on-risk`: read-only calls run, others ask; `always`: every call asks; `never`: read-only calls run, others are denied.",
+  "tools.approval_policy":
+    "`on-risk`: read-only calls run, others ask; `always`: every call asks; `never`: read-only calls run, others are denied.",
   "tools.command_timeout_seconds": "Default time limit of a `bash` command or an `exec` cell.",
   "tools.max_timeout_seconds": "Largest `timeout_seconds` a tool call may ask for.",
   "tools.output_limit_bytes": "Largest tool output kept; longer output is cut and marked `truncated`.",
@@ -62,19 +69,23 @@ export const DESCRIPTIONS: Record<string, string> = {
   "tools.max_write_bytes": "Largest content `write` accepts.",
   "tools.code_mode": "Registers the `exec` tool (JavaScript in the sandbox, nested tool calls approved one by one).",
   "tools.agent_timeout_seconds": IGNORED,
-  "protocol.max_client_frame_bytes": "Longest client message line; a longer one is discarded with an `invalid_request` error.",
-  "protocol.max_server_frame_bytes": "Largest event written; a turn event over it fails the turn with `response_limit`.",
+  "protocol.max_client_frame_bytes":
+    "Longest client message line; a longer one is discarded with an `invalid_request` error.",
+  "protocol.max_server_frame_bytes":
+    "Largest event written; a turn event over it fails the turn with `response_limit`.",
   "tui.max_transcript_bytes": "Reported to clients in `session.started` as their transcript budget.",
   "tui.max_transcript_items": "Reported to clients in `session.started`.",
   "tui.max_prompt_history_bytes": "Reported to clients in `session.started`.",
   "tui.max_prompt_history_items": "Reported to clients in `session.started`.",
   "provider_limits.max_sse_event_bytes": "Largest single server-sent event from the provider.",
-  "provider_limits.max_response_bytes": "Largest response payload (text, reasoning and tool-argument bytes, not SSE framing).",
+  "provider_limits.max_response_bytes":
+    "Largest response payload (text, reasoning and tool-argument bytes, not SSE framing).",
   "provider_limits.max_assistant_bytes": "Largest assistant text of one response.",
   "provider_limits.max_tool_calls": "Most tool calls one response may make (`tool_limit` beyond).",
   "provider_limits.max_tool_arguments_bytes": "Largest arguments of one tool call.",
   "provider_limits.max_retries": "Retries of a transient provider failure before anything was streamed.",
-  "skills.user_dir": "Folder of the user's skills (`<home>/skills` when the home comes from `--scv-home` or `SCV_HOME`).",
+  "skills.user_dir":
+    "Folder of the user's skills (`<home>/skills` when the home comes from `--scv-home` or `SCV_HOME`).",
   "skills.project_dir": "Folder of the workspace's skills, relative to the workspace.",
   "skills.scan_projects": "Whether the workspace's skills are listed.",
   "skills.max_skills": "Most skills listed in the system prompt.",
@@ -83,10 +94,11 @@ export const DESCRIPTIONS: Record<string, string> = {
   "web.fetch_max_bytes": "Download cap of one `web_fetch`.",
   "web.fetch_timeout_seconds": "Time limit of one `web_fetch` or search request (connecting: at most 10 s of it).",
   "web.max_redirects": "Redirects `web_fetch` follows, each checked like the first URL.",
-  "web.auto_approve_domains": "HTTPS hosts fetched without asking; `*.example.org` covers subdomains, not `example.org`.",
+  "web.auto_approve_domains":
+    "HTTPS hosts fetched without asking; `*.example.org` covers subdomains, not `example.org`.",
   "web.allow_private_addresses": "Lets `web_fetch` reach loopback, private and other non-public addresses. Leave off.",
   "web.search": "`off`; `provider` (the provider's hosted search, Responses only); `searxng`; `brave`.",
-  "web.searxng_url": "Base URL of the SearXNG instance (`search = \"searxng\"`).",
+  "web.searxng_url": 'Base URL of the SearXNG instance (`search = "searxng"`).',
   "web.brave_url": "Brave Search API endpoint.",
   "web.brave_api_key": "Brave Search key itself; prefer `brave_api_key_env`.",
   "web.brave_api_key_env": "Environment variable holding the Brave Search key.",
@@ -112,10 +124,16 @@ export function renderReference(): { text: string; missing: string[]; unknown: s
   for (const [key, spec] of Object.entries(ROOT_SPEC.keys)) {
     if (spec.kind === "table" && key !== "provider") {
       const values = (defaults as unknown as Record<string, Record<string, unknown> | undefined>)[key] ?? {};
-      for (const [inner, innerSpec] of Object.entries(spec.keys)) add(key, { key: `${key}.${inner}`, spec: innerSpec, defaultValue: values[inner] });
+      for (const [inner, innerSpec] of Object.entries(spec.keys)) {
+        add(key, { key: `${key}.${inner}`, spec: innerSpec, defaultValue: values[inner] });
+      }
     } else if (key === "provider") {
       for (const [inner, innerSpec] of Object.entries((PROFILE_SPEC as TableSpec).keys)) {
-        add("provider", { key: `provider.${inner}`, spec: innerSpec, defaultValue: (defaults.provider as unknown as RawTable)[inner] });
+        add("provider", {
+          key: `provider.${inner}`,
+          spec: innerSpec,
+          defaultValue: (defaults.provider as unknown as RawTable)[inner],
+        });
       }
     } else {
       add(key === "providers" ? "provider" : "", { key, spec, defaultValue: undefined });
@@ -197,7 +215,9 @@ function formatDefault(value: unknown): string {
   if (value === undefined) return "unset";
   if (typeof value === "string") return `\`${JSON.stringify(value)}\``;
   if (Array.isArray(value)) return `\`[${value.map((item) => JSON.stringify(item)).join(", ")}]\``;
-  if (typeof value === "object" && value !== null) return Object.keys(value).length === 0 ? "`{}`" : `\`${JSON.stringify(value)}\``;
+  if (typeof value === "object" && value !== null) {
+    return Object.keys(value).length === 0 ? "`{}`" : `\`${JSON.stringify(value)}\``;
+  }
   return `\`${String(value)}\``;
 }
 
@@ -282,8 +302,12 @@ export function spliceGenerated(document: string, generated: string): string {
 function main(): void {
   const { text, missing, unknown } = renderReference();
   if (missing.length > 0 || unknown.length > 0) {
-    if (missing.length > 0) console.error(`docs_config: describe these keys in scripts/docs_config.ts: ${missing.join(", ")}`);
-    if (unknown.length > 0) console.error(`docs_config: these descriptions name no key of the schema: ${unknown.join(", ")}`);
+    if (missing.length > 0) {
+      console.error(`docs_config: describe these keys in scripts/docs_config.ts: ${missing.join(", ")}`);
+    }
+    if (unknown.length > 0) {
+      console.error(`docs_config: these descriptions name no key of the schema: ${unknown.join(", ")}`);
+    }
     process.exit(1);
   }
   const current = readFileSync(DOC_PATH, "utf8");

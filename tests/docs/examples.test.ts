@@ -28,7 +28,10 @@ function block(marker: string, doc = DOC): string {
 function normalise(output: string, workspace: string): string {
   const names = new Map<string, string>();
   const counts: Record<string, number> = {};
-  const prefixes: Array<[string, string]> = [["session_id", "S"], ["turn_id", "T"], ["approval_id", "A"], ["queue_id", "Q"]];
+  const prefixes: Array<[string, string]> = [["session_id", "S"], ["turn_id", "T"], ["approval_id", "A"], [
+    "queue_id",
+    "Q",
+  ]];
   for (const [field, prefix] of prefixes) {
     for (const match of output.matchAll(new RegExp(`"${field}":"([0-9a-f-]{36})"`, "g"))) {
       if (names.has(match[1]!)) continue;
@@ -73,7 +76,17 @@ describe("docs/protocol.md examples", () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const env: Record<string, string | undefined> = { ...process.env, SCV: SCV };
-    for (const key of ["SCV_CONFIG", "SCV_MODEL", "SCV_PROVIDER", "SCV_BASE_URL", "SCV_API_KEY_ENV", "HTTP_PROXY", "http_proxy"]) {
+    for (
+      const key of [
+        "SCV_CONFIG",
+        "SCV_MODEL",
+        "SCV_PROVIDER",
+        "SCV_BASE_URL",
+        "SCV_API_KEY_ENV",
+        "HTTP_PROXY",
+        "http_proxy",
+      ]
+    ) {
       delete env[key];
     }
     const run = spawnSync("bash", [join(dir, "session.sh")], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
@@ -83,8 +96,15 @@ describe("docs/protocol.md examples", () => {
   }, 90_000);
 
   it("the framing example answers each bad line and goes on", () => {
-    const command = block("Try them (each line gets its own answer, and the server goes on):").replace(/\bscv server\b/, `${SCV} server`);
-    const run = spawnSync("bash", ["-c", command], { encoding: "utf8", timeout: 30_000, env: { ...process.env, OPENAI_API_KEY: "x" } });
+    const command = block("Try them (each line gets its own answer, and the server goes on):").replace(
+      /\bscv server\b/,
+      `${SCV} server`,
+    );
+    const run = spawnSync("bash", ["-c", command], {
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { ...process.env, OPENAI_API_KEY: "x" },
+    });
     expect(run.status).toBe(0);
     const shown = DOC.slice(DOC.indexOf("Try them (each line gets its own answer"));
     expect(run.stdout).toBe(/```json\n([\s\S]*?)```/.exec(shown)![1]);
@@ -101,7 +121,10 @@ describe("docs/protocol.md examples", () => {
       timeout: 60_000,
     });
     expect(run.status).toBe(0);
-    const durations = (text: string) => text.replace(/"code_mode_host_duration_ns":\d+/g, '"code_mode_host_duration_ns":N');
-    expect(durations(run.stdout)).toBe(durations(block("Its output (`->` client to host, `<-` host to client):", HOST_DOC)));
+    const durations = (text: string) =>
+      text.replace(/"code_mode_host_duration_ns":\d+/g, '"code_mode_host_duration_ns":N');
+    expect(durations(run.stdout)).toBe(
+      durations(block("Its output (`->` client to host, `<-` host to client):", HOST_DOC)),
+    );
   }, 90_000);
 });

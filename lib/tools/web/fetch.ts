@@ -121,7 +121,9 @@ function createDispatcher(
 ): Dispatcher {
   const connectTimeoutMs = Math.min(settings.timeoutMs, 10_000);
   const ca = settings.ca !== undefined ? { ca: settings.ca } : {};
-  if (proxy === undefined) return new Agent({ connect: { lookup: pinnedLookup(addresses), timeout: connectTimeoutMs, ...ca } });
+  if (proxy === undefined) {
+    return new Agent({ connect: { lookup: pinnedLookup(addresses), timeout: connectTimeoutMs, ...ca } });
+  }
   return new Agent({ connect: tunnelConnector({ proxy, addresses, connectTimeoutMs, signal, ...ca }) });
 }
 

@@ -41,7 +41,10 @@ export function parseProxyUrl(value: string, name: string): ProxyChoice {
     return { ok: false, error: `the proxy in ${name} is not a valid URL` };
   }
   if (proxy.protocol !== "http:" && proxy.protocol !== "https:") {
-    return { ok: false, error: `the proxy in ${name} uses ${proxy.protocol.slice(0, -1)}; web_fetch supports http and https proxies` };
+    return {
+      ok: false,
+      error: `the proxy in ${name} uses ${proxy.protocol.slice(0, -1)}; web_fetch supports http and https proxies`,
+    };
   }
   if (proxy.hostname === "") return { ok: false, error: `the proxy in ${name} has no host` };
   return { ok: true, proxy };

@@ -41,7 +41,9 @@ export function tunnelConnector(settings: TunnelSettings): buildConnector.connec
       (error: unknown) => {
         const reason = deadline.aborted && !settings.signal.aborted
           ? new errors.ConnectTimeoutError(`Connect Timeout Error (proxy ${settings.proxy.host})`)
-          : error instanceof Error ? error : new Error(String(error));
+          : error instanceof Error
+          ? error
+          : new Error(String(error));
         callback(reason, null);
       },
     );
@@ -110,7 +112,9 @@ function connectThrough(settings: TunnelSettings, target: string, signal: AbortS
       }
       const end = head.indexOf("\r\n\r\n");
       if (end === -1) {
-        if (head.length > MAX_ANSWER_BYTES) fail(new Error(`${name} sent an answer to CONNECT longer than ${MAX_ANSWER_BYTES} bytes`));
+        if (head.length > MAX_ANSWER_BYTES) {
+          fail(new Error(`${name} sent an answer to CONNECT longer than ${MAX_ANSWER_BYTES} bytes`));
+        }
         return;
       }
       const statusLine = head.subarray(0, head.indexOf("\r\n")).toString("latin1");
@@ -132,7 +136,9 @@ function connectThrough(settings: TunnelSettings, target: string, signal: AbortS
     socket.once(secureProxy ? "secureConnect" : "connect", () => {
       const auth = proxyAuthorization(proxy);
       socket.write(
-        `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${auth !== undefined ? `Proxy-Authorization: ${auth}\r\n` : ""}\r\n`,
+        `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${
+          auth !== undefined ? `Proxy-Authorization: ${auth}\r\n` : ""
+        }\r\n`,
       );
       socket.on("readable", onReadable);
     });

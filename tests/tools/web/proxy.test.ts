@@ -31,7 +31,9 @@ describe("chooseProxy", () => {
     expect(chosen("https://a.test/", { HTTPS_PROXY: "socks5://user:hunter2@proxy:1080" })).toBe(
       "error: the proxy in HTTPS_PROXY uses socks5; web_fetch supports http and https proxies",
     );
-    expect(chosen("http://a.test/", { http_proxy: "http://[broken" })).toBe("error: the proxy in http_proxy is not a valid URL");
+    expect(chosen("http://a.test/", { http_proxy: "http://[broken" })).toBe(
+      "error: the proxy in http_proxy is not a valid URL",
+    );
   });
 
   it("goes direct for NO_PROXY hosts", () => {

@@ -13,9 +13,25 @@ import {
 
 // Spec §10 test vectors, verbatim.
 const REFUSED = [
-  "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1",
-  "255.255.255.255", "::1", "::", "fc00::1", "fd12::1", "fe80::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1",
-  "64:ff9b::a00:1", "2002:7f00:1::", "2001:db8::1",
+  "127.0.0.1",
+  "10.1.2.3",
+  "172.16.0.1",
+  "192.168.1.1",
+  "169.254.169.254",
+  "100.64.0.1",
+  "0.0.0.0",
+  "224.0.0.1",
+  "255.255.255.255",
+  "::1",
+  "::",
+  "fc00::1",
+  "fd12::1",
+  "fe80::1",
+  "::ffff:127.0.0.1",
+  "::ffff:10.0.0.1",
+  "64:ff9b::a00:1",
+  "2002:7f00:1::",
+  "2001:db8::1",
 ];
 const ALLOWED = ["1.1.1.1", "140.82.112.3", "2606:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808"];
 
@@ -75,7 +91,11 @@ const IPV6_ROWS: Row[] = [
   { prefix: "2001:10::/28", inside: ["2001:1f::1"] },
   { prefix: "2001:20::/28", inside: ["2001:20::1"] },
   { prefix: "2001:30::/28", inside: ["2001:3f::1"] },
-  { prefix: "2001:db8::/32", inside: ["2001:db8::1", "2001:db8:ffff::1"], outside: ["2001:db7:ffff::1", "2001:db9::1"] },
+  {
+    prefix: "2001:db8::/32",
+    inside: ["2001:db8::1", "2001:db8:ffff::1"],
+    outside: ["2001:db7:ffff::1", "2001:db9::1"],
+  },
   { prefix: "2620:4f:8000::/48", inside: ["2620:4f:8000::1"], outside: ["2620:4f:7fff:ffff::1", "2620:4f:8001::1"] },
   { prefix: "3fff::/20", inside: ["3fff::1", "3fff:fff:ffff::1"], outside: ["3ffe:ffff::1", "3fff:1000::1"] },
   { prefix: "5f00::/16", inside: ["5f00::1", "5f00:ffff::1"] },
@@ -154,7 +174,9 @@ describe("isPublicAddress", () => {
     const tested = [...IPV4_ROWS, ...IPV6_ROWS].map((row) => row.prefix).sort();
     const guarded = [...REFUSED_IPV4, ...REFUSED_IPV6].map((entry) => entry.prefix).sort();
     expect(guarded).toEqual(tested);
-    expect(TRANSLATION_IPV6.map((entry) => entry.prefix).sort()).toEqual(TRANSLATION_ROWS.map((row) => row.prefix).sort());
+    expect(TRANSLATION_IPV6.map((entry) => entry.prefix).sort()).toEqual(
+      TRANSLATION_ROWS.map((row) => row.prefix).sort(),
+    );
   });
 
   it.each(["1::", "4000::1", "8000::1", "e000::1", "::1:0:0:0:1", "::2:0:0:1"])(

@@ -41,7 +41,9 @@ function rebinding(): Resolver & { calls: string[] } {
   const calls: string[] = [];
   const resolver = async (hostname: string) => {
     calls.push(hostname);
-    return calls.length === 1 ? [{ address: PUBLIC_V4, family: 4 as const }] : [{ address: "127.0.0.1", family: 4 as const }];
+    return calls.length === 1
+      ? [{ address: PUBLIC_V4, family: 4 as const }]
+      : [{ address: "127.0.0.1", family: 4 as const }];
   };
   return Object.assign(resolver, { calls });
 }
@@ -129,7 +131,8 @@ describe("web_fetch through an HTTP proxy", () => {
     const outcome = await callTool(tool, { url: "http://blocked.test/" }, config);
     expect(outcome).toMatchObject({
       success: false,
-      output: `fetch http://blocked.test/: proxy 127.0.0.1:${proxy.port} refused CONNECT ${PUBLIC_V4}:80: HTTP 403 Forbidden`,
+      output:
+        `fetch http://blocked.test/: proxy 127.0.0.1:${proxy.port} refused CONNECT ${PUBLIC_V4}:80: HTTP 403 Forbidden`,
     });
     expect(outcome.output).not.toContain("p@ss");
     expect(proxy.authorizations).toEqual([`Basic ${Buffer.from("scv user:p@ss-word").toString("base64")}`]);
@@ -171,7 +174,11 @@ describe("web_fetch through an HTTP proxy", () => {
     const resolver: Resolver = async () => [{ address: PUBLIC_V4, family: 4 }];
     const proxy = await proxyWith(() => ({ hang: true }));
     const controller = new AbortController();
-    const pending = runCall(prepareCall(toolThrough(proxy, resolver), { url: "http://slow.test/" }, config), config, controller.signal);
+    const pending = runCall(
+      prepareCall(toolThrough(proxy, resolver), { url: "http://slow.test/" }, config),
+      config,
+      controller.signal,
+    );
     const deadline = Date.now() + 5000;
     while (proxy.connects.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
@@ -233,7 +240,11 @@ describe.skipIf(!hasOpenssl())("web_fetch through a proxy over TLS", () => {
       const address = host === PUBLIC_V4 ? host : (await resolver(host))[0]!.address;
       return { port: address === "127.0.0.1" ? internal.port : site.port };
     });
-    const outcome = await callTool(toolThrough(proxy, resolver, { ca: tls.cert }), { url: "https://docs.test/guide" }, config);
+    const outcome = await callTool(
+      toolThrough(proxy, resolver, { ca: tls.cert }),
+      { url: "https://docs.test/guide" },
+      config,
+    );
     expect(proxy.connects).toEqual([`${PUBLIC_V4}:443`]);
     expect(names).toEqual(["docs.test"]);
     expect(internal.requests).toHaveLength(0);
@@ -245,7 +256,11 @@ describe.skipIf(!hasOpenssl())("web_fetch through a proxy over TLS", () => {
     const { site } = await tlsSite();
     const resolver: Resolver = async () => [{ address: PUBLIC_V4, family: 4 }];
     const proxy = await proxyWith(() => ({ port: site.port }));
-    const outcome = await callTool(toolThrough(proxy, resolver, { ca: tls.cert }), { url: "https://other.test/" }, config);
+    const outcome = await callTool(
+      toolThrough(proxy, resolver, { ca: tls.cert }),
+      { url: "https://other.test/" },
+      config,
+    );
     expect(proxy.connects).toEqual([`${PUBLIC_V4}:443`]);
     expect(outcome.success).toBe(false);
     expect(outcome.output).toMatch(/^fetch https:\/\/other\.test\/: .*(altname|does not match)/i);
@@ -282,7 +297,9 @@ describe.skipIf(!hasOpenssl())("web_fetch through a proxy over TLS", () => {
       proxy: { httpProxy: httpProxy.url, httpsProxy: httpsProxy.url, noProxy: "" },
       unsafeCaForTests: tls.cert,
     });
-    expect((await callTool(tool, { url: "https://docs.test:8443/" }, config)).output).toContain("secure page for docs.test:8443");
+    expect((await callTool(tool, { url: "https://docs.test:8443/" }, config)).output).toContain(
+      "secure page for docs.test:8443",
+    );
     expect((await callTool(tool, { url: "http://docs.test/" }, config)).output).toContain("plain page");
     expect(httpsProxy.connects).toEqual([`${PUBLIC_V4}:8443`]);
     expect(httpProxy.connects).toEqual([`${PUBLIC_V4}:80`]);
