@@ -19,6 +19,12 @@ export class SseDecoder {
     this.#maxEventBytes = maxEventBytes;
     this.#parser = createParser({
       onEvent: (message) => this.#messages.push({ event: message.event, data: message.data }),
+      // Older llama.cpp servers report failures as an `error: {…}` line under HTTP 200 (spec §8.3).
+      onError: (error) => {
+        if (error.type === "unknown-field" && error.field === "error" && error.value !== undefined) {
+          this.#messages.push({ event: "error", data: error.value });
+        }
+      },
     });
   }
 
