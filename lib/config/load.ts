@@ -48,7 +48,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   let merged = deepMerge(trusted, project ?? {});
   merged = deepMerge(merged, explicit?.table ?? {});
 
-  const profile = buildProfile(merged, defaults.provider, nonEmpty(overrides.provider) ?? nonEmpty(env.SCV_PROVIDER));
+  // OPENAI_BASE_URL (set for every OpenAI SDK) replaces the default base_url; files and SCV_BASE_URL win over it.
+  const envOpenAiBaseUrl = nonEmpty(env.OPENAI_BASE_URL);
+  const profileDefaults =
+    envOpenAiBaseUrl === undefined ? defaults.provider : { ...defaults.provider, base_url: envOpenAiBaseUrl };
+  const profile = buildProfile(merged, profileDefaults, nonEmpty(overrides.provider) ?? nonEmpty(env.SCV_PROVIDER));
 
   // Layer 5: environment overrides of the selected profile.
   const envModel = nonEmpty(env.SCV_MODEL);
@@ -63,6 +67,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   if (overrides.base_url !== undefined) profile.base_url = overrides.base_url;
 
   const config = assemble(merged, defaults, profile, home, env);
+  const contextTable = isTable(merged.context) ? merged.context : {};
+  if (contextTable.max_tokens === undefined) config.context_max_tokens_default = true;
   if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
   validateConfig(config);
   return config;
