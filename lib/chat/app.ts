@@ -156,6 +156,8 @@ export class ChatApp {
     };
     const policy = this.#flags.approvalPolicy ? ` · approvals ${this.#flags.approvalPolicy}` : "";
     this.#render(this.#wrapped([`session started · model ${started.model}${policy}`]));
+    const warning = (started.context_window as { warning?: unknown } | undefined)?.warning;
+    if (typeof warning === "string") this.#render(this.#wrapped([`warning: ${warning}`], s.yellow));
     return true;
   }
 
@@ -523,6 +525,7 @@ export class ChatApp {
         note([
           `last turn: ${this.#transcript.lastUsage ? formatUsage(this.#transcript.lastUsage) : "no turn yet"}`,
           `this chat: ${formatUsage(this.#transcript.totalUsage)}`,
+          ...contextWindowLines(this.#engine?.session),
         ]);
         return false;
       case "clear":
@@ -649,4 +652,20 @@ export class ChatApp {
   stop(code: number): void {
     this.#exit(code);
   }
+}
+
+/** `/usage`'s context line (session.started.context_window, issue 14): the budget's window and where it came from. */
+function contextWindowLines(started: Record<string, unknown> | undefined): string[] {
+  const window = started?.context_window as { tokens?: unknown; source?: unknown; warning?: unknown } | undefined;
+  if (typeof window?.tokens !== "number") return [];
+  const sources: Record<string, string> = {
+    config: "[context] max_tokens",
+    default: "the default; the server did not tell",
+    known_model: "known for this model",
+    server: "reported by the server",
+  };
+  const source = typeof window.source === "string" ? (sources[window.source] ?? `reported by ${window.source}`) : "unknown";
+  const lines = [`context window: ${window.tokens} tokens (${source})`];
+  if (typeof window.warning === "string") lines.push(`warning: ${window.warning}`);
+  return lines;
 }

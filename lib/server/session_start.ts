@@ -4,6 +4,8 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ensureHome, loadConfig, resolveCredential, resolveHome } from "../config/index.ts";
 import type { ApprovalPolicy, ResolvedConfig } from "../config/types.ts";
+import { contextForWindow } from "../agent/context_budget.ts";
+import { discoverContextWindow, knownContextWindow, type ContextWindowSource } from "../provider/context_window.ts";
 import { createProvider } from "../provider/index.ts";
 import type { ProviderClient } from "../provider/types.ts";
 import { buildToolRegistry } from "../tools/index.ts";
@@ -36,7 +38,11 @@ export type SessionParts = {
   tools: ToolRegistry;
   provider: ProviderClient;
   instructions: string;
+  /** The context window the budget uses (`config.context.max_tokens`) and where it came from. */
+  contextWindow: SessionContextWindow;
 };
+
+export type SessionContextWindow = { tokens: number; source: "config" | "default" | ContextWindowSource; warning?: string };
 
 export class StartError extends Error {
   override name = "StartError";
@@ -47,7 +53,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
   await step(() => ensureHome(home, options.warn));
-  const config = await step(() =>
+  const loaded = await step(() =>
     loadConfig({
       workspace,
       home,
@@ -62,7 +68,13 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       },
     }),
   );
-  const credential = await step(() => resolveCredential(config, env));
+  const credential = await step(() => resolveCredential(loaded, env));
+  const contextWindow = await findContextWindow(loaded, credential, env);
+  if (contextWindow.warning) options.warn?.(contextWindow.warning);
+  const config: ResolvedConfig =
+    contextWindow.source === "config" || contextWindow.source === "default"
+      ? loaded
+      : { ...loaded, context: contextForWindow(loaded.context, contextWindow.tokens) };
   const noTools = request.no_tools ?? false;
   const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
   const instructions = await buildSystemPrompt({
@@ -81,7 +93,26 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, provider, instructions };
+  return { workspace, config, tools, provider, instructions, contextWindow };
+}
+
+/**
+ * `[context] max_tokens` when set; else, on the chat wire, what the server says (one short lookup, silent on
+ * failure: the only network I/O of session.start); else the known table for OpenAI models; else the default.
+ */
+async function findContextWindow(
+  config: ResolvedConfig,
+  credential: string,
+  env: Record<string, string | undefined>,
+): Promise<SessionContextWindow> {
+  if (!config.context_max_tokens_default) return { tokens: config.context.max_tokens, source: "config" };
+  if (config.provider.wire_api === "chat") {
+    const found = await discoverContextWindow({ profile: config.provider, credential, env });
+    if (found) return found;
+  }
+  const known = knownContextWindow(config.provider.model);
+  if (known !== undefined) return { tokens: known, source: "known_model" };
+  return { tokens: config.context.max_tokens, source: "default" };
 }
 
 async function canonicalWorkspace(cwd: string, base: string): Promise<string> {
