@@ -65,7 +65,9 @@ export class ResponsesStreamState {
     if (data.kind === "skip") return;
     const event = data.value;
     if (!isObject(event)) return;
-    const type = typeof event.type === "string" ? event.type : message.event;
+    let type = typeof event.type === "string" ? event.type : message.event;
+    // An `error:` line, or an `event: error` whose JSON `type` is an error class (llama.cpp's "server_error").
+    if (message.errorLine || (message.event === "error" && !type?.startsWith("response."))) type = "error";
     switch (type) {
       case "response.output_text.delta":
       case "response.refusal.delta":
