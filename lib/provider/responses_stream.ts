@@ -40,8 +40,8 @@ export class ResponsesStreamState {
   /** Output indexes of message items whose text (or refusal) has streamed, and the latest of them. */
   #textItems = new Set<number>();
   #lastTextItem: number | undefined;
-  /** The text each message item contributed, with its phase, in order. */
-  #messages: Array<{ index: number; text: string; phase?: string }> = [];
+  /** Each message item's span of the assistant text, with its phase, in order. */
+  #messages: Array<{ index: number; start: number; end: number; phase?: string }> = [];
   #reasoning: Array<Record<string, unknown>> = [];
   #limits: ProviderLimits;
   #credential: string;
@@ -149,7 +149,10 @@ export class ResponsesStreamState {
     const replay: AssistantReplay = {};
     if (this.#reasoning.length > 0) replay.reasoning = this.#reasoning;
     if (this.#messages.some((message) => message.phase !== undefined)) {
-      replay.messages = this.#messages.map(({ text, phase }) => (phase === undefined ? { text } : { text, phase }));
+      const text = this.#assistant.text;
+      replay.messages = this.#messages.map(({ start, end, phase }) =>
+        phase === undefined ? { text: text.slice(start, end) } : { text: text.slice(start, end), phase },
+      );
     }
     return replay.reasoning || replay.messages ? replay : undefined;
   }
@@ -165,13 +168,15 @@ export class ResponsesStreamState {
     let delta = text;
     if (this.#lastTextItem !== index || !message) {
       if (this.#assistant.text !== "") delta = MESSAGE_SEPARATOR + text;
-      message = { index, text: "" };
+      const start = this.#assistant.text.length + delta.length - text.length;
+      message = { index, start, end: start };
       this.#messages.push(message);
       this.#textItems.add(index);
       this.#lastTextItem = index;
     }
-    message.text += text;
-    return this.#appendText(delta);
+    const pending = this.#appendText(delta);
+    message.end = this.#assistant.text.length;
+    return pending;
   }
 
   #appendText(delta: string): void | Promise<void> {
@@ -221,7 +226,7 @@ export class ResponsesStreamState {
       if (typeof item.phase === "string" && item.phase !== "") {
         const message = this.#messages.findLast((entry) => entry.index === indexOf(outputIndex));
         if (message) message.phase = item.phase;
-        else this.#messages.push({ index: indexOf(outputIndex), text: "", phase: item.phase });
+        else this.#messages.push({ index: indexOf(outputIndex), start: 0, end: 0, phase: item.phase });
       }
       return pending;
     }

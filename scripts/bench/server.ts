@@ -351,6 +351,8 @@ function makeWorkspace(providerUrl: string): { root: string; env: Record<string,
   mkdirSync(home, { mode: 0o700 });
   mkdirSync(workspace);
   writeFileSync(path.join(workspace, "a.txt"), "alpha\n".repeat(100));
+  // The realistic 1 MB write replaces this file (once per wire).
+  writeFileSync(path.join(workspace, "big.txt"), "");
   const config = [
     'provider_active = "responses"',
     "[providers.responses]",
