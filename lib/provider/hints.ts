@@ -11,7 +11,7 @@ const HINTS: Array<{ pattern: RegExp; hint: string }> = [
   },
   {
     pattern: /does not support tools/i,
-    hint: "this Ollama model has no tool support: pull one that has, or set no_tools (see docs/local-models.md)",
+    hint: "this Ollama model has no tool support: use one that has, such as qwen3 or llama3.1 (see docs/local-models.md)",
   },
   {
     pattern: /exceeds? the available context|context (?:size|length|window) (?:has been )?exceeded|maximum context length/i,
