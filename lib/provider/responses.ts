@@ -1,7 +1,7 @@
 // The OpenAI-compatible Responses API wire (spec §8.2): `POST {base_url}/responses`, streamed over SSE.
+import { randomUUID } from "node:crypto";
 import { buildResponsesBody } from "./responses_request.ts";
 import { ResponsesStreamState } from "./responses_stream.ts";
-import { randomUUID } from "node:crypto";
 import { createSseClient } from "./sse_client.ts";
 import type { CreateProviderOptions, ProviderClient } from "./types.ts";
 

@@ -37,8 +37,11 @@ export class ResponsesStreamState {
   #calls = new Map<number, PartialCall>();
   #citations: Citation[] = [];
   #payload: PayloadBudget;
-  /** Output indexes of message items whose text (or refusal) has streamed, and the latest of them. */
-  #textItems = new Set<number>();
+  /**
+   * The message items whose text (or refusal) has streamed, by output index and by item id ("?" for a delta that
+   * named neither), and the output index of the latest.
+   */
+  #textItems = new Set<number | string>();
   #lastTextItem: number | undefined;
   /** Each message item's span of the assistant text, with its phase, in order. */
   #messages: Array<{ index: number; start: number; end: number; phase?: string }> = [];
@@ -71,11 +74,13 @@ export class ResponsesStreamState {
     switch (type) {
       case "response.output_text.delta":
       case "response.refusal.delta":
-        if (typeof event.delta === "string" && event.delta !== "") return this.#itemText(event.output_index, event.delta);
-        return;
+        if (typeof event.delta !== "string" || event.delta === "") return;
+        this.#markStreamed(event.output_index, event.item_id);
+        return this.#itemText(event.output_index, event.delta);
       case "response.refusal.done":
         // Servers that stream no refusal deltas send the whole refusal here.
-        if (typeof event.refusal === "string" && event.refusal !== "" && !this.#streamedItem(event.output_index)) {
+        if (typeof event.refusal === "string" && event.refusal !== "" && !this.#streamedItem(event.output_index, event.item_id)) {
+          this.#markStreamed(event.output_index, event.item_id);
           return this.#itemText(event.output_index, event.refusal);
         }
         return;
@@ -157,8 +162,18 @@ export class ResponsesStreamState {
     return replay.reasoning || replay.messages ? replay : undefined;
   }
 
-  #streamedItem(outputIndex: unknown): boolean {
-    return this.#textItems.has(indexOf(outputIndex));
+  #markStreamed(outputIndex: unknown, itemId: unknown): void {
+    const named = typeof outputIndex === "number" || typeof itemId === "string";
+    if (typeof outputIndex === "number") this.#textItems.add(outputIndex);
+    if (typeof itemId === "string") this.#textItems.add(itemId);
+    if (!named) this.#textItems.add("?");
+  }
+
+  /** Whether text of this item streamed; a delta that named no item may have been any. */
+  #streamedItem(outputIndex: unknown, itemId: unknown): boolean {
+    if (this.#textItems.has("?")) return true;
+    if (typeof outputIndex === "number" && this.#textItems.has(outputIndex)) return true;
+    return typeof itemId === "string" && this.#textItems.has(itemId);
   }
 
   /** Text of the message item at `outputIndex`; a new item after another's text starts after a blank line. */
@@ -171,7 +186,6 @@ export class ResponsesStreamState {
       const start = this.#assistant.text.length + delta.length - text.length;
       message = { index, start, end: start };
       this.#messages.push(message);
-      this.#textItems.add(index);
       this.#lastTextItem = index;
     }
     const pending = this.#appendText(delta);
@@ -219,9 +233,10 @@ export class ResponsesStreamState {
           for (const annotation of part.annotations) this.#collectCitation(annotation);
         }
       }
-      const streamed = this.#streamedItem(outputIndex);
+      const streamed = this.#streamedItem(outputIndex, item.id);
       // A server that streamed no deltas for this item sends its text (or refusal) only here.
       const text = streamed ? "" : content.map(partText).join("");
+      if (text !== "") this.#markStreamed(outputIndex, item.id);
       const pending = text === "" ? undefined : this.#itemText(outputIndex, text);
       if (typeof item.phase === "string" && item.phase !== "") {
         const message = this.#messages.findLast((entry) => entry.index === indexOf(outputIndex));

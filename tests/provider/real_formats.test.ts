@@ -2,6 +2,7 @@
 // provider: payload-counted limits, the reasoning round trip, old llama.cpp error lines, refusals, rate limits.
 import { describe, expect, it } from "vitest";
 import type { HistoryItem } from "../../lib/provider/types.ts";
+import { sse } from "../support/fake_provider.ts";
 import { NO_RETRY, READ_TOOL, run, runFailing, useProviderClients } from "./helpers.ts";
 import { chatStream, chatText, errorBodies, llamaErrorLineStream, responsesStream, split } from "./fixtures/real_streams.ts";
 
@@ -155,6 +156,19 @@ describe("refusals and several message items (fix 4)", () => {
     );
     const { client } = await setup([{ events }]);
     expect((await run(client)).response.text).toBe("No.");
+  });
+
+  it("text in output_item.done is not repeated when its deltas named the item differently or not at all", async () => {
+    const done = { type: "response.output_item.done", output_index: 1, item: { id: "msg_x", type: "message", content: [{ type: "output_text", text: "Hello." }] } };
+    const { client } = await setup([
+      // Deltas with neither output_index nor item_id (some compatible servers), the item at output_index 1.
+      { events: [{ type: "response.output_text.delta", delta: "Hel" }, { type: "response.output_text.delta", delta: "lo." }, done, sse.completed()] },
+      // Deltas naming the item by id only.
+      { events: [{ type: "response.output_text.delta", item_id: "msg_x", delta: "Hello." }, done, sse.completed()] },
+      // No deltas at all: the done item is the text.
+      { events: [done, sse.completed()] },
+    ]);
+    for (let attempt = 0; attempt < 3; attempt++) expect((await run(client)).response.text).toBe("Hello.");
   });
 
   it("Chat refusal deltas are shown", async () => {
