@@ -1,5 +1,7 @@
 // `session.start` steps 1–5 (spec §6.2): canonical workspace, instance home, configuration, credential, then the
-// system prompt (with the skills listing), tools and provider client. No network I/O. Any failure throws StartError with the wire message.
+// system prompt (with the skills listing), tools and provider client. No network I/O but one bounded, silent
+// context-window lookup on the chat wire when `[context] max_tokens` is unset (issue 14). Any failure throws
+// StartError with the wire message.
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ensureHome, loadConfig, resolveCredential, resolveHome } from "../config/index.ts";
