@@ -58,6 +58,21 @@ describe("discoverContextWindow", () => {
     expect(show.body).toEqual({ model: "qwen3:8b" });
   });
 
+  it("Ollama on its own port 11434: straight to /api/show, one request", async () => {
+    let server: FakeProvider;
+    try {
+      server = await startFakeProvider([], { port: 11434 });
+    } catch {
+      // Something else holds the port on this machine: the path through /v1/models is covered above.
+      return;
+    }
+    fakes.push(server);
+    serveModelInfo(server, "ollama", { model: "llama3.1:8b", window: 131072, running: 8192 });
+    const found = await discover(server.url, "llama3.1:8b");
+    expect(found).toMatchObject({ tokens: 8192, source: "ollama" });
+    expect(server.lookups.map((request) => `${request.method} ${request.path}`)).toEqual(["POST /api/show"]);
+  });
+
   it("Ollama with num_ctx at least the model's: the model's window and no warning", async () => {
     const server = await fake();
     serveModelInfo(server, "ollama", { model: "qwen3:8b", window: 40960, running: 65536 });

@@ -77,7 +77,8 @@ const EXHAUSTED: HttpResponse = {
   body: { error: { message: "fake provider script exhausted", type: "server_error" } },
 };
 
-export async function startFakeProvider(script: FakeResponse[] = []): Promise<FakeProvider> {
+/** `port`: listen there instead of a free port (e.g. Ollama's 11434); rejects when it is taken. */
+export async function startFakeProvider(script: FakeResponse[] = [], options: { port?: number } = {}): Promise<FakeProvider> {
   const queue = [...script];
   const requests: RecordedRequest[] = [];
   const lookups: RecordedRequest[] = [];
@@ -120,7 +121,7 @@ export async function startFakeProvider(script: FakeResponse[] = []): Promise<Fa
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as net.AddressInfo).port;
 
