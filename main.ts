@@ -65,6 +65,13 @@ program
   .description("interactive terminal chat in the current directory")
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
+  .option("--base-url <url>", "provider base URL override")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+  .option("-C, --cd <dir>", "run in this directory instead of the current one")
+  .addOption(
+    new Option("--approval-policy <policy>", "override tools.approval_policy").choices(["on-risk", "always", "never"]),
+  )
   .option("--demo", "play the offline demo (no API key, no network)")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
   .addHelpText(
@@ -79,6 +86,7 @@ Examples:
   scv chat --demo                        # offline demo, no API key`,
   )
   .action(async (options) => {
+    if (!enterDirectory(options.cd, "chat")) return;
     const { runChat } = await import("./lib/cli/chat.ts");
     process.exitCode = await runChat(options);
   });
@@ -94,6 +102,10 @@ program
   )
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
+  .option("--base-url <url>", "provider base URL override")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+  .option("-C, --cd <dir>", "run in this directory instead of the current one")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
   .addHelpText(
     "after",
@@ -108,6 +120,7 @@ Examples:
     if (options.yes === true && options.approvalPolicy === "never") {
       process.stderr.write("scv exec: warning: --yes has no effect with --approval-policy never (risky calls are denied)\n");
     }
+    if (!enterDirectory(options.cd, "exec")) return;
     const { runExec } = await import("./lib/cli/exec.ts");
     process.exitCode = await runExec(prompt, options);
   });
@@ -150,6 +163,20 @@ program
     const info = buildInfo();
     process.stdout.write(options.json ? `${JSON.stringify(info)}\n` : `${formatBuildInfo(info)}\n`);
   });
+
+/** `-C DIR`: work in DIR, as `git -C` does; a missing folder is a usage error. */
+function enterDirectory(directory: string | undefined, command: string): boolean {
+  if (directory === undefined) return true;
+  try {
+    process.chdir(directory);
+    return true;
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such directory" : (error as Error).message;
+    process.stderr.write(`scv ${command}: cannot work in ${directory}: ${reason}\n`);
+    process.exitCode = 2;
+    return false;
+  }
+}
 
 // `scv … --help | head` closes the pipe before everything is written: end quietly, as a program
 // killed by SIGPIPE would (exit 141), not with a stack trace. Subcommands that own stdout (server,
