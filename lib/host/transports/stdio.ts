@@ -1,6 +1,6 @@
 // One host connection over stdin/stdout (host spec §2, §11).
 import { FrameDecoder, waitForDrain } from "../../codec/index.ts";
-import { parsePreciseJson } from "../precise_json.ts";
+import { parseClientFrame } from "../frame_json.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { HostConnection, type ConnectionOutcome } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
@@ -46,7 +46,7 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
   // `data` events and a synchronous decoder: no promise or async-iterator step per chunk on the
   // delegate round trip (worker → frame → client → frame → worker), where latency is throughput.
   const input = options.input;
-  const decoder = new FrameDecoder({ parse: parsePreciseJson });
+  const decoder = new FrameDecoder({ parse: parseClientFrame });
   let reading = true;
   const stop = (): void => {
     reading = false;

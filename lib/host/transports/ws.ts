@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { decodeFrameMessage, MAX_FRAME_BYTES } from "../../codec/index.ts";
-import { parsePreciseJson } from "../precise_json.ts";
+import { parseClientFrame } from "../frame_json.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { HostConnection } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
@@ -116,7 +116,7 @@ function serveSocket(ws: WebSocket, options: WsListenerOptions): void {
     }
     // Like stdio: a frame that cannot be decoded or handled fails the connection, never the process.
     try {
-      connection.receive(decodeFrameMessage(toBuffer(data), { parse: parsePreciseJson }));
+      connection.receive(decodeFrameMessage(toBuffer(data), { parse: parseClientFrame }));
     } catch (error) {
       connection.readFailed(error);
     }
