@@ -1,14 +1,23 @@
-// `scv host [--listen stdio|stdio://|ws://IP:PORT]`: the code-mode host (host spec §1, §10, §11).
+// `scv host [--listen stdio|stdio://|ws://IP:PORT] [--token-file PATH]`: the code-mode host
+// (host spec §1, §10, §11; the listener token: docs/host.md).
 import { writeSync } from "node:fs";
 import { isIP } from "node:net";
 import { limitsFromEnv } from "../host/limits.ts";
 import type { TruncateItems } from "../host/output.ts";
 import { serveStdio } from "../host/transports/stdio.ts";
 import { createSandbox, truncateItems, type Sandbox } from "../sandbox/index.ts";
-import { EXIT_FAILURE, EXIT_OK } from "./exit.ts";
+import { generateToken, isLoopbackAddress, readTokenFile } from "../host/transports/listener_token.ts";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
 
 export interface HostOptions {
   listen?: string;
+  /** A file holding the WebSocket listener's bearer token. */
+  tokenFile?: string;
+}
+
+/** A bad command line: exit 2 (`scv host --listen foo`). */
+export class HostUsageError extends Error {
+  override name = "HostUsageError";
 }
 
 type Listen = { kind: "stdio" } | { kind: "ws"; host: string; port: number };
@@ -17,9 +26,9 @@ type Listen = { kind: "stdio" } | { kind: "ws"; host: string; port: number };
 export function parseListen(url: string | undefined): Listen {
   if (url === undefined || url === "stdio" || url === "stdio://") return { kind: "stdio" };
   if (!url.startsWith("ws://")) {
-    throw new Error(`unsupported --listen URL \`${url}\`; expected \`ws://IP:PORT\`, \`stdio\`, or \`stdio://\``);
+    throw new HostUsageError(`unsupported --listen URL \`${url}\`; expected \`ws://IP:PORT\`, \`stdio\`, or \`stdio://\``);
   }
-  const invalid = new Error(`invalid websocket --listen URL \`${url}\`; expected \`ws://IP:PORT\``);
+  const invalid = new HostUsageError(`invalid websocket --listen URL \`${url}\`; expected \`ws://IP:PORT\``);
   const match = /^ws:\/\/(?:\[([^\]]+)\]|([^:/\[\]]+)):(\d{1,5})\/?$/.exec(url);
   if (!match) throw invalid;
   const host = match[1] ?? match[2]!;
@@ -41,16 +50,31 @@ function loadSandbox(): { sandbox: Sandbox; truncate: TruncateItems } {
   return { sandbox: createSandbox(), truncate: truncateItems };
 }
 
+/**
+ * The token a WebSocket listener requires, or `null`: from `--token-file`, else generated for a
+ * non-loopback address (to be printed to stderr), else none (loopback, as Codex connects).
+ */
+export function listenerToken(host: string, tokenFile: string | undefined, log: (line: string) => void): { token: string; generated: boolean } | null {
+  if (tokenFile !== undefined) return { token: readTokenFile(tokenFile, log), generated: false };
+  if (isLoopbackAddress(host)) return null;
+  return { token: generateToken(), generated: true };
+}
+
 /** Runs the host; resolves with the exit code (and ends the process itself in stdio mode). */
 export async function runHost(options: HostOptions): Promise<number> {
   let listen: Listen;
   let limits;
+  let token: { token: string; generated: boolean } | null;
   try {
     listen = parseListen(options.listen);
+    if (listen.kind === "stdio" && options.tokenFile !== undefined) {
+      throw new HostUsageError("--token-file needs a WebSocket listener (--listen ws://IP:PORT)");
+    }
     limits = limitsFromEnv();
+    token = listen.kind === "ws" ? listenerToken(listen.host, options.tokenFile, logLine) : null;
   } catch (error) {
     logLine(`Error: ${(error as Error).message}`);
-    return EXIT_FAILURE;
+    return error instanceof HostUsageError ? EXIT_USAGE : EXIT_FAILURE;
   }
   const { sandbox, truncate } = loadSandbox();
 
@@ -74,7 +98,7 @@ export async function runHost(options: HostOptions): Promise<number> {
   try {
     // Loaded only here: node:http and ws cost startup time that stdio mode does not need.
     const { listenWebSocket } = await import("../host/transports/ws.ts");
-    listener = await listenWebSocket({ host: listen.host, port: listen.port, sandbox, truncate, limits, log: logLine });
+    listener = await listenWebSocket({ host: listen.host, port: listen.port, sandbox, truncate, limits, log: logLine, token: token?.token ?? null });
   } catch (error) {
     logLine(`Error: failed to bind websocket listener: ${(error as Error).message}`);
     return EXIT_FAILURE;
@@ -89,6 +113,11 @@ export async function runHost(options: HostOptions): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+  if (token?.generated) {
+    // Before the URL line: a client that read the URL finds the token already written.
+    logLine(`code-mode host websocket token: ${token.token}`);
+    logLine(`(${listen.host} is reachable from other machines: send "Authorization: Bearer <token>" on the upgrade request)`);
+  }
   process.stdout.write(`${listener.url}\n`);
   await stopped;
   await Promise.race([listener.close(), delay(2_000)]);

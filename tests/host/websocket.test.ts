@@ -169,11 +169,14 @@ describe("WebSocket listener", () => {
     recovered.close();
   });
 
-  test("a text message closes only its connection (§12.36)", async () => {
+  test("a text message closes only its connection, with 1003 and the diagnostic (§12.36, issue 22)", async () => {
     const client = await connectWs(url);
     await negotiate(client);
+    const closeFrame = new Promise<{ code: number; reason: string }>((resolve) =>
+      client.socket.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") })),
+    );
     client.sendText("hello");
-    await client.closed;
+    expect(await closeFrame).toEqual({ code: 1003, reason: "code-mode websocket messages must be binary framed messages" });
     await stderrLine("code-mode websocket messages must be binary framed messages");
     const next = await connectWs(url);
     await negotiate(next);
@@ -250,7 +253,7 @@ describe("listener process", () => {
     await client.closed;
   });
 
-  test("binds IPv6 literals and rejects hostnames and other schemes", async () => {
+  test("binds IPv6 literals; hostnames, other schemes and non-URLs are usage errors (exit 2)", async () => {
     const v6 = startHost(["--listen", "ws://[::1]:0"]);
     const v6Url = await listenUrl(v6).catch(() => "");
     if (v6Url !== "") {
@@ -261,12 +264,12 @@ describe("listener process", () => {
       v6.kill();
     }
     const named = startHost(["--listen", "ws://localhost:0"]);
-    expect((await named.exit).code).toBe(1);
+    expect((await named.exit).code).toBe(2);
     expect(named.stderr()).toContain("Error: invalid websocket --listen URL `ws://localhost:0`; expected `ws://IP:PORT`");
-    const grpc = startHost(["--listen", "grpc+stdio://"]);
-    expect((await grpc.exit).code).toBe(1);
-    expect(grpc.stderr()).toContain(
-      "Error: unsupported --listen URL `grpc+stdio://`; expected `ws://IP:PORT`, `stdio`, or `stdio://`",
-    );
+    for (const listen of ["grpc+stdio://", "foo"]) {
+      const other = startHost(["--listen", listen]);
+      expect((await other.exit).code).toBe(2);
+      expect(other.stderr()).toContain(`Error: unsupported --listen URL \`${listen}\`; expected \`ws://IP:PORT\`, \`stdio\`, or \`stdio://\``);
+    }
   });
 });
