@@ -15,13 +15,29 @@ export interface StdioOptions {
   log: (line: string) => void;
 }
 
-/** Serves one connection; resolves when it ends (EOF, rejection or a fatal error). */
+/** How long a finished connection waits for its last frames to reach stdout, by outcome. */
+const FLUSH_AFTER_CLOSE_MS = 5_000;
+// Fatal teardown must not wait on a backpressured writer (host spec §11: within 1 s).
+const FLUSH_AFTER_FAILURE_MS = 250;
+
+/**
+ * Serves one connection; resolves when it ends (EOF, rejection or a fatal error) and the frames
+ * written so far have left (or the flush timed out), so that the caller may exit at once.
+ */
 export async function serveStdio(options: StdioOptions): Promise<ConnectionOutcome> {
   const output = options.output as NodeJS.WritableStream & Partial<Pick<import("node:stream").Writable, "cork" | "uncork">>;
   let corked = false;
   const uncork = (): void => {
+    if (!corked) return;
     corked = false;
     output.uncork?.();
+  };
+  // Writes the stream has not confirmed yet; `flushed` hears when none are left.
+  let unconfirmed = 0;
+  let flushed: (() => void) | null = null;
+  const confirmed = (): void => {
+    unconfirmed--;
+    if (unconfirmed === 0 && flushed !== null) flushed();
   };
   const connection = new HostConnection({
     sink: {
@@ -32,8 +48,9 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
           output.cork();
           process.nextTick(uncork);
         }
+        unconfirmed++;
         // Synchronous unless the stream wants a drain: the outbox then writes this frame at once.
-        return output.write(frame) ? undefined : waitForDrain(output);
+        return output.write(frame, confirmed) ? undefined : waitForDrain(output);
       },
     },
     sandbox: options.sandbox,
@@ -109,7 +126,20 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
   input.on("data", onData);
   input.on("end", onEnd);
   input.on("error", onError);
-  return connection.done;
+  const outcome = await connection.done;
+  // The caller exits next. Deno runs promise jobs before the nextTick that uncorks, so without
+  // this the last frames (a `connection/rejected`) never left the corked stream (issue 16).
+  uncork();
+  if (unconfirmed > 0) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, outcome.error === null ? FLUSH_AFTER_CLOSE_MS : FLUSH_AFTER_FAILURE_MS);
+      flushed = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+  return outcome;
 }
 
 const EMPTY = new Uint8Array(0);
