@@ -3,9 +3,8 @@
 import { writeSync } from "node:fs";
 import { isIP } from "node:net";
 import { limitsFromEnv } from "../host/limits.ts";
-import type { TruncateItems } from "../host/output.ts";
 import { serveStdio } from "../host/transports/stdio.ts";
-import { createSandbox, truncateItems, type Sandbox } from "../sandbox/index.ts";
+import { createSandbox, type Sandbox } from "../sandbox/index.ts";
 import { generateToken, isLoopbackAddress, readTokenFile } from "../host/transports/listener_token.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
 
@@ -46,9 +45,6 @@ function logLine(line: string): void {
   }
 }
 
-function loadSandbox(): { sandbox: Sandbox; truncate: TruncateItems } {
-  return { sandbox: createSandbox(), truncate: truncateItems };
-}
 
 /**
  * The token a WebSocket listener requires, or `null`: from `--token-file`, else generated for a
@@ -76,14 +72,13 @@ export async function runHost(options: HostOptions): Promise<number> {
     logLine(`Error: ${(error as Error).message}`);
     return error instanceof HostUsageError ? EXIT_USAGE : EXIT_FAILURE;
   }
-  const { sandbox, truncate } = loadSandbox();
+  const sandbox = createSandbox();
 
   if (listen.kind === "stdio") {
     const outcome = await serveStdio({
       input: process.stdin,
       output: process.stdout,
       sandbox,
-      truncate,
       limits,
       log: logLine,
     });
@@ -98,7 +93,7 @@ export async function runHost(options: HostOptions): Promise<number> {
   try {
     // Loaded only here: node:http and ws cost startup time that stdio mode does not need.
     const { listenWebSocket } = await import("../host/transports/ws.ts");
-    listener = await listenWebSocket({ host: listen.host, port: listen.port, sandbox, truncate, limits, log: logLine, token: token?.token ?? null });
+    listener = await listenWebSocket({ host: listen.host, port: listen.port, sandbox, limits, log: logLine, token: token?.token ?? null });
   } catch (error) {
     logLine(`Error: failed to bind websocket listener: ${(error as Error).message}`);
     return EXIT_FAILURE;

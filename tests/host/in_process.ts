@@ -9,7 +9,7 @@ import { encodeFrame, readFrames } from "../../lib/codec/index.ts";
 import { limitsFromEnv } from "../../lib/host/limits.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 import { serveStdio } from "../../lib/host/transports/stdio.ts";
-import { createSandbox, truncateItems } from "../../lib/sandbox/index.ts";
+import { createSandbox } from "../../lib/sandbox/index.ts";
 import type { Sandbox, SandboxSession } from "../../lib/sandbox/types.ts";
 import { FrameQueue, hello, type FramedClient } from "../support/frame_client.ts";
 
@@ -46,7 +46,6 @@ export function startInProcess(options: InProcessOptions = {}): TestHost {
     input,
     output,
     sandbox: options.sandbox ?? inertSandbox(),
-    truncate: truncateItems,
     limits: limitsFromEnv(options.env ?? {}),
     log: (line) => lines.push(line),
   });

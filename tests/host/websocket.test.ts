@@ -5,7 +5,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { limitsFromEnv } from "../../lib/host/limits.ts";
 import { listenWebSocket } from "../../lib/host/transports/ws.ts";
-import { createSandbox, truncateItems } from "../../lib/sandbox/index.ts";
+import { createSandbox } from "../../lib/sandbox/index.ts";
 import {
   connectWs,
   execute,
@@ -224,7 +224,6 @@ describe("listener process", () => {
       host: "127.0.0.1",
       port: 0,
       sandbox,
-      truncate: truncateItems,
       limits: limitsFromEnv({ SCV_HOST_MAX_ACTIVE_CELLS: "1" }),
       log: () => undefined,
     });

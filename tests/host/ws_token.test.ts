@@ -82,7 +82,7 @@ async function startListener(args: string[]): Promise<{ host: HostProcess; url: 
   return { host, url };
 }
 
-describe("a non-loopback listener", () => {
+describe.concurrent("a non-loopback listener", () => {
   test("generates a token, prints it to stderr only, and refuses every upgrade without it with 401", async () => {
     const { host, url } = await startListener(["ws://0.0.0.0:0"]);
     expect(url).toMatch(/^ws:\/\/0\.0\.0\.0:\d+$/);
@@ -157,7 +157,7 @@ describe("a non-loopback listener", () => {
   });
 });
 
-describe("a loopback listener", () => {
+describe.concurrent("a loopback listener", () => {
   test("without --token-file needs no token, as Codex connects", async () => {
     const { host, url } = await startListener(["ws://127.0.0.1:0"]);
     await runsCells(url, {});
@@ -176,7 +176,7 @@ describe("a loopback listener", () => {
   });
 });
 
-describe("bad token files and options", () => {
+describe.concurrent("bad token files and options", () => {
   test("a missing, short or spaced token file fails at startup; a readable one warns", async () => {
     const short = join(dir, "short");
     writeFileSync(short, "abc\n", { mode: 0o600 });

@@ -4,13 +4,11 @@ import { parseClientFrame } from "../frame_json.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { HostConnection, type ConnectionOutcome } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
-import type { TruncateItems } from "../output.ts";
 
 export interface StdioOptions {
   input: NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
   output: NodeJS.WritableStream;
   sandbox: Sandbox;
-  truncate: TruncateItems;
   limits: HostLimits;
   log: (line: string) => void;
 }
@@ -54,7 +52,6 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
       },
     },
     sandbox: options.sandbox,
-    truncate: options.truncate,
     limits: options.limits,
     log: options.log,
   });

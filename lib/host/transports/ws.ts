@@ -9,7 +9,6 @@ import { parseClientFrame } from "../frame_json.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { HostConnection } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
-import type { TruncateItems } from "../output.ts";
 import { TokenCheck } from "./listener_token.ts";
 
 export const MAX_WEBSOCKET_MESSAGE_BYTES = MAX_FRAME_BYTES + 4;
@@ -22,7 +21,6 @@ export interface WsListenerOptions {
   host: string;
   port: number;
   sandbox: Sandbox;
-  truncate: TruncateItems;
   limits: HostLimits;
   log: (line: string) => void;
   /** When set, an upgrade must carry `Authorization: Bearer <token>`; `/readyz` stays open. */
@@ -125,7 +123,6 @@ function serveSocket(ws: WebSocket, options: WsListenerOptions): void {
   const connection = new HostConnection({
     sink: { write: (frame) => sendFrame(ws, frame) },
     sandbox: options.sandbox,
-    truncate: options.truncate,
     limits: options.limits,
     log: options.log,
   });
