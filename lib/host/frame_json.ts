@@ -26,11 +26,15 @@ const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 /** Integers with more digits than this may lie beyond 2^53. */
 const SAFE_DIGITS = 15;
+/** Past this many keys an object's keys move from an array to a Set (no quadratic scan). */
+const SMALL_OBJECT_KEYS = 16;
+/** A message has one or two i64 fields; beyond this many, the rest fail validation anyway. */
+const MAX_EXACT_INTEGERS = 64;
 
 interface Container {
   readonly layout: Layout;
-  /** Keys seen so far (objects only; structs have a handful, so an array beats a Set). */
-  readonly keys: string[] | null;
+  /** Keys seen so far (objects only): an array for the handful a struct has, then a Set. */
+  keys: string[] | Set<string> | null;
   /** The current key (objects) or index (arrays). */
   key: string | number;
 }
@@ -67,8 +71,7 @@ function scan(text: string, root: Layout): ExactInteger[] {
       if (expectKey && top?.keys) {
         const key = decodeKey(text, i, end);
         if (key === null) return exact;
-        if (top.keys.includes(key)) throw new Error(`duplicate field \`${key}\``);
-        top.keys.push(key);
+        if (seen(top, key)) throw new Error(`duplicate field \`${key}\``);
         top.key = key;
         expectKey = false;
       }
@@ -98,7 +101,9 @@ function scan(text: string, root: Layout): ExactInteger[] {
     } else if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
       let end = i + 1;
       while (end < length && isNumberChar(text.charCodeAt(end))) end++;
-      if (end - i > SAFE_DIGITS && !childLayout(stack, root).free) {
+      const top = stack[stack.length - 1];
+      // i64 positions are struct fields, never sequence items.
+      if (end - i > SAFE_DIGITS && top?.keys && exact.length < MAX_EXACT_INTEGERS && !childLayout(stack, root).free) {
         const source = text.slice(i, end);
         if (/^-?\d+$/.test(source) && !Number.isSafeInteger(Number(source))) {
           exact.push({ path: stack.map((container) => container.key), source });
@@ -110,6 +115,20 @@ function scan(text: string, root: Layout): ExactInteger[] {
     }
   }
   return exact;
+}
+
+/** Records `key` in `container`; true if it was there already. */
+function seen(container: Container, key: string): boolean {
+  const keys = container.keys!;
+  if (Array.isArray(keys)) {
+    if (keys.includes(key)) return true;
+    keys.push(key);
+    if (keys.length > SMALL_OBJECT_KEYS) container.keys = new Set(keys);
+    return false;
+  }
+  if (keys.has(key)) return true;
+  keys.add(key);
+  return false;
 }
 
 function childLayout(stack: Container[], root: Layout): Layout {

@@ -86,6 +86,17 @@ describe("duplicate keys", () => {
     expect(body.request.request.enabled_tools[0]!.input_schema).toEqual({ type: "string" });
   });
 
+  test("objects with many keys stay linear, and a duplicate is still found past the small-object size", () => {
+    const keys = Array.from({ length: 100_000 }, (_, i) => `"k${i}":${i}`).join(",");
+    const start = Date.now();
+    // Unknown fields: the schema rejects them later; the scan must not go quadratic first.
+    expect(parseClientFrame(`{"type":"operation/cancel","id":1,${keys}}`)).toMatchObject({ id: 1, k99999: 99999 });
+    // Quadratic would be ~5e9 comparisons (minutes); linear is milliseconds.
+    expect(Date.now() - start).toBeLessThan(5_000);
+    const late = Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`).join(",");
+    expect(failure(`{"type":"operation/cancel","id":1,${late},"k3":0}`)).toBe("duplicate field `k3`");
+  });
+
   test("keys that only look alike inside strings are not keys", () => {
     expect(parseClientFrame('{"type":"operation/cancel","id":1,"x":"\\",\\"id\\":2"}')).toEqual({
       type: "operation/cancel",
@@ -110,6 +121,10 @@ describe("integers", () => {
     };
     expect(result.result.value.result).toEqual({ n: 12345678901234567890, m: [9007199254740993] });
     expect(parseClientFrame(toolResultText("12345678901234567890"))).toMatchObject({ result: { value: { result: 12345678901234567890 } } });
+    // Sequences hold no i64 (only struct fields do): their long integers stay numbers.
+    expect(parseClientFrame('{"type":"connection/hello","supportedVersions":[12345678901234567890]}')).toMatchObject({
+      supportedVersions: [12345678901234567890],
+    });
   });
 
   test("invalid JSON is reported by JSON.parse, whatever the scan saw", () => {
