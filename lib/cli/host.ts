@@ -2,11 +2,10 @@
 // (host spec §1, §10, §11; the listener token: docs/host.md).
 import { writeSync } from "node:fs";
 import { isIP } from "node:net";
-import { limitsFromEnv } from "../host/limits.ts";
-import { serveStdio } from "../host/transports/stdio.ts";
+import { limitsFromEnv, serveStdio } from "../host/index.ts";
 import { createSandbox, type Sandbox } from "../sandbox/index.ts";
-import { generateToken, isLoopbackAddress, readTokenFile } from "../host/transports/listener_token.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
+import { handleSignals } from "./process.ts";
 
 export interface HostOptions {
   listen?: string;
@@ -46,16 +45,6 @@ function logLine(line: string): void {
 }
 
 
-/**
- * The token a WebSocket listener requires, or `null`: from `--token-file`, else generated for a
- * non-loopback address (to be printed to stderr), else none (loopback, as Codex connects).
- */
-export function listenerToken(host: string, tokenFile: string | undefined, log: (line: string) => void): { token: string; generated: boolean } | null {
-  if (tokenFile !== undefined) return { token: readTokenFile(tokenFile, log), generated: false };
-  if (isLoopbackAddress(host)) return null;
-  return { token: generateToken(), generated: true };
-}
-
 /** Runs the host; resolves with the exit code (and ends the process itself in stdio mode). */
 export async function runHost(options: HostOptions): Promise<number> {
   let listen: Listen;
@@ -67,7 +56,13 @@ export async function runHost(options: HostOptions): Promise<number> {
       throw new HostUsageError("--token-file needs a WebSocket listener (--listen ws://IP:PORT)");
     }
     limits = limitsFromEnv();
-    token = listen.kind === "ws" ? listenerToken(listen.host, options.tokenFile, logLine) : null;
+    // Loaded only for a listener, like the WebSocket transport.
+    if (listen.kind === "ws") {
+      const { listenerToken } = await import("../host/transports/listener_token.ts");
+      token = listenerToken(listen.host, options.tokenFile, logLine);
+    } else {
+      token = null;
+    }
   } catch (error) {
     logLine(`Error: ${(error as Error).message}`);
     return error instanceof HostUsageError ? EXIT_USAGE : EXIT_FAILURE;
@@ -93,7 +88,14 @@ export async function runHost(options: HostOptions): Promise<number> {
   try {
     // Loaded only here: node:http and ws cost startup time that stdio mode does not need.
     const { listenWebSocket } = await import("../host/transports/ws.ts");
-    listener = await listenWebSocket({ host: listen.host, port: listen.port, sandbox, limits, log: logLine, token: token?.token ?? null });
+    listener = await listenWebSocket({
+      host: listen.host,
+      port: listen.port,
+      sandbox,
+      limits,
+      log: logLine,
+      token: token?.token ?? null,
+    });
   } catch (error) {
     logLine(`Error: failed to bind websocket listener: ${(error as Error).message}`);
     return EXIT_FAILURE;
@@ -101,17 +103,17 @@ export async function runHost(options: HostOptions): Promise<number> {
   // Handlers first: a client may signal as soon as it has read the URL.
   const stopped = new Promise<void>((resolve) => {
     const stop = (): void => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+      removeSignals();
       resolve();
     };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    const removeSignals = handleSignals({ SIGINT: stop, SIGTERM: stop });
   });
   if (token?.generated) {
     // Before the URL line: a client that read the URL finds the token already written.
     logLine(`code-mode host websocket token: ${token.token}`);
-    logLine(`(${listen.host} is reachable from other machines: send "Authorization: Bearer <token>" on the upgrade request)`);
+    logLine(
+      `(${listen.host} is reachable from other machines: send "Authorization: Bearer <token>" on the upgrade request)`,
+    );
   }
   process.stdout.write(`${listener.url}\n`);
   await stopped;

@@ -1,6 +1,6 @@
 // Server-mode output truncation (host spec §9, steps 2–4): sizes are UTF-8 bytes, 4 bytes per
 // token. runtimeResponse (output.ts) appends the `Script error:` item (step 1) first.
-import type { ContentItem } from "../sandbox/types.ts";
+import type { ContentItem } from "../sandbox/index.ts";
 
 const BYTES_PER_TOKEN = 4;
 const AUDIO_TOKENS_PER_SECOND = 10;

@@ -57,6 +57,20 @@ export function readTokenFile(path: string, warn: (line: string) => void): strin
   return token;
 }
 
+/**
+ * The token a listener on `host` requires, or `null`: from `tokenFile`, else a generated one for a
+ * non-loopback address (`generated`: the caller prints it), else none (loopback, as Codex connects).
+ */
+export function listenerToken(
+  host: string,
+  tokenFile: string | undefined,
+  warn: (line: string) => void,
+): { token: string; generated: boolean } | null {
+  if (tokenFile !== undefined) return { token: readTokenFile(tokenFile, warn), generated: false };
+  if (isLoopbackAddress(host)) return null;
+  return { token: generateToken(), generated: true };
+}
+
 /** Checks `Authorization: Bearer <token>` headers against one expected token. */
 export class TokenCheck {
   readonly #digest: Buffer;
