@@ -44,16 +44,20 @@ program
   .command("host")
   .description("run the code-mode host (length-prefixed JSON frames over stdio or WebSocket)")
   .option("--listen <url>", "stdio, stdio:// or ws://IP:PORT", "stdio")
+  .option("--token-file <path>", "require the bearer token in this file on WebSocket upgrades")
   .addHelpText(
     "after",
     `
 Frames are a 4-byte little-endian length and compact JSON. With ws://IP:PORT (port 0 picks one) the
-bound URL is the only line on stdout; GET /readyz answers 200. Limits can be lowered for testing with
-SCV_HOST_MAX_IN_FLIGHT_REQUESTS, SCV_HOST_MAX_ACTIVE_CELLS, SCV_HOST_MAX_PENDING_DELEGATES.
+bound URL is the only line on stdout; GET /readyz answers 200. A listener on a non-loopback address
+requires "Authorization: Bearer <token>" on the upgrade request: the token in --token-file, or one
+generated and printed to stderr; on loopback, --token-file turns the check on. Limits can be lowered
+for testing with SCV_HOST_MAX_IN_FLIGHT_REQUESTS, SCV_HOST_MAX_ACTIVE_CELLS, SCV_HOST_MAX_PENDING_DELEGATES.
 
 Examples:
   scv host                               # one connection on stdin/stdout (what Codex spawns)
-  scv host --listen ws://127.0.0.1:0     # a WebSocket listener`,
+  scv host --listen ws://127.0.0.1:0     # a WebSocket listener
+  scv host --listen ws://0.0.0.0:9000 --token-file ~/.scv/host-token`,
   )
   .action(async (options) => {
     const { runHost } = await import("./lib/cli/host.ts");
