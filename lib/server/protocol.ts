@@ -277,7 +277,7 @@ export const events = {
   }),
   approvalRequested: (
     scope: TurnScope,
-    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string },
+    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string; detail?: string },
   ) => ({
     type: "approval.requested",
     ...t(scope),
@@ -287,6 +287,7 @@ export const events = {
     risk: fields.risk,
     cwd: fields.cwd,
     summary: fields.summary,
+    ...(fields.detail === undefined ? {} : { detail: fields.detail }),
   }),
   toolStarted: (scope: TurnScope, call_id: string, name: string) => ({ type: "tool.started", ...t(scope), call_id, name }),
   toolProgress: (scope: TurnScope, call_id: string, text: string) => ({ type: "tool.progress", ...t(scope), call_id, text }),

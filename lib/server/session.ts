@@ -5,7 +5,7 @@ import type { HistoryItem, ToolCallRecord } from "../provider/types.ts";
 import type { PreparedCall, ToolOutcome } from "../tools/types.ts";
 import { killAllProcessGroups, shutdownProcessSandbox } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/turn.ts";
-import { Approvals, decide } from "./approvals.ts";
+import { Approvals, approvalTexts, decide } from "./approvals.ts";
 import type { Logger } from "./log.ts";
 import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } from "./protocol.ts";
 import { PromptQueue } from "./queue.ts";
@@ -286,7 +286,7 @@ export class Session {
           name: call.name,
           risk: prepared.risk,
           cwd: this.parts.workspace,
-          summary: prepared.summary,
+          ...approvalTexts(prepared),
         }),
         signal,
       );

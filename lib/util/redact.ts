@@ -5,8 +5,13 @@
 
 export const REDACTED = "[REDACTED]";
 
-/** Shorter values are not redacted: they would match ordinary text everywhere. */
+/** By default shorter values are not redacted: they would match ordinary text everywhere. */
 export const MIN_SECRET_CHARS = 6;
+
+export type RedactOptions = {
+  /** Values shorter than this are left alone (default MIN_SECRET_CHARS); base64 forms always need 6. */
+  minChars?: number;
+};
 
 export type Redactor = (text: string) => string;
 
@@ -14,11 +19,11 @@ const identity: Redactor = (text) => text;
 const cache = new Map<string, Redactor>();
 
 /** Redacts `values` from `text` (a one-off; for repeated use build a redactor with createRedactor). */
-export function redactSecrets(text: string, values: readonly string[]): string {
-  const key = JSON.stringify(values);
+export function redactSecrets(text: string, values: readonly string[], options: RedactOptions = {}): string {
+  const key = JSON.stringify([options.minChars, values]);
   let redactor = cache.get(key);
   if (redactor === undefined) {
-    redactor = createRedactor(values);
+    redactor = createRedactor(values, options);
     if (cache.size > 32) cache.clear();
     cache.set(key, redactor);
   }
@@ -26,8 +31,9 @@ export function redactSecrets(text: string, values: readonly string[]): string {
 }
 
 /** One pass over the text with one regular expression holding every form of every value. */
-export function createRedactor(values: readonly string[]): Redactor {
-  const secrets = [...new Set(values.filter((value) => value.trim().length >= MIN_SECRET_CHARS))];
+export function createRedactor(values: readonly string[], options: RedactOptions = {}): Redactor {
+  const minChars = Math.max(1, options.minChars ?? MIN_SECRET_CHARS);
+  const secrets = [...new Set(values.filter((value) => value.trim().length >= minChars))];
   if (secrets.length === 0) return identity;
   const patterns = new Set<string>();
   for (const secret of secrets) {
