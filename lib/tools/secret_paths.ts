@@ -34,7 +34,7 @@ export const SECRET_PATH_RULES: readonly SecretPathRule[] = [
   { pattern: ".aws/", holds: "AWS credentials", matches: directory(".aws") },
   { pattern: ".npmrc", holds: "npm registry tokens", matches: name((c) => c === ".npmrc") },
   { pattern: ".pypirc", holds: "PyPI tokens", matches: name((c) => c === ".pypirc") },
-  { pattern: ".netrc", holds: "HTTP and FTP passwords", matches: name((c) => c === ".netrc" || c === "_netrc") },
+  { pattern: ".netrc, _netrc", holds: "HTTP and FTP passwords", matches: name((c) => c === ".netrc" || c === "_netrc") },
   { pattern: ".pgpass", holds: "PostgreSQL passwords", matches: name((c) => c === ".pgpass") },
   { pattern: ".git/config", holds: "remotes with tokens in their URLs", matches: run(".git", "config") },
   { pattern: ".docker/config.json", holds: "registry logins", matches: run(".docker", "config.json") },
