@@ -88,6 +88,8 @@ export function probeForRead(config: ResolvedConfig, workspace: string, path: st
     resolved = realpathSync(join(root, ...pathComponents(path)));
     fd = openSync(resolved, READ_FLAGS);
   } catch {
+    // Missing (or unopenable): judged by where it would be, so a path into the home is refused all the same.
+    if (isProtectedPath(config, probeWriteTarget(root, path))) throw protectedPathError(action, path);
     return { secret: isSecretLikePath(path) };
   }
   try {
