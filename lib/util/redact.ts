@@ -30,22 +30,34 @@ export function redactSecrets(text: string, values: readonly string[], options: 
   return redactor(text);
 }
 
-/** One pass over the text with one regular expression holding every form of every value. */
+/**
+ * Plain forms (the value, its JSON escape, its base64 cores) are found with `includes` (fast, and the common
+ * case is that nothing matches); percent-encoded forms with one regular expression, run only when the text
+ * has a `%` (or a `+`, for values with a space).
+ */
 export function createRedactor(values: readonly string[], options: RedactOptions = {}): Redactor {
   const minChars = Math.max(1, options.minChars ?? MIN_SECRET_CHARS);
   const secrets = [...new Set(values.filter((value) => value.trim().length >= minChars))];
   if (secrets.length === 0) return identity;
-  const patterns = new Set<string>();
+  const literals = new Set<string>();
+  const encoded: string[] = [];
   for (const secret of secrets) {
-    patterns.add(percentPattern(secret));
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    if (escaped !== secret) patterns.add(escapeRegExp(escaped));
-    for (const core of base64Cores(secret)) patterns.add(escapeRegExp(core));
+    literals.add(secret);
+    literals.add(JSON.stringify(secret).slice(1, -1));
+    for (const core of base64Cores(secret)) literals.add(core);
+    encoded.push(percentPattern(secret));
   }
-  // Longest first, so a longer form is not cut short by a shorter one that is its prefix.
-  const source = [...patterns].sort((a, b) => b.length - a.length).join("|");
-  const pattern = new RegExp(source, "g");
-  return (text) => (text.length === 0 ? text : text.replace(pattern, REDACTED));
+  // Longest first, so a longer form is not cut short by a shorter one inside it.
+  const plain = [...literals].sort((a, b) => b.length - a.length);
+  const percent = new RegExp(encoded.sort((a, b) => b.length - a.length).join("|"), "g");
+  const plus = secrets.some((secret) => secret.includes(" "));
+  return (text) => {
+    if (text.length === 0) return text;
+    let out = text;
+    for (const literal of plain) if (out.includes(literal)) out = out.split(literal).join(REDACTED);
+    if (out.includes("%") || (plus && out.includes("+"))) out = out.replace(percent, REDACTED);
+    return out;
+  };
 }
 
 /** Each UTF-8 byte of the value as itself (when printable ASCII) or as `%XX` in either case; `+` for a space. */

@@ -34,10 +34,41 @@ async function main(): Promise<void> {
       conditions: `node ${process.version}, ${process.platform}; in-process registry calls, no server`,
       read,
       bash,
+      checks: await timeChecks(config, workspace),
     });
   } finally {
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * The security checks alone, where this commit has them (undefined on older commits): the redactor over a
+ * 64 KiB output, the tool-process environment, and read's descriptor probe.
+ */
+async function timeChecks(config: ResolvedConfig, workspace: string): Promise<Record<string, number> | undefined> {
+  let redact: typeof import("../../lib/util/redact.ts");
+  let processGroup: typeof import("../../lib/tools/process_group.ts");
+  let guard: typeof import("../../lib/tools/file_guard.ts");
+  try {
+    redact = await import("../../lib/util/redact.ts");
+    processGroup = await import("../../lib/tools/process_group.ts");
+    guard = await import("../../lib/tools/file_guard.ts");
+  } catch {
+    return undefined;
+  }
+  const redactor = redact.createRedactor(config.secrets.values);
+  const output = JSON.stringify({ output: "build ok: 1234 files, nothing to report\n".repeat(1600).slice(0, 65536) });
+  const each = (runs: number, work: () => void) => {
+    for (let index = 0; index < 50; index += 1) work();
+    const started = performance.now();
+    for (let index = 0; index < runs; index += 1) work();
+    return round(((performance.now() - started) * 1000) / runs, 2);
+  };
+  return {
+    redact_64k_output_us: each(500, () => void redactor(output)),
+    tool_environment_us: each(2000, () => void processGroup.toolEnvironment(config)),
+    probe_for_read_us: each(2000, () => void guard.probeForRead(config, workspace, "notes.txt", "read")),
+  };
 }
 
 async function time(
