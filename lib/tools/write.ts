@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { constants, existsSync } from "node:fs";
 import { link, lstat, open, readlink, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { guardWriteTarget, probeWriteTarget } from "./file_guard.ts";
+import { guardWriteTarget, openGuardedForRead, probeWriteTarget } from "./file_guard.ts";
 import { cancelledOutcome, failure } from "./outcome.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
@@ -17,7 +17,6 @@ import {
   confinementError,
   errorCode,
   isInside,
-  openConfinedForRead,
   probePath,
   resolveParent,
   verifyDescriptor,
@@ -149,7 +148,7 @@ async function writeInPinned(
   if (args.expected_sha256 !== undefined) {
     // A symlink is hashed by what it points at (inside the workspace), as before; the entry itself is replaced.
     const actual = existing?.isSymbolicLink()
-      ? await hashHandle(await openConfinedForRead(workspace, args.path, "hash"))
+      ? await hashHandle((await openGuardedForRead(config, workspace, args.path, "hash")).handle)
       : await hashFile(target, args.path);
     if (actual !== args.expected_sha256.toLowerCase()) {
       return failure(`${args.path} changed: expected sha256 ${args.expected_sha256}, found ${actual}`);
