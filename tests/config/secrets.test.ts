@@ -48,6 +48,18 @@ describe("config.secrets", () => {
   });
 });
 
+describe("scv config", () => {
+  it("never prints config.secrets (the keys' values are in it)", async () => {
+    const { describeConfig } = await import("../../lib/cli/config.ts");
+    const config = await load(sandbox, { env: { OPENAI_API_KEY: "sk-must-not-print-1234" } });
+    expect(config.secrets.values).toContain("sk-must-not-print-1234");
+    const rows = describeConfig(config, new Map());
+    expect(rows.some((row) => row.key.startsWith("secrets."))).toBe(false);
+    expect(JSON.stringify(rows)).not.toContain("sk-must-not-print-1234");
+    expect(rows.find((row) => row.key === "tools.env_passthrough")).toMatchObject({ value: "[]" });
+  });
+});
+
 describe("tools.env_passthrough", () => {
   it("defaults to none and accepts variable names", async () => {
     expect((await load(sandbox)).tools.env_passthrough).toEqual([]);
