@@ -11,8 +11,8 @@
 // Tools use it like this: `prepare` calls probeForRead (or guardWriteTarget) to pick the risk; `run` opens with
 // openGuardedForRead and passes the prepared verdict to checkUnchanged, so what was approved is what is read.
 
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readlinkSync, realpathSync, type Stats } from "node:fs";
-import { lstat, readlink, realpath, type FileHandle } from "node:fs/promises";
+import { constants, existsSync, lstatSync, realpathSync, type Stats } from "node:fs";
+import { lstat, open, readlink, realpath, type FileHandle } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { ResolvedConfig } from "../config/types.ts";
 import { isSecretLikePath } from "./secret_paths.ts";
@@ -20,8 +20,8 @@ import {
   canonicalWorkspace,
   confinementError,
   isInside,
-  openConfinedForRead,
   pathComponents,
+  resolveExisting,
   WorkspacePathError,
 } from "./workspace_path.ts";
 
@@ -77,42 +77,48 @@ export function judgeFile(
 }
 
 /**
- * For `prepare` (synchronous): opens `path` the way `run` will, judges the descriptor, and closes it.
- * A missing or unopenable file is judged by its path alone (`run` reports the error, or judges what appeared).
+ * For `prepare` (synchronous, cheap): judges the file `path` resolves to now (realpath, then lstat of the
+ * symlink-free result). Only a first opinion that picks the risk: `run` judges the descriptor it opens and
+ * checkUnchanged refuses a secret that is not this very file. A missing file is judged by where it would be.
  */
 export function probeForRead(config: ResolvedConfig, workspace: string, path: string, action: string): FileVerdict {
   const root = canonicalWorkspace(workspace);
-  let fd: number;
-  let resolved: string;
+  let real: string;
+  let stats: Stats;
   try {
-    resolved = realpathSync(join(root, ...pathComponents(path)));
-    fd = openSync(resolved, READ_FLAGS);
+    real = realpathSync(join(root, ...pathComponents(path)));
+    stats = lstatSync(real);
   } catch {
-    // Missing (or unopenable): judged by where it would be, so a path into the home is refused all the same.
     if (isProtectedPath(config, probeWriteTarget(root, path))) throw protectedPathError(action, path);
     return { secret: isSecretLikePath(path) };
   }
-  try {
-    const stats = fstatSync(fd);
-    const real = descriptorPathSync(fd, resolved, stats);
-    if (real === undefined || !isInside(root, real)) return { secret: true };
-    return judgeFile(config, root, path, real, stats, action);
-  } finally {
-    closeSync(fd);
-  }
+  if (!isInside(root, real)) return { secret: true };
+  return judgeFile(config, root, path, real, stats, action);
 }
 
 /** A file opened for reading, confined to the workspace, with the verdict on what was opened. */
 export type GuardedFile = { handle: FileHandle; stats: Stats; verdict: FileVerdict };
 
-/** For `run`: opens `path` confined (workspace_path.ts), then judges the opened descriptor. Throws WorkspacePathError. */
+/**
+ * For `run`: resolves `path` inside the workspace, opens it without following a final symlink and without
+ * blocking on a FIFO, and judges the opened descriptor by its real path. Throws WorkspacePathError (confinement,
+ * OS errors) or ProtectedPathError. The caller closes the handle.
+ */
 export async function openGuardedForRead(config: ResolvedConfig, workspace: string, path: string, action: string): Promise<GuardedFile> {
-  const handle = await openConfinedForRead(workspace, path, action);
+  const root = canonicalWorkspace(workspace);
+  const resolved = await resolveExisting(root, path, action);
+  let handle: FileHandle;
+  try {
+    handle = await open(resolved, READ_FLAGS);
+  } catch (error) {
+    throw confinementError(action, path, error);
+  }
   try {
     const stats = await handle.stat();
-    const real = await descriptorPath(handle, join(canonicalWorkspace(workspace), ...pathComponents(path)), stats);
+    const real = await descriptorPath(handle, resolved, stats);
     if (real === undefined) throw confinementError(action, path, new WorkspacePathError("changed while it was opened"));
-    return { handle, stats, verdict: judgeFile(config, workspace, path, real, stats, action) };
+    if (!isInside(root, real)) throw confinementError(action, path, new WorkspacePathError("resolves outside the workspace"));
+    return { handle, stats, verdict: judgeFile(config, root, path, real, stats, action) };
   } catch (error) {
     await handle.close();
     throw error;
@@ -177,23 +183,6 @@ async function descriptorPath(handle: FileHandle, resolved: string, stats: Stats
   try {
     const real = await realpath(resolved);
     const info = await lstat(real);
-    return info.dev === stats.dev && info.ino === stats.ino ? real : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function descriptorPathSync(fd: number, resolved: string, stats: Stats): string | undefined {
-  if (HAS_PROC_FD) {
-    try {
-      return readlinkSync(`/proc/self/fd/${fd}`);
-    } catch {
-      // fall through to the portable check
-    }
-  }
-  try {
-    const real = realpathSync(resolved);
-    const info = lstatSync(real);
     return info.dev === stats.dev && info.ino === stats.ino ? real : undefined;
   } catch {
     return undefined;
