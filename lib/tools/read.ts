@@ -40,7 +40,8 @@ export function createReadTool(settings: ReadSettings): Tool {
       if (shape !== undefined) return { error: shape };
       const probe = probePath(context.workspace, path);
       if (probe.escaped) return { error: confinementError("read", path, new WorkspacePathError("resolves outside the workspace")).message };
-      // Judged on the file as opened now; run judges what it opens again and refuses a secret that changed.
+      // A first opinion on the file the path resolves to now; run judges the descriptor it opens and refuses a
+      // secret-like file that is not the one judged here (a symlink flipped in between).
       let verdict: FileVerdict;
       try {
         verdict = probeForRead(context.config, context.workspace, path, "read");
