@@ -14,16 +14,16 @@
 import { constants, existsSync, lstatSync, realpathSync, type Stats } from "node:fs";
 import { lstat, open, readlink, realpath, type FileHandle } from "node:fs/promises";
 import { join, relative } from "node:path";
-import type { ResolvedConfig } from "../config/types.ts";
+import type { ResolvedConfig } from "../config/index.ts";
 import { isSecretLikePath } from "./secret_paths.ts";
 import {
   canonicalWorkspace,
   confinementError,
-  isInside,
   pathComponents,
   resolveExisting,
   WorkspacePathError,
 } from "./workspace_path.ts";
+import { isInside } from "../util/path.ts";
 
 const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;

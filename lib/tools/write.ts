@@ -16,12 +16,12 @@ import {
   checkRelativePath,
   confinementError,
   errorCode,
-  isInside,
   probePath,
   resolveParent,
   verifyDescriptor,
   WorkspacePathError,
 } from "./workspace_path.ts";
+import { isInside } from "../util/path.ts";
 
 const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
 
