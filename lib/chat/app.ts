@@ -209,6 +209,7 @@ export class ChatApp implements ChatControls {
       };
       const policy = this.#flags.approvalPolicy ? ` · approvals ${this.#flags.approvalPolicy}` : "";
       this.note([`session started · model ${started.model}${policy}`]);
+      if (started.context_window.warning) this.note([`warning: ${started.context_window.warning}`], this.style.yellow);
       return true;
     } catch (error) {
       await this.#prepared?.close();
@@ -296,7 +297,11 @@ export class ChatApp implements ChatControls {
         return true;
       case "usage": {
         const { lastUsage, totalUsage } = this.#view.transcript;
-        note([`last turn: ${lastUsage ? formatUsage(lastUsage) : "no turn yet"}`, `this chat: ${formatUsage(totalUsage)}`]);
+        note([
+          `last turn: ${lastUsage ? formatUsage(lastUsage) : "no turn yet"}`,
+          `this chat: ${formatUsage(totalUsage)}`,
+          ...contextWindowLines(this.controller.session?.context_window),
+        ]);
         return false;
       }
       case "clear":
@@ -351,4 +356,18 @@ export class ChatApp implements ChatControls {
     this.#exit(1);
     return true;
   }
+}
+
+/** `/usage`'s context lines (session.started.context_window, issue 14): the budget's window and where it came from. */
+function contextWindowLines(window: { tokens: number; source: string; warning?: string } | undefined): string[] {
+  if (!window) return [];
+  const sources: Record<string, string> = {
+    config: "[context] max_tokens",
+    default: "the default; the server did not tell",
+    known_model: "known for this model",
+    server: "reported by the server",
+  };
+  const lines = [`context window: ${window.tokens} tokens (${sources[window.source] ?? `reported by ${window.source}`})`];
+  if (window.warning) lines.push(`warning: ${window.warning}`);
+  return lines;
 }

@@ -130,6 +130,11 @@ export interface ResolvedConfig {
   skills: SkillsConfig;
   web: WebConfig;
   secrets: SecretsConfig;
+  /**
+   * True when no layer set `[context] max_tokens`: the default applies, and the session may learn the model's
+   * context window from the server instead (lib/provider/context_window.ts). Absent means set.
+   */
+  context_max_tokens_default?: boolean;
 }
 
 export interface ConfigOverrides {
