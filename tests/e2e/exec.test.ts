@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import type { ServerEvent } from "../support/server_client.ts";
 
 const harness = useCliHarness();
 
@@ -14,7 +15,7 @@ function start(args: string[], options: { stdin?: string; env?: Record<string, s
 
 const run = (args: string[], options?: Parameters<typeof start>[1]) => start(args, options).done;
 
-function events(stdout: string): Array<Record<string, any>> {
+function events(stdout: string): ServerEvent[] {
   return stdout.trim().split("\n").map((line) => JSON.parse(line));
 }
 

@@ -63,7 +63,7 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
       expect(request.headers.authorization).toBe("Bearer local");
       expect(request.chunked).toBe(false);
       expect(request.body).toMatchObject({ model: "llama3.1", stream: true, stream_options: { include_usage: true } });
-      expect(request.body.tools.map((tool: any) => tool.function.name)).toContain("read");
+      expect(request.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toContain("read");
       for (const tool of request.body.tools) expect(Object.keys(tool)).toEqual(["type", "function"]);
     }
     const system = first!.body.messages[0];
@@ -99,7 +99,7 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
     await client.finish();
     for (const request of harness.provider.requests) {
       expect(request.rawBody).not.toContain('"web_search"');
-      expect(request.body.tools.every((tool: any) => tool.type === "function")).toBe(true);
+      expect(request.body.tools.every((tool: { name?: string; type?: string }) => tool.type === "function")).toBe(true);
     }
     expect(client.stderr.match(/search = "provider"/g)).toHaveLength(1);
   });

@@ -125,7 +125,7 @@ describe("session history limits (§6.6)", () => {
     client.turn("third", "t3");
     await terminal(client);
     const input = harness.provider.requests[2]!.body.input;
-    expect(input.map((item: any) => item.content)).toEqual([
+    expect(input.map((item: Record<string, unknown>) => item.content)).toEqual([
       "[SCV compacted 2 earlier messages. Bounded extracts follow.]\nuser: first\nassistant: one",
       "second",
       "two",

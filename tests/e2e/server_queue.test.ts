@@ -86,7 +86,7 @@ describe("queue (§6.3)", () => {
     await client.finish();
     const replay = harness.provider.requests[3]!.body.input;
     expect(replay.at(-1)).toEqual({ role: "user", content: "B2" });
-    expect(replay.filter((item: any) => item.role === "user").map((item: any) => item.content)).toEqual(["A", "C", "B2"]);
+    expect(replay.filter((item: Record<string, unknown>) => item.role === "user").map((item: Record<string, unknown>) => item.content)).toEqual(["A", "C", "B2"]);
   });
 
   it("refuses the 65th entry and more than 4194304 queued prompt bytes", async () => {

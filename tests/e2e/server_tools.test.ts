@@ -62,7 +62,7 @@ describe("turn event order (§6.4)", () => {
     await client.finish();
     // The second request replays the assistant text, three calls and three results in order.
     const input = harness.provider.requests[1]!.body.input;
-    expect(input.map((item: any) => item.type ?? item.role)).toEqual([
+    expect(input.map((item: Record<string, unknown>) => item.type ?? item.role)).toEqual([
       "user",
       "assistant",
       "function_call",

@@ -98,7 +98,7 @@ describe("runTurn", () => {
     expect(outcome.history.map((item) => item.kind)).toEqual(["user", "user", "assistant", "tool_result", "tool_result", "assistant"]);
     expect(history).toEqual([{ kind: "user", content: "earlier" }]);
     expect(fake!.requests[0]!.body.instructions).toBe("be nice");
-    expect(fake!.requests[0]!.body.tools.map((entry: any) => entry.name)).toEqual(["echo"]);
+    expect(fake!.requests[0]!.body.tools.map((entry: { name: string }) => entry.name)).toEqual(["echo"]);
   });
 
   it("turns a throwing tool into a failed result and a success:false outcome without a code into failed", async () => {

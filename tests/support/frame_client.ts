@@ -9,7 +9,8 @@ import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const MAIN = resolve(ROOT, "main.ts");
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// Frames are untyped wire JSON on purpose: the tests check their shape by assertion, also for malformed input.
+// deno-lint-ignore no-explicit-any
 export type Frame = any;
 
 /** An async queue of received frames with timeouts. */

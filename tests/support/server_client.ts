@@ -7,6 +7,8 @@ import { fileURLToPath } from "node:url";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const NEXT_TIMEOUT_MS = 3000;
 
+// Events are untyped wire JSON on purpose: the tests check their shape by assertion, not by the type checker.
+// deno-lint-ignore no-explicit-any
 export type ServerEvent = { type: string; [field: string]: any };
 
 const live = new Set<ServerClient>();
