@@ -1,10 +1,8 @@
-// An NDJSON test client over a spawned `node main.ts server --stdio`: real pipes, every stdout line parsed and
+// An NDJSON test client over a spawned `node main.ts server --stdio` (or Deno, see cli_command.ts): real pipes, every stdout line parsed and
 // kept, `next(type)` waiting up to 3 s for the next event of a type (skipped events stay in `events`).
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { cliCommand, cliEnv, ROOT } from "./cli_command.ts";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const NEXT_TIMEOUT_MS = 3000;
 
 // Events are untyped wire JSON on purpose: the tests check their shape by assertion, not by the type checker.
@@ -37,9 +35,10 @@ export class ServerClient {
   constructor(options: SpawnOptions) {
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
-    this.child = spawn(process.execPath, [path.join(ROOT, "main.ts"), "server", ...(options.args ?? ["--stdio"])], {
+    const { command, args } = cliCommand(["server", ...(options.args ?? ["--stdio"])]);
+    this.child = spawn(command, args, {
       cwd: options.cwd ?? ROOT,
-      env,
+      env: cliEnv(env),
       stdio: ["pipe", "pipe", "pipe"],
     });
     live.add(this);
