@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeFrame, readFrames } from "../../lib/codec/index.ts";
 import { VERSION } from "../../lib/version.ts";
-import { compileBinary } from "../../scripts/compile.ts";
+import { freshBinary } from "../support/binary.ts";
 import { UNDER_DENO } from "../support/cli_command.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -19,7 +19,7 @@ function runBinary(args: string[], input?: Buffer) {
 }
 
 beforeAll(async () => {
-  binary = await compileBinary();
+  binary = await freshBinary();
   emptyDir = mkdtempSync(join(tmpdir(), "scv-binary-"));
 }, 120_000);
 

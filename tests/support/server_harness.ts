@@ -4,7 +4,8 @@
 import { afterEach, beforeEach } from "vitest";
 import { createConfigSandbox, type ConfigSandbox } from "./config_files.ts";
 import { startFakeProvider, type FakeProvider, type FakeResponse } from "./fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient, type ServerEvent } from "./server_client.ts";
+import { UNDER_DENO } from "./cli_command.ts";
+import { killAllServers, spawnServer, startInProcessServer, type ServerClient, type ServerEvent } from "./server_client.ts";
 
 export type StartOptions = {
   /** Arguments after `--stdio --model fake-model --base-url <provider>` (ignored when `args` is given). */
@@ -36,8 +37,18 @@ export type ServerHarness = {
   defer(cleanup: () => void | Promise<void>): void;
 };
 
+export type HarnessOptions = {
+  /**
+   * `startServer` runs the server in this process (serveStdio over in-memory streams) instead of spawning the
+   * CLI: for files about protocol rules. Under SCV_TEST_RUNTIME=deno they spawn anyway, so that the Deno run
+   * still covers them through the real CLI.
+   */
+  inProcess?: boolean;
+};
+
 /** Registers beforeEach/afterEach in the calling test file and returns the per-test harness. */
-export function useServerHarness(setup?: (harness: ServerHarness) => Promise<void>): ServerHarness {
+export function useServerHarness(setup?: (harness: ServerHarness) => Promise<void>, options: HarnessOptions = {}): ServerHarness {
+  const inProcess = options.inProcess === true && !UNDER_DENO;
   let sandbox: ConfigSandbox | undefined;
   let provider: FakeProvider | undefined;
   let deferred: Array<() => void | Promise<void>> = [];
@@ -62,7 +73,8 @@ export function useServerHarness(setup?: (harness: ServerHarness) => Promise<voi
     async startServer(script, options = {}) {
       const fake = await harness.startProvider(script);
       if (options.toml) await harness.sandbox.writeUserConfig(options.toml);
-      const client = spawnServer({
+      const start = inProcess ? startInProcessServer : spawnServer;
+      const client = start({
         args: options.args ?? [...harness.flags(fake.url), ...(options.extraArgs ?? [])],
         env: harness.env(options.env),
       });
