@@ -5,17 +5,18 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fakeProfileToml } from "../support/config_files.ts";
 import { chat, chatTextResponse, type FakeResponse } from "../support/fake_provider.ts";
-import { spawnServer, type ServerClient } from "../support/server_client.ts";
+import type { ServerClient } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness();
+// Protocol rules: the server runs in-process (the spawned CLI is covered by server_seeds and others).
+const harness = useServerHarness(undefined, { inProcess: true });
 
 async function startServer(script: FakeResponse[], extraToml = ""): Promise<ServerClient> {
   await harness.startProvider(script);
   await harness.sandbox.writeUserConfig(
     fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model: "llama3.1", apiKey: "local" }) + 'wire_api = "chat"\n' + extraToml,
   );
-  const client = spawnServer({ env: harness.sandbox.env() });
+  const client = harness.server({ env: harness.sandbox.env() });
   await client.start({ cwd: harness.sandbox.workspace });
   return client;
 }

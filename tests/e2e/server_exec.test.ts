@@ -8,9 +8,13 @@ import { textResponse, toolCallResponse, type FakeResponse } from "../support/fa
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, terminal, useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness(async (harness) => {
-  await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
-});
+// The exec tool's protocol rules: the server runs in-process (its cells still run in the real worker sandbox).
+const harness = useServerHarness(
+  async (harness) => {
+    await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
+  },
+  { inProcess: true },
+);
 
 function startServer(script: FakeResponse[], options: { extraArgs?: string[]; start?: Record<string, unknown> } = {}): Promise<ServerClient> {
   return harness.startServer(script, options);

@@ -5,7 +5,8 @@ import { textResponse, toolCallResponse, type FakeResponse } from "../support/fa
 import type { ServerClient } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness();
+// Protocol rules: the server runs in-process (tests/e2e/server_seeds and the others keep the process level).
+const harness = useServerHarness(undefined, { inProcess: true });
 
 function startServer(script: FakeResponse[], toml = "", fields: Record<string, unknown> = {}): Promise<ServerClient> {
   return harness.startServer(script, { toml, start: fields });

@@ -5,7 +5,8 @@ import { textResponse, toolCallResponse, type FakeResponse } from "../support/fa
 import type { ServerClient } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness();
+// Protocol rules: the server runs in-process (tests/e2e/server_seeds and the others keep the process level).
+const harness = useServerHarness(undefined, { inProcess: true });
 
 const bashCall = (callId = "call_1", command = "echo hi") => toolCallResponse([{ call_id: callId, name: "bash", arguments: { command } }]);
 

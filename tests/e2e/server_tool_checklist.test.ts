@@ -11,7 +11,8 @@ import { sse, textResponse, toolCallResponse, type FakeResponse } from "../suppo
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness();
+// Tool rules through the protocol: the server runs in-process (bash children inherit the test process environment).
+const harness = useServerHarness(undefined, { inProcess: true });
 
 type Call = { call_id: string; name: string; arguments: unknown };
 

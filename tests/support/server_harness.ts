@@ -5,7 +5,7 @@ import { afterEach, beforeEach } from "vitest";
 import { createConfigSandbox, type ConfigSandbox } from "./config_files.ts";
 import { startFakeProvider, type FakeProvider, type FakeResponse } from "./fake_provider.ts";
 import { UNDER_DENO } from "./cli_command.ts";
-import { killAllServers, spawnServer, startInProcessServer, type ServerClient, type ServerEvent } from "./server_client.ts";
+import { killAllServers, spawnServer, startInProcessServer, type ServerClient, type ServerEvent, type SpawnOptions } from "./server_client.ts";
 
 export type StartOptions = {
   /** Arguments after `--stdio --model fake-model --base-url <provider>` (ignored when `args` is given). */
@@ -33,6 +33,8 @@ export type ServerHarness = {
   startProvider(script?: FakeResponse[]): Promise<FakeProvider>;
   /** Starts the provider with `script`, then a server that is initialized and has a session. */
   startServer(script: FakeResponse[], options?: StartOptions): Promise<ServerClient>;
+  /** A server with these arguments and environment, not yet initialized: in-process or spawned, as the harness says. */
+  server(options: SpawnOptions): ServerClient;
   /** Runs `cleanup` after this test, before the sandbox is removed. */
   defer(cleanup: () => void | Promise<void>): void;
 };
@@ -73,14 +75,14 @@ export function useServerHarness(setup?: (harness: ServerHarness) => Promise<voi
     async startServer(script, options = {}) {
       const fake = await harness.startProvider(script);
       if (options.toml) await harness.sandbox.writeUserConfig(options.toml);
-      const start = inProcess ? startInProcessServer : spawnServer;
-      const client = start({
+      const client = harness.server({
         args: options.args ?? [...harness.flags(fake.url), ...(options.extraArgs ?? [])],
         env: harness.env(options.env),
       });
       await client.start({ cwd: harness.sandbox.workspace, ...options.start });
       return client;
     },
+    server: (spawnOptions) => (inProcess ? startInProcessServer : spawnServer)(spawnOptions),
     defer(cleanup) {
       deferred.push(cleanup);
     },
