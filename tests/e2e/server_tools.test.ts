@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { sse, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
 import { spawnServer, type ServerClient } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
+import { waitFor } from "../support/wait.ts";
 
 const harness = useServerHarness();
 
@@ -255,10 +256,10 @@ describe("running tools", () => {
     const approval = await client.next("approval.requested");
     client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
     const started = await client.next("tool.started");
-    await waitFor(() => processesMatching(marker) > 0);
+    await waitFor(() => processesMatching(marker) > 0, { timeoutMs: 3000, what: `a process matching ${marker}` });
     client.send({ type: "turn.cancel", request_id: "c", session_id: client.sessionId, turn_id: started.turn_id });
     expect(await client.next(["turn.cancelled", "turn.failed", "turn.completed"])).toMatchObject({ type: "turn.cancelled", request_id: "t1" });
-    await waitFor(() => processesMatching(marker) === 0);
+    await waitFor(() => processesMatching(marker) === 0, { timeoutMs: 3000, what: `no process matching ${marker}` });
     client.turn("after", "t2");
     expect((await terminal(client)).type).toBe("turn.completed");
     expect(harness.provider.requests[1]!.body.input).toEqual([{ role: "user", content: "after" }]);
@@ -277,12 +278,12 @@ describe("EOF mid-tool (§6.7)", () => {
     const approval = await client.next("approval.requested");
     client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
     await client.next("tool.started");
-    await waitFor(() => processesMatching(marker) > 0);
+    await waitFor(() => processesMatching(marker) > 0, { timeoutMs: 3000, what: `a process matching ${marker}` });
     const started = Date.now();
     client.closeStdin();
     expect((await client.exit(4000)).code).toBe(0);
     expect(Date.now() - started).toBeLessThan(4000);
-    await waitFor(() => processesMatching(marker) === 0);
+    await waitFor(() => processesMatching(marker) === 0, { timeoutMs: 3000, what: `no process matching ${marker}` });
   });
 });
 
@@ -291,13 +292,5 @@ function processesMatching(marker: string): number {
     return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim().split("\n").filter(Boolean).length;
   } catch {
     return 0;
-  }
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
