@@ -5,14 +5,15 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sse, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
-import { spawnServer, type ServerClient } from "../support/server_client.ts";
+import type { ServerClient } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 import { waitFor } from "../support/wait.ts";
 
-const harness = useServerHarness();
+// Tool rules through the protocol run in-process; the process-group and EOF tests spawn the CLI.
+const harness = useServerHarness(undefined, { inProcess: true });
 
-function startServer(script: FakeResponse[], extraArgs: string[] = []): Promise<ServerClient> {
-  return harness.startServer(script, { extraArgs });
+function startServer(script: FakeResponse[], extraArgs: string[] = [], spawned = false): Promise<ServerClient> {
+  return harness.startServer(script, { extraArgs, spawned });
 }
 
 describe("turn event order (§6.4)", () => {
@@ -211,7 +212,7 @@ describe("policies (§6.5, §7.3)", () => {
   it("refuses a project file that weakens the policy", async () => {
     await harness.sandbox.writeUserConfig('[tools]\napproval_policy = "always"\n');
     await harness.sandbox.writeProjectConfig('[tools]\napproval_policy = "on-risk"\n');
-    const client = spawnServer({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = harness.server({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     await client.initialize();
     client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace });
     expect(await client.next()).toEqual({
@@ -251,7 +252,7 @@ describe("running tools", () => {
 
   it("cancels a running bash call: the group is killed, turn.cancelled, history restored", async () => {
     const marker = `sleep 40.${process.pid}${Date.now() % 100000}`;
-    const client = await startServer([toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }]), textResponse(["next"])]);
+    const client = await startServer([toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }]), textResponse(["next"])], [], true);
     client.turn("sleep", "t1");
     const approval = await client.next("approval.requested");
     client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
@@ -273,6 +274,7 @@ describe("EOF mid-tool (§6.7)", () => {
     const client = await startServer(
       [toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }])],
       ["--approval-policy", "on-risk"],
+      true,
     );
     client.turn("sleep");
     const approval = await client.next("approval.requested");

@@ -18,6 +18,8 @@ export type StartOptions = {
   start?: Record<string, unknown>;
   /** Environment changes on top of `OPENAI_API_KEY=test-only`. */
   env?: Record<string, string | undefined>;
+  /** Spawn the CLI even in an in-process harness (for the process-level tests of an otherwise in-process file). */
+  spawned?: boolean;
 };
 
 export type ServerHarness = {
@@ -75,7 +77,7 @@ export function useServerHarness(setup?: (harness: ServerHarness) => Promise<voi
     async startServer(script, options = {}) {
       const fake = await harness.startProvider(script);
       if (options.toml) await harness.sandbox.writeUserConfig(options.toml);
-      const client = harness.server({
+      const client = (options.spawned ? spawnServer : harness.server)({
         args: options.args ?? [...harness.flags(fake.url), ...(options.extraArgs ?? [])],
         env: harness.env(options.env),
       });
