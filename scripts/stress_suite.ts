@@ -91,6 +91,7 @@ function runSuite(run: number, outputFile: string): Promise<RunResult> {
           // A file that fails to load or in a hook has no failed test, only a message.
           ...(file.assertionResults.length === 0 && file.message ? [`${file.name.replace(`${ROOT}/`, "")}: ${file.message.split("\n")[0]}`] : []),
         ]) ?? [`run ${run}: no JSON report (vitest exited with ${exitCode})`];
+      if (exitCode !== 0 && failures.length === 0) failures.push(`vitest exited with ${exitCode} without a failed test (see its output above)`);
       resolve({
         run,
         ok: exitCode === 0 && report !== undefined && report.numFailedTests === 0,
