@@ -20,7 +20,7 @@ type Report = {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
-  testResults: { name: string; assertionResults: { status: string; fullName: string }[]; message?: string }[];
+  testResults: { name: string; assertionResults: { status: string; fullName: string; failureMessages?: string[] }[]; message?: string }[];
 };
 
 type RunResult = {
@@ -87,7 +87,9 @@ function runSuite(run: number, outputFile: string): Promise<RunResult> {
       }
       const failures =
         report?.testResults.flatMap((file) => [
-          ...file.assertionResults.filter((test) => test.status === "failed").map((test) => `${file.name.replace(`${ROOT}/`, "")} > ${test.fullName}`),
+          ...file.assertionResults
+            .filter((test) => test.status === "failed")
+            .map((test) => `${file.name.replace(`${ROOT}/`, "")} > ${test.fullName}: ${(test.failureMessages?.[0] ?? "").split("\n")[0]}`),
           // A file that fails to load or in a hook has no failed test, only a message.
           ...(file.assertionResults.length === 0 && file.message ? [`${file.name.replace(`${ROOT}/`, "")}: ${file.message.split("\n")[0]}`] : []),
         ]) ?? [`run ${run}: no JSON report (vitest exited with ${exitCode})`];
