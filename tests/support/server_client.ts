@@ -4,10 +4,10 @@
 // CLI runs, for tests about protocol rules rather than the process (no spawn: milliseconds instead of ~1 s).
 import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough, type Readable, type Writable } from "node:stream";
-import { createLogger } from "../../lib/server/log.ts";
+import { createLogger } from "../../lib/util/log.ts";
 import type { ServerOptions } from "../../lib/server/session_start.ts";
 import { serveStdio } from "../../lib/server/stdio.ts";
-import { killAllProcessGroups } from "../../lib/tools/process_group.ts";
+import { killEveryProcessGroup } from "../../lib/tools/process_group.ts";
 import { cliCommand, cliEnv, ROOT } from "./cli_command.ts";
 
 // A deadline for a wait, not a latency check (pass `timeoutMs` to assert one): a spawned server's first event
@@ -78,7 +78,7 @@ function inProcessTransport(options: SpawnOptions): Transport {
   const stderr = new PassThrough();
   const stop = new AbortController();
   const env = options.env;
-  const log = createLogger(env.SCV_LOG, (line) => stderr.write(line));
+  const log = createLogger(env.SCV_LOG, "scv server", (line) => stderr.write(line));
   const served = serveStdio(stdin, stdout, { ...serverFlags(options.args ?? ["--stdio"]), env, cwd: options.cwd ?? ROOT, warn: log.warn }, log, stop.signal);
   const exited = served.then(
     (result) => ({ code: result.exitCode, signal: null }),
@@ -88,7 +88,7 @@ function inProcessTransport(options: SpawnOptions): Transport {
     },
   ).then((exit) => {
     // What runServer does after the connection: no bash process group outlives it.
-    killAllProcessGroups();
+    killEveryProcessGroup();
     stdout.end();
     stderr.end();
     return exit;
