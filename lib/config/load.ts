@@ -92,6 +92,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   const setsMaxTokens = (table: RawTable | undefined) => isTable(table?.context) && table.context.max_tokens !== undefined;
   if (![user?.table, project, explicit?.table].some(setsMaxTokens)) config.context_max_tokens_default = true;
   if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
+  if (profileName !== undefined) config.provider_name = profileName;
   validateConfig(config);
   return config;
 }

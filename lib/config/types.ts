@@ -110,6 +110,8 @@ export interface ResolvedConfig {
    * context window from the server instead (lib/provider/context_window.ts). Absent means set.
    */
   context_max_tokens_default?: boolean;
+  /** The `[providers.<name>]` in effect; absent when `[provider]` itself is. */
+  provider_name?: string;
 }
 
 export interface ConfigOverrides {
