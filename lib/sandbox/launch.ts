@@ -20,6 +20,7 @@ import { CELL_PREFIX, CELL_SUFFIX, workerMain, type WorkerConfig } from "./worke
 /** The argument that makes the single-executable binary a sandbox process (main.ts). */
 export const SANDBOX_PROCESS_ARG = "--scv-sandbox-process";
 const UNSHARE = "/usr/bin/unshare";
+const SETPRIV = "/usr/bin/setpriv";
 
 export interface LaunchSettings {
   maxOutputChars: number;
@@ -88,6 +89,17 @@ function canUnshare(): boolean {
   return unshareWorks;
 }
 
+let setprivWorks: boolean | undefined;
+/**
+ * Whether `setpriv --pdeathsig` works here: a sandbox process busy in cell code never reads its
+ * closed stdin, so only a parent-death signal ends it when the host dies without killing it.
+ */
+function canSetPdeathsig(): boolean {
+  setprivWorks ??=
+    existsSync(SETPRIV) && spawnSync(SETPRIV, ["--pdeathsig", "KILL", "true"], { stdio: "ignore", env: {}, timeout: 5_000 }).status === 0;
+  return setprivWorks;
+}
+
 function nodeFlags(heapMb: number): string[] {
   return [
     "--permission",
@@ -107,6 +119,7 @@ export function prepareLaunch(settings: LaunchSettings): { forHeap(heapMb: numbe
   mkdirSync(cwd);
   const kind = runtime();
   const netns = canUnshare();
+  const pdeathsig = canSetPdeathsig();
   // Deno grants no network; on Node only a fresh namespace takes it away.
   const child: ChildConfig = { expectNoNetwork: netns || kind === "deno" };
   const layers = [
@@ -115,6 +128,7 @@ export function prepareLaunch(settings: LaunchSettings): { forHeap(heapMb: numbe
     "empty working folder",
     "signals: process.kill removed",
     netns ? "network: fresh namespace (unshare -rn)" : "network: NOT isolated (no unprivileged network namespace here)",
+    pdeathsig ? "killed with the host (setpriv --pdeathsig)" : "NOT killed with the host if it dies (no setpriv)",
   ];
   let programFile: string | null = null;
   if (kind === "deno") {
@@ -141,6 +155,10 @@ export function prepareLaunch(settings: LaunchSettings): { forHeap(heapMb: numbe
         env = { NODE_OPTIONS: nodeFlags(heapMb).join(" ") };
       } else {
         args = [...nodeFlags(heapMb), "-e", program];
+      }
+      if (pdeathsig) {
+        args = ["--pdeathsig", "KILL", command, ...args];
+        command = SETPRIV;
       }
       if (netns) {
         args = ["-rn", command, ...args];

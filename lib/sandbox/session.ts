@@ -198,9 +198,8 @@ class Cell implements SandboxCell, CellListener {
   #fail(errorText: string): void {
     const worker = this.worker;
     this.worker = null;
-    this.status = "finishing";
-    void worker?.terminate();
     this.#settle(errorText, null);
+    void worker?.terminate();
   }
 
   async #complete(errorText: string | null, writes: string): Promise<void> {
