@@ -278,11 +278,11 @@ describe.concurrent("the host checks what comes back (finding 7)", () => {
 async function spinningProcess(host: Host): Promise<number> {
   const pids = childPids(host.process.child.pid);
   const before = pids.map((pid) => cpuTicks(pid) ?? 0);
-  await new Promise((resolve) => setTimeout(resolve, 600));
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
   const grown = pids.map((pid, i) => (cpuTicks(pid) ?? 0) - before[i]!);
   const most = Math.max(...grown);
-  // A busy loop gets at least a fifth of a core even on a loaded machine (100 ticks per second).
-  expect(most).toBeGreaterThan(10);
+  // 100 ticks per second of a core; a shared CI machine may give a busy loop little of it.
+  expect(most).toBeGreaterThan(3);
   expect(grown.filter((ticks) => ticks > most / 4).length).toBe(1);
   return pids[grown.indexOf(most)]!;
 }
@@ -301,7 +301,7 @@ describe("terminate stops a busy cell for good (finding 9, issue 16)", () => {
       expect(busy.kind).toBe("Yielded");
       const spinning = await spinningProcess(target);
       const answer = await target.terminate("s1", busy.body.cell_id);
-      expect(Object.keys(answer.result.value)[0]).toBe("Terminated");
+      expect(Object.keys(answer.result.value.outcome.LiveCell)).toEqual(["Terminated"]);
       // The process that ran the busy loop is gone: it burns no more CPU.
       expect(await until(() => cpuTicks(spinning) === null, 2_000)).toBe(true);
       expect(texts((await target.execute("s1", "text('next')")).body)).toEqual(["next"]);
