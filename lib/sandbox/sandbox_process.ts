@@ -49,6 +49,8 @@ export class SandboxProcess {
   readonly #log: (line: string) => void;
   #state: "booting" | "idle" | "busy" | "draining" | "dead" = "booting";
   #listener: CellListener | null = null;
+  /** After a terminate: the cell that was running, told of output it wrote before it was killed. */
+  #lateListener: CellListener | null = null;
   #cell = 0;
   #drainTimer: ReturnType<typeof setTimeout> | null = null;
   #memoryTimer: ReturnType<typeof setInterval> | null = null;
@@ -129,8 +131,12 @@ export class SandboxProcess {
     // Whoever waits for the end keeps the event loop alive until it comes.
     if (!this.#child.exited) this.#child.ref();
     this.#kill();
-    this.#markDead()?.onExit({ kind: "crash", message: "sandbox process terminated" });
-    return this.#exited;
+    const listener = this.#markDead();
+    this.#lateListener = listener;
+    listener?.onExit({ kind: "crash", message: "sandbox process terminated" });
+    return this.#exited.then(() => {
+      this.#lateListener = null;
+    });
   }
 
   #kill(): void {
@@ -147,9 +153,15 @@ export class SandboxProcess {
       this.#kill();
       return;
     }
-    for (const message of messages) {
-      if (this.#state === "dead") return;
-      this.#onMessage(message as FromWorker);
+    for (const message of messages as FromWorker[]) {
+      if (this.#state !== "dead") {
+        this.#onMessage(message);
+      } else if (this.#lateListener !== null && typeof message === "object" && message !== null && message.t !== "idle" && message.t !== "refused") {
+        // Output already in the pipe when the process was killed still belongs to its cell.
+        if (message.cell === this.#cell && (message.t === "text" || message.t === "image" || message.t === "audio")) {
+          this.#lateListener.onMessage(message);
+        }
+      }
     }
   }
 

@@ -82,11 +82,13 @@ class Cell implements SandboxCell, CellListener {
   }
 
   onMessage(message: FromWorker): void {
-    if (this.status !== "running") return;
+    // A terminating cell still takes the output its process wrote before it was killed.
+    const late = this.status === "terminating" && (message.t === "text" || message.t === "image" || message.t === "audio");
+    if (this.status !== "running" && !late) return;
     // Everything from the process is checked here, as if an attacker had written it.
     const violation = checkMessage(message, this.#tools.length, this.meter);
     if (violation !== null) {
-      this.#fail(violation);
+      if (!late) this.#fail(violation);
       return;
     }
     switch (message.t) {
