@@ -16,7 +16,8 @@ const REMOTE_IMAGE =
   "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead";
 const INVALID_IMAGE = "Tool call failed: invalid image output. Pass a base64 data URI instead";
 const INVALID_AUDIO = "Tool call failed: invalid audio output. Pass a base64 data URI instead";
-const INVALID = "exec sandbox process sent an invalid message";
+export const INVALID_MESSAGE = "exec sandbox process sent an invalid message";
+const INVALID = INVALID_MESSAGE;
 
 /** A cell's output as the host counts it. */
 export class OutputMeter {

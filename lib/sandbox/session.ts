@@ -1,6 +1,6 @@
 // A sandbox session: its cells, their observers and yield timers, and the session store
 // (host spec §6.2–§6.5, §7.3). Protocol-level conditions are returned as ObserveOutcomes.
-import { checkMessage, OutputMeter, storeCharge } from "./checks.ts";
+import { checkMessage, INVALID_MESSAGE, OutputMeter, storeCharge } from "./checks.ts";
 import { cleanErrorText } from "./error_text.ts";
 import type { WorkerPool } from "./pool.ts";
 import type { CellListener, ProcessOwner, SandboxProcess, WorkerExit } from "./sandbox_process.ts";
@@ -25,8 +25,10 @@ const MIB = 1024 * 1024;
 const MAX_TIMER_MS = 2_147_483_647;
 
 let nextInternalCellId = 1;
-/** How often a cell whose worker died before starting it is started on another worker. */
+/** How often a cell whose process died before starting it is started on another process. */
 const MAX_RESTARTS = 2;
+/** Unanswered tool calls a cell may have (the sandbox process enforces it too). */
+const MAX_PENDING_CALLS = 4096;
 
 type StartPayload = Omit<Extract<ToWorker, { t: "start" }>, "t" | "cell">;
 
@@ -232,6 +234,11 @@ class Cell implements SandboxCell, CellListener {
   #callTool(call: number, index: number, inputJson: string): void {
     const tool = this.#tools[index];
     if (tool === undefined) return;
+    // The process rejects calls beyond this itself; one that sends more (or repeats an id) is not ours.
+    if (this.toolCalls.size >= MAX_PENDING_CALLS || this.toolCalls.has(call)) {
+      this.#fail(INVALID_MESSAGE);
+      return;
+    }
     const controller = new AbortController();
     this.toolCalls.set(call, controller);
     const nested = { cellId: this.id, runtimeToolCallId: `tool-${call}`, tool, input: parseJson(inputJson, null) };
@@ -355,7 +362,7 @@ export class Session implements SandboxSession, ProcessOwner {
   async wait(cellId: string, yieldTimeMs: number, signal?: AbortSignal): Promise<ObserveOutcome> {
     const cell = this.cells.get(cellId);
     if (cell === undefined) return missing(cellId);
-    if (cell.observer !== null) return { kind: "error", message: `exec cell ${cellId} already has an active observer` };
+    if (cell.observer !== null) return { kind: "error", code: "observer_active", message: `exec cell ${cellId} already has an active observer` };
     if (cell.status === "completed") return { kind: "observation", observation: cell.takeResult() };
     if (signal?.aborted) return cancelled();
     return new Promise<ObserveOutcome>((resolve) => {
@@ -375,7 +382,7 @@ export class Session implements SandboxSession, ProcessOwner {
   async terminate(cellId: string): Promise<ObserveOutcome> {
     const cell = this.cells.get(cellId);
     if (cell === undefined) return missing(cellId);
-    if (cell.status === "terminating") return { kind: "error", message: `exec cell ${cellId} is already terminating` };
+    if (cell.status === "terminating") return { kind: "error", code: "already_terminating", message: `exec cell ${cellId} is already terminating` };
     if (cell.status === "completed") return { kind: "observation", observation: cell.takeResult() };
     return { kind: "observation", observation: await cell.terminate() };
   }
@@ -480,5 +487,5 @@ function missing(cellId: string): ObserveOutcome {
 }
 
 function cancelled(): ObserveOutcome {
-  return { kind: "error", message: "code-mode request cancelled" };
+  return { kind: "error", code: "cancelled", message: "code-mode request cancelled" };
 }

@@ -80,8 +80,11 @@ export interface StartCellOptions {
 export type ObserveOutcome =
   | { kind: "observation"; observation: Observation }
   | { kind: "missing"; errorText: string } // `exec cell <id> not found`
-  // `exec cell <id> already has an active observer`, `… is already terminating`, `code-mode request cancelled` (a wait's signal)
-  | { kind: "error"; message: string };
+  // `exec cell <id> already has an active observer`, `… is already terminating`, `code-mode request cancelled` (a wait's signal).
+  // `code` names the condition, so that a caller can word it for its own wire; `message` is the host spec's text.
+  | { kind: "error"; code: ObserveErrorCode; message: string };
+
+export type ObserveErrorCode = "observer_active" | "already_terminating" | "cancelled";
 
 export interface SandboxCell {
   readonly id: string;
