@@ -72,8 +72,11 @@ export function childMain(requireFn: (id: string) => unknown, config: ChildConfi
         needed = 4 + length;
         break;
       }
-      inbox.push(JSON.parse(data.toString("utf8", offset + 4, offset + 4 + length)) as unknown);
+      const message = JSON.parse(data.toString("utf8", offset + 4, offset + 4 + length)) as { t?: unknown };
       offset += 4 + length;
+      // A tool answer is the delegate round trip's hot path: handled at once, unless older messages wait.
+      if (message.t === "tool" && handler !== null && inbox.length === 0) handler(message);
+      else inbox.push(message);
     }
     data = data.subarray(offset);
     chunks = data.length === 0 ? [] : [data];
