@@ -36,9 +36,12 @@ export class WorkerPool implements ProcessOwner {
     this.options = options;
   }
 
-  /** Starts booting the warm processes (once, when the first session opens). */
+  /**
+   * Boots the warm processes when a session opens, for its first cell. A process a session took
+   * is not replaced until the next session opens: a host with one session (Codex starts one host
+   * per session) keeps one sandbox process, not two.
+   */
   warm(): void {
-    if (this.#warmed) return;
     this.#warmed = true;
     this.#topUp();
   }
@@ -52,7 +55,6 @@ export class WorkerPool implements ProcessOwner {
     const process = this.#idle.get(heapMb)?.shift() ?? this.#spawn(heapMb);
     this.#all.delete(process);
     process.owner = owner;
-    if (this.#warmed) queueMicrotask(() => this.#topUp());
     return process;
   }
 

@@ -1,5 +1,5 @@
-// The pool's memory policy: no sandbox process before the first session, one warm process by
-// default, and a spare booted when a cell yields (its process stays busy while the client runs
+// The pool's memory policy: no sandbox process before the first session, one warm process booted
+// when a session opens (taken by its first cell), and a spare booted when a cell yields (its process stays busy while the client runs
 // more cells). A session's processes are its own: they end when it closes.
 import { existsSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
@@ -14,7 +14,7 @@ afterEach(async () => {
   sandbox = null;
 });
 
-it.skipIf(!measurable)("boots no process before the first session, then one for the session and one warm", async () => {
+it.skipIf(!measurable)("boots no process before the first session, then one per session, none after it closes", async () => {
   const before = childPids().length;
   sandbox = createSandbox();
   await sleep(300);
@@ -22,9 +22,13 @@ it.skipIf(!measurable)("boots no process before the first session, then one for 
   const session = sandbox.openSession();
   const cell = session.startCell({ source: "text('hi')", tools: [], yieldTimeMs: null, callbacks: recorder().callbacks });
   expect((await cell.initial).kind).toBe("result");
-  // The session keeps the process it took; the pool boots a replacement for the next session.
+  // The session keeps the process it took; no replacement boots until another session opens.
+  await sleep(300);
+  expect(childPids().length).toBe(before + 1);
+  const other = sandbox.openSession();
   expect(await until(() => childPids().length === before + 2, 5_000)).toBe(true);
   await session.close();
+  await other.close();
   expect(await until(() => childPids().length === before + 1, 5_000)).toBe(true);
 });
 
