@@ -276,6 +276,8 @@ describe.concurrent("the host checks what comes back (finding 7)", () => {
 
 /** The host's sandbox process that burns CPU (the one running a busy cell). */
 async function spinningProcess(host: Host): Promise<number> {
+  // A yielded cell makes the host boot a spare process: let that boot pass first.
+  await new Promise((resolve) => setTimeout(resolve, 700));
   const pids = childPids(host.process.child.pid);
   const before = pids.map((pid) => cpuTicks(pid) ?? 0);
   await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -283,7 +285,7 @@ async function spinningProcess(host: Host): Promise<number> {
   const most = Math.max(...grown);
   // 100 ticks per second of a core; a shared CI machine may give a busy loop little of it.
   expect(most).toBeGreaterThan(3);
-  expect(grown.filter((ticks) => ticks > most / 4).length).toBe(1);
+  expect(grown.filter((ticks) => ticks > most / 2).length).toBe(1);
   return pids[grown.indexOf(most)]!;
 }
 
@@ -307,6 +309,26 @@ describe("terminate stops a busy cell for good (finding 9, issue 16)", () => {
       expect(texts((await target.execute("s1", "text('next')")).body)).toEqual(["next"]);
       await target.close();
     }, 60_000);
+  }
+});
+
+describe("memory on Deno (issue 16)", () => {
+  const cases: [string, string][] = [
+    ["a push loop", "const a = []; for (;;) a.push(0.5)"],
+    ["an ArrayBuffer flood", "const keep = []; for (let i = 0; i < 200; i++) keep.push(new Uint8Array(16 << 20).fill(1)); text(keep.length)"],
+  ];
+  for (const [name, source] of cases) {
+    test(`${name} at 64 MiB fails the cell with the heap-limit text; the host serves on`, async () => {
+      const host = new Host({}, true);
+      await host.ready();
+      await host.open("s1", { cellExecutionLimits: { maxHeapSizeBytes: 64 * 1024 * 1024 } });
+      const { kind, body } = await host.execute("s1", source, 60_000, 120_000);
+      expect(kind).toBe("Result");
+      expect(body.error_text).toBe(`exec cell heap limit exceeded (maxHeapSizeBytes: ${64 * 1024 * 1024})`);
+      expect(texts((await host.execute("s1", "text('next')")).body)).toEqual(["next"]);
+      await host.serves("s2");
+      await host.close();
+    }, 180_000);
   }
 });
 
