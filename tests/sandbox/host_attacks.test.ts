@@ -119,6 +119,7 @@ const texts = (body: Frame): string[] =>
  */
 const ESCAPE = (route: string) => `
 const reached = new Set();
+const pending = [];
 const use = (e) => {
   try {
     const F = e && e.constructor && e.constructor.constructor;
@@ -136,7 +137,7 @@ const use = (e) => {
   } catch {}
 };
 const routes = {
-  import: () => import("x").then(null, use),
+  import: () => { pending.push(import("x")) },
   stack: () => new Error("x").stack,
   capture: () => { const o = {}; Error.captureStackTrace(o); return o.stack },
   prepare: () => { Error.prepareStackTrace = (e, sites) => sites.length; const s = new Error("x").stack; Error.prepareStackTrace = undefined; return s },
@@ -147,6 +148,7 @@ function deep(n) {
   try { trigger() } catch (e) { use(e) }
 }
 deep(0);
+for (const p of pending) await p.catch(use);
 await new Promise((r) => setTimeout(r, 50));
 text([...reached].sort().join("; ") || "nothing");
 `;
@@ -247,7 +249,11 @@ describe.concurrent("sessions are isolated (finding 6)", () => {
     for (let i = 0; i < 4; i++) {
       const started = performance.now();
       // Garbage, so that collections (and any finalizers they queue) happen during these cells.
-      const { body } = await host.execute("b", "let junk = []; for (let i = 0; i < 200; i++) junk.push(new Array(1e4).fill(i)); junk = null; text('ok')");
+      // The cell also waits a little, so that queued tasks (finalizers among them) get their turn.
+      const { body } = await host.execute(
+        "b",
+        "let junk = []; for (let i = 0; i < 200; i++) junk.push(new Array(1e4).fill(i)); junk = null; await new Promise((r) => setTimeout(r, 50)); text('ok')",
+      );
       expect(texts(body)).toEqual(["ok"]);
       expect(performance.now() - started).toBeLessThan(2_500);
     }
