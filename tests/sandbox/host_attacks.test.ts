@@ -117,6 +117,12 @@ const texts = (body: Frame): string[] =>
  * callback that the runtime runs on the cell's stack; any error that arrives is walked to its
  * realm's `process` and used. Reports what it reached.
  */
+const TRIGGERS: Record<string, string> = {
+  import: 'pending.push(import("x"));',
+  stack: 'void new Error("x").stack;',
+  capture: "const o = {}; Error.captureStackTrace(o); void o.stack;",
+  prepare: 'Error.prepareStackTrace = (e, sites) => sites.length; void new Error("x").stack; Error.prepareStackTrace = undefined;',
+};
 const ESCAPE = (route: string) => `
 const reached = new Set();
 const pending = [];
@@ -136,16 +142,9 @@ const use = (e) => {
     try { p.kill(p.ppid, 0); reached.add("SIGNALLED PARENT") } catch {}
   } catch {}
 };
-const routes = {
-  import: () => { pending.push(import("x")) },
-  stack: () => new Error("x").stack,
-  capture: () => { const o = {}; Error.captureStackTrace(o); return o.stack },
-  prepare: () => { Error.prepareStackTrace = (e, sites) => sites.length; const s = new Error("x").stack; Error.prepareStackTrace = undefined; return s },
-};
-const trigger = routes[${JSON.stringify(route)}];
 function deep(n) {
-  try { deep(n + 1) } catch (e) { use(e) }
-  try { trigger() } catch (e) { use(e) }
+  try { deep(n + 1) } catch {}
+  try { ${TRIGGERS[route]} } catch (e) { use(e) }
 }
 deep(0);
 for (const p of pending) await p.catch(use);
