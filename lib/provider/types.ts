@@ -1,20 +1,10 @@
 // Contract between the model provider and its callers (the agent loop, the session).
-// The profile and limit shapes mirror `ResolvedConfig["provider"]` and
-// `ResolvedConfig["provider_limits"]` (spec §7.2) structurally, so this module does not
-// depend on lib/config.
+// The profile is the resolved configuration's own type; the limit shape mirrors
+// `ResolvedConfig["provider_limits"]` (spec §7.2) structurally.
+import type { ProviderProfile } from "../config/index.ts";
+import type { Usage } from "../protocol/index.ts";
 
-export type ProviderProfile = {
-  kind: string;
-  wire_api: "responses" | "chat";
-  model: string;
-  base_url: string;
-  api_key?: string;
-  api_key_env: string;
-  timeout_seconds: number;
-  headers: Record<string, string>;
-  reasoning_effort?: string;
-  image_input?: boolean;
-};
+export type { ProviderProfile, Usage };
 
 export type ProviderLimits = {
   max_sse_event_bytes: number;
@@ -43,7 +33,6 @@ export type ProviderRequest = {
   step?: number;
 };
 
-export type Usage = { input_tokens?: number; output_tokens?: number };
 
 export type ProviderResponse = { text: string; calls: ToolCallRecord[]; usage: Usage };
 

@@ -2,8 +2,8 @@
 // client messages to the connection's single session.
 import type { NdjsonItem } from "../codec/index.ts";
 import { VERSION } from "../version.ts";
-import type { Logger } from "./log.ts";
-import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "./protocol.ts";
+import type { Logger } from "../util/log.ts";
+import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "../protocol/index.ts";
 import type { Rejection, Session } from "./session.ts";
 import type { ServerOptions } from "./session_start.ts";
 import { FrameLimitError, type EventWriter } from "./writer.ts";

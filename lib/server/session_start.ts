@@ -2,14 +2,10 @@
 // system prompt (with the skills listing), tools and provider client. No network I/O. Any failure throws StartError with the wire message.
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { ensureHome, loadConfig, resolveCredential, resolveHome } from "../config/index.ts";
-import type { ApprovalPolicy, ResolvedConfig } from "../config/types.ts";
-import { createProvider } from "../provider/index.ts";
-import type { ProviderClient } from "../provider/types.ts";
-import { buildToolRegistry } from "../tools/index.ts";
-import { discoverSkills, skillsPromptSection } from "../tools/skills/index.ts";
-import type { ToolRegistry } from "../tools/types.ts";
-import type { ClientMessage } from "./protocol.ts";
+import { ensureHome, loadConfig, resolveCredential, resolveHome, type ApprovalPolicy, type ResolvedConfig } from "../config/index.ts";
+import { createProvider, type ProviderClient } from "../provider/index.ts";
+import { buildToolRegistry, discoverSkills, ProcessGroups, skillsPromptSection, type ToolRegistry } from "../tools/index.ts";
+import type { ClientMessage } from "../protocol/index.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
 /** What the command line contributes to every session of this process. */
@@ -34,6 +30,8 @@ export type SessionParts = {
   workspace: string;
   config: ResolvedConfig;
   tools: ToolRegistry;
+  /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
+  processGroups: ProcessGroups;
   provider: ProviderClient;
   instructions: string;
 };
@@ -46,7 +44,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const workspace = await canonicalWorkspace(request.cwd, options.cwd);
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
-  await step(() => ensureHome(home));
+  await step(() => ensureHome(home, options.warn));
   const config = await step(() =>
     loadConfig({
       workspace,
@@ -71,7 +69,8 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     maxReadBytes: config.tools.max_read_bytes,
     skillsSection: skillsPromptSection(skills),
   });
-  const tools = await step(() => buildToolRegistry(config, { noTools, skills }));
+  const processGroups = new ProcessGroups();
+  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups }));
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -81,7 +80,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, provider, instructions };
+  return { workspace, config, tools, processGroups, provider, instructions };
 }
 
 async function canonicalWorkspace(cwd: string, base: string): Promise<string> {

@@ -2,11 +2,11 @@
 // bounded by a timeout and an output limit; not sandboxed (spec §9).
 
 import { cancelledOutcome, failure } from "./outcome.ts";
-import { runProcessGroup, type ProcessTimings } from "./process_group.ts";
+import { ProcessGroups, runProcessGroup, type ProcessTimings } from "./process_group.ts";
 import { createProgressReporter } from "./progress.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
-import { boundedChars, completeUtf8Length } from "./text_bounds.ts";
+import { boundedChars, completeUtf8Length } from "../util/text_bounds.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 
 type BashArgs = { command: string; timeout_seconds?: number };
@@ -18,6 +18,8 @@ export type BashSettings = {
   /** The shell to run; tests point it elsewhere to exercise `unavailable`. */
   shell?: string;
   timings?: ProcessTimings;
+  /** The session's running process groups (its shutdown kills them); a tool of its own when absent. */
+  processGroups?: ProcessGroups;
   /** Minimum interval between progress lines (spec: at most 2 per second). */
   progressIntervalMs?: number;
 };
@@ -29,6 +31,7 @@ const utf8 = new TextDecoder("utf-8");
 
 export function createBashTool(settings: BashSettings): Tool {
   const defaultTimeout = Math.min(settings.commandTimeoutSeconds, settings.maxTimeoutSeconds);
+  const groups = settings.processGroups ?? new ProcessGroups();
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
@@ -54,13 +57,19 @@ export function createBashTool(settings: BashSettings): Tool {
       return {
         risk: "process",
         summary: `Run with /bin/bash -lc: ${boundedChars(command, SUMMARY_MAX_CHARS)}`,
-        run: (context) => runBash(command, timeoutSeconds, settings, context),
+        run: (context) => runBash(command, timeoutSeconds, settings, groups, context),
       };
     },
   };
 }
 
-async function runBash(command: string, timeoutSeconds: number, settings: BashSettings, context: ToolContext): Promise<ToolOutcome> {
+async function runBash(
+  command: string,
+  timeoutSeconds: number,
+  settings: BashSettings,
+  groups: ProcessGroups,
+  context: ToolContext,
+): Promise<ToolOutcome> {
   const shell = settings.shell ?? "/bin/bash";
   const progress = createProgressReporter(context.progress, settings.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
   let result;
@@ -73,6 +82,7 @@ async function runBash(command: string, timeoutSeconds: number, settings: BashSe
       timeoutMs: timeoutSeconds * 1000,
       outputLimitBytes: settings.outputLimitBytes,
       signal: context.signal,
+      groups,
       onOutput: (chunk, stream) => progress.push(chunk, stream),
       ...(settings.timings === undefined ? {} : { timings: settings.timings }),
     });

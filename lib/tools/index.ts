@@ -1,8 +1,9 @@
 // The tool registry: which tools a session sees (spec §9), sorted by name.
 
-import type { ResolvedConfig } from "../config/types.ts";
-import type { FunctionToolSchema } from "../provider/types.ts";
+import type { ResolvedConfig } from "../config/index.ts";
+import type { FunctionToolSchema } from "../provider/index.ts";
 import { createBashTool } from "./bash.ts";
+import { ProcessGroups } from "./process_group.ts";
 import { createExecTool } from "./exec/index.ts";
 import { createReadTool } from "./read.ts";
 import { createReadSkillTool, type Skill } from "./skills/index.ts";
@@ -10,14 +11,26 @@ import type { Tool, ToolRegistry } from "./types.ts";
 import { createWebTools } from "./web/index.ts";
 import { createWriteTool } from "./write.ts";
 
-export type { PreparedCall, Risk, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolRegistry } from "./types.ts";
-export { killAllProcessGroups } from "./process_group.ts";
+export type {
+  NestedCalls,
+  PreparedCall,
+  Risk,
+  Tool,
+  ToolContext,
+  ToolErrorCode,
+  ToolOutcome,
+  ToolRegistry,
+} from "./types.ts";
+export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
+export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { shutdownProcessSandbox } from "./exec/index.ts";
 
 export type RegistryOptions = {
   noTools: boolean;
   /** Discovered beforehand (discovery is asynchronous); `read_skill` serves them. */
   skills?: Skill[];
+  /** The session's running process groups; its shutdown kills them (a registry of its own when absent). */
+  processGroups?: ProcessGroups;
 };
 
 /**
@@ -27,13 +40,13 @@ export type RegistryOptions = {
 export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
   return createRegistry([
-    ...createFileAndShellTools(config),
+    ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups()),
     createReadSkillTool(options.skills ?? [], config),
     ...createWebTools(config),
   ]);
 }
 
-function createFileAndShellTools(config: ResolvedConfig): Tool[] {
+function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups): Tool[] {
   const limits = config.tools;
   const timeouts = {
     commandTimeoutSeconds: limits.command_timeout_seconds,
@@ -41,7 +54,7 @@ function createFileAndShellTools(config: ResolvedConfig): Tool[] {
     outputLimitBytes: limits.output_limit_bytes,
   };
   return [
-    createBashTool(timeouts),
+    createBashTool({ ...timeouts, processGroups }),
     ...(limits.code_mode ? [createExecTool(timeouts)] : []),
     createReadTool({ maxReadBytes: limits.max_read_bytes }),
     createWriteTool({ maxWriteBytes: limits.max_write_bytes }),

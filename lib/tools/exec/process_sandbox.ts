@@ -2,7 +2,7 @@
 // down when that session ends), so one session's shutdown cannot stop another's cells; the
 // sandbox itself is made on the first exec call (a session that never runs a cell pays for no
 // sandbox process). `processSandbox()` is the process-wide fallback for callers that pass none.
-import type { Sandbox } from "../../sandbox/types.ts";
+import type { Sandbox } from "../../sandbox/index.ts";
 
 export class ExecSandbox {
   #current: Promise<Sandbox> | undefined;

@@ -9,7 +9,7 @@ import { VERSION } from "../../version.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ToolOutcome } from "../types.ts";
 import { discard, headerValue, readCapped } from "./body.ts";
-import { completeUtf8Length } from "../text_bounds.ts";
+import { completeUtf8Length } from "../../util/text_bounds.ts";
 import { charsetOf, classifyMediaType, mediaType, sniffBody } from "./content_type.ts";
 import type { BodyKind } from "./content_type.ts";
 import { codePointLength, htmlToText } from "./html_to_text.ts";

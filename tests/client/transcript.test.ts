@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { formatStatus } from "../../lib/chat/status.ts";
-import { createStyle, displayWidth, stripAnsi } from "../../lib/chat/style.ts";
-import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/chat/tool_display.ts";
-import { Transcript, addUsage, summaryRows } from "../../lib/chat/transcript.ts";
+import { createStyle, displayWidth, stripAnsi } from "../../lib/client/style.ts";
+import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/client/tool_display.ts";
+import type { ClientEvent } from "../../lib/client/engine.ts";
+import { Transcript, addUsage, summaryRows } from "../../lib/client/transcript.ts";
 
 const plain = createStyle(false);
 const T = { request_id: "r", session_id: "s", turn_id: "t" };
 
 function feed(transcript: Transcript, events: Array<Record<string, unknown>>): string[] {
-  return events.flatMap((event) => transcript.apply({ ...T, ...event } as unknown as { type: string }));
+  return events.flatMap((event) => transcript.apply({ ...T, ...event } as unknown as ClientEvent));
 }
 
 describe("event transcript", () => {
@@ -192,7 +193,7 @@ describe("status line", () => {
 
 describe("live region helpers", () => {
   it("keeps the tail of a long unfinished line within the row budget", async () => {
-    const { tailToRows } = await import("../../lib/chat/app.ts");
+    const { tailToRows } = await import("../../lib/chat/view.ts");
     expect(tailToRows("short", 10, 2)).toBe("short");
     const long = "a".repeat(50) + "END";
     const tail = tailToRows(long, 10, 2);

@@ -2,7 +2,7 @@
 // fenced code blocks with their language, inline code, emphasis and links. It is fed one complete
 // source line at a time, so streamed text can be rendered as soon as each line ends.
 // Without colour it emits no escape codes: inline code keeps its backticks, links show their URL.
-import { charWidth, displayWidth, type Paint, type Style } from "./style.ts";
+import { displayWidth, splitAtWidth, type Paint, type Style } from "./style.ts";
 
 type Segment = { text: string; paint: Paint };
 
@@ -133,7 +133,7 @@ export class MarkdownRenderer {
             flush();
             continue;
           }
-          const [head, tail] = splitAtWidth(piece, Math.max(1, this.#width - width));
+          const [head, tail] = splitAtWidth(piece, Math.max(1, this.#width - width), true);
           row += segment.paint(head);
           flush();
           piece = tail;
@@ -149,18 +149,6 @@ export class MarkdownRenderer {
 
 function leadingSpaces(text: string): number {
   return text.length - text.trimStart().length;
-}
-
-function splitAtWidth(text: string, columns: number): [string, string] {
-  let width = 0;
-  let index = 0;
-  for (const char of text) {
-    const w = charWidth(char);
-    if (width + w > columns && index > 0) break;
-    width += w;
-    index += char.length;
-  }
-  return [text.slice(0, index), text.slice(index)];
 }
 
 const INLINE = /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|(?<![\w])_([^_\s][^_]*)_(?![\w])|\[([^\]]+)\]\(([^)\s]+)(?:\s+"[^"]*")?\)|<(https?:\/\/[^>\s]+)>/g;

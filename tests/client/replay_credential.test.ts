@@ -4,11 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { openEngine, type EngineClient } from "../../lib/chat/engine.ts";
+import { openEngine, type EngineClient } from "../../lib/client/engine.ts";
 import { prepareDemo } from "../../lib/chat/demo.ts";
-import { prepareOptions, type PreparedOptions } from "../../lib/chat/session_options.ts";
-import { REPLAY_PLACEHOLDER_KEY } from "../../lib/chat/replay_session.ts";
-import { silentLogger } from "../../lib/server/log.ts";
+import { prepareOptions, type PreparedOptions } from "../../lib/client/session_options.ts";
+import { REPLAY_PLACEHOLDER_KEY } from "../../lib/client/replay_session.ts";
+import { silentLogger } from "../../lib/util/log.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 
 const SECRET = "sk-real-user-secret";

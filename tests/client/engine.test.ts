@@ -1,9 +1,9 @@
 // The in-process engine client: real serveStdio over PassThrough streams, real provider code against the fake
 // SSE provider on 127.0.0.1.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EngineClient, EngineError, openEngine } from "../../lib/chat/engine.ts";
-import type { ServerEvent } from "../../lib/chat/transcript.ts";
-import { silentLogger } from "../../lib/server/log.ts";
+import { EngineClient, EngineError, openEngine } from "../../lib/client/engine.ts";
+import type { ClientEvent } from "../../lib/client/engine.ts";
+import { silentLogger } from "../../lib/util/log.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 import { startFakeProvider, textResponse, type FakeProvider } from "../support/fake_provider.ts";
 
@@ -29,7 +29,7 @@ function options() {
 describe("engine client", () => {
   it("performs the handshake and carries a turn's events with their request and session ids", async () => {
     provider.push(textResponse(["hi ", "there"], { input_tokens: 2, output_tokens: 1 }));
-    const events: ServerEvent[] = [];
+    const events: ClientEvent[] = [];
     const engine = await openEngine(options(), silentLogger, { cwd: sandbox.workspace }, (event) => events.push(event));
     engines.push(engine);
     expect(engine.session).toMatchObject({ type: "session.started", model: "fake-model", cwd: sandbox.workspace });
@@ -72,7 +72,7 @@ describe("engine client", () => {
   it("reports engine.closed when the engine ends the connection on its own (fatal version_mismatch)", async () => {
     const engine = new EngineClient(options(), silentLogger);
     engines.push(engine);
-    const events: ServerEvent[] = [];
+    const events: ClientEvent[] = [];
     const closed = new Promise<void>((resolve) =>
       engine.subscribe((event) => {
         events.push(event);
@@ -81,7 +81,7 @@ describe("engine client", () => {
     );
     await engine.send({ type: "initialize", protocol_version: 999, client: { name: "test", version: "0" } });
     await closed;
-    expect(events.map((event) => [event.type, event.code])).toEqual([
+    expect(events.map((event) => [event.type, "code" in event ? event.code : undefined])).toEqual([
       ["error", "version_mismatch"],
       ["engine.closed", undefined],
     ]);

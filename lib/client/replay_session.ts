@@ -5,7 +5,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ServerOptions } from "../server/session_start.ts";
+import type { ServerOptions } from "../server/index.ts";
 
 export const REPLAY_PROFILE = "scv-replay";
 export const REPLAY_PLACEHOLDER_KEY = "scv-replay-placeholder";

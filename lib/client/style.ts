@@ -102,18 +102,38 @@ export function rowsFor(line: string, columns: number): number {
   return Math.max(1, Math.ceil(width / Math.max(1, columns)));
 }
 
+/**
+ * The longest start of plain `text` that fits in `columns` display columns, and the rest; never splits a
+ * character. With `atLeastOne`, the head holds at least one character (so a caller cutting rows always advances).
+ */
+export function splitAtWidth(text: string, columns: number, atLeastOne = false): [head: string, rest: string] {
+  let width = 0;
+  let index = 0;
+  for (const char of text) {
+    const w = charWidth(char);
+    if (width + w > columns && !(atLeastOne && index === 0)) break;
+    width += w;
+    index += char.length;
+  }
+  return [text.slice(0, index), text.slice(index)];
+}
+
+/** The longest end of plain `text` that fits in `columns` display columns. */
+export function tailAtWidth(text: string, columns: number): string {
+  const chars = [...text];
+  let width = 0;
+  let index = chars.length;
+  while (index > 0 && width + charWidth(chars[index - 1]!) <= columns) {
+    index -= 1;
+    width += charWidth(chars[index]!);
+  }
+  return chars.slice(index).join("");
+}
+
 /** Cuts plain text to `columns`, ending in "…" when anything was cut. */
 export function truncateText(text: string, columns: number): string {
   if (displayWidth(text) <= columns) return text;
-  let out = "";
-  let width = 0;
-  for (const char of text) {
-    const w = charWidth(char);
-    if (width + w > columns - 1) break;
-    out += char;
-    width += w;
-  }
-  return `${out}…`;
+  return `${splitAtWidth(text, columns - 1)[0]}…`;
 }
 
 /**
@@ -143,8 +163,7 @@ export function wrapPlain(text: string, columns: number): string[] {
       rowWidth += 1;
     }
     while (rowWidth + displayWidth(rest) > width) {
-      const head = truncateText(rest, width - rowWidth + 1).slice(0, -1);
-      const cut = head === "" ? [...rest][0]! : head;
+      const cut = splitAtWidth(rest, width - rowWidth, true)[0];
       rows.push(row + cut);
       rest = rest.slice(cut.length);
       row = hang;

@@ -1,11 +1,11 @@
 // Protocol events → display rows. Pure: it keeps only what it needs to format later events (calls in flight,
 // the assistant line being streamed, token usage) and never touches the terminal.
+import type { EventOf, Usage } from "../protocol/index.ts";
+import type { ClientEvent } from "./engine.ts";
 import { MarkdownRenderer } from "./markdown.ts";
-import { displayWidth, sanitizeValue, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
+import { sanitizeValue, splitAtWidth, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
-export type ServerEvent = { type: string; [field: string]: any };
-export type Usage = { input_tokens?: number; output_tokens?: number };
 
 type CallInfo = { name: string; args: unknown; depth: number; shown: boolean };
 
@@ -65,7 +65,7 @@ export class Transcript {
   }
 
   /** Rows to print for one event (possibly none). */
-  apply(raw: ServerEvent): string[] {
+  apply(raw: ClientEvent): string[] {
     const s = this.#style;
     // Nothing from the model or a tool reaches the terminal with control characters in it.
     const event = sanitizeValue(raw);
@@ -75,9 +75,9 @@ export class Transcript {
         this.#liveProgress.clear();
         return [];
       case "assistant.delta":
-        return this.#delta(String(event.content ?? ""));
+        return this.#delta(event.content);
       case "assistant.completed":
-        return this.#completeMessage(String(event.content ?? ""));
+        return this.#completeMessage(event.content);
       case "tool.proposed":
         this.#calls.set(event.call_id, {
           name: event.name,
@@ -93,7 +93,7 @@ export class Transcript {
           ...this.#flush(),
           `${pad}${s.yellow("?")} ${s.bold(`Approve ${event.name}`)} ${s.yellow(`(${event.risk} risk)`)}`,
           // The whole summary (wrapped, never cut mid-line): what is approved must be visible.
-          ...summaryRows(String(event.summary ?? ""), this.#width - pad.length - 2).map((line) => `${pad}  ${line}`),
+          ...summaryRows(event.summary, this.#width - pad.length - 2).map((line) => `${pad}  ${line}`),
         ];
       }
       case "tool.started": {
@@ -101,12 +101,13 @@ export class Transcript {
         return [...this.#flush(), ...this.#header(call)];
       }
       case "tool.progress": {
-        const call = this.#call(event.call_id, String(event.name ?? ""));
+        // tool.progress carries no name: the call is known from its tool.proposed (else it has none).
+        const call = this.#call(event.call_id, "");
         if (LIVE_PROGRESS_TOOLS.has(call.name)) {
-          this.#liveProgress.set(event.call_id, String(event.text ?? ""));
+          this.#liveProgress.set(event.call_id, event.text);
           return [];
         }
-        return previewLines(String(event.text ?? ""), 2, this.#width - indent(call.depth).length - 4).map(
+        return previewLines(event.text, 2, this.#width - indent(call.depth).length - 4).map(
           (line) => `${indent(call.depth)}  ${s.dim(`… ${line}`)}`,
         );
       }
@@ -118,10 +119,10 @@ export class Transcript {
         return this.#wrap(`  (history trimmed: ${event.removed_messages} older messages summarized)`, s.dim);
       case "turn.completed": {
         this.#liveProgress.clear();
-        const usage = (event.usage ?? {}) as Usage;
+        const usage = event.usage;
         this.lastUsage = usage;
         this.totalUsage = addUsage(this.totalUsage, usage);
-        const steps = Number(event.steps);
+        const steps = event.steps;
         const tokens = usage.input_tokens === undefined && usage.output_tokens === undefined ? "" : ` · tokens ${formatUsage(usage)}`;
         return [...this.#flush(), ...this.#wrap(`  · done in ${steps} step${steps === 1 ? "" : "s"}${tokens}`, s.dim), ""];
       }
@@ -132,7 +133,7 @@ export class Transcript {
         this.#liveProgress.clear();
         return [...this.#flush(), s.yellow("⊘ turn cancelled"), ""];
       case "queue.enqueued":
-        return [s.dim(`  (queued at position ${Number(event.position) + 1}: ${truncateText(String(event.entry?.prompt ?? "").replace(/\n/g, " "), this.#width - 30)})`)];
+        return [s.dim(`  (queued at position ${event.position + 1}: ${truncateText(event.entry.prompt.replace(/\n/g, " "), this.#width - 30)})`)];
       case "session.cleared":
         this.lastUsage = undefined;
         return [s.dim("  (conversation cleared)")];
@@ -176,7 +177,7 @@ export class Transcript {
     return [`${pad}${s.cyan("⏺")} ${s.bold(call.name)}${summary ? ` ${s.dim(truncateText(summary, Math.max(10, room)))}` : ""}`];
   }
 
-  #toolCompleted(event: ServerEvent): string[] {
+  #toolCompleted(event: EventOf<"tool.completed">): string[] {
     const s = this.#style;
     const call = this.#call(event.call_id, event.name);
     this.#liveProgress.delete(event.call_id);
@@ -184,14 +185,14 @@ export class Transcript {
     if (!call.shown) rows.push(...this.#header(call));
     const pad = `${indent(call.depth)}  `;
     const columns = this.#width - pad.length - 2;
-    const text = outputText(String(event.output ?? ""));
+    const text = outputText(event.output);
     const lines = previewLines(text, PREVIEW_LINES, columns);
     const truncated = event.truncated ? s.dim(" (output truncated)") : "";
     if (event.success) {
       rows.push(`${pad}${s.green("✓")} ${s.dim(lines[0] ?? "ok")}${lines.length <= 1 ? truncated : ""}`);
       rows.push(...lines.slice(1).map((line, index) => `${pad}  ${s.dim(line)}${index === lines.length - 2 ? truncated : ""}`));
     } else {
-      const code = String(event.error ?? "failed");
+      const code = event.error ?? "failed";
       const first = lines[0] ? `: ${truncateText(lines[0], Math.max(10, columns - code.length - 2))}` : "";
       rows.push(`${pad}${s.red("✗")} ${s.red(code)}${first}`);
       rows.push(...lines.slice(1).map((line) => `${pad}  ${s.dim(line)}`));
@@ -243,16 +244,9 @@ export function summaryRows(summary: string, columns: number): string[] {
   for (const line of stripControls(summary.replace(/\r\n/g, "\n").replace(/\t/g, "  ")).split("\n")) {
     let rest = line;
     do {
-      let cut = 0;
-      let used = 0;
-      for (const char of rest) {
-        const w = displayWidth(char);
-        if (used + w > width && cut > 0) break;
-        used += w;
-        cut += char.length;
-      }
-      rows.push(rest.slice(0, cut));
-      rest = rest.slice(cut);
+      const [head, tail] = splitAtWidth(rest, width, true);
+      rows.push(head);
+      rest = tail;
     } while (rest !== "");
   }
   while (rows.length > 1 && rows.at(-1)!.trim() === "") rows.pop();

@@ -2,12 +2,13 @@
 // codec, events come back the same way, exactly as `scv server --stdio` would carry them.
 import { PassThrough } from "node:stream";
 import { MAX_FRAME_BYTES, NdjsonWriter, readNdjson } from "../codec/index.ts";
-import { PROTOCOL_VERSION } from "../server/protocol.ts";
-import type { Logger } from "../server/log.ts";
-import type { ServerOptions } from "../server/session_start.ts";
-import { serveStdio, type ServeResult } from "../server/stdio.ts";
+import { PROTOCOL_VERSION, type ClientRequest, type EventOf, type ServerEvent } from "../protocol/index.ts";
+import type { Logger } from "../util/log.ts";
+import { type ServeResult, type ServerOptions, serveStdio } from "../server/index.ts";
 import { VERSION } from "../version.ts";
-import type { ServerEvent } from "./transcript.ts";
+
+/** What a client sees: the server's events, and the end of the connection. */
+export type ClientEvent = ServerEvent | { type: "engine.closed" };
 
 export type SessionRequest = { cwd: string; model?: string; provider?: string; no_tools?: boolean };
 
@@ -21,7 +22,7 @@ export class EngineError extends Error {
   }
 }
 
-type Listener = (event: ServerEvent) => void;
+type Listener = (event: ClientEvent) => void;
 
 export class EngineClient {
   readonly #input = new PassThrough();
@@ -34,7 +35,7 @@ export class EngineClient {
   #closed = false;
   sessionId = "";
   /** The `session.started` event, once the session is up. */
-  session: ServerEvent | undefined;
+  session: EventOf<"session.started"> | undefined;
 
   constructor(options: ServerOptions, log: Logger) {
     this.#serving = serveStdio(this.#input, this.#output, options, log);
@@ -56,7 +57,7 @@ export class EngineClient {
   }
 
   /** Sends a client message, adding its `request_id` (and the session id when there is one); returns the id. */
-  async send(message: { type: string; [field: string]: unknown }): Promise<string> {
+  async send(message: ClientRequest): Promise<string> {
     if (this.#input.writableEnded) throw new Error(`cannot send ${message.type}: the engine connection is closed`);
     const request_id = `c${this.#nextId++}`;
     const withSession = this.sessionId && message.type !== "initialize" && message.type !== "session.start"
@@ -71,12 +72,14 @@ export class EngineClient {
    * Sends a message that nobody waits on (turn.cancel, approval.resolve), e.g. from a signal handler: when the
    * connection has closed meanwhile there is nobody left to tell, so the message is dropped instead of rejecting.
    */
-  notify(message: { type: string; [field: string]: unknown }): void {
+  notify(message: ClientRequest): void {
     this.send(message).catch(() => {});
   }
 
   /** Resolves with the first event matching `predicate` from now on. */
-  waitFor(predicate: (event: ServerEvent) => boolean): Promise<ServerEvent> {
+  waitFor<E extends ClientEvent>(predicate: (event: ClientEvent) => event is E): Promise<E>;
+  waitFor(predicate: (event: ClientEvent) => boolean): Promise<ClientEvent>;
+  waitFor(predicate: (event: ClientEvent) => boolean): Promise<ClientEvent> {
     if (this.#closed) return Promise.reject(new Error("the engine connection closed"));
     return new Promise((resolve, reject) => {
       const unsubscribe = this.subscribe((event) => {
@@ -92,18 +95,20 @@ export class EngineClient {
   }
 
   /** `initialize` then `session.start`; rejects with EngineError when the engine refuses either. */
-  async start(request: SessionRequest): Promise<ServerEvent> {
-    const reply = (id: string) => this.waitFor((event) => event.request_id === id);
+  async start(request: SessionRequest): Promise<EventOf<"session.started">> {
+    const reply = (id: string) => this.waitFor((event) => "request_id" in event && event.request_id === id);
     const initId = `c${this.#nextId}`;
     const initialized = reply(initId);
     await this.send({ type: "initialize", protocol_version: PROTOCOL_VERSION, client: { name: "scv-chat", version: VERSION } });
     const init = await initialized;
     if (init.type === "error") throw new EngineError(init.code, init.message);
+    if (init.type !== "initialized") throw new Error(`the engine answered initialize with ${init.type}`);
     const startId = `c${this.#nextId}`;
     const started = reply(startId);
     await this.send({ type: "session.start", ...request });
     const event = await started;
     if (event.type === "error") throw new EngineError(event.code, event.message);
+    if (event.type !== "session.started") throw new Error(`the engine answered session.start with ${event.type}`);
     this.sessionId = event.session_id;
     this.session = event;
     return event;
@@ -121,7 +126,8 @@ export class EngineClient {
     try {
       for await (const item of readNdjson(this.#output, { maxLineBytes: MAX_FRAME_BYTES })) {
         if (!item.ok) continue;
-        const event = item.value as ServerEvent;
+        // The engine is our own server: what it writes is a ServerEvent.
+        const event = item.value as ClientEvent;
         for (const listener of [...this.#listeners]) listener(event);
       }
     } finally {

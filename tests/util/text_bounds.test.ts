@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createProgressReporter } from "../../lib/tools/progress.ts";
-import { boundedChars, completeUtf8Length, cutToBytes } from "../../lib/tools/text_bounds.ts";
+import { boundedChars, completeUtf8Length, cutToBytes } from "../../lib/util/text_bounds.ts";
 
 describe("completeUtf8Length", () => {
   it("drops only a trailing incomplete character", () => {

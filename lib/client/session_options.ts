@@ -1,7 +1,7 @@
 // Builds the engine's ServerOptions for `scv chat` and `scv exec`, starting the replay provider when a
 // recorded script is given (`--fake-responses FILE` or SCV_FAKE_RESPONSES) with a placeholder credential.
-import type { ApprovalPolicy } from "../config/types.ts";
-import type { ServerOptions } from "../server/session_start.ts";
+import type { ApprovalPolicy } from "../config/index.ts";
+import type { ServerOptions } from "../server/index.ts";
 import { loadReplayScript, startReplayServer, type ReplayScript, type ReplayServer } from "./replay.ts";
 import { replaySessionOptions } from "./replay_session.ts";
 
