@@ -71,6 +71,26 @@ export function workerMain(
   // Rejections the cell leaves unhandled are discarded (host spec §7.1).
   process.on("unhandledRejection", () => {});
 
+  // Node formats a cell's stacks with this realm's Error.prepareStackTrace when the cell sets none.
+  // It is the default format minus Node's own frames: promise jobs of a cell may run below the
+  // event loop's JS frames (runNextTicks, processTimers), which are no part of the cell's story.
+  const errorToString = Error.prototype.toString;
+  Error.prepareStackTrace = (error: unknown, sites: { getFileName(): unknown; toString(): string }[]): string => {
+    let head: string;
+    try {
+      head = errorToString.call(error);
+    } catch {
+      head = "Error";
+    }
+    let text = head;
+    for (const site of sites) {
+      const file = site.getFileName();
+      if (typeof file === "string" && file.startsWith("node:")) continue;
+      text += "\n    at " + site.toString();
+    }
+    return text;
+  };
+
   const runtimeScript = new vm.Script("(" + config.runtimeSource + ")", { filename: "scv-runtime.js" });
   const rejectImport = (): never => {
     throw "unsupported import in exec";
