@@ -30,19 +30,31 @@ export function childMain(requireFn: (id: string) => unknown, config: ChildConfi
 
   // Written synchronously to fd 1: a stream write would defer its callback with process.nextTick,
   // and cell code would then run its promise jobs below Node's processTicksAndRejections frame.
-  const send = (message: unknown): void => {
-    const body = BufferCtor.from(JSON.stringify(message), "utf8");
-    const frame = BufferCtor.allocUnsafe(4 + body.length);
-    frame.writeUInt32LE(body.length, 0);
-    body.copy(frame, 4);
+  const writeAll = (bytes: Buffer): void => {
     let offset = 0;
-    while (offset < frame.length) {
+    while (offset < bytes.length) {
       try {
-        offset += fs.writeSync(1, frame, offset);
+        offset += fs.writeSync(1, bytes, offset);
       } catch (error) {
         if ((error as { code?: string }).code !== "EAGAIN") proc.exit(0);
       }
     }
+  };
+  const send = (message: unknown): void => {
+    const json = JSON.stringify(message);
+    const length = BufferCtor.byteLength(json, "utf8");
+    if (length > 65536) {
+      // A large message is not copied once more behind its prefix.
+      const prefix = BufferCtor.allocUnsafe(4);
+      prefix.writeUInt32LE(length, 0);
+      writeAll(prefix);
+      writeAll(BufferCtor.from(json, "utf8"));
+      return;
+    }
+    const frame = BufferCtor.allocUnsafe(4 + length);
+    frame.writeUInt32LE(length, 0);
+    frame.write(json, 4, "utf8");
+    writeAll(frame);
   };
 
   let handler: ((message: unknown) => void) | null = null;
