@@ -53,7 +53,8 @@ export type Observation =
       /**
        * `null` on success or `exit()`; else the cell's error (host spec §7.1), or
        * `exec cell heap limit exceeded (maxHeapSizeBytes: <n>)`, or
-       * `exec runtime ended unexpectedly` when its worker died abnormally (`initial` never rejects).
+       * `exec runtime ended unexpectedly` when its sandbox process died abnormally, or
+       * `exec sandbox unavailable: <reason>` when no sandbox process passes its self-test (`initial` never rejects).
        */
       errorText: string | null;
       /** ns from completion to delivery; 0 when an observer was already waiting. */
@@ -64,7 +65,7 @@ export type Observation =
 export interface SessionLimits {
   /** Caps every yield timer of the session (host spec §6.2). */
   maxYieldTimeMs?: number | null;
-  /** The JS heap limit of the worker running this session's cells (host spec §5.4). */
+  /** The JS heap limit of the sandbox processes running this session's cells (host spec §5.4); their resident memory is capped too. */
   maxHeapSizeBytes?: number | null;
 }
 
@@ -109,6 +110,6 @@ export interface SandboxSession {
 
 export interface Sandbox {
   openSession(limits?: SessionLimits): SandboxSession;
-  /** Stops every worker. */
+  /** Stops every sandbox process. */
   shutdown(): Promise<void>;
 }
