@@ -105,6 +105,13 @@ export interface ResolvedConfig {
   provider_limits: ProviderLimitsConfig;
   skills: SkillsConfig;
   web: WebConfig;
+  /**
+   * True when no layer set `[context] max_tokens`: the default applies, and the session may learn the model's
+   * context window from the server instead (lib/provider/context_window.ts). Absent means set.
+   */
+  context_max_tokens_default?: boolean;
+  /** The `[providers.<name>]` in effect; absent when `[provider]` itself is. */
+  provider_name?: string;
 }
 
 export interface ConfigOverrides {

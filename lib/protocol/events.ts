@@ -89,6 +89,8 @@ export const events = {
     max_transcript_items: number;
     max_prompt_history_bytes: number;
     max_prompt_history_items: number;
+    /** Additive (issue 14): the budget's window and its source; `warning` when the server runs the model short. */
+    context_window: { tokens: number; source: string; warning?: string };
   }) => ({
     type: "session.started" as const,
     request_id: fields.request_id,
@@ -101,6 +103,7 @@ export const events = {
     max_transcript_items: fields.max_transcript_items,
     max_prompt_history_bytes: fields.max_prompt_history_bytes,
     max_prompt_history_items: fields.max_prompt_history_items,
+    context_window: fields.context_window,
   }),
   queueSnapshot: (session_id: string, entries: QueueEntry[], paused: boolean) => ({
     type: "queue.snapshot" as const,
