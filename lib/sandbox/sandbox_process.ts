@@ -126,13 +126,16 @@ export class SandboxProcess {
     this.post({ t: "tool", cell, call, ok, v: payload });
   }
 
-  /** Kills the process (interrupting any running code); resolves once it is gone. */
-  terminate(): Promise<void> {
+  /**
+   * Kills the process (interrupting any running code); resolves once it is gone. `keepOutput`: the
+   * cell being terminated still receives the output its process wrote before the kill.
+   */
+  terminate(keepOutput = false): Promise<void> {
     // Whoever waits for the end keeps the event loop alive until it comes.
     if (!this.#child.exited) this.#child.ref();
     this.#kill();
     const listener = this.#markDead();
-    this.#lateListener = listener;
+    this.#lateListener = keepOutput ? listener : null;
     listener?.onExit({ kind: "crash", message: "sandbox process terminated" });
     return this.#exited.then(() => {
       this.#lateListener = null;
@@ -192,7 +195,14 @@ export class SandboxProcess {
     if (message.t === "done") {
       this.#listener = null;
       this.#state = "draining";
-      this.#drainTimer = setTimeout(() => void this.terminate(), DRAIN_GRACE_MS);
+      const timer = setTimeout(() => {
+        // A host busy for longer than the grace (a huge output) may not have read the `idle`
+        // already waiting in the pipe: that is read before an immediate runs.
+        setImmediate(() => {
+          if (this.#drainTimer === timer) void this.terminate();
+        });
+      }, DRAIN_GRACE_MS);
+      this.#drainTimer = timer;
       this.#drainTimer.unref();
       this.owner.draining?.(this);
     }

@@ -180,7 +180,7 @@ class Cell implements SandboxCell, CellListener {
   async terminate(): Promise<Observation> {
     this.status = "terminating";
     this.#abortToolCalls();
-    await this.worker?.terminate();
+    await this.worker?.terminate(true);
     this.worker = null;
     const observation: Observation = { kind: "terminated", cellId: this.id, items: this.takeItems() };
     // The terminate request is answered first, then a pending observer, then the cell closes.
