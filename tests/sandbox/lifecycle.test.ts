@@ -67,17 +67,26 @@ describe("yield timers", () => {
 describe("observers and deliveries", () => {
   it("yield_control delivers the items since the previous delivery; without an observer it does nothing", async () => {
     const session = box.session();
+    // The cell goes on only once the test says so (tool answers), so that no timing decides the order.
+    const releases: (() => void)[] = [];
+    const rec = recorder(() => new Promise((resolve) => releases.push(() => resolve(1))));
     const cell = box.start(
       session,
-      "text('a'); yield_control(); text('b'); yield_control(); text('c'); await new Promise((r) => setTimeout(r, 50)); yield_control(); text('d')",
+      "text('a'); yield_control(); text('b'); yield_control(); text('c'); await tools.gate(); yield_control(); await tools.gate(); text('d')",
+      { rec, tools: [tool("gate")] },
     );
     expect(texts(await cell.initial)).toEqual(["a"]);
     // The second yield_control() ran while nobody observed: 'b' and 'c' wait for the next delivery.
-    await sleep(20);
-    const outcome = await session.wait("1", 5_000);
+    expect(await until(() => releases.length === 1, 5_000)).toBe(true);
+    const waiting = session.wait("1", 5_000);
+    releases[0]!();
+    const outcome = await waiting;
     expect(outcome).toMatchObject({ kind: "observation", observation: { kind: "yielded" } });
     expect(outcome.kind === "observation" && texts(outcome.observation)).toEqual(["b", "c"]);
-    const last = await session.wait("1", 5_000);
+    expect(await until(() => releases.length === 2, 5_000)).toBe(true);
+    const lastWait = session.wait("1", 5_000);
+    releases[1]!();
+    const last = await lastWait;
     expect(last).toMatchObject({ kind: "observation", observation: { kind: "result", bufferedForNs: 0 } });
     expect(last.kind === "observation" && texts(last.observation)).toEqual(["d"]);
     await session.close();
