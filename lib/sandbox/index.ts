@@ -12,7 +12,5 @@
 //   timers, terminate, the store, and the session's own processes (never shared).
 // - checks.ts: the host's checks of everything a process sends (shapes, URL rules, budgets).
 // - module_source.ts: module syntax (import/export) for a cell run as an async function.
-// - truncation.ts: output truncation (host spec §9), pure.
 export { createSandbox, type SandboxOptions } from "./sandbox.ts";
-export { middleTruncate, truncateItems } from "./truncation.ts";
 export type * from "./types.ts";
