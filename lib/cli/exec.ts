@@ -10,6 +10,7 @@ import {
   stripControls,
   Transcript,
   type ClientEvent,
+  type ClientFlags,
   type PendingApproval,
   type PreparedOptions,
 } from "../client/index.ts";
@@ -17,13 +18,10 @@ import { createLogger } from "../util/log.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 
-export type ExecCliOptions = {
+export type ExecCliOptions = ClientFlags & {
   json?: boolean;
   yes?: boolean;
   approvalPolicy?: ApprovalPolicy;
-  model?: string;
-  provider?: string;
-  fakeResponses?: string;
   /** Continue this workspace's most recent stored session. */
   continue?: boolean;
   /** Continue the stored session with this id. */
@@ -195,13 +193,13 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
         ...(options.continue === true ? { continue: true } : {}),
       });
     } catch (error) {
-      // A stored session that does not exist is a usage error, said once even in --json mode (the printer has
-      // said it in text mode when the engine's error event carried it).
-      if (error instanceof EngineError && error.code === "session_not_found") {
-        if (json || error.message === NO_SESSION_TO_CONTINUE) process.stderr.write(`scv exec: ${error.message}\n`);
-        return EXIT_USAGE;
+      // The engine's error event has been printed already (as text or NDJSON); anything else has not, such as
+      // finding no session to continue (the client's own conclusion).
+      if (!(error instanceof EngineError) || error.message === NO_SESSION_TO_CONTINUE) {
+        process.stderr.write(`scv exec: ${(error as Error).message}\n`);
       }
-      if (!json || !(error instanceof EngineError)) process.stderr.write(`scv exec: ${(error as Error).message}\n`);
+      // A stored session that does not exist is a usage error.
+      if (error instanceof EngineError && error.code === "session_not_found") return EXIT_USAGE;
       return EXIT_FAILURE;
     }
     // Interrupted or signalled while the session started: no turn, but the engine is still shut down.

@@ -5,7 +5,7 @@
 // carried over.
 import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { ensureSessionsDir, indexPath, validSessionId } from "./paths.ts";
-import { encodeRecord } from "./redact.ts";
+import { encodeRecord, type Redactor } from "./redact.ts";
 import { endsWithNewline } from "./line_end.ts";
 
 export type IndexEntry = {
@@ -24,12 +24,12 @@ type IndexLine = IndexEntry | { id: string; deleted: true };
 const COMPACT_FACTOR = 2;
 const COMPACT_MIN_LINES = 256;
 
-export function appendIndexEntry(home: string, line: IndexLine, patterns: readonly string[] = []): void {
+export function appendIndexEntry(home: string, line: IndexLine, redact?: Redactor): void {
   ensureSessionsDir(home);
   const fd = openSync(indexPath(home), "a+", 0o600);
   try {
     // After a writer was killed mid-line, start a fresh line rather than extend the torn one.
-    writeSync(fd, (endsWithNewline(fd) ? "" : "\n") + encodeRecord(line, patterns));
+    writeSync(fd, (endsWithNewline(fd) ? "" : "\n") + encodeRecord(line, redact));
   } finally {
     closeSync(fd);
   }

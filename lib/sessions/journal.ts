@@ -2,7 +2,7 @@
 // so a `kill -9` loses at most the turn in flight. Creates the file 0600 in the 0700 sessions folder.
 import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import { ensureSessionsDir, journalPath } from "./paths.ts";
-import { encodeRecord, secretPatterns } from "./redact.ts";
+import { encodeRecord, secretRedactor, type Redactor } from "./redact.ts";
 import { JOURNAL_VERSION, titleOf, type JournalRecord, type SessionMeta } from "./records.ts";
 import { truncateTornTail } from "./line_end.ts";
 import { appendIndexEntry, type IndexEntry } from "./index_file.ts";
@@ -19,7 +19,7 @@ export type JournalOptions = {
 export class JournalWriter {
   readonly #home: string;
   readonly #meta: SessionMeta;
-  readonly #patterns: string[];
+  readonly #redact: Redactor;
   #fd: number | undefined;
   #title: string;
   #turns: number;
@@ -28,7 +28,7 @@ export class JournalWriter {
   constructor(options: JournalOptions) {
     this.#home = options.home;
     this.#meta = options.meta;
-    this.#patterns = secretPatterns(options.secrets);
+    this.#redact = secretRedactor(options.secrets);
     this.#title = options.existing?.title ?? "";
     this.#turns = options.existing?.turns ?? 0;
     // A resumed journal has its header already; a new one is created on its first turn (an empty session leaves
@@ -81,7 +81,7 @@ export class JournalWriter {
 
   /** The single write path: every byte of the journal passes the redactor here. */
   #write(record: JournalRecord): void {
-    const bytes = Buffer.from(encodeRecord(record, this.#patterns));
+    const bytes = Buffer.from(encodeRecord(record, this.#redact));
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(this.#fd!, bytes, offset);
   }
@@ -96,7 +96,7 @@ export class JournalWriter {
       turns: this.#turns,
       model: this.#meta.model,
     };
-    appendIndexEntry(this.#home, entry, this.#patterns);
+    appendIndexEntry(this.#home, entry, this.#redact);
   }
 }
 

@@ -61,7 +61,7 @@ export function forkSession(home: string, id: string): string {
   try {
     fchmodSync(fd, 0o600);
     // The copied records were redacted when they were first written.
-    writeSync(fd, encodeRecord({ type: "session", v: JOURNAL_VERSION, ...meta }, []) + body);
+    writeSync(fd, encodeRecord({ type: "session", v: JOURNAL_VERSION, ...meta }) + body);
   } finally {
     closeSync(fd);
   }

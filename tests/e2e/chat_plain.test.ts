@@ -2,9 +2,10 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ESC = "\x1b";
@@ -98,8 +99,7 @@ describe("scv chat in plain line mode", () => {
       harness.provider.push({ events: [sse.textDelta("thinking\n")], mode: "chunked", end: "hang" });
       const { child, stdout } = harness.start(["chat"], { stdin: null });
       child.stdin!.write("long turn\n");
-      const deadline = Date.now() + 8000;
-      while (!stdout().includes("thinking") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(() => stdout().includes("thinking"), { timeoutMs: 8000, what: "the streamed text" });
       const started = Date.now();
       child.kill(signal);
       const exit = await new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -111,7 +111,10 @@ describe("scv chat in plain line mode", () => {
   it("reports a session that cannot start and exits 1", async () => {
     const result = await chat([], "hi\n", { OPENAI_API_KEY: undefined });
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain("could not start a session: provider credential is not configured");
+    // One line says what failed and what to do (the engine's refusal), not a second copy of it.
+    expect(result.stdout.match(/provider credential is not configured/g)).toHaveLength(1);
+    expect(result.stdout).toContain("error (invalid_request): provider credential is not configured");
+    expect(result.stdout.replace(/\s+/g, " ")).toContain("set OPENAI_API_KEY, or configure a provider in");
   });
 });
 

@@ -144,7 +144,7 @@ describe("session journal", () => {
     const files = readdirSync(sessionsDir());
     expect(files.length).toBeGreaterThanOrEqual(2);
     for (const name of files) expect(readFileSync(join(sessionsDir(), name), "utf8")).not.toContain(key);
-    expect(readFileSync(journalOf(client.sessionId), "utf8")).toContain("[redacted]");
+    expect(readFileSync(journalOf(client.sessionId), "utf8")).toContain("[REDACTED]");
   });
 });
 

@@ -73,8 +73,8 @@ describe("journal writer", () => {
     expect(text).not.toContain("very-secret");
     expect(text).not.toContain("d-secret");
     const [entry] = listSessions(home);
-    expect(entry).toMatchObject({ id, cwd: "/w", title: "first line second line [redacted] and [redacted]", turns: 1 });
-    expect(loadSession(home, id).history).toEqual([user("[redacted]")]);
+    expect(entry).toMatchObject({ id, cwd: "/w", title: "first line second line [REDACTED] and [REDACTED]", turns: 1 });
+    expect(loadSession(home, id).history).toEqual([user("[REDACTED]")]);
   });
 
   it("cuts titles to 80 characters on one line without control characters", () => {

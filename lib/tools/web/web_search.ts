@@ -12,7 +12,7 @@ import { discard, headerValue, readCapped } from "./body.ts";
 import { completeUtf8Length } from "../../util/text_bounds.ts";
 import { decodeEntities } from "./entities.ts";
 import { USER_AGENT } from "./fetch.ts";
-import type { ProxySettings } from "./fetch.ts";
+import type { ProxySettings } from "./proxy.ts";
 
 const MAX_QUERY_BYTES = 512;
 const MAX_BODY_BYTES = 1_048_576;

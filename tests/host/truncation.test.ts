@@ -1,5 +1,6 @@
+// Host output truncation (host spec §9), pure: the worked examples and the edge rules.
 import { describe, expect, it } from "vitest";
-import { audioTokens, middleTruncate, truncateItems } from "../../lib/sandbox/truncation.ts";
+import { audioTokens, middleTruncate, truncateItems } from "../../lib/host/truncation.ts";
 import type { ContentItem } from "../../lib/sandbox/types.ts";
 
 const D4 = "0123456789012345678901234567890123456789";

@@ -1,6 +1,6 @@
-// Output truncation (host spec §9, steps 2–4): sizes are UTF-8 bytes, 4 bytes per token.
-// The caller appends the `Script error:` item (step 1) before calling `truncateItems`.
-import type { ContentItem } from "./types.ts";
+// Server-mode output truncation (host spec §9, steps 2–4): sizes are UTF-8 bytes, 4 bytes per
+// token. runtimeResponse (output.ts) appends the `Script error:` item (step 1) first.
+import type { ContentItem } from "../sandbox/index.ts";
 
 const BYTES_PER_TOKEN = 4;
 const AUDIO_TOKENS_PER_SECOND = 10;
