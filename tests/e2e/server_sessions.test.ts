@@ -97,6 +97,34 @@ describe("session journal", () => {
     await again.finish();
   });
 
+  it("fits a resumed history to the context budget, compacting as usual", async () => {
+    await harness.sandbox.writeUserConfig("[context]\nmax_tokens = 3000\nreserve_output_tokens = 100\nsafety_margin_tokens = 100\n");
+    const long = (tag: string) => textResponse([`${tag} `.repeat(600)]);
+    const client = await harness.startServer([long("alpha"), long("beta"), long("gamma")], { start: { no_tools: true } });
+    const id = client.sessionId;
+    for (const prompt of ["one", "two", "three"]) {
+      client.turn(prompt);
+      await client.next("turn.completed");
+    }
+    await client.finish();
+
+    harness.provider.push(textResponse(["fits"]));
+    const again = await bareServer();
+    again.send({ type: "session.resume", request_id: "r", session_id: id, no_tools: true });
+    await again.next("queue.snapshot");
+    again.sessionId = id;
+    again.turn("four");
+    const compacted = await again.next(["context.compacted", "turn.completed", "turn.failed"]);
+    expect(compacted).toMatchObject({ type: "context.compacted", session_id: id });
+    expect(compacted.removed_messages).toBeGreaterThan(0);
+    await again.next("turn.completed");
+    const input = inputText(3);
+    expect(input).toContain("[SCV compacted");
+    expect(input).toContain("gamma");
+    expect(input).toContain("four");
+    await again.finish();
+  });
+
   it("recovers the intact prefix of a journal with a torn last line, says so, and goes on writing", async () => {
     const id = await oneTurn([textResponse(["intact answer"])], "intact question");
     appendFileSync(journalOf(id), '{"type":"turn.started","at":"2026-01-01T00:00:00Z","turn_id":"x","prom');
