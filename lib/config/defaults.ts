@@ -15,6 +15,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       timeout_seconds: 600,
       headers: {},
       image_input: true,
+      edit_tools: "auto",
     },
     agent: { max_steps: 128, system_prompt: DEFAULT_SYSTEM_PROMPT },
     session: { max_history_bytes: 16777216, max_messages: 10000 },
@@ -33,6 +34,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       max_read_bytes: 262144,
       max_write_bytes: 1048576,
       code_mode: true,
+      login_shell: false,
     },
     protocol: { max_client_frame_bytes: 1048576, max_server_frame_bytes: 8388608 },
     tui: {

@@ -1,10 +1,15 @@
 // The tool registry: which tools a session sees (spec §9), sorted by name.
 
-import type { ResolvedConfig } from "../config/types.ts";
+import type { EditTools, ResolvedConfig, WireApi } from "../config/types.ts";
+import { createApplyPatchTool } from "./apply_patch/index.ts";
 import type { FunctionToolSchema } from "../provider/types.ts";
 import { createBashTool } from "./bash.ts";
+import { createEditTool } from "./edit.ts";
 import { createExecTool } from "./exec/index.ts";
 import { createReadTool } from "./read.ts";
+import { createGlobTool } from "./search/glob.ts";
+import { createGrepTool } from "./search/grep.ts";
+import { createListTool } from "./search/list.ts";
 import { createReadSkillTool, type Skill } from "./skills/index.ts";
 import type { Tool, ToolRegistry } from "./types.ts";
 import { createWebTools } from "./web/index.ts";
@@ -22,7 +27,8 @@ export type RegistryOptions = {
 
 /**
  * The session's tools (spec §9): none for tool-free sessions; otherwise bash, exec when `tools.code_mode`, read,
- * read_skill, write, web_fetch when `web.enabled`, and web_search for a usable searxng or brave backend.
+ * grep, glob, list, edit and/or apply_patch (`provider.edit_tools`), read_skill, write, web_fetch when
+ * `web.enabled`, and web_search for a usable searxng or brave backend.
  */
 export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
@@ -40,12 +46,33 @@ function createFileAndShellTools(config: ResolvedConfig): Tool[] {
     maxTimeoutSeconds: limits.max_timeout_seconds,
     outputLimitBytes: limits.output_limit_bytes,
   };
+  const editing = editToolNames(config.provider.edit_tools, config.provider.wire_api);
+  const files = { maxWriteBytes: limits.max_write_bytes };
   return [
-    createBashTool(timeouts),
+    createBashTool({ ...timeouts, loginShell: limits.login_shell }),
     ...(limits.code_mode ? [createExecTool(timeouts)] : []),
     createReadTool({ maxReadBytes: limits.max_read_bytes }),
-    createWriteTool({ maxWriteBytes: limits.max_write_bytes }),
+    createWriteTool(files),
+    ...(editing.includes("edit") ? [createEditTool(files)] : []),
+    ...(editing.includes("apply_patch") ? [createApplyPatchTool(files)] : []),
+    createGrepTool(),
+    createGlobTool(),
+    createListTool(),
   ];
+}
+
+/** GPT models are trained on apply_patch: the Responses wire offers it by default; edit is offered everywhere. */
+export function editToolNames(choice: EditTools, wire: WireApi): Array<"edit" | "apply_patch"> {
+  switch (choice) {
+    case "edit":
+      return ["edit"];
+    case "apply_patch":
+      return ["apply_patch"];
+    case "both":
+      return ["apply_patch", "edit"];
+    case "auto":
+      return wire === "responses" ? ["apply_patch", "edit"] : ["edit"];
+  }
 }
 
 /** A registry over `tools`, sorted by name (code-unit order, as upstream sorts). */

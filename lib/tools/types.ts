@@ -62,6 +62,11 @@ export type NestedCalls = {
 export type PreparedCall = {
   risk: Risk;
   summary: string;
+  /**
+   * For tools that change files: the unified diff the call would make now, shown with its approval (the server
+   * bounds it). Undefined when it cannot be worked out (the call then fails when it runs). Never rejects.
+   */
+  preview?(context: Pick<ToolContext, "workspace">): Promise<string | undefined>;
   /** Never rejects: every failure, cancellation included, is a `ToolOutcome`. */
   run(context: ToolContext): Promise<ToolOutcome>;
 };
