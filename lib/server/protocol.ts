@@ -37,6 +37,8 @@ export type ClientMessage =
   | { type: "turn.cancel"; request_id: string; session_id: string; turn_id: string }
   | { type: "approval.resolve"; request_id: string; session_id: string; approval_id: string; approved: boolean }
   | { type: "session.clear"; request_id: string; session_id: string }
+  // Additive (issue 15): change a running session's approval policy and/or model; the history stays.
+  | { type: "session.configure"; request_id: string; session_id: string; approval_policy?: string; model?: string }
   | { type: "daemon.control"; request_id: string; command: Record<string, unknown> };
 
 export type ClientMessageType = ClientMessage["type"];
@@ -67,6 +69,7 @@ const MESSAGE_FIELDS: Record<ClientMessageType, Record<string, FieldSpec>> = {
   "turn.cancel": { ...SESSION, turn_id: S },
   "approval.resolve": { ...SESSION, approval_id: S, approved: { kind: "bool" } },
   "session.clear": { ...SESSION },
+  "session.configure": { ...SESSION, approval_policy: { kind: "string", optional: true }, model: { kind: "string", optional: true } },
   "daemon.control": { command: { kind: "object" } },
 };
 
@@ -277,16 +280,27 @@ export const events = {
   }),
   approvalRequested: (
     scope: TurnScope,
-    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string },
-  ) => ({
-    type: "approval.requested",
-    ...t(scope),
-    approval_id: fields.approval_id,
-    call_id: fields.call_id,
-    name: fields.name,
-    risk: fields.risk,
-    cwd: fields.cwd,
-    summary: fields.summary,
+    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string; diff?: string },
+  ) => {
+    const event: ServerEvent = {
+      type: "approval.requested",
+      ...t(scope),
+      approval_id: fields.approval_id,
+      call_id: fields.call_id,
+      name: fields.name,
+      risk: fields.risk,
+      cwd: fields.cwd,
+      summary: fields.summary,
+    };
+    // Additive (issue 15): the unified diff a write, edit or apply_patch would make, bounded by the server.
+    if (fields.diff !== undefined) event.diff = fields.diff;
+    return event;
+  },
+  sessionConfigured: (scope: SessionScope, approval_policy: string, model: string) => ({
+    type: "session.configured",
+    ...s(scope),
+    approval_policy,
+    model,
   }),
   toolStarted: (scope: TurnScope, call_id: string, name: string) => ({ type: "tool.started", ...t(scope), call_id, name }),
   toolProgress: (scope: TurnScope, call_id: string, text: string) => ({ type: "tool.progress", ...t(scope), call_id, text }),

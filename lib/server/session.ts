@@ -5,6 +5,8 @@ import type { HistoryItem, ToolCallRecord } from "../provider/types.ts";
 import type { PreparedCall, ToolOutcome } from "../tools/types.ts";
 import { killAllProcessGroups, shutdownProcessSandbox } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/turn.ts";
+import type { ApprovalPolicy } from "../config/types.ts";
+import { boundDiff } from "../tools/text_diff.ts";
 import { Approvals, decide } from "./approvals.ts";
 import type { Logger } from "./log.ts";
 import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } from "./protocol.ts";
@@ -13,6 +15,7 @@ import type { SessionParts } from "./session_start.ts";
 import { FrameLimitError, type EventWriter } from "./writer.ts";
 
 export const MAX_PROMPT_BYTES = 262_144;
+const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["on-risk", "always", "never"];
 const SHUTDOWN_TURN_WAIT_MS = 3000;
 const PROVIDER_CLOSE_WAIT_MS = 500;
 
@@ -33,7 +36,7 @@ export function validPrompt(prompt: string): boolean {
 
 export class Session {
   readonly id = randomUUID();
-  readonly parts: SessionParts;
+  #parts: SessionParts;
   #writer: EventWriter;
   #log: Logger;
   #history: HistoryItem[] = [];
@@ -46,9 +49,14 @@ export class Session {
   #lifetime = new AbortController();
 
   constructor(parts: SessionParts, writer: EventWriter, log: Logger) {
-    this.parts = parts;
+    this.#parts = parts;
     this.#writer = writer;
     this.#log = log;
+  }
+
+  /** The session's parts; `session.configure` replaces the configuration (model, approval policy). */
+  get parts(): SessionParts {
+    return this.#parts;
   }
 
   get history(): readonly HistoryItem[] {
@@ -127,6 +135,26 @@ export class Session {
     if (!this.#approvals.resolve(approvalId, approved)) {
       return { code: "approval_not_found", message: MESSAGES.approvalNotFound };
     }
+    return undefined;
+  }
+
+  /**
+   * `session.configure`: a new approval policy applies to every approval decided from now on, a new model from the
+   * next turn; the history, queue and pending approvals stay.
+   */
+  async configure(requestId: string, policy: string | undefined, model: string | undefined): Promise<Rejection | undefined> {
+    if (policy !== undefined && !APPROVAL_POLICIES.includes(policy as ApprovalPolicy)) {
+      return { code: "invalid_request", message: "approval_policy must be one of on-risk, always, never" };
+    }
+    if (model !== undefined && model.trim() === "") return { code: "invalid_request", message: "model must be non-empty" };
+    const { config } = this.#parts;
+    const next = {
+      ...config,
+      provider: model === undefined ? config.provider : { ...config.provider, model },
+      tools: policy === undefined ? config.tools : { ...config.tools, approval_policy: policy as ApprovalPolicy },
+    };
+    this.#parts = { ...this.#parts, config: next };
+    await this.#writer.control(events.sessionConfigured(this.#scope(requestId), next.tools.approval_policy, next.provider.model));
     return undefined;
   }
 
@@ -242,13 +270,14 @@ export class Session {
 
   #sink(scope: TurnScope, signal: AbortSignal): TurnSink {
     const writer = this.#writer;
-    const policy = this.parts.config.tools.approval_policy;
     const write = (event: Record<string, unknown>) => writer.turn(event, signal);
     return {
       delta: (text) => write(events.assistantDelta(scope, text)),
       assistantCompleted: (text) => write(events.assistantCompleted(scope, text)),
       toolProposed: (call) => write(events.toolProposed(scope, call.call_id, call.name, call.arguments)),
-      approve: (call, prepared, callSignal) => this.#approve(scope, callSignal ?? signal, policy, call, prepared),
+      // The policy is read at each decision, so `session.configure` applies to the running turn too.
+      approve: (call, prepared, callSignal) =>
+        this.#approve(scope, callSignal ?? signal, this.#parts.config.tools.approval_policy, call, prepared),
       toolStarted: (call) => write(events.toolStarted(scope, call.call_id, call.name)),
       toolProgress: (call, text) => write(events.toolProgress(scope, call.call_id, text)),
       toolCompleted: (call: ToolCallRecord, outcome: ToolOutcome) =>
@@ -276,6 +305,7 @@ export class Session {
   ): Promise<boolean> {
     const decision = decide(policy, prepared.risk);
     if (decision !== "ask") return decision === "run";
+    const diff = await approvalDiff(prepared, this.#parts.workspace);
     const { approvalId, decision: answer } = this.#approvals.open(signal);
     answer.catch(() => {});
     try {
@@ -287,6 +317,7 @@ export class Session {
           risk: prepared.risk,
           cwd: this.parts.workspace,
           summary: prepared.summary,
+          ...(diff === undefined ? {} : { diff }),
         }),
         signal,
       );
@@ -296,6 +327,13 @@ export class Session {
     }
     return answer;
   }
+}
+
+/** The bounded diff of a file-changing call for its approval, or undefined (no preview, nothing to show). */
+async function approvalDiff(prepared: PreparedCall, workspace: string): Promise<string | undefined> {
+  if (prepared.preview === undefined) return undefined;
+  const diff = await prepared.preview({ workspace }).catch(() => undefined);
+  return diff === undefined || diff === "" ? undefined : boundDiff(diff);
 }
 
 function queueRejection(code: "queue_not_found" | "queue_conflict" | "queue_limit"): Rejection {

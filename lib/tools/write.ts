@@ -6,7 +6,10 @@ import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { link, lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import { readWorkspaceFile } from "./file_change.ts";
 import { cancelledOutcome, failure } from "./outcome.ts";
+import { unifiedDiff } from "./text_diff.ts";
+import { decodeText } from "./text_file.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
@@ -56,10 +59,20 @@ export function createWriteTool(settings: WriteSettings): Tool {
       return {
         risk: "filesystem",
         summary: `${mode === "create" ? "Create" : "Replace"} ${path} (${bytes} bytes)`,
+        preview: (previewContext) => previewWrite(previewContext.workspace, checked.value, settings),
         run: (runContext) => runWrite(checked.value, settings, runContext),
       };
     },
   };
+}
+
+/** The diff the write would make: against the current file for replace, from nothing for create. */
+async function previewWrite(workspace: string, args: WriteArgs, settings: WriteSettings): Promise<string | undefined> {
+  if (args.mode === "create") return unifiedDiff(args.path, undefined, args.content);
+  const existing = await readWorkspaceFile(workspace, args.path, "write", settings.maxWriteBytes).catch(() => undefined);
+  if (existing === undefined) return undefined;
+  const text = decodeText(existing.bytes);
+  return text === undefined ? `Binary or non-UTF-8 file ${args.path} would be replaced\n` : unifiedDiff(args.path, text.content, args.content);
 }
 
 async function runWrite(args: WriteArgs, settings: WriteSettings, context: ToolContext): Promise<ToolOutcome> {
