@@ -3,7 +3,7 @@
 import { createInterface } from "node:readline";
 import type { ApprovalPolicy } from "../config/types.ts";
 import { silentLogger, createLogger, type Logger } from "../server/log.ts";
-import { ApprovalMemory } from "./approval_memory.ts";
+import { ApprovalMemory, bashPrefix } from "./approval_memory.ts";
 import { openEngine, type EngineClient } from "./engine.ts";
 import { loadHistory, saveHistory, type HistoryLimits, DEFAULT_HISTORY_LIMITS } from "./history_file.ts";
 import { KeyReader, type Key } from "./keys.ts";
@@ -45,6 +45,12 @@ const PROMPT = "› ";
 const CONTINUATION = "  ";
 
 type PendingApproval = { approvalId: string; name: string; args: unknown; indent: string };
+
+/** What "always" covers for this call, as the question says it. */
+function alwaysScope(pending: PendingApproval): string {
+  const prefix = pending.name === "bash" ? bashPrefix(pending.args) : undefined;
+  return prefix === undefined ? "lways for this session" : `lways allow \`${stripControls(prefix.join(" "))} …\` this session`;
+}
 
 /** The end of `text` that fits in `maxRows` rows of `columns`, marked with "…" when cut. */
 export function tailToRows(text: string, columns: number, maxRows: number): string {
@@ -219,7 +225,7 @@ export class ChatApp {
           this.#approvalQueue.push(pending);
         } else {
           this.#approval = pending;
-          if (!this.#screen.interactive) rows.push("Allow? [y]es / [n]o / [a]lways for this session:");
+          if (!this.#screen.interactive) rows.push(`Allow? [y]es / [n]o / [a]${alwaysScope(pending)}:`);
         }
         break;
       }
@@ -264,9 +270,19 @@ export class ChatApp {
     const approved = answer !== "n";
     if (answer === "a") this.#memory.remember(pending.name, pending.args);
     const label =
-      answer === "a" ? s.green("approved (always for this session)") : approved ? s.green("approved") : s.red("denied");
+      answer === "a" ? s.green(`approved (a${alwaysScope(pending)})`) : approved ? s.green("approved") : s.red("denied");
     this.#render([`${pending.indent}  ${label}`]);
     this.#resolveApproval(pending, approved);
+  }
+
+  /** `v` during an approval: the next page of its diff goes into the transcript (the terminal scrolls it). */
+  #pageApproval(): void {
+    const pending = this.#approval;
+    if (!pending) return;
+    const { rows, remaining } = this.#transcript.moreOfApproval(pending.approvalId);
+    if (rows.length === 0) return this.#render([]);
+    const more = remaining > 0 ? [`${pending.indent}  ${this.#style.dim(`… ${remaining} more diff lines: press v to show more`)}`] : [];
+    this.#render([...rows, ...more]);
   }
 
   // ---- rendering ----
@@ -292,7 +308,7 @@ export class ChatApp {
     rows.push(...this.#transcript.liveProgress.slice(-3));
     if (this.#approval) {
       const name = truncateText(stripControls(this.#approval.name), 20);
-      const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}lways for this session `;
+      const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}${alwaysScope(this.#approval)} `;
       const short = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("y")}/${s.bold("n")}/${s.bold("a")}(lways) `;
       rows.push(displayWidth(long) < width ? long : short);
       // The question takes the cursor; the prompt (and what was typed there) comes back once it is answered.
@@ -370,8 +386,9 @@ export class ChatApp {
       return;
     }
     if (this.#approval) {
-      const text = key.name === "text" ? key.text.trim().toLowerCase() : "";
+      const text = key.name === "text" ? (key.text === " " ? " " : key.text.trim().toLowerCase()) : "";
       if (text === "y" || text === "n" || text === "a") return this.#answerApproval(text);
+      if (text === "v" || text === " ") return this.#pageApproval();
       if (key.name === "enter") return this.#answerApproval("n");
       if (key.name !== "ctrl-c" && key.name !== "escape") return;
     }
@@ -538,7 +555,7 @@ export class ChatApp {
           note([`model: ${this.#engine?.session?.model ?? "unknown"}`]);
           return false;
         }
-        return this.#restart({ ...this.#flags, model: argument }, `model ${argument}`);
+        return this.#configure({ model: argument }, { ...this.#flags, model: argument }, `model ${argument}`);
       case "approvals":
         if (argument === "") {
           note([
@@ -551,29 +568,40 @@ export class ChatApp {
           note([`unknown approval policy ${argument}; use on-risk, always or never`]);
           return false;
         }
-        return this.#restart({ ...this.#flags, approvalPolicy: argument as ApprovalPolicy }, `approvals ${argument}`);
+        return this.#configure(
+          { approval_policy: argument },
+          { ...this.#flags, approvalPolicy: argument as ApprovalPolicy },
+          `approvals ${argument}`,
+        );
       default:
         this.#render([`${s.yellow(`unknown command /${name}`)}${s.dim(" · /help lists the commands")}`]);
         return false;
     }
   }
 
-  // The engine fixes the model and approval policy when a session starts, so changing them starts a new one.
-  async #restart(flags: ClientFlags, what: string): Promise<boolean> {
-    const s = this.#style;
-    if (this.#busy) {
-      this.#render([s.dim("cancel the running turn first (Esc)")]);
+  // `session.configure` changes the running session: the conversation (and the always-allowed calls) stay.
+  async #configure(fields: { model?: string; approval_policy?: string }, flags: ClientFlags, what: string): Promise<boolean> {
+    const engine = this.#engine;
+    if (!engine) {
+      this.#render(this.#wrapped(["the session is not ready yet; try again in a moment"]));
       return false;
     }
-    const previous = this.#flags;
-    await this.#stopEngine();
+    let reply: ServerEvent;
+    try {
+      reply = await engine.request({ type: "session.configure", ...fields });
+    } catch (error) {
+      this.#render(this.#wrapped([`could not switch to ${what}: ${(error as Error).message}`], this.#style.red));
+      return false;
+    }
+    if (reply.type === "error") {
+      this.#render(this.#wrapped([`could not switch to ${what}: ${String(reply.message)}`], this.#style.red));
+      return false;
+    }
     this.#flags = flags;
-    this.#render(this.#wrapped([`starting a new session with ${what}; the conversation starts fresh`]));
-    if (await this.#startEngine()) return false;
-    this.#flags = previous;
-    if (await this.#startEngine()) return false;
-    this.#exit(1);
-    return true;
+    if (engine.session) engine.session.model = reply.model;
+    const when = this.#busy ? " (the model from the next turn)" : "";
+    this.#render(this.#wrapped([`switched to ${what}${fields.model !== undefined ? when : ""}; the conversation continues`]));
+    return false;
   }
 
   async #playDemo(prompts: string[]): Promise<void> {

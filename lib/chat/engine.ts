@@ -75,6 +75,14 @@ export class EngineClient {
     this.send(message).catch(() => {});
   }
 
+  /** Sends a request and resolves with its reply: the first event echoing its request id. */
+  async request(message: { type: string; [field: string]: unknown }): Promise<ServerEvent> {
+    const id = `c${this.#nextId}`;
+    const reply = this.waitFor((event) => event.request_id === id);
+    await this.send(message);
+    return reply;
+  }
+
   /** Resolves with the first event matching `predicate` from now on. */
   waitFor(predicate: (event: ServerEvent) => boolean): Promise<ServerEvent> {
     if (this.#closed) return Promise.reject(new Error("the engine connection closed"));

@@ -1,5 +1,6 @@
 // Protocol events → display rows. Pure: it keeps only what it needs to format later events (calls in flight,
 // the assistant line being streamed, token usage) and never touches the terminal.
+import { approvedText, diffRows, DIFF_PAGE_ROWS, revealControls, wrapAll } from "./approval_view.ts";
 import { MarkdownRenderer } from "./markdown.ts";
 import { displayWidth, sanitizeValue, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
@@ -32,6 +33,10 @@ export class Transcript {
   #style: Style;
   #width: number;
   #calls = new Map<string, CallInfo>();
+  /** Arguments as proposed, unsanitized: an approval reveals their control characters instead of hiding them. */
+  #rawArgs = new Map<string, unknown>();
+  /** Diff rows of an approval not yet shown, by approval id (paged with `moreOfApproval`). */
+  #approvalPages = new Map<string, string[]>();
   #partial = "";
   #streamed = false;
   #liveProgress = new Map<string, string>();
@@ -59,6 +64,16 @@ export class Transcript {
     });
   }
 
+  /** The next page of an approval's diff, and how many rows remain after it. */
+  moreOfApproval(approvalId: string): { rows: string[]; remaining: number } {
+    const rest = this.#approvalPages.get(approvalId) ?? [];
+    const rows = rest.slice(0, DIFF_PAGE_ROWS);
+    const remaining = rest.length - rows.length;
+    if (remaining > 0) this.#approvalPages.set(approvalId, rest.slice(DIFF_PAGE_ROWS));
+    else this.#approvalPages.delete(approvalId);
+    return { rows, remaining };
+  }
+
   setWidth(width: number): void {
     this.#width = width;
     this.#renderer.setWidth(width);
@@ -72,6 +87,8 @@ export class Transcript {
     switch (event.type) {
       case "turn.started":
         this.#calls.clear();
+        this.#rawArgs.clear();
+        this.#approvalPages.clear();
         this.#liveProgress.clear();
         return [];
       case "assistant.delta":
@@ -79,6 +96,7 @@ export class Transcript {
       case "assistant.completed":
         return this.#completeMessage(String(event.content ?? ""));
       case "tool.proposed":
+        this.#rawArgs.set(event.call_id, raw.arguments);
         this.#calls.set(event.call_id, {
           name: event.name,
           args: event.arguments,
@@ -89,12 +107,25 @@ export class Transcript {
       case "approval.requested": {
         const call = this.#call(event.call_id, event.name);
         const pad = indent(call.depth);
-        return [
+        const columns = this.#width - pad.length - 2;
+        // The whole command or summary, wrapped and never cut, with hidden characters shown: what is approved
+        // must be visible.
+        const text = revealControls(approvedText(String(raw.name), this.#rawArgs.get(raw.call_id), String(raw.summary ?? "")));
+        const rows = [
           ...this.#flush(),
           `${pad}${s.yellow("?")} ${s.bold(`Approve ${event.name}`)} ${s.yellow(`(${event.risk} risk)`)}`,
-          // The whole summary (wrapped, never cut mid-line): what is approved must be visible.
-          ...summaryRows(String(event.summary ?? ""), this.#width - pad.length - 2).map((line) => `${pad}  ${line}`),
+          ...wrapAll(text, columns).map((line) => `${pad}  ${line}`),
         ];
+        if (typeof raw.diff === "string" && raw.diff !== "") {
+          const diff = diffRows(raw.diff, columns, s).map((row) => `${pad}  ${row}`);
+          rows.push(...diff.slice(0, DIFF_PAGE_ROWS));
+          const rest = diff.slice(DIFF_PAGE_ROWS);
+          if (rest.length > 0) {
+            this.#approvalPages.set(String(raw.approval_id), rest);
+            rows.push(`${pad}  ${s.dim(`… ${rest.length} more diff lines: press v to show the next ${Math.min(DIFF_PAGE_ROWS, rest.length)}`)}`);
+          }
+        }
+        return rows;
       }
       case "tool.started": {
         const call = this.#call(event.call_id, event.name);

@@ -114,7 +114,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     keys("Enter");
     text = await shows("[a]lways for this session");
     expect(text).toContain("? Approve bash (process risk)");
-    expect(text).toContain("Run with /bin/bash -lc: echo pty-ok");
+    expect(text).toContain("Run with /bin/bash -c: echo pty-ok");
     expect(text).toContain("waiting for approval");
     // The question replaces the prompt row until it is answered.
     expect(text.trimEnd().split("\n").at(-2)).toBe("? Allow bash? [y]es / [n]o / [a]lways for this session");

@@ -83,7 +83,7 @@ describe("exec nested calls (§11 item 27)", () => {
       name: "bash",
       risk: "process",
       cwd: harness.sandbox.workspace,
-      summary: "Run with /bin/bash -lc: echo nope > bash.txt",
+      summary: "Run with /bin/bash -c: echo nope > bash.txt",
     });
     resolve(client, approval.approval_id, false);
     const end = await terminal(client);

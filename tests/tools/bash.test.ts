@@ -61,7 +61,7 @@ describe("bash", () => {
   });
 
   it("declares its one schema with the configured maximum", () => {
-    expect(tool.description).toBe("Run a Bash command in the workspace (not sandboxed)");
+    expect(tool.description).toMatch(/^Run a Bash command in the workspace \(not sandboxed\)\. Prefer read, grep, glob and list/);
     expect(tool.parameters).toMatchObject({
       type: "object",
       required: ["command"],
@@ -81,10 +81,10 @@ describe("bash", () => {
   it("has process risk and a bounded summary", () => {
     const call = prepare(tool, { command: "npm test" }, box.workspace);
     expect(call.risk).toBe("process");
-    expect(call.summary).toBe("Run with /bin/bash -lc: npm test");
+    expect(call.summary).toBe("Run with /bin/bash -c: npm test");
     const long = "é".repeat(2001);
-    expect(prepare(tool, { command: long }, box.workspace).summary).toBe(`Run with /bin/bash -lc: ${"é".repeat(2000)}…`);
-    expect(prepare(tool, { command: "é".repeat(2000) }, box.workspace).summary).toBe(`Run with /bin/bash -lc: ${"é".repeat(2000)}`);
+    expect(prepare(tool, { command: long }, box.workspace).summary).toBe(`Run with /bin/bash -c: ${"é".repeat(2000)}…`);
+    expect(prepare(tool, { command: "é".repeat(2000) }, box.workspace).summary).toBe(`Run with /bin/bash -c: ${"é".repeat(2000)}`);
   });
 
   it("runs in the workspace with stdin from /dev/null and the server environment", async () => {
