@@ -3,6 +3,7 @@
 import type { ApprovalPolicy } from "../config/types.ts";
 import { EngineError, openEngine, type EngineClient } from "../chat/engine.ts";
 import { prepareOptions, type PreparedOptions } from "../chat/session_options.ts";
+import { revealControls } from "../chat/approval_view.ts";
 import { createStyle, stripControls } from "../chat/style.ts";
 import { Transcript, type ServerEvent } from "../chat/transcript.ts";
 import { createLogger } from "../server/log.ts";
@@ -111,6 +112,11 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
           process.stderr.write(
             `${approved ? "approved (--yes)" : "denied (no --yes; scv exec cannot ask)"}: ${event.name} (${event.risk} risk): ${event.summary}\n`,
           );
+          // The change a write, edit or apply_patch would make, with hidden characters made visible.
+          if (typeof event.diff === "string" && event.diff !== "") {
+            const diff = revealControls(event.diff);
+            process.stderr.write(diff.endsWith("\n") ? diff : `${diff}\n`);
+          }
         }
         engine?.notify({ type: "approval.resolve", approval_id: event.approval_id, approved });
         break;

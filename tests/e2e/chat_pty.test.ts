@@ -92,7 +92,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
   it("streams the answer, renders Markdown when lines complete, and answers an approval prompt", async () => {
     provider.push(
       { events: [sse.textDelta("Streaming partial"), sse.textDelta(" words\n## Result\n- item `code`\n"), sse.completed({ input_tokens: 7, output_tokens: 3 })], mode: "chunked", delayMs: 150 },
-      toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo pty-ok" } }]),
+      toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo pty-ok >/dev/stderr" } }]),
       textResponse(["all finished"]),
     );
     await launch();
@@ -112,12 +112,12 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
 
     typeText("run it");
     keys("Enter");
-    text = await shows("[a]lways for this session");
+    text = await shows("this session");
     expect(text).toContain("? Approve bash (process risk)");
-    expect(text).toContain("Run with /bin/bash -c: echo pty-ok");
+    expect(text).toContain("Run: echo pty-ok >/dev/stderr");
     expect(text).toContain("waiting for approval");
     // The question replaces the prompt row until it is answered.
-    expect(text.trimEnd().split("\n").at(-2)).toBe("? Allow bash? [y]es / [n]o / [a]lways for this session");
+    expect(text.trimEnd().split("\n").at(-2)).toBe("? Allow bash? [y]es / [n]o / [a]lways allow `echo …` this session");
     typeText("y");
     text = await shows("all finished");
     expect(text).toContain("  approved");
