@@ -94,25 +94,29 @@ describe.skipIf(!HAS_TMUX)(`scv chat approvals in a terminal${HAS_TMUX ? "" : " 
     await writeFile(join(sandbox.workspace, "long.txt"), `${lines.join("\n")}\n`);
     provider.push(
       toolCallResponse([{ call_id: "c1", name: "write", arguments: { path: "long.txt", mode: "replace", content: lines.map((line) => `${line} changed`).join("\n") + "\n" } }]),
-      toolCallResponse([{ call_id: "c2", name: "bash", arguments: { command: "echo safe \u202e txt.exe >/dev/stderr" } }]),
+      toolCallResponse([{ call_id: "c2", name: "bash", arguments: { command: "echo safe \u202e txt.exe 1>&2" } }]),
       textResponse(["finished"]),
     );
     await launch({}, { height: 40 });
     await shows("fake-model · ready");
     typeText("go");
     keys("Enter");
-    let text = await shows("press v to show");
+    // 3 header rows and 120 changed rows: the first 20 inline, the other 103 a page of 20 per `v`.
+    let text = await shows("103 more diff lines: press v to show the next 20");
     expect(text).toContain("--- a/long.txt");
     expect(text).toContain("-row 1");
-    expect(text).toContain("+row 1 changed");
-    const colours = screen(true);
-    expect(colours).toContain("\x1b[31m-row 1");
-    expect(colours).toContain("\x1b[32m+row 1 changed");
-    typeText("v");
-    text = await shows("more diff lines: press v to show more");
+    expect(text).not.toContain("+row 1 changed");
+    for (const remaining of [83, 63, 43]) {
+      typeText("v");
+      await waitFor(() => scrollback().includes(`… ${remaining} more diff lines: press v to show more`), `${remaining} more`);
+    }
+    const all = tmux("capture-pane", "-p", "-e", "-S", "-");
+    expect(all).toContain("\x1b[31m-row 1");
+    expect(all).toContain("\x1b[32m+row 1 changed");
+    expect(all).not.toContain("+row 20 changed");
     typeText("y");
     text = await shows("<U+202E>");
-    expect(text).toContain("Run: echo safe <U+202E> txt.exe >/dev/stderr");
+    expect(text).toContain("Run: echo safe <U+202E> txt.exe 1>&2");
     typeText("n");
     await shows("finished");
     expect(await readFile(join(sandbox.workspace, "long.txt"), "utf8")).toContain("row 60 changed");
