@@ -268,3 +268,26 @@ describe("session.configure", () => {
     await client.finish();
   });
 });
+
+describe("the tools in exec cells", () => {
+  it("calls tools.grep, tools.list and tools.edit from a cell, the edit approved like a direct call", async () => {
+    await writeFile(ws("cell.txt"), "before\n");
+    const code = [
+      'const found = await tools.grep({ pattern: "bef" });',
+      'const listed = await tools.list({});',
+      'const edited = await tools.edit({ path: "cell.txt", old_string: "before", new_string: "after" });',
+      'text([found, listed, edited.split("\\n")[0]].join(" | "));',
+    ].join("\n");
+    const client = await harness.startServer([toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code } }]), textResponse(["done"])]);
+    client.turn("go");
+    const approval = await client.next("approval.requested");
+    expect(approval).toMatchObject({ call_id: "x1:tool-3", name: "edit" });
+    expect(approval.diff).toContain("-before\n+after");
+    client.send({ type: "approval.resolve", request_id: "a", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    await terminal(client);
+    const done = client.events.find((event) => event.type === "tool.completed" && event.call_id === "x1")!;
+    await client.finish();
+    expect(done.output).toBe("cell.txt:1:before | cell.txt | Edited cell.txt: replaced 1 occurrence");
+    expect(await readFile(ws("cell.txt"), "utf8")).toBe("after\n");
+  });
+});
