@@ -3,7 +3,7 @@
 import { approvedText, diffRows, DIFF_PAGE_ROWS, revealControls, wrapAll } from "./approval_view.ts";
 import { MarkdownRenderer } from "./markdown.ts";
 import { displayWidth, sanitizeValue, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
-import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
+import { headTailLines, outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
 export type ServerEvent = { type: string; [field: string]: any };
 export type Usage = { input_tokens?: number; output_tokens?: number };
@@ -223,9 +223,10 @@ export class Transcript {
       rows.push(...lines.slice(1).map((line, index) => `${pad}  ${s.dim(line)}${index === lines.length - 2 ? truncated : ""}`));
     } else {
       const code = String(event.error ?? "failed");
-      const first = lines[0] ? `: ${truncateText(lines[0], Math.max(10, columns - code.length - 2))}` : "";
+      const failedLines = headTailLines(text, PREVIEW_LINES - 1, columns);
+      const first = failedLines[0] ? `: ${truncateText(failedLines[0], Math.max(10, columns - code.length - 2))}` : "";
       rows.push(`${pad}${s.red("✗")} ${s.red(code)}${first}`);
-      rows.push(...lines.slice(1).map((line) => `${pad}  ${s.dim(line)}`));
+      rows.push(...failedLines.slice(1).map((line) => `${pad}  ${s.dim(line)}`));
     }
     return rows;
   }

@@ -70,7 +70,8 @@ describe("event transcript", () => {
     ]);
     expect(rows[0]).toBe("? Approve bash (process risk)");
     for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(40);
-    expect(rows.slice(1).map((row) => row.slice(2)).join("")).toBe(`Run with /bin/bash -lc: ${command}`);
+    // A bash approval shows the whole command from the proposed arguments (the summary cuts at 2000 characters).
+    expect(rows.slice(1).map((row) => row.slice(2)).join("")).toBe(`Run: ${command}`);
     expect(summaryRows("x\n".repeat(40), 20)).toHaveLength(24);
     expect(summaryRows("x\n".repeat(40), 20).at(-1)).toBe("… +17 more lines");
   });
