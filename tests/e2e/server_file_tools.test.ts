@@ -77,6 +77,25 @@ describe("edit", () => {
   });
 });
 
+describe("the approval diff", () => {
+  it("is bounded, with a notice of what was cut, for a large write", async () => {
+    const content = Array.from({ length: 5000 }, (_, index) => `line ${index}`).join("\n") + "\n";
+    const { approval } = await call("write", { path: "big.txt", mode: "create", content }, false);
+    expect(approval!.diff.startsWith("--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,5000 @@\n+line 0\n")).toBe(true);
+    expect(approval!.diff).toMatch(/… diff cut: \d+ more lines not shown\n$/);
+    expect(approval!.diff.split("\n").length).toBeLessThanOrEqual(2002);
+    expect(existsSync(ws("big.txt"))).toBe(false);
+  });
+
+  it("shows a replace against the current file, and is absent for bash", async () => {
+    await writeFile(ws("r.txt"), "old\n");
+    const { approval } = await call("write", { path: "r.txt", mode: "replace", content: "new\n" }, false);
+    expect(approval!.diff).toBe("--- a/r.txt\n+++ b/r.txt\n@@ -1,1 +1,1 @@\n-old\n+new\n");
+    const bash = await call("bash", { command: "touch x" }, false);
+    expect(bash.approval).not.toHaveProperty("diff");
+  });
+});
+
 describe("apply_patch", () => {
   it("adds, updates and deletes in one patch, lists A/M/D and shows the diff when asking", async () => {
     await writeFile(ws("keep.txt"), "alpha\nbeta\ngamma\n");
