@@ -52,10 +52,19 @@ export function wrapAll(text: string, columns: number): string[] {
   return rows;
 }
 
-/** The text being approved: a bash call's whole command, else the server's summary. */
-export function approvedText(name: string, args: unknown, summary: string): string {
+/**
+ * The text being approved: a bash call's whole command (the server's `detail` when it sends one, else the
+ * proposed arguments), the `detail` of a call that has no diff to show, else the server's summary.
+ */
+export function approvedText(event: { name?: unknown; summary?: unknown; detail?: unknown; diff?: unknown }, args: unknown): string {
   const record = args !== null && typeof args === "object" ? (args as Record<string, unknown>) : undefined;
-  if (name === "bash" && typeof record?.command === "string") return `Run: ${record.command}`;
+  const detail = typeof event.detail === "string" ? event.detail : undefined;
+  if (event.name === "bash") {
+    const command = detail ?? (typeof record?.command === "string" ? record.command : undefined);
+    if (command !== undefined) return `Run: ${command}`;
+  }
+  const summary = String(event.summary ?? "");
+  if (detail !== undefined && typeof event.diff !== "string" && detail !== summary) return `${summary}\n${detail}`;
   return summary;
 }
 

@@ -110,7 +110,7 @@ export class Transcript {
         const columns = this.#width - pad.length - 2;
         // The whole command or summary, wrapped and never cut, with hidden characters shown: what is approved
         // must be visible.
-        const text = revealControls(approvedText(String(raw.name), this.#rawArgs.get(raw.call_id), String(raw.summary ?? "")));
+        const text = revealControls(approvedText(raw, this.#rawArgs.get(raw.call_id)));
         const rows = [
           ...this.#flush(),
           `${pad}${s.yellow("?")} ${s.bold(`Approve ${event.name}`)} ${s.yellow(`(${event.risk} risk)`)}`,
