@@ -56,7 +56,7 @@ export function wrapAll(text: string, columns: number): string[] {
  * The text being approved: a bash call's whole command (the server's `detail` when it sends one, else the
  * proposed arguments), the `detail` of a call that has no diff to show, else the server's summary.
  */
-export function approvedText(event: { name?: unknown; summary?: unknown; detail?: unknown; diff?: unknown }, args: unknown): string {
+export function approvedText(event: Record<string, unknown>, args: unknown): string {
   const record = args !== null && typeof args === "object" ? (args as Record<string, unknown>) : undefined;
   const detail = typeof event.detail === "string" ? event.detail : undefined;
   if (event.name === "bash") {
