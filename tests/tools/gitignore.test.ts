@@ -61,5 +61,10 @@ describe.skipIf(!HAS_GIT)("the walk agrees with git", () => {
     expect(actual).toEqual(expected);
     // The walk's own order is plain string order.
     expect(actual).toEqual([...actual].sort());
+    // An ignored folder asked for by name is walked, with the rules of the levels above still applied inside.
+    const inBuild = [...walk(box.workspace, "build")].map((entry) => entry.path);
+    expect(inBuild).toEqual(["build/x.js"]);
+    const inNested = [...walk(box.workspace, "nested/deeper")].map((entry) => entry.path);
+    expect(inNested).toEqual(["nested/deeper/.gitignore", "nested/deeper/again.md", "nested/deeper/n.log"]);
   });
 });

@@ -4,6 +4,7 @@
 
 import { readdirSync, readFileSync, type Dirent } from "node:fs";
 import { join } from "node:path";
+import { setImmediate } from "node:timers";
 import { matchRules, parseGitignore, type IgnoreRule } from "./gitignore.ts";
 
 export type WalkEntry = {
@@ -28,11 +29,11 @@ export function* walk(workspace: string, start: string, options: WalkOptions = {
   const levels: IgnoreLevel[] = [];
   const rootExclude = readRules(join(workspace, ".git", "info", "exclude"));
   if (rootExclude.length > 0) levels.push({ base: "", rules: rootExclude });
-  // The .gitignore files of the start's ancestors apply too, and an ignored ancestor hides everything.
+  // The .gitignore files of the start's ancestors apply to what is below it. A start folder that is itself
+  // ignored is still walked (it was asked for by name, as ripgrep searches an ignored path given to it).
   const parts = start === "" ? [] : start.split("/");
   for (let depth = 0; depth <= parts.length; depth += 1) {
     const dir = parts.slice(0, depth).join("/");
-    if (depth > 0 && isIgnored(levels, dir, true)) return;
     const rules = readRules(join(workspace, dir, ".gitignore"));
     if (rules.length > 0) levels.push({ base: dir, rules });
   }
