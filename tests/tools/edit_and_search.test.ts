@@ -68,3 +68,28 @@ describe("grep, glob and list", () => {
     expect(prepare(grep, { pattern: "x" }, box.workspace).risk).toBe("read_only");
   });
 });
+
+describe("grep's literal prefilter", () => {
+  it("takes only text every match must contain", async () => {
+    const { requiredLiteral } = await import("../../lib/tools/search/grep.ts");
+    const text = (pattern: string) => requiredLiteral(pattern)?.toString("utf8");
+    expect(text("needle_4[0-9]+x")).toBe("needle_4");
+    expect(text("^import foo")).toBe("import foo");
+    expect(text("colou?r")).toBe("colo");
+    expect(text("abcd*")).toBe("abc");
+    expect(text("ab")).toBeUndefined();
+    expect(text("foo|bar")).toBeUndefined();
+    expect(text("(foo)bar")).toBeUndefined();
+    expect(text("\\bword")).toBeUndefined();
+  });
+
+  it("finds the same lines with and without it", async () => {
+    writeFileSync(join(box.workspace, "a.txt"), "x needle_41x y\nneedle_4x\nno\n");
+    writeFileSync(join(box.workspace, "b.txt"), "nothing here\n");
+    writeFileSync(join(box.workspace, "c.txt"), "ünïcode needle_499x\n");
+    const found = await run(prepare(grep, { pattern: "needle_4[0-9]+x" }, box.workspace), box.workspace);
+    expect(found.output).toBe("a.txt:1:x needle_41x y\nc.txt:1:ünïcode needle_499x");
+    const insensitive = await run(prepare(grep, { pattern: "NEEDLE_4[0-9]+X", ignore_case: true }, box.workspace), box.workspace);
+    expect(insensitive.output).toBe(found.output);
+  });
+});

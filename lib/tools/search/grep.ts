@@ -64,13 +64,52 @@ export function createGrepTool(): Tool {
       return {
         risk: check.risk,
         summary: `Search ${path === "." ? "the workspace" : path} for /${value.pattern}/${value.ignore_case === true ? "i" : ""}${value.glob === undefined ? "" : ` in ${value.glob}`}`,
-        run: (runContext) => runGrep({ regex, glob, globHasSlash: value.glob?.includes("/") ?? false, path, max: value.max_results ?? GREP_DEFAULT_RESULTS }, runContext),
+        run: (runContext) =>
+          runGrep(
+            {
+              regex,
+              glob,
+              globHasSlash: value.glob?.includes("/") ?? false,
+              path,
+              max: value.max_results ?? GREP_DEFAULT_RESULTS,
+              literal: value.ignore_case === true ? undefined : requiredLiteral(value.pattern),
+            },
+            runContext,
+          ),
       };
     },
   };
 }
 
-type GrepPlan = { regex: RegExp; glob: GlobMatcher | undefined; globHasSlash: boolean; path: string; max: number };
+type GrepPlan = {
+  regex: RegExp;
+  glob: GlobMatcher | undefined;
+  globHasSlash: boolean;
+  path: string;
+  max: number;
+  /** Bytes every match must contain: files without them are skipped before decoding. */
+  literal: Buffer | undefined;
+};
+
+const SPECIAL = new Set(["\\", "^", "$", ".", "|", "?", "*", "+", "(", ")", "[", "]", "{", "}"]);
+
+/**
+ * The literal text at the start of `pattern` that every match contains (`needle_4` of `needle_4[0-9]+`), or
+ * undefined when there is none worth checking. Conservative: any alternation anywhere gives none.
+ */
+export function requiredLiteral(pattern: string): Buffer | undefined {
+  if (pattern.includes("|")) return undefined;
+  let index = pattern.startsWith("^") ? 1 : 0;
+  let literal = "";
+  while (index < pattern.length && !SPECIAL.has(pattern[index]!)) {
+    literal += pattern[index];
+    index += 1;
+  }
+  // A quantifier that may repeat zero times makes the character before it optional.
+  const next = pattern[index];
+  if (next === "?" || next === "*" || next === "{") literal = [...literal].slice(0, -1).join("");
+  return Buffer.byteLength(literal) >= 3 ? Buffer.from(literal, "utf8") : undefined;
+}
 
 async function runGrep(plan: GrepPlan, context: ToolContext): Promise<ToolOutcome> {
   let start: string;
@@ -93,7 +132,7 @@ async function runGrep(plan: GrepPlan, context: ToolContext): Promise<ToolOutcom
       const name = plan.globHasSlash ? path : path.slice(path.lastIndexOf("/") + 1);
       if (!plan.glob.test(name)) return;
     }
-    const text = readText(join(workspace, path));
+    const text = readText(join(workspace, path), plan.literal);
     if (text === "large") largeSkipped += 1;
     if (typeof text !== "string") return;
     total += searchText(text, plan.regex, (number, line) => {
@@ -138,8 +177,11 @@ async function isFile(workspace: string, start: string): Promise<boolean> {
 
 const probe = Buffer.alloc(BINARY_PROBE_BYTES);
 
-/** The file's text; undefined for binary or unreadable files, "large" when over the size limit. */
-function readText(file: string): string | undefined | "large" {
+/**
+ * The file's text; undefined for binary or unreadable files and for files without `literal`, "large" when over
+ * the size limit.
+ */
+function readText(file: string, literal: Buffer | undefined): string | undefined | "large" {
   let fd: number;
   try {
     // O_NOFOLLOW: the walk saw a regular file; a symlink swapped in since is not followed out of the workspace.
@@ -154,7 +196,10 @@ function readText(file: string): string | undefined | "large" {
     if (info.size === 0) return undefined;
     const first = readSync(fd, probe, 0, Math.min(BINARY_PROBE_BYTES, info.size), 0);
     if (probe.subarray(0, first).includes(0)) return undefined;
-    if (first >= info.size) return probe.toString("utf8", 0, first);
+    if (first >= info.size) {
+      if (literal !== undefined && probe.subarray(0, first).indexOf(literal) < 0) return undefined;
+      return probe.toString("utf8", 0, first);
+    }
     const buffer = Buffer.allocUnsafe(info.size);
     probe.copy(buffer, 0, 0, first);
     let filled = first;
@@ -163,6 +208,7 @@ function readText(file: string): string | undefined | "large" {
       if (read === 0) break;
       filled += read;
     }
+    if (literal !== undefined && buffer.subarray(0, filled).indexOf(literal) < 0) return undefined;
     return buffer.toString("utf8", 0, filled);
   } catch {
     return undefined;
