@@ -8,7 +8,7 @@ import { exitWithUsageError } from "./lib/cli/exit.ts";
 
 const program = new Command("scv")
   .description("A coding agent: agent protocol server, code-mode host and terminal chat")
-  .version(VERSION, "-V, --version", "print the scv version")
+  .version(VERSION, "-V, --version", "print the scv version (also -v)")
   .helpOption("-h, --help", "show help")
   .showSuggestionAfterError(true)
   .exitOverride();
@@ -105,8 +105,40 @@ Examples:
   git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON`,
   )
   .action(async (prompt: string, options) => {
+    if (options.yes === true && options.approvalPolicy === "never") {
+      process.stderr.write("scv exec: warning: --yes has no effect with --approval-policy never (risky calls are denied)\n");
+    }
     const { runExec } = await import("./lib/cli/exec.ts");
     process.exitCode = await runExec(prompt, options);
+  });
+
+program
+  .command("config")
+  .description("print the effective configuration and where each value came from (config path: the files read)")
+  .argument("[action]", "path: print the configuration files scv reads, one per line")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+  .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
+  .option("-C, --cd <dir>", "the workspace to describe (default: the current directory)")
+  .option("--json", "print the rows as JSON")
+  .addHelpText(
+    "after",
+    `
+Each line is key = value  # origin, where the origin is default, user file, project file, explicit file,
+env VARIABLE or flag. API keys and provider headers are shown as [set].
+
+Examples:
+  scv config
+  scv config path                        # e.g. $EDITOR "$(scv config path | head -1)"`,
+  )
+  .action(async (action: string | undefined, options) => {
+    if (action !== undefined && action !== "path") {
+      process.stderr.write(`error: unknown config action '${action}' (expected: path)\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const { runConfig } = await import("./lib/cli/config.ts");
+    process.exitCode = await runConfig(action, options);
   });
 
 // `scv … --help | head` closes the pipe before everything is written: end quietly, as a program
@@ -123,7 +155,18 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 const HOST_ALIAS = "codex-code-mode-host";
 const argv = [process.execPath, process.argv[1] ?? ""].some((path) => basename(path) === HOST_ALIAS)
   ? [process.argv[0]!, process.argv[1]!, "host", ...process.argv.slice(2)]
-  : process.argv;
+  : withDefaultCommand(process.argv);
+
+/**
+ * `scv` alone on an interactive terminal starts the chat, as `codex` and `claude` do; piped, it prints
+ * the help. `-v` is an alias of `-V` (commander takes one short flag for the version).
+ */
+function withDefaultCommand(args: string[]): string[] {
+  const [runtime, script, ...rest] = args;
+  if (rest.length === 0) return [runtime!, script!, process.stdin.isTTY && process.stdout.isTTY ? "chat" : "--help"];
+  if (rest[0] === "-v") rest[0] = "-V";
+  return [runtime!, script!, ...rest];
+}
 
 // No top-level await: the compiled binary runs this file as a CommonJS bundle.
 program.parseAsync(argv).catch((error: unknown) => {

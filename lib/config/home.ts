@@ -1,5 +1,5 @@
 // The instance home of spec §7.1: `--scv-home`, else `SCV_HOME`, else `~/.scv`.
-import { chmod, mkdir } from "node:fs/promises";
+import { chmod, mkdir, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { describeFsError } from "./fs_error.ts";
@@ -27,12 +27,20 @@ export function resolveHome(flag: string | undefined, env: Env): { home: string;
   return { home: resolve(userHome(env), ".scv"), explicit: false };
 }
 
-/** Creates the home if missing and makes it private (0700), also when it already existed. */
-export async function ensureHome(home: string): Promise<void> {
+/**
+ * Creates the home if missing and makes it private (0700), also when it already existed; an existing
+ * home that others could read is tightened with a warning, not silently.
+ */
+export async function ensureHome(home: string, warn: (message: string) => void = () => {}): Promise<void> {
   try {
     await mkdir(home, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new ConfigError(`create instance home ${home}: ${describeFsError(error)}`);
+  }
+  const mode = (await stat(home).catch(() => undefined))?.mode;
+  if (mode !== undefined && (mode & 0o077) !== 0) {
+    const octal = (mode & 0o777).toString(8).padStart(3, "0");
+    warn(`instance home ${home} was readable by group or others (mode ${octal}); changed it to 700`);
   }
   try {
     await chmod(home, 0o700);

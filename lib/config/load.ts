@@ -7,6 +7,7 @@ import { deepMerge } from "./merge.ts";
 import { checkProjectLayer } from "./project.ts";
 import { describeFsError } from "./fs_error.ts";
 import { readConfigFile, type LoadedFile } from "./read_file.ts";
+import { recordOrigins } from "./origins.ts";
 import { isTable, type RawTable } from "./schema.ts";
 import { validateConfig } from "./validate.ts";
 import {
@@ -33,10 +34,15 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   const userPath = join(home, "config.toml");
   const user = await readConfigFile(userPath, "user", { optional: true });
   const trusted = deepMerge(layer1, user?.table ?? {});
+  const origins = options.origins;
+  if (origins !== undefined && user !== undefined) recordOrigins(user.table, `user file ${userPath}`, origins);
 
   // Layer 3: the workspace file (optional, untrusted, exempt from the permission rule).
   const project = await readProjectLayer(options.workspace, user);
   if (project !== undefined) checkProjectLayer(project, trusted);
+  if (origins !== undefined && project !== undefined) {
+    recordOrigins(project, `project file ${join(options.workspace, ".scv", "config.toml")}`, origins);
+  }
 
   // Layer 4: the explicit file (must exist, private).
   const explicitPath = nonEmpty(options.explicitConfigPath) ?? nonEmpty(env.SCV_CONFIG);
@@ -45,10 +51,17 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
       ? undefined
       : await readConfigFile(resolve(expandTilde(explicitPath, env)), "explicit", { optional: false });
 
+  if (origins !== undefined && explicit !== undefined) {
+    recordOrigins(explicit.table, `explicit file ${resolve(expandTilde(explicitPath!, env))}`, origins);
+  }
+
   let merged = deepMerge(trusted, project ?? {});
   merged = deepMerge(merged, explicit?.table ?? {});
 
-  const profile = buildProfile(merged, defaults.provider, nonEmpty(overrides.provider) ?? nonEmpty(env.SCV_PROVIDER));
+  const requestedProfile = nonEmpty(overrides.provider) ?? nonEmpty(env.SCV_PROVIDER);
+  const profile = buildProfile(merged, defaults.provider, requestedProfile);
+  const profileName = selectedProfileName(merged, requestedProfile);
+  if (profileName !== undefined) origins?.set("#profile", profileName);
 
   // Layer 5: environment overrides of the selected profile.
   const envModel = nonEmpty(env.SCV_MODEL);
@@ -57,10 +70,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   if (envModel !== undefined) profile.model = envModel;
   if (envBaseUrl !== undefined) profile.base_url = envBaseUrl;
   if (envKeyEnv !== undefined) profile.api_key_env = envKeyEnv;
+  if (envModel !== undefined) origins?.set("provider.model", "env SCV_MODEL");
+  if (envBaseUrl !== undefined) origins?.set("provider.base_url", "env SCV_BASE_URL");
+  if (envKeyEnv !== undefined) origins?.set("provider.api_key_env", "env SCV_API_KEY_ENV");
 
   // Layer 6: CLI flags and session.start fields.
   if (overrides.model !== undefined) profile.model = overrides.model;
   if (overrides.base_url !== undefined) profile.base_url = overrides.base_url;
+  if (overrides.model !== undefined) origins?.set("provider.model", "flag --model");
+  if (overrides.base_url !== undefined) origins?.set("provider.base_url", "flag --base-url");
+  if (overrides.approval_policy !== undefined) origins?.set("tools.approval_policy", "flag --approval-policy");
 
   const config = assemble(merged, defaults, profile, home, env);
   if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
@@ -92,13 +111,20 @@ async function readProjectLayer(workspace: string, user: LoadedFile | undefined)
   return file?.table;
 }
 
+/** The `[providers.<name>]` in effect: the flag or SCV_PROVIDER, then `provider_active`, then `provider.active`. */
+function selectedProfileName(merged: RawTable, requested: string | undefined): string | undefined {
+  const provider = isTable(merged.provider) ? merged.provider : {};
+  return (
+    requested ??
+    nonEmpty(typeof merged.provider_active === "string" ? merged.provider_active : undefined) ??
+    nonEmpty(typeof provider.active === "string" ? provider.active : undefined)
+  );
+}
+
 /** Selects `[providers.<name>]` (replacing `[provider]` whole) or `[provider]`, then fills defaults. */
 function buildProfile(merged: RawTable, defaults: ProviderProfile, requested: string | undefined): ProviderProfile {
   const provider = isTable(merged.provider) ? merged.provider : {};
-  const name =
-    requested ??
-    nonEmpty(typeof merged.provider_active === "string" ? merged.provider_active : undefined) ??
-    nonEmpty(typeof provider.active === "string" ? provider.active : undefined);
+  const name = selectedProfileName(merged, requested);
   let raw: RawTable = provider;
   if (name !== undefined) {
     const profiles = isTable(merged.providers) ? merged.providers : {};

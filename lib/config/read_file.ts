@@ -6,6 +6,7 @@ import { parse, TomlError } from "smol-toml";
 import { ConfigError } from "./types.ts";
 import { checkAgainstSchema, type RawTable } from "./schema.ts";
 import { describeFsError } from "./fs_error.ts";
+import { describeTomlError } from "./toml_error.ts";
 
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 
@@ -18,10 +19,19 @@ export interface LoadedFile {
   ino: number;
 }
 
+/** The spec's exact text, completed with the file so the command can be pasted as it is. */
 const PERMISSION_MESSAGES: Record<Exclude<PermissionRule, "none">, string> = {
   user: "user configuration is readable by group or others; run chmod 600",
   explicit: "explicit configuration is readable by group or others; run chmod 600",
 };
+
+function permissionMessage(rule: Exclude<PermissionRule, "none">, display: string): string {
+  return `${PERMISSION_MESSAGES[rule]} ${shellQuote(display)}`;
+}
+
+function shellQuote(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
+}
 
 /**
  * Reads, decodes, parses and schema-checks one file. `display` is the path named in messages;
@@ -44,7 +54,7 @@ export async function readConfigFile(
     const stats = await handle.stat();
     if (stats.isDirectory()) throw new ConfigError(`read configuration ${display}: is a directory`);
     if (!stats.isFile()) throw new ConfigError(`read configuration ${display}: not a regular file`);
-    if (rule !== "none" && (stats.mode & 0o077) !== 0) throw new ConfigError(PERMISSION_MESSAGES[rule]);
+    if (rule !== "none" && (stats.mode & 0o077) !== 0) throw new ConfigError(permissionMessage(rule, display));
     if (stats.size > MAX_CONFIG_BYTES) throw new ConfigError(`configuration ${display} exceeds 1 MiB`);
     const bytes = await readCapped(handle, display);
     const text = decodeUtf8(bytes, display);
@@ -106,7 +116,7 @@ function parseToml(text: string, display: string): RawTable {
       // smol-toml appends a code block quoting the offending lines; keep only its fixed description.
       const description = /^Invalid TOML document: ([^\n]*)/.exec(error.message)?.[1] ?? "invalid TOML";
       throw new ConfigError(
-        `parse configuration ${display}: ${description} at line ${error.line}, column ${error.column}`,
+        `parse configuration ${display}: ${describeTomlError(text, description, error.line, error.column)}`,
       );
     }
     throw new ConfigError(`parse configuration ${display}: invalid TOML`);

@@ -1,5 +1,6 @@
 // The shape of every TOML table of spec §7.2: which keys exist and what type each holds.
 // One description serves unknown-key detection, type checking and value normalisation.
+import { nearestName } from "../util/nearest.ts";
 import { ConfigError } from "./types.ts";
 
 export type KeySpec =
@@ -54,6 +55,9 @@ export const ROOT_SPEC: TableSpec = {
         conversation_idle_seconds: count,
         max_background: count,
         prefer: { kind: "strings" },
+        // Newer upstream scv keys, accepted so a shared ~/.scv keeps working; scv does not use them.
+        on_busy: string,
+        max_queued_turns: count,
       },
     },
     session: { kind: "table", keys: { max_history_bytes: count, max_messages: count } },
@@ -125,6 +129,7 @@ export const ROOT_SPEC: TableSpec = {
     },
     agents: { kind: "ignored_table" },
     update: { kind: "ignored_table" },
+    notify: { kind: "ignored_table" },
     channels: { kind: "ignored_table" },
   },
 };
@@ -149,7 +154,11 @@ function checkTable(table: RawTable, spec: TableSpec, prefix: string, file: stri
   for (const [key, value] of Object.entries(table)) {
     const dotted = prefix === "" ? key : `${prefix}.${key}`;
     const keySpec = Object.hasOwn(spec.keys, key) ? spec.keys[key] : undefined;
-    if (keySpec === undefined) throw new ConfigError(`parse configuration ${file}: unknown key ${dotted}`);
+    if (keySpec === undefined) {
+      const suggestion = nearestName(key, Object.keys(spec.keys));
+      const hint = suggestion === undefined ? "" : `; did you mean ${suggestion}?`;
+      throw new ConfigError(`parse configuration ${file}: unknown key ${dotted}${hint}`);
+    }
     out[key] = checkValue(value, keySpec, dotted, file);
   }
   return out;
@@ -173,7 +182,11 @@ function checkValue(value: unknown, spec: KeySpec, dotted: string, file: string)
       if (typeof value !== "string") throw invalid();
       return value;
     case "enum":
-      if (typeof value !== "string" || !spec.values.includes(value)) throw invalid();
+      if (typeof value !== "string" || !spec.values.includes(value)) {
+        throw new ConfigError(
+          `parse configuration ${file}: invalid value for ${dotted} (expected one of: ${spec.values.join(", ")})`,
+        );
+      }
       return value;
     case "strings":
       if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw invalid();

@@ -135,6 +135,11 @@ export interface LoadConfigOptions {
   env: Record<string, string | undefined>;
   /** Layer 6: CLI flags, then `session.start` fields (already combined by the caller). */
   overrides: ConfigOverrides;
+  /**
+   * When given, filled with where each dotted key of the layers came from (`user file <path>`,
+   * `project file <path>`, `explicit file <path>`, `env SCV_MODEL`, `flag`); keys absent were defaults.
+   */
+  origins?: Map<string, string>;
 }
 
 /** A configuration failure; `message` is the exact spec text sent to the client. */

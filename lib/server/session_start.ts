@@ -46,7 +46,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const workspace = await canonicalWorkspace(request.cwd, options.cwd);
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
-  await step(() => ensureHome(home));
+  await step(() => ensureHome(home, options.warn));
   const config = await step(() =>
     loadConfig({
       workspace,

@@ -47,11 +47,11 @@ it("reports each configuration error on session.start, then starts once the file
   expect((await stat(home)).mode & 0o777).toBe(0o700);
 
   await sandbox.writeExplicitConfig("[context]\nmax_tokens = 64000\n[tui]\nmax_prompt_history_items = 50\n", 0o644);
-  expect(await startFails(client)).toBe("explicit configuration is readable by group or others; run chmod 600");
+  expect(await startFails(client)).toBe(`explicit configuration is readable by group or others; run chmod 600 ${explicit}`);
   await chmod(explicit, 0o600);
 
   await sandbox.writeConfigFileAt(userFile, "[agent]\nmax_steps = 5\n", 0o644);
-  expect(await startFails(client)).toBe("user configuration is readable by group or others; run chmod 600");
+  expect(await startFails(client)).toBe(`user configuration is readable by group or others; run chmod 600 ${userFile}`);
 
   await sandbox.writeConfigFileAt(userFile, "[tools]\nmax_reads = 3\n", 0o600);
   expect(await startFails(client)).toBe(`parse configuration ${userFile}: unknown key tools.max_reads`);

@@ -17,14 +17,17 @@ afterEach(async () => {
 describe("permission rule", () => {
   it("is checked before the file is parsed (a broken 0644 file reports the mode)", async () => {
     await sandbox.writeUserConfig("this is = = not toml", 0o644);
-    await expectConfigError(load(sandbox), "user configuration is readable by group or others; run chmod 600");
+    await expectConfigError(
+      load(sandbox),
+      `user configuration is readable by group or others; run chmod 600 ${join(sandbox.home, "config.toml")}`,
+    );
   });
 
   it("is checked before the size cap", async () => {
     const path = await sandbox.writeExplicitConfig(`# ${"x".repeat(2 * 1024 * 1024)}`, 0o640);
     await expectConfigError(
       load(sandbox, { explicitConfigPath: path }),
-      "explicit configuration is readable by group or others; run chmod 600",
+      `explicit configuration is readable by group or others; run chmod 600 ${path}`,
     );
   });
 

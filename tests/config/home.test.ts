@@ -49,12 +49,17 @@ describe("ensureHome", () => {
     expect((caught as Error).message).toBe(`create instance home ${home}: file already exists`);
   });
 
-  it("tightens an existing home to 0700", async () => {
+  it("tightens an existing home to 0700, and says so", async () => {
     const home = join(sandbox.root, "open-home");
     await mkdir(home);
     await chmod(home, 0o755);
-    await ensureHome(home);
+    const warnings: string[] = [];
+    await ensureHome(home, (message) => warnings.push(message));
     expect((await stat(home)).mode & 0o777).toBe(0o700);
+    expect(warnings).toEqual([`instance home ${home} was readable by group or others (mode 755); changed it to 700`]);
+    // A private home is left alone, quietly.
+    await ensureHome(home, (message) => warnings.push(message));
+    expect(warnings).toHaveLength(1);
   });
 });
 

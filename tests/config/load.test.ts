@@ -115,7 +115,10 @@ describe("layers and deep merge", () => {
     await symlink(target, join(sandbox.home, "config.toml"));
     expect((await load(sandbox)).agent.max_steps).toBe(11);
     await writeConfigFile(target, "[agent]\nmax_steps = 11\n", 0o644);
-    await expectConfigError(load(sandbox), "user configuration is readable by group or others; run chmod 600");
+    await expectConfigError(
+      load(sandbox),
+      `user configuration is readable by group or others; run chmod 600 ${join(sandbox.home, "config.toml")}`,
+    );
   });
 
   it("the project file is exempt from the permission rule", async () => {

@@ -48,11 +48,11 @@ const projectPath = (s: ConfigSandbox) => join(s.workspace, ".scv", "config.toml
 
 describe("§7.1 file messages", () => {
   const cases: Case[] = [
-    { name: "user file 0644", user: "", userMode: 0o644, message: "user configuration is readable by group or others; run chmod 600" },
-    { name: "user file 0640", user: "", userMode: 0o640, message: "user configuration is readable by group or others; run chmod 600" },
-    { name: "user file 0602", user: "", userMode: 0o602, message: "user configuration is readable by group or others; run chmod 600" },
-    { name: "explicit file 0644", explicit: "", explicitMode: 0o644, message: "explicit configuration is readable by group or others; run chmod 600" },
-    { name: "explicit file 0660", explicit: "", explicitMode: 0o660, message: "explicit configuration is readable by group or others; run chmod 600" },
+    { name: "user file 0644", user: "", userMode: 0o644, message: (s) => `user configuration is readable by group or others; run chmod 600 ${userPath(s)}` },
+    { name: "user file 0640", user: "", userMode: 0o640, message: (s) => `user configuration is readable by group or others; run chmod 600 ${userPath(s)}` },
+    { name: "user file 0602", user: "", userMode: 0o602, message: (s) => `user configuration is readable by group or others; run chmod 600 ${userPath(s)}` },
+    { name: "explicit file 0644", explicit: "", explicitMode: 0o644, message: (s) => `explicit configuration is readable by group or others; run chmod 600 ${explicitPath(s)}` },
+    { name: "explicit file 0660", explicit: "", explicitMode: 0o660, message: (s) => `explicit configuration is readable by group or others; run chmod 600 ${explicitPath(s)}` },
     {
       name: "user file over 1 MiB",
       user: `# ${"x".repeat(1024 * 1024)}\n`,
@@ -97,7 +97,7 @@ describe("§7.1 file messages", () => {
     {
       name: "unknown profile key",
       user: '[providers.fake]\nmodle = "x"\n',
-      message: (s) => `parse configuration ${userPath(s)}: unknown key providers.fake.modle`,
+      message: (s) => `parse configuration ${userPath(s)}: unknown key providers.fake.modle; did you mean model?`,
     },
     {
       name: "unknown key in the project file",
@@ -107,13 +107,13 @@ describe("§7.1 file messages", () => {
     {
       name: "unknown key in the explicit file",
       explicit: "[context]\nmax_token = 3\n",
-      message: (s) => `parse configuration ${explicitPath(s)}: unknown key context.max_token`,
+      message: (s) => `parse configuration ${explicitPath(s)}: unknown key context.max_token; did you mean max_tokens?`,
     },
     { name: "string for a count", user: '[agent]\nmax_steps = "many"\n', message: (s) => `parse configuration ${userPath(s)}: invalid value for agent.max_steps` },
     { name: "float for a count", user: "[agent]\nmax_steps = 1.5\n", message: (s) => `parse configuration ${userPath(s)}: invalid value for agent.max_steps` },
     { name: "negative count", user: "[session]\nmax_messages = -1\n", message: (s) => `parse configuration ${userPath(s)}: invalid value for session.max_messages` },
-    { name: "bad policy", user: '[tools]\napproval_policy = "sometimes"\n', message: (s) => `parse configuration ${userPath(s)}: invalid value for tools.approval_policy` },
-    { name: "bad search", user: '[web]\nsearch = "bing"\n', message: (s) => `parse configuration ${userPath(s)}: invalid value for web.search` },
+    { name: "bad policy", user: '[tools]\napproval_policy = "sometimes"\n', message: (s) => `parse configuration ${userPath(s)}: invalid value for tools.approval_policy (expected one of: on-risk, always, never)` },
+    { name: "bad search", user: '[web]\nsearch = "bing"\n', message: (s) => `parse configuration ${userPath(s)}: invalid value for web.search (expected one of: off, provider, searxng, brave)` },
     { name: "string for a bool", user: '[web]\nenabled = "yes"\n', message: (s) => `parse configuration ${userPath(s)}: invalid value for web.enabled` },
     {
       name: "string for an array",

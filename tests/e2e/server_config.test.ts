@@ -36,20 +36,20 @@ const failure = (message: string) => ({ type: "error", request_id: "s", code: "i
 
 describe("configuration errors at session.start (§6.2, §7)", () => {
   it("refuses a user file readable by group or others", async () => {
-    await harness.sandbox.writeUserConfig(fakeProfileToml({ baseUrl: harness.provider.url }), 0o644);
-    expect(await startError({})).toEqual(failure("user configuration is readable by group or others; run chmod 600"));
+    const file = await harness.sandbox.writeUserConfig(fakeProfileToml({ baseUrl: harness.provider.url }), 0o644);
+    expect(await startError({})).toEqual(failure(`user configuration is readable by group or others; run chmod 600 ${file}`));
   });
 
   it("refuses an explicit file readable by group or others (flag and SCV_CONFIG)", async () => {
     const explicit = await harness.sandbox.writeExplicitConfig(fakeProfileToml({ baseUrl: harness.provider.url }), 0o640);
-    const expected = failure("explicit configuration is readable by group or others; run chmod 600");
+    const expected = failure(`explicit configuration is readable by group or others; run chmod 600 ${explicit}`);
     expect(await startError({ args: ["--stdio", "--config-path", explicit] })).toEqual(expected);
     expect(await startError({ env: { OPENAI_API_KEY: "test-only", SCV_CONFIG: explicit } })).toEqual(expected);
   });
 
   it("names an unknown key and its file", async () => {
     const file = await harness.sandbox.writeUserConfig("[tools]\napproval_polcy = \"always\"\n");
-    expect(await startError({})).toEqual(failure(`parse configuration ${file}: unknown key tools.approval_polcy`));
+    expect(await startError({})).toEqual(failure(`parse configuration ${file}: unknown key tools.approval_polcy; did you mean approval_policy?`));
   });
 
   it("refuses a project [provider] table", async () => {

@@ -1,0 +1,115 @@
+// `scv config [path]`: the effective configuration for a workspace and where each value came from, or
+// the files scv reads. Reads files only; secrets are shown as `[set]`.
+import { realpath, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { ConfigError, loadConfig, resolveHome, type ResolvedConfig } from "../config/index.ts";
+import { expandTilde } from "../config/home.ts";
+import { EXIT_FAILURE, EXIT_OK } from "./exit.ts";
+
+export type ConfigCliOptions = {
+  scvHome?: string;
+  configPath?: string;
+  provider?: string;
+  cd?: string;
+  json?: boolean;
+};
+
+type Env = Record<string, string | undefined>;
+type Located = { workspace: string; home: string; homeExplicit: boolean; explicit?: string };
+
+const SECRET_KEYS = new Set(["provider.api_key", "web.brave_api_key"]);
+
+export async function runConfig(action: string | undefined, options: ConfigCliOptions): Promise<number> {
+  const env = process.env;
+  let located: Located;
+  try {
+    located = await locate(options, env);
+  } catch (error) {
+    process.stderr.write(`scv config: ${(error as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+  if (action === "path") {
+    for (const file of await filesRead(located)) process.stdout.write(`${file}\n`);
+    return EXIT_OK;
+  }
+  const origins = new Map<string, string>();
+  let config: ResolvedConfig;
+  try {
+    config = await loadConfig({
+      workspace: located.workspace,
+      home: located.home,
+      homeExplicit: located.homeExplicit,
+      explicitConfigPath: located.explicit,
+      env,
+      overrides: { provider: options.provider },
+      origins,
+    });
+  } catch (error) {
+    const message = error instanceof ConfigError ? error.message : String(error);
+    process.stderr.write(`scv config: ${message}\n`);
+    return EXIT_FAILURE;
+  }
+  const rows = describeConfig(config, origins);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return EXIT_OK;
+  }
+  const profile = origins.get("#profile");
+  process.stdout.write(`# scv configuration for ${located.workspace}${profile ? ` (profile ${profile})` : ""}\n`);
+  for (const row of rows) process.stdout.write(`${row.key} = ${row.value}  # ${row.origin}\n`);
+  return EXIT_OK;
+}
+
+export type ConfigRow = { key: string; value: string; origin: string };
+
+/** One row per resolved key, in the order of the resolved tables, secrets as `[set]`. */
+export function describeConfig(config: ResolvedConfig, origins: Map<string, string>): ConfigRow[] {
+  const profile = origins.get("#profile");
+  const rows: ConfigRow[] = [];
+  for (const [table, values] of Object.entries(config)) {
+    for (const [key, value] of Object.entries(values as Record<string, unknown>)) {
+      const dotted = `${table}.${key}`;
+      rows.push({ key: dotted, value: display(dotted, value), origin: originOf(dotted, origins, profile) });
+    }
+  }
+  return rows;
+}
+
+function originOf(dotted: string, origins: Map<string, string>, profile: string | undefined): string {
+  const direct = origins.get(dotted);
+  if (!dotted.startsWith("provider.") || profile === undefined) return direct ?? "default";
+  // A named profile replaces [provider] whole; only environment and flag overrides sit above it.
+  if (direct !== undefined && (direct.startsWith("env ") || direct.startsWith("flag "))) return direct;
+  return origins.get(`providers.${profile}.${dotted.slice("provider.".length)}`) ?? "default";
+}
+
+function display(dotted: string, value: unknown): string {
+  if (SECRET_KEYS.has(dotted)) return value === undefined || value === "" ? '""' : "[set]";
+  if (dotted === "provider.headers") {
+    const names = Object.keys(value as Record<string, string>);
+    return `{ ${names.map((name) => `${JSON.stringify(name)} = [set]`).join(", ")}${names.length ? " " : ""}}`;
+  }
+  return JSON.stringify(value);
+}
+
+async function locate(options: ConfigCliOptions, env: Env): Promise<Located> {
+  const directory = resolve(options.cd ?? process.cwd());
+  const workspace = await realpath(directory).catch(() => {
+    throw new Error(`workspace ${directory} does not exist`);
+  });
+  const { home, explicit: homeExplicit } = resolveHome(options.scvHome, env);
+  const explicitFlag = options.configPath ?? (env.SCV_CONFIG === "" ? undefined : env.SCV_CONFIG);
+  const explicit = explicitFlag === undefined ? undefined : resolve(expandTilde(explicitFlag, env));
+  return { workspace, home, homeExplicit, explicit };
+}
+
+/** The configuration files scv reads for this workspace, lowest layer first; missing optional ones left out. */
+async function filesRead(located: Located): Promise<string[]> {
+  const candidates = [join(located.home, "config.toml"), join(located.workspace, ".scv", "config.toml")];
+  const present: string[] = [];
+  for (const file of candidates) {
+    if ((await stat(file).catch(() => undefined))?.isFile()) present.push(file);
+  }
+  if (located.explicit !== undefined) present.push(located.explicit);
+  return [...new Set(present)];
+}

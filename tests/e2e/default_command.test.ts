@@ -1,0 +1,62 @@
+// `scv` with no subcommand: the chat on an interactive terminal, the help when piped; `-v` prints the version.
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { VERSION } from "../../lib/version.ts";
+import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { startFakeProvider, type FakeProvider } from "../support/fake_provider.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const socket = `scv-default-${process.pid}`;
+let sandbox: ConfigSandbox;
+let provider: FakeProvider;
+
+beforeEach(async () => {
+  sandbox = await createConfigSandbox();
+  provider = await startFakeProvider();
+});
+afterEach(async () => {
+  spawnSync("tmux", ["-L", socket, "kill-server"]);
+  await provider.close();
+  await sandbox.cleanup();
+});
+
+it.skipIf(spawnSync("tmux", ["-V"]).status !== 0)("on a terminal, `scv` alone starts the chat", async () => {
+  const vars = sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color" });
+  const exports = Object.entries(vars)
+    .filter(([key]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+    .map(([key, value]) => `export ${key}='${value!.replace(/'/g, "'\\''")}'`)
+    .join("\n");
+  const script = join(sandbox.root, "run.sh");
+  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${sandbox.workspace}'\n'${process.execPath}' '${join(ROOT, "main.ts")}'\necho "EXITED $?"\nsleep 30\n`);
+  await chmod(script, 0o755);
+  execFileSync("tmux", ["-L", socket, "new-session", "-d", "-x", "80", "-y", "24", script]);
+  const screen = () => execFileSync("tmux", ["-L", socket, "capture-pane", "-p"], { encoding: "utf8" });
+  const deadline = Date.now() + 10_000;
+  while (!screen().split("\n").some((row) => row.startsWith("›")) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  expect(screen()).toMatch(/^›/m);
+  execFileSync("tmux", ["-L", socket, "send-keys", "C-d"]);
+  while (!screen().includes("EXITED") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(screen()).toContain("EXITED 0");
+});
+
+it("piped, `scv` alone prints the help on stdout and exits 0; -v prints the version", () => {
+  const alone = spawnSync(process.execPath, ["main.ts"], { cwd: ROOT, encoding: "utf8", input: "", timeout: 15_000 });
+  expect(alone.status).toBe(0);
+  expect(alone.stdout).toMatch(/^Usage: scv /);
+  const short = spawnSync(process.execPath, ["main.ts", "-v"], { cwd: ROOT, encoding: "utf8", timeout: 15_000 });
+  expect(short.status).toBe(0);
+  expect(short.stdout.trim()).toBe(VERSION);
+});
+
+it("`--yes` with `--approval-policy never` warns that it has no effect", () => {
+  const result = spawnSync(process.execPath, ["main.ts", "exec", "--yes", "--approval-policy", "never", "--fake-responses", "/nonexistent", "hi"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 15_000,
+  });
+  expect(result.stderr).toContain("--yes has no effect with --approval-policy never");
+});
