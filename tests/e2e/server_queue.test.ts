@@ -7,7 +7,7 @@ import { useServerHarness } from "../support/server_harness.ts";
 
 const harness = useServerHarness();
 
-const bashCall = (callId = "call_1", command = "echo hi") => toolCallResponse([{ call_id: callId, name: "bash", arguments: { command } }]);
+const bashCall = (callId = "call_1", command = "echo hi; true") => toolCallResponse([{ call_id: callId, name: "bash", arguments: { command } }]);
 
 function startServer(script: FakeResponse[]): Promise<ServerClient> {
   return harness.startServer(script);
