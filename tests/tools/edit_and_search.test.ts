@@ -93,3 +93,15 @@ describe("grep's literal prefilter", () => {
     expect(insensitive.output).toBe(found.output);
   });
 });
+
+describe("grep and secret-like files", () => {
+  it("skips them in a workspace search, and searches one named explicitly once that call is approved", async () => {
+    writeFileSync(join(box.workspace, ".env"), "TOKEN=needle\n");
+    writeFileSync(join(box.workspace, "a.txt"), "needle\n");
+    const broad = await run(prepare(grep, { pattern: "needle" }, box.workspace), box.workspace);
+    expect(broad.output).toBe("a.txt:1:needle\n(1 secret-like file not searched; read asks before opening them)");
+    const named = prepare(grep, { pattern: "needle", path: ".env" }, box.workspace);
+    expect(named.risk).toBe("filesystem");
+    expect((await run(named, box.workspace)).output).toBe(".env:1:TOKEN=needle");
+  });
+});

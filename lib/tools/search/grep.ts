@@ -73,6 +73,8 @@ export function createGrepTool(): Tool {
               path,
               max: value.max_results ?? GREP_DEFAULT_RESULTS,
               literal: value.ignore_case === true ? undefined : requiredLiteral(value.pattern),
+              // A secret-like path asked for by name was approved (filesystem risk): its files are searched.
+              searchSecrets: check.risk !== "read_only",
             },
             runContext,
           ),
@@ -89,6 +91,7 @@ type GrepPlan = {
   max: number;
   /** Bytes every match must contain: files without them are skipped before decoding. */
   literal: Buffer | undefined;
+  searchSecrets: boolean;
 };
 
 const SPECIAL = new Set(["\\", "^", "$", ".", "|", "?", "*", "+", "(", ")", "[", "]", "{", "}"]);
@@ -124,7 +127,7 @@ async function runGrep(plan: GrepPlan, context: ToolContext): Promise<ToolOutcom
   let secretSkipped = 0;
   let largeSkipped = 0;
   const searchFile = (path: string) => {
-    if (isSecretLikePath(path)) {
+    if (!plan.searchSecrets && isSecretLikePath(path)) {
       secretSkipped += 1;
       return;
     }
