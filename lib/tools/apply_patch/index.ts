@@ -134,7 +134,8 @@ async function runApplyPatch(hunks: PatchHunk[], settings: ApplyPatchSettings, c
     }
     if (context.signal.aborted) return cancelledOutcome("apply_patch cancelled");
     await applyChanges(context.workspace, changes, "apply_patch");
-    const output = `Success. Updated the following files:\n${computed.summary.join("\n")}\n\n${diffOf(computed.files)}`;
+    const listed = [...new Set(computed.summary)];
+    const output = `Success. Updated the following files:\n${listed.join("\n")}\n\n${diffOf(computed.files)}`;
     return { success: true, output, truncated: false };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
