@@ -39,7 +39,7 @@ const PROGRAMS: Record<string, ProgramRule> = {
   which: PLAIN,
   file: { refuse: ["-C", "--compile"] },
   stat: PLAIN,
-  tree: { refuse: ["-o", "-R"] },
+  tree: { refuse: ["-o", "-R"], refuseLetters: "oR" },
   du: PLAIN,
   df: PLAIN,
   uname: PLAIN,
@@ -54,13 +54,13 @@ const PROGRAMS: Record<string, ProgramRule> = {
 
 const GIT_SUBCOMMANDS: Record<string, ProgramRule> = {
   status: PLAIN,
-  log: { refuse: ["--output"] },
+  log: { refuse: ["--output", "--ext-diff"] },
   diff: { refuse: ["--output", "--ext-diff"] },
   show: { refuse: ["--output", "--ext-diff"] },
   "rev-parse": PLAIN,
   "ls-files": PLAIN,
   blame: PLAIN,
-  grep: { refuse: ["-O", "--open-files-in-pager"] },
+  grep: { refuse: ["-O", "--open-files-in-pager", "--ext-grep"], refuseLetters: "O" },
   branch: {
     refuse: [
       "-d", "-D", "-m", "-M", "-c", "-C", "-f", "-u", "--delete", "--move", "--copy", "--force", "--set-upstream-to",
@@ -110,11 +110,13 @@ function commandVerdict(words: ShellWord[], workspace: string): SafetyVerdict {
   for (const option of options) {
     const refused = refusedOption(option, rule);
     if (refused !== undefined) return { safe: false, reason: `uses ${program} ${refused}` };
-    // `--file=PATH` style values are paths too.
+    // `--file=PATH` style values are paths too, and so is whatever follows a short option's letter (`-f/etc/x`
+    // gives grep the pattern file /etc/x): checking the tail of every bundle as a path is conservative.
     const equals = option.indexOf("=");
-    if (equals > 0) {
-      const value = checkPath(option.slice(equals + 1), workspace);
-      if (value !== undefined) return value;
+    const value = equals > 0 ? option.slice(equals + 1) : !option.startsWith("--") && option.length > 2 ? option.slice(2) : undefined;
+    if (value !== undefined) {
+      const verdict = checkPath(value, workspace);
+      if (verdict !== undefined) return verdict;
     }
   }
   for (const required of rule.require ?? []) {
@@ -146,8 +148,8 @@ function refusedOption(option: string, rule: ProgramRule): string | undefined {
     if (name === refused) return refused;
     // An abbreviated long option (`--outp`) is accepted by getopt_long: refuse every prefix of a refused one.
     if (refused.startsWith("--") && name.startsWith("--") && name.length > 3 && refused.startsWith(name)) return refused;
-    // A short option with its value attached (`-ofile`).
-    if (!refused.startsWith("--") && refused.length === 2 && name.startsWith(refused) && !name.startsWith("--") && rule.refuseLetters?.includes(refused[1]!)) return refused;
+    // A short option with its value attached (`-ofile`, `-Ovim`).
+    if (refused.length === 2 && refused[0] === "-" && refused[1] !== "-" && name.startsWith(refused)) return refused;
   }
   if (isBundle(option) && rule.refuseLetters !== undefined) {
     for (const letter of option.slice(1)) if (rule.refuseLetters.includes(letter)) return `-${letter}`;

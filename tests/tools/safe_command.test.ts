@@ -48,7 +48,8 @@ describe("read-only commands", () => {
       "ls || rm x", "cat ../x", "cat /etc/passwd", "cat ~/.scv/config.toml", "find /", "grep -r key ~", "cat .env",
       "cat config/.env.local", "cat secrets/private_key", "X=1 ls", "env ls", "sort -o out f", "sort --outp=out f",
       "uniq in out", "git -C /tmp status", "git diff --output=x", "git grep -O vim x", "rg --pre cat x", "cat out-link/x",
-      "ls out-link", "tree -o out", "date -s 2020-01-01", "rm -rf x", "npm test", "git commit -m x", "ls | sh", "echo x | tee f",
+      "ls out-link", "tree -o out", "tree -ao out", "date -s 2020-01-01", "grep -f/etc/shadow x", "grep -f../x y",
+      "git grep -Ovim x", "sort -ofile x", "head -n5 /etc/passwd", "cat -- /etc/passwd", "rm -rf x", "npm test", "git commit -m x", "ls | sh", "echo x | tee f",
     ]) {
       expect(safe(command), command).toBe(false);
     }
