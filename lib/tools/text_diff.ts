@@ -6,12 +6,18 @@ const CONTEXT = 3;
 /** Beyond this many differing lines the middle is shown as a plain replacement (Myers is O((N+M)·D)). */
 const MAX_EDIT_DISTANCE = 1000;
 
+/** Marks a last line without a line ending, so it differs from the same text with one (as in git's diffs). */
+const NO_EOL = "\u0000no-eol";
+
 /** Splits text into lines, each without its line ending; a final line ending does not make an empty line. */
 function splitLines(text: string): string[] {
   if (text === "") return [];
   const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  return lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  const complete = lines.at(-1) === "";
+  if (complete) lines.pop();
+  const stripped = lines.map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  if (!complete) stripped[stripped.length - 1] += NO_EOL;
+  return stripped;
 }
 
 /**
@@ -28,14 +34,8 @@ export function unifiedDiff(path: string, before: string | undefined, after: str
   ];
   const ops = diffLines(oldLines, newLines);
   const hunks = buildHunks(ops);
-  const notes: string[] = [];
-  if (before !== undefined && after !== undefined) {
-    const oldEnd = before === "" || before.endsWith("\n");
-    const newEnd = after === "" || after.endsWith("\n");
-    if (oldEnd !== newEnd) notes.push(newEnd ? "\\ the old file had no newline at its end" : "\\ No newline at end of file");
-  }
-  if (hunks.length === 0 && notes.length === 0 && movedTo === undefined) return "";
-  return [...header, ...hunks, ...notes].join("\n") + "\n";
+  if (hunks.length === 0 && movedTo === undefined) return "";
+  return [...header, ...hunks].join("\n") + "\n";
 }
 
 function diffLines(a: string[], b: string[]): Op[] {
@@ -148,7 +148,10 @@ function buildHunks(ops: Op[]): string[] {
     const oldStart = oldCount === 0 ? oldAt[start]! - 1 : oldAt[start]!;
     const newStart = newCount === 0 ? newAt[start]! - 1 : newAt[start]!;
     rows.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
-    for (const op of slice) rows.push(`${op.kind}${op.line}`);
+    for (const op of slice) {
+      if (op.line.endsWith(NO_EOL)) rows.push(`${op.kind}${op.line.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file");
+      else rows.push(`${op.kind}${op.line}`);
+    }
     index = end;
   }
   return rows;
