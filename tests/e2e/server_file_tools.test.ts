@@ -299,7 +299,8 @@ describe("the tools in exec cells", () => {
     ].join("\n");
     const client = await harness.startServer([toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code } }]), textResponse(["done"])]);
     client.turn("go");
-    const approval = await client.next("approval.requested");
+    // The exec sandbox starts its worker first: allow for a loaded machine.
+    const approval = await client.next("approval.requested", 20_000);
     expect(approval).toMatchObject({ call_id: "x1:tool-3", name: "edit" });
     expect(approval.diff).toContain("-before\n+after");
     client.send({ type: "approval.resolve", request_id: "a", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
