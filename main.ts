@@ -141,6 +141,16 @@ Examples:
     process.exitCode = await runConfig(action, options);
   });
 
+program
+  .command("version")
+  .description("print the version, commit, build date, target and runtime (for bug reports)")
+  .option("--json", "print them as JSON")
+  .action(async (options: { json?: boolean }) => {
+    const { buildInfo, formatBuildInfo } = await import("./lib/build_info.ts");
+    const info = buildInfo();
+    process.stdout.write(options.json ? `${JSON.stringify(info)}\n` : `${formatBuildInfo(info)}\n`);
+  });
+
 // `scv … --help | head` closes the pipe before everything is written: end quietly, as a program
 // killed by SIGPIPE would (exit 141), not with a stack trace. Subcommands that own stdout (server,
 // host) listen for its errors themselves and decide.
@@ -165,6 +175,10 @@ function withDefaultCommand(args: string[]): string[] {
   const [runtime, script, ...rest] = args;
   if (rest.length === 0) return [runtime!, script!, process.stdin.isTTY && process.stdout.isTTY ? "chat" : "--help"];
   if (rest[0] === "-v") rest[0] = "-V";
+  // `scv --version --verbose` is `scv version`.
+  if (rest.length === 2 && rest.includes("--verbose") && rest.some((arg) => arg === "-V" || arg === "--version")) {
+    return [runtime!, script!, "version"];
+  }
   return [runtime!, script!, ...rest];
 }
 

@@ -1,6 +1,6 @@
 // Context selection for one provider call and session trimming after a turn (spec §6.6). Pure functions:
 // the stored history is never changed here; callers get a new list.
-import type { HistoryItem } from "../provider/types.ts";
+import type { HistoryItem } from "../provider/index.ts";
 import { compactionNote, groupHistory, historyBytes, tokensFor } from "./history.ts";
 
 export const CONTEXT_MESSAGES = {

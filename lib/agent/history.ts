@@ -1,5 +1,5 @@
 // The conversation history as the agent keeps it: sizes, user-led groups and compaction notes (spec §6.6).
-import type { HistoryItem } from "../provider/types.ts";
+import type { HistoryItem } from "../provider/index.ts";
 
 export const NOTE_PREFIX = "[SCV compacted ";
 const EXTRACT_CHARS = 240;

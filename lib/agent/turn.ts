@@ -1,10 +1,11 @@
 // The turn loop (spec §6.4): provider call, assistant message, then each tool call in order. No I/O of its own:
 // the provider client, the tool registry, the approval gate and the event sink are injected.
 import { abortError, raceAbort } from "../util/abort.ts";
-import type { ResolvedConfig } from "../config/types.ts";
-import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/types.ts";
-import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/types.ts";
-import { cutToBytes } from "../tools/text_bounds.ts";
+import type { ResolvedConfig } from "../config/index.ts";
+import type { TurnFailureCode } from "../protocol/index.ts";
+import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/index.ts";
+import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/index.ts";
+import { cutToBytes } from "../util/text_bounds.ts";
 import { selectContext, trimHistory } from "./context.ts";
 
 export const DENIED_OUTPUT = "tool call denied by policy or user";
@@ -12,15 +13,6 @@ export const DENIED_OUTPUT = "tool call denied by policy or user";
 export const NESTED_CANCELLED_OUTPUT = "tool call cancelled: its exec cell no longer waits for it";
 const PROGRESS_MAX_BYTES = 512;
 const PROGRESS_INTERVAL_MS = 500;
-
-export type TurnFailureCode =
-  | "provider_error"
-  | "context_limit"
-  | "step_limit"
-  | "history_limit"
-  | "response_limit"
-  | "tool_limit"
-  | "internal_error";
 
 /** Where the turn reports; every method may reject (an AbortError on cancellation, or a frame-limit error). */
 export interface TurnSink {
@@ -112,7 +104,12 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
     throwIfAborted(signal);
     addUsage(usage, response.usage);
     await sink.assistantCompleted(response.text);
-    working.push({ kind: "assistant", content: response.text, calls: response.calls });
+    working.push({
+      kind: "assistant",
+      content: response.text,
+      calls: response.calls,
+      ...(response.replay ? { replay: response.replay } : {}),
+    });
 
     if (response.calls.length === 0) {
       const trim = trimHistory(working, turnStart, {

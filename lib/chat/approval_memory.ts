@@ -2,7 +2,8 @@
 // sorted, values compared exactly. Strings are never normalized: whitespace inside a quoted shell argument or
 // a file's content changes what the call does, so `echo "a  b"` is not approved by approving `echo "a b"`.
 
-import { leadingWords, startsWithWords } from "../tools/safe_command.ts";
+import { stripControls } from "../client/index.ts";
+import { leadingWords, startsWithWords } from "../tools/index.ts";
 
 function normalize(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalize);
@@ -24,6 +25,12 @@ export function approvalKey(name: string, args: unknown): string {
 export function bashPrefix(args: unknown): string[] | undefined {
   const command = args !== null && typeof args === "object" ? (args as Record<string, unknown>).command : undefined;
   return typeof command === "string" ? leadingWords(command) : undefined;
+}
+
+/** What "always" covers for a call, as the question says it after "[a]": `lways allow \`npm test …\` this session`. */
+export function alwaysScope(name: string, args: unknown): string {
+  const prefix = name === "bash" ? bashPrefix(args) : undefined;
+  return prefix === undefined ? "lways for this session" : `lways allow \`${stripControls(prefix.join(" "))} …\` this session`;
 }
 
 export class ApprovalMemory {

@@ -6,8 +6,7 @@ import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DEMO_SCRIPT, DEMO_WORKSPACE } from "./demo_assets.ts";
-import { parseReplayScript } from "./replay.ts";
-import { startReplaySession, type ClientFlags, type PreparedOptions } from "./session_options.ts";
+import { parseReplayScript, startReplaySession, type ClientFlags, type PreparedOptions } from "../client/index.ts";
 
 export type Demo = {
   workspace: string;

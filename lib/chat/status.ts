@@ -1,6 +1,6 @@
 // The status line under the prompt: model, what the engine is doing, last turn and session token usage.
-import { formatUsage, type Usage } from "./transcript.ts";
-import { truncateText, type Style } from "./style.ts";
+import { formatUsage, truncateText, type Style } from "../client/index.ts";
+import type { Usage } from "../protocol/index.ts";
 
 export type StatusInfo = {
   model: string;

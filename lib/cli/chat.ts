@@ -1,16 +1,13 @@
 // `scv chat [--model M] [--provider NAME] [--demo]`: the interactive terminal chat in the current directory.
 // `--demo` (npm run demo) plays examples/demo through the real chat with the replay provider, offline.
 import { join } from "node:path";
-import { resolveHome } from "../config/home.ts";
-import { ChatApp } from "../chat/app.ts";
-import { prepareDemo } from "../chat/demo.ts";
-import { prepareOptions, type ClientFlags } from "../chat/session_options.ts";
-import { colorEnabled } from "../chat/style.ts";
+import { resolveHome } from "../config/index.ts";
+import { ChatApp, prepareDemo } from "../chat/index.ts";
+import { colorEnabled, prepareOptions, type ClientFlags } from "../client/index.ts";
 import { EXIT_FAILURE, EXIT_SIGNALS } from "./exit.ts";
+import { forceExitAfter, handleSignals } from "./process.ts";
 
 export type ChatCliOptions = { model?: string; provider?: string; demo?: boolean; fakeResponses?: string };
-
-const FORCED_EXIT_MS = 250;
 
 export async function runChat(options: ChatCliOptions): Promise<number> {
   const env = process.env;
@@ -55,23 +52,20 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     demoPrompts,
     demoPacing: paced ? { pauseMs: 600, typeMs: 25 } : undefined,
   });
-  const onSigint = () => app.interrupt();
-  // Leave cleanly (terminal mode restored, session shut down) when the terminal closes or we are asked to stop.
-  const onSigterm = () => app.stop(EXIT_SIGNALS.SIGTERM);
-  const onSighup = () => app.stop(EXIT_SIGNALS.SIGHUP);
+  const removeSignals = handleSignals({
+    SIGINT: () => app.interrupt(),
+    // Leave cleanly (terminal mode restored, session shut down) when the terminal closes or we are asked to stop.
+    SIGTERM: () => app.stop(EXIT_SIGNALS.SIGTERM),
+    SIGHUP: () => app.stop(EXIT_SIGNALS.SIGHUP),
+  });
   const onResize = () => app.redraw();
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigterm);
-  process.on("SIGHUP", onSighup);
   stdout.on("resize", onResize);
   try {
     return await app.run();
   } finally {
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
-    process.off("SIGHUP", onSighup);
+    removeSignals();
     stdout.off("resize", onResize);
     await cleanup();
-    setTimeout(() => process.exit(process.exitCode ?? 0), FORCED_EXIT_MS).unref();
+    forceExitAfter(() => Number(process.exitCode ?? 0));
   }
 }

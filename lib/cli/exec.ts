@@ -1,13 +1,21 @@
 // `scv exec [--json] [--yes|--approval-policy P] PROMPT`: one turn, non-interactively, through the in-process
 // engine. Text mode prints the assistant text on stdout and tool activity on stderr; --json prints every event.
-import type { ApprovalPolicy } from "../config/types.ts";
-import { EngineError, openEngine, type EngineClient } from "../chat/engine.ts";
-import { prepareOptions, type PreparedOptions } from "../chat/session_options.ts";
-import { revealControls } from "../chat/approval_view.ts";
-import { createStyle, stripControls } from "../chat/style.ts";
-import { Transcript, type ServerEvent } from "../chat/transcript.ts";
-import { createLogger } from "../server/log.ts";
+import type { ApprovalPolicy } from "../config/index.ts";
+import {
+  createStyle,
+  EngineError,
+  prepareOptions,
+  revealControls,
+  SessionController,
+  stripControls,
+  Transcript,
+  type ClientEvent,
+  type PendingApproval,
+  type PreparedOptions,
+} from "../client/index.ts";
+import { createLogger } from "../util/log.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
+import { forceExitAfter, handleSignals } from "./process.ts";
 
 export type ExecCliOptions = {
   json?: boolean;
@@ -18,7 +26,6 @@ export type ExecCliOptions = {
   fakeResponses?: string;
 };
 
-const FORCED_EXIT_MS = 250;
 /** How long a signalled exec waits for the cancelled turn to end before leaving anyway. */
 const SIGNAL_GRACE_MS = 2000;
 
@@ -55,122 +62,131 @@ export async function runExec(promptArg: string, options: ExecCliOptions): Promi
     // The replay provider and its session-only configuration file go away even if the turn threw.
     await prepared.close();
   }
-  setTimeout(() => process.exit(code), FORCED_EXIT_MS).unref();
+  forceExitAfter(code);
   return code;
+}
+
+/** Prints a turn's events: the assistant text on stdout and tool activity on stderr, or every event as NDJSON. */
+class ExecPrinter {
+  readonly #json: boolean;
+  readonly #transcript = new Transcript(createStyle(false), 100);
+  #endedWithNewline = true;
+
+  constructor(json: boolean) {
+    this.#json = json;
+  }
+
+  event(event: ClientEvent): void {
+    if (event.type === "engine.closed") return;
+    if (this.#json) {
+      process.stdout.write(`${JSON.stringify(event)}\n`);
+      return;
+    }
+    switch (event.type) {
+      case "assistant.delta":
+        writeOut(event.content);
+        if (event.content !== "") this.#endedWithNewline = event.content.endsWith("\n");
+        return;
+      case "assistant.completed":
+        this.#endLine();
+        return;
+      case "turn.failed":
+        this.#endLine();
+        process.stderr.write(`scv exec: turn failed (${event.code}): ${event.message}\n`);
+        return;
+      case "turn.cancelled":
+        this.#endLine();
+        process.stderr.write("scv exec: turn cancelled\n");
+        return;
+      case "error":
+        process.stderr.write(`scv exec: ${event.message}\n`);
+        return;
+    }
+    // Tool activity goes to stderr, formatted like the chat's (the assistant text is stdout's).
+    if (event.type.startsWith("tool.")) {
+      for (const row of this.#transcript.apply(event)) process.stderr.write(`${row}\n`);
+    }
+  }
+
+  approval(approval: PendingApproval, approved: boolean): void {
+    if (this.#json) return;
+    const verdict = approved ? "approved (--yes)" : "denied (no --yes; scv exec cannot ask)";
+    process.stderr.write(`${verdict}: ${approval.name} (${approval.risk} risk): ${approval.summary}\n`);
+    // The change a write, edit or apply_patch would make, with hidden characters made visible.
+    if (approval.diff !== undefined && approval.diff !== "") {
+      const diff = revealControls(approval.diff);
+      process.stderr.write(diff.endsWith("\n") ? diff : `${diff}\n`);
+    }
+  }
+
+  // Text cut short by a failure or cancellation still ends its line on stdout.
+  #endLine(): void {
+    if (this.#endedWithNewline) return;
+    process.stdout.write("\n");
+    this.#endedWithNewline = true;
+  }
+}
+
+/** The exit code a turn's last event means, or undefined while the turn goes on. */
+function exitCodeOf(event: ClientEvent, turnRuns: boolean): number | undefined {
+  switch (event.type) {
+    case "engine.closed":
+    case "turn.failed":
+      return EXIT_FAILURE;
+    case "turn.completed":
+      return EXIT_OK;
+    case "turn.cancelled":
+      return EXIT_INTERRUPTED;
+    case "error":
+      return turnRuns ? undefined : EXIT_FAILURE;
+    default:
+      return undefined;
+  }
 }
 
 async function runTurn(prompt: string, options: ExecCliOptions, prepared: PreparedOptions): Promise<number> {
   const json = options.json ?? false;
-  const style = createStyle(false);
-  const transcript = new Transcript(style, 100);
+  const approve = options.yes ?? false;
+  const printer = new ExecPrinter(json);
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
   });
-  let turnId: string | undefined;
-  let engine: EngineClient | undefined;
   let interrupts = 0;
-  let endedWithNewline = true;
   /** Set by SIGTERM or SIGHUP: the exit code once the cancelled turn has ended. */
   let signalled: number | undefined;
-  const end = (code: number) => finish(signalled ?? code);
-
-  // Text cut short by a failure or cancellation still ends its line on stdout.
-  const endLine = () => {
-    if (!json && !endedWithNewline) {
-      process.stdout.write("\n");
-      endedWithNewline = true;
-    }
-  };
-
-  const onEvent = (event: ServerEvent) => {
-    if (event.type === "engine.closed") {
-      end(EXIT_FAILURE);
-      return;
-    }
-    if (json) process.stdout.write(`${JSON.stringify(event)}\n`);
-    switch (event.type) {
-      case "turn.started":
-        turnId = event.turn_id;
-        if (interrupts > 0 || signalled !== undefined) engine?.notify({ type: "turn.cancel", turn_id: turnId });
-        break;
-      case "assistant.delta":
-        if (!json) {
-          writeOut(event.content);
-          if (event.content !== "") endedWithNewline = String(event.content).endsWith("\n");
-        }
-        break;
-      case "assistant.completed":
-        if (!json && !endedWithNewline) {
-          process.stdout.write("\n");
-          endedWithNewline = true;
-        }
-        break;
-      case "approval.requested": {
-        const approved = options.yes ?? false;
-        if (!json) {
-          process.stderr.write(
-            `${approved ? "approved (--yes)" : "denied (no --yes; scv exec cannot ask)"}: ${event.name} (${event.risk} risk): ${event.summary}\n`,
-          );
-          // The change a write, edit or apply_patch would make, with hidden characters made visible.
-          if (typeof event.diff === "string" && event.diff !== "") {
-            const diff = revealControls(event.diff);
-            process.stderr.write(diff.endsWith("\n") ? diff : `${diff}\n`);
-          }
-        }
-        engine?.notify({ type: "approval.resolve", approval_id: event.approval_id, approved });
-        break;
-      }
-      case "turn.completed":
-        end(EXIT_OK);
-        return;
-      case "turn.failed":
-        endLine();
-        if (!json) process.stderr.write(`scv exec: turn failed (${event.code}): ${event.message}\n`);
-        end(EXIT_FAILURE);
-        return;
-      case "turn.cancelled":
-        endLine();
-        if (!json) process.stderr.write("scv exec: turn cancelled\n");
-        end(EXIT_INTERRUPTED);
-        return;
-      case "error":
-        if (!json) process.stderr.write(`scv exec: ${event.message}\n`);
-        if (turnId === undefined) end(EXIT_FAILURE);
-        return;
-    }
-    // Tool activity goes to stderr in text mode, formatted like the chat's (the assistant text is stdout's).
-    if (!json && event.type.startsWith("tool.")) {
-      for (const row of transcript.apply(event)) process.stderr.write(`${row}\n`);
-    }
-  };
-
-  const onSigint = () => {
-    interrupts += 1;
-    if (interrupts > 1 || !engine || turnId === undefined) {
-      finish(EXIT_INTERRUPTED);
-      return;
-    }
-    engine.notify({ type: "turn.cancel", turn_id: turnId });
-  };
-  // SIGTERM and SIGHUP cancel the running turn, then leave with 128 + the signal number.
-  const onSignal = (signal: "SIGTERM" | "SIGHUP") => {
+  const controller: SessionController = new SessionController({
+    onEvent(event) {
+      printer.event(event);
+      // Interrupted or signalled before the turn started: cancel it as soon as it has.
+      if (event.type === "turn.started" && (interrupts > 0 || signalled !== undefined)) controller.cancel();
+      const code = exitCodeOf(event, controller.turnId !== undefined);
+      if (code !== undefined) finish(signalled ?? code);
+    },
+    onApproval(approval) {
+      printer.approval(approval, approve);
+      return approve;
+    },
+  });
+  const onSignal = (signal: NodeJS.Signals) => {
     if (signalled !== undefined) return;
-    signalled = EXIT_SIGNALS[signal];
-    if (!engine || turnId === undefined) {
-      finish(signalled);
-      return;
-    }
-    engine.notify({ type: "turn.cancel", turn_id: turnId });
-    setTimeout(() => finish(signalled!), SIGNAL_GRACE_MS).unref();
+    const code = EXIT_SIGNALS[signal as "SIGTERM" | "SIGHUP"];
+    signalled = code;
+    if (!controller.cancel()) finish(code);
+    else setTimeout(() => finish(code), SIGNAL_GRACE_MS).unref();
   };
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSignal);
-  process.on("SIGHUP", onSignal);
+  const removeSignals = handleSignals({
+    SIGINT() {
+      interrupts += 1;
+      if (interrupts > 1 || !controller.cancel()) finish(EXIT_INTERRUPTED);
+    },
+    // SIGTERM and SIGHUP cancel the running turn, then leave with 128 + the signal number.
+    SIGTERM: (signal) => onSignal(signal),
+    SIGHUP: (signal) => onSignal(signal),
+  });
   try {
-    const log = createLogger(process.env.SCV_LOG);
     try {
-      engine = await openEngine(prepared.options, log, { cwd: process.cwd() }, onEvent);
+      await controller.start(prepared.options, createLogger(process.env.SCV_LOG, "scv exec"), { cwd: process.cwd() });
     } catch (error) {
       if (!json || !(error instanceof EngineError)) process.stderr.write(`scv exec: ${(error as Error).message}\n`);
       return EXIT_FAILURE;
@@ -178,13 +194,11 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
     // Interrupted or signalled while the session started: no turn, but the engine is still shut down.
     if (interrupts > 0) finish(EXIT_INTERRUPTED);
     else if (signalled !== undefined) finish(signalled);
-    else await engine.send({ type: "turn.start", prompt });
+    else await controller.submit(prompt);
     const code = await finished;
-    await engine.close();
+    await controller.close();
     return code;
   } finally {
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSignal);
-    process.off("SIGHUP", onSignal);
+    removeSignals();
   }
 }

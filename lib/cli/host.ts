@@ -1,11 +1,10 @@
 // `scv host [--listen stdio|stdio://|ws://IP:PORT]`: the code-mode host (host spec §1, §10, §11).
 import { writeSync } from "node:fs";
 import { isIP } from "node:net";
-import { limitsFromEnv } from "../host/limits.ts";
-import type { TruncateItems } from "../host/output.ts";
-import { serveStdio } from "../host/transports/stdio.ts";
+import { limitsFromEnv, serveStdio, type TruncateItems } from "../host/index.ts";
 import { createSandbox, truncateItems, type Sandbox } from "../sandbox/index.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./exit.ts";
+import { handleSignals } from "./process.ts";
 
 export interface HostOptions {
   listen?: string;
@@ -82,12 +81,10 @@ export async function runHost(options: HostOptions): Promise<number> {
   // Handlers first: a client may signal as soon as it has read the URL.
   const stopped = new Promise<void>((resolve) => {
     const stop = (): void => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+      removeSignals();
       resolve();
     };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    const removeSignals = handleSignals({ SIGINT: stop, SIGTERM: stop });
   });
   process.stdout.write(`${listener.url}\n`);
   await stopped;

@@ -1,16 +1,13 @@
 // `scv server --stdio`: argument handling, then one protocol connection over stdin/stdout.
-import { createLogger } from "../server/log.ts";
-import type { ServerOptions } from "../server/session_start.ts";
-import { serveStdio } from "../server/stdio.ts";
-import { killAllProcessGroups } from "../tools/process_group.ts";
+import { createLogger } from "../util/log.ts";
+import { type ServerOptions, serveStdio } from "../server/index.ts";
+import { killEveryProcessGroup } from "../tools/index.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
+import { forceExitAfter, handleSignals } from "./process.ts";
 
 /** The command-line flags: `--stdio` plus the session defaults of ServerOptions. */
 export type ServerCliOptions = Omit<ServerOptions, "env" | "cwd" | "warn"> & { stdio?: boolean };
 
-// Handles that a finished connection may leave behind (keep-alive sockets, killed children's pipes)
-// must not keep the process alive past the spec's exit deadlines.
-const FORCED_EXIT_MS = 250;
 const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: EXIT_INTERRUPTED, SIGTERM: EXIT_SIGNALS.SIGTERM };
 
 export async function runServer(options: ServerCliOptions): Promise<number> {
@@ -38,9 +35,9 @@ export async function runServer(options: ServerCliOptions): Promise<number> {
     stop.signal,
   );
   stop.dispose();
-  killAllProcessGroups();
+  killEveryProcessGroup();
   process.stdin.destroy();
-  setTimeout(() => process.exit(result.exitCode), FORCED_EXIT_MS).unref();
+  forceExitAfter(result.exitCode);
   return result.exitCode;
 }
 
@@ -53,27 +50,24 @@ function stopOnSignals(info: (message: string) => void): { signal: AbortSignal; 
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
     if (controller.signal.aborted) {
-      killAllProcessGroups();
+      killEveryProcessGroup();
       process.exit(SIGNAL_EXIT_CODES[name] ?? EXIT_FAILURE);
     }
     info(`received ${name}; shutting down`);
     controller.abort();
-    killAllProcessGroups();
+    killEveryProcessGroup();
   };
-  process.on("SIGTERM", onSignal);
-  process.on("SIGINT", onSignal);
+  const removeSignals = handleSignals({ SIGTERM: onSignal, SIGINT: onSignal });
   return {
     signal: controller.signal,
     dispose() {
-      // Keep handling signals until exit (a default SIGTERM now would skip the remaining cleanup), but only once.
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
+      // Keep handling signals until exit (a default SIGTERM now would skip the remaining cleanup).
+      removeSignals();
       const late = (name: NodeJS.Signals) => {
-        killAllProcessGroups();
+        killEveryProcessGroup();
         process.exit(SIGNAL_EXIT_CODES[name] ?? EXIT_FAILURE);
       };
-      process.once("SIGTERM", late);
-      process.once("SIGINT", late);
+      handleSignals({ SIGTERM: late, SIGINT: late });
     },
   };
 }

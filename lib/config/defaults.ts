@@ -45,7 +45,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
     },
     provider_limits: {
       max_sse_event_bytes: 1048576,
-      max_response_bytes: 4194304,
+      max_response_bytes: 67108864,
       max_assistant_bytes: 1048576,
       max_tool_calls: 32,
       max_tool_arguments_bytes: 262144,

@@ -3,5 +3,5 @@ export type * from "./types.ts";
 export { ConfigError } from "./types.ts";
 export { defaultConfig, DEFAULT_SYSTEM_PROMPT } from "./defaults.ts";
 export { loadConfig } from "./load.ts";
-export { ensureHome, resolveHome } from "./home.ts";
+export { ensureHome, expandTilde, resolveHome } from "./home.ts";
 export { resolveCredential, MISSING_CREDENTIAL_MESSAGE } from "./credential.ts";

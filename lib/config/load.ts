@@ -58,10 +58,17 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   let merged = deepMerge(trusted, project ?? {});
   merged = deepMerge(merged, explicit?.table ?? {});
 
+  // OPENAI_BASE_URL (set for every OpenAI SDK) replaces the default base_url; files and SCV_BASE_URL win over it.
+  const envOpenAiBaseUrl = nonEmpty(env.OPENAI_BASE_URL);
+  const profileDefaults =
+    envOpenAiBaseUrl === undefined ? defaults.provider : { ...defaults.provider, base_url: envOpenAiBaseUrl };
   const requestedProfile = nonEmpty(overrides.provider) ?? nonEmpty(env.SCV_PROVIDER);
-  const profile = buildProfile(merged, defaults.provider, requestedProfile);
+  const profile = buildProfile(merged, profileDefaults, requestedProfile);
   const profileName = selectedProfileName(merged, requestedProfile);
   if (profileName !== undefined) origins?.set("#profile", profileName);
+  if (envOpenAiBaseUrl !== undefined && profile.base_url === envOpenAiBaseUrl && !origins?.has("provider.base_url")) {
+    origins?.set("provider.base_url", "env OPENAI_BASE_URL");
+  }
 
   // Layer 5: environment overrides of the selected profile.
   const envModel = nonEmpty(env.SCV_MODEL);
@@ -82,6 +89,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   if (overrides.approval_policy !== undefined) origins?.set("tools.approval_policy", "flag --approval-policy");
 
   const config = assemble(merged, defaults, profile, home, env);
+  const setsMaxTokens = (table: RawTable | undefined) => isTable(table?.context) && table.context.max_tokens !== undefined;
+  if (![user?.table, project, explicit?.table].some(setsMaxTokens)) config.context_max_tokens_default = true;
   if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
   validateConfig(config);
   return config;

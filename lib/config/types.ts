@@ -21,7 +21,7 @@ export interface ProviderProfile {
    * Which file-editing tools this profile's model gets: `auto` (apply_patch and edit on the Responses wire, edit
    * on chat), `edit`, `apply_patch` or `both`.
    */
-  edit_tools: EditTools;
+  edit_tools?: EditTools;
 }
 
 export type EditTools = "auto" | "edit" | "apply_patch" | "both";
@@ -114,6 +114,11 @@ export interface ResolvedConfig {
   provider_limits: ProviderLimitsConfig;
   skills: SkillsConfig;
   web: WebConfig;
+  /**
+   * True when no layer set `[context] max_tokens`: the default applies, and the session may learn the model's
+   * context window from the server instead (lib/provider/context_window.ts). Absent means set.
+   */
+  context_max_tokens_default?: boolean;
 }
 
 export interface ConfigOverrides {

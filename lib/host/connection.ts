@@ -2,7 +2,7 @@
 // sessions, cells over the sandbox, delegates and limits. Transport-free: a transport feeds it
 // decoded frames (or read errors) and writes the frames it emits.
 import { encodeFrame, FrameError } from "../codec/index.ts";
-import type { Sandbox, SandboxSession, ToolDefinition } from "../sandbox/types.ts";
+import type { Sandbox, SandboxSession, ToolDefinition } from "../sandbox/index.ts";
 import { resolveCatalog, type CachedCatalog } from "./catalog.ts";
 import { Delegates } from "./delegates.ts";
 import type { HostLimits } from "./limits.ts";

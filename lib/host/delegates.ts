@@ -1,7 +1,7 @@
 // A connection's delegate calls (host spec §8): nested tool calls and notifications sent to
 // the client as `delegate/request`, their ids, the pending cap, cancellation and answers.
 import { encodeFrame } from "../codec/index.ts";
-import type { NestedToolCall } from "../sandbox/types.ts";
+import type { NestedToolCall } from "../sandbox/index.ts";
 import { wireId, type DelegateResult } from "./protocol.ts";
 
 const CONNECTION_CLOSED = "code-mode client connection closed";

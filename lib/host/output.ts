@@ -1,5 +1,5 @@
 // Runtime responses (host spec §3.3) and server-mode output truncation (host spec §9).
-import type { ContentItem, Observation } from "../sandbox/types.ts";
+import type { ContentItem, Observation } from "../sandbox/index.ts";
 import type { RuntimeResponse } from "./protocol.ts";
 
 export const DEFAULT_OUTPUT_BUDGET = 10_000;

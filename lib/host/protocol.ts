@@ -1,6 +1,6 @@
 // The code-mode host protocol, version 1 (host spec §3): client messages as strict schemas,
 // host messages as builders that emit exactly the listed fields in wire order.
-import type { ContentItem } from "../sandbox/types.ts";
+import type { ContentItem } from "../sandbox/index.ts";
 import {
   array,
   i32,

@@ -1,4 +1,5 @@
 // Provider error texts (spec §8.1): details extraction, sanitising and transient classification.
+import { isPermanent } from "./retry_policy.ts";
 import { ProviderError } from "./types.ts";
 
 const MAX_PROVIDER_TEXT_CHARS = 300;
@@ -52,9 +53,12 @@ function dedupe(values: Array<string | undefined>): string[] {
   return [...new Set(values.filter((value): value is string => value !== undefined))];
 }
 
-/** An error whose code or type names a transient condition, or whose message says overloaded. */
+/**
+ * An error whose code or type names a transient condition, or whose message says overloaded, unless it is one
+ * that a retry cannot fix (quota, an over-long request, a server configuration problem).
+ */
 export function isTransientDetails(details: ErrorDetails | undefined): boolean {
-  if (!details) return false;
+  if (!details || isPermanent(details)) return false;
   const labelHit = details.labels.some((value) => {
     const lower = value.toLowerCase();
     return TRANSIENT_LABELS.some((needle) => lower.includes(needle));

@@ -1,20 +1,10 @@
 // Contract between the model provider and its callers (the agent loop, the session).
-// The profile and limit shapes mirror `ResolvedConfig["provider"]` and
-// `ResolvedConfig["provider_limits"]` (spec §7.2) structurally, so this module does not
-// depend on lib/config.
+// The profile is the resolved configuration's own type; the limit shape mirrors
+// `ResolvedConfig["provider_limits"]` (spec §7.2) structurally.
+import type { ProviderProfile } from "../config/index.ts";
+import type { Usage } from "../protocol/index.ts";
 
-export type ProviderProfile = {
-  kind: string;
-  wire_api: "responses" | "chat";
-  model: string;
-  base_url: string;
-  api_key?: string;
-  api_key_env: string;
-  timeout_seconds: number;
-  headers: Record<string, string>;
-  reasoning_effort?: string;
-  image_input?: boolean;
-};
+export type { ProviderProfile, Usage };
 
 export type ProviderLimits = {
   max_sse_event_bytes: number;
@@ -29,9 +19,22 @@ export type FunctionToolSchema = { name: string; description: string; parameters
 
 export type ToolCallRecord = { call_id: string; name: string; arguments: unknown /* parsed JSON */ };
 
+/**
+ * What a response leaves for the next request besides its text and calls (spec §8.2/§8.3 "reasoning round trip"):
+ * the provider needs it back to keep its reasoning between tool calls.
+ */
+export type AssistantReplay = {
+  /** Responses wire: reasoning items (`{type:"reasoning", summary, encrypted_content}`, no `id`), in order. */
+  reasoning?: Array<Record<string, unknown>>;
+  /** Responses wire: the message items' texts with their `phase`, when a server sent one. */
+  messages?: Array<{ text: string; phase?: string }>;
+  /** Chat wire: the hidden reasoning text and the field the server streamed it in. */
+  reasoning_text?: { field: "reasoning_content" | "reasoning"; text: string };
+};
+
 export type HistoryItem =
   | { kind: "user"; content: string }
-  | { kind: "assistant"; content: string; calls: ToolCallRecord[] }
+  | { kind: "assistant"; content: string; calls: ToolCallRecord[]; replay?: AssistantReplay }
   | { kind: "tool_result"; call_id: string; name: string; output: string; success: boolean };
 
 export type ProviderRequest = {
@@ -43,9 +46,8 @@ export type ProviderRequest = {
   step?: number;
 };
 
-export type Usage = { input_tokens?: number; output_tokens?: number };
 
-export type ProviderResponse = { text: string; calls: ToolCallRecord[]; usage: Usage };
+export type ProviderResponse = { text: string; calls: ToolCallRecord[]; usage: Usage; replay?: AssistantReplay };
 
 export type StreamHandlers = {
   signal: AbortSignal;
@@ -84,4 +86,6 @@ export type CreateProviderOptions = {
   timing?: Partial<RetryTiming>;
   /** Receives configuration warnings (default: a line on stderr). */
   warn?: (message: string) => void;
+  /** Responses wire `prompt_cache_key`: stable for the client's session (default: a random UUID per client). */
+  promptCacheKey?: string;
 };

@@ -1,8 +1,8 @@
 // The approval gate (spec §6.5): policy × risk decides run / ask / deny, and asking parks the call on a
 // one-shot waiter keyed by a fresh UUID v4 until `approval.resolve` (or cancellation withdraws it).
 import { randomUUID } from "node:crypto";
-import type { ApprovalPolicy } from "../config/types.ts";
-import type { Risk } from "../tools/types.ts";
+import type { ApprovalPolicy } from "../config/index.ts";
+import type { Risk } from "../tools/index.ts";
 import { abortError } from "../util/abort.ts";
 
 export type GateDecision = "run" | "ask" | "deny";

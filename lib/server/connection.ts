@@ -2,8 +2,8 @@
 // client messages to the connection's single session.
 import type { NdjsonItem } from "../codec/index.ts";
 import { VERSION } from "../version.ts";
-import type { Logger } from "./log.ts";
-import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "./protocol.ts";
+import type { Logger } from "../util/log.ts";
+import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "../protocol/index.ts";
 import type { Rejection, Session } from "./session.ts";
 import type { ServerOptions } from "./session_start.ts";
 import { FrameLimitError, type EventWriter } from "./writer.ts";
@@ -156,6 +156,7 @@ export class Connection {
         max_transcript_items: config.tui.max_transcript_items,
         max_prompt_history_bytes: config.tui.max_prompt_history_bytes,
         max_prompt_history_items: config.tui.max_prompt_history_items,
+        context_window: parts.contextWindow,
       }),
     );
     await session.writeSnapshot();

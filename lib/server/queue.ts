@@ -1,6 +1,6 @@
 // The session's prompt queue (spec §6.3): entries with revisions, edited, moved or removed until they start.
 import { randomUUID } from "node:crypto";
-import type { QueueEntry } from "./protocol.ts";
+import type { QueueEntry } from "../protocol/index.ts";
 
 export const MAX_QUEUE_ENTRIES = 64;
 export const MAX_QUEUE_BYTES = 4_194_304;

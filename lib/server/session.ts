@@ -1,15 +1,13 @@
 // One session of a connection: history, prompt queue, pause flag, approvals, and at most one running turn.
 // Every method that answers a client message writes its replies before it resolves (sequential dispatch).
 import { randomUUID } from "node:crypto";
-import type { HistoryItem, ToolCallRecord } from "../provider/types.ts";
-import type { PreparedCall, ToolOutcome } from "../tools/types.ts";
-import { killAllProcessGroups, shutdownProcessSandbox } from "../tools/index.ts";
-import { runTurn, type TurnOutcome, type TurnSink } from "../agent/turn.ts";
-import type { ApprovalPolicy } from "../config/types.ts";
-import { boundDiff } from "../tools/text_diff.ts";
+import type { ApprovalPolicy } from "../config/index.ts";
+import type { HistoryItem, ToolCallRecord } from "../provider/index.ts";
+import { boundDiff, type PreparedCall, shutdownProcessSandbox, type ToolOutcome } from "../tools/index.ts";
+import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
 import { Approvals, decide } from "./approvals.ts";
-import type { Logger } from "./log.ts";
-import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } from "./protocol.ts";
+import type { Logger } from "../util/log.ts";
+import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } from "../protocol/index.ts";
 import { PromptQueue } from "./queue.ts";
 import type { SessionParts } from "./session_start.ts";
 import { FrameLimitError, type EventWriter } from "./writer.ts";
@@ -180,7 +178,7 @@ export class Session {
       });
       const finished = await Promise.race([active.done.then(() => true), timeout.then(() => false)]);
       clearTimeout(timer);
-      if (!finished) killAllProcessGroups();
+      if (!finished) this.parts.processGroups.killAll();
     }
     this.#lifetime.abort();
     // One connection per process: its end stops the exec sandbox's workers (if a cell ever ran).

@@ -2,7 +2,7 @@
 // and the shutdown rules — EOF exits 0, a version mismatch, broken stdout or an undrained writer exit 1.
 import { readNdjson } from "../codec/index.ts";
 import { Connection } from "./connection.ts";
-import type { Logger } from "./log.ts";
+import type { Logger } from "../util/log.ts";
 import type { ServerOptions } from "./session_start.ts";
 import { EventWriter, WriterFailedError } from "./writer.ts";
 

@@ -2,8 +2,8 @@
 // exists inside the workspace (bounded by tools.max_read_bytes), then the skills listing of tool sessions.
 import { open, realpath } from "node:fs/promises";
 import path from "node:path";
-import { completeUtf8Length } from "../tools/text_bounds.ts";
-import { isInside } from "../tools/workspace_path.ts";
+import { completeUtf8Length } from "../util/text_bounds.ts";
+import { isInside } from "../util/path.ts";
 
 export async function buildSystemPrompt(options: {
   systemPrompt: string;

@@ -4,7 +4,7 @@
 // written at once and then get 3 s for the queue to come back under its limits.
 import { abortError } from "../util/abort.ts";
 
-import { MESSAGES } from "./protocol.ts";
+import { MESSAGES } from "../protocol/index.ts";
 
 export const WRITER_MAX_FRAMES = 256;
 export const CONTROL_SEND_TIMEOUT_MS = 3000;

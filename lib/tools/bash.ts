@@ -3,12 +3,12 @@
 // (safe_command.ts) is `read_only` risk, so `on-risk` runs it without asking.
 
 import { cancelledOutcome, failure } from "./outcome.ts";
-import { runProcessGroup, type CapturedOutput, type ProcessTimings } from "./process_group.ts";
+import { ProcessGroups, runProcessGroup, type CapturedOutput, type ProcessTimings } from "./process_group.ts";
 import { createProgressReporter } from "./progress.ts";
 import { readOnlyVerdict } from "./safe_command.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
-import { boundedChars, completeUtf8Length } from "./text_bounds.ts";
+import { boundedChars, completeUtf8Length } from "../util/text_bounds.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 
 type BashArgs = { command: string; timeout_seconds?: number };
@@ -22,6 +22,8 @@ export type BashSettings = {
   /** The shell to run; tests point it elsewhere to exercise `unavailable`. */
   shell?: string;
   timings?: ProcessTimings;
+  /** The session's running process groups (its shutdown kills them); a tool of its own when absent. */
+  processGroups?: ProcessGroups;
   /** Minimum interval between progress lines (spec: at most 2 per second). */
   progressIntervalMs?: number;
 };
@@ -34,6 +36,7 @@ const utf8 = new TextDecoder("utf-8");
 export function createBashTool(settings: BashSettings): Tool {
   const defaultTimeout = Math.min(settings.commandTimeoutSeconds, settings.maxTimeoutSeconds);
   const flag = settings.loginShell === true ? "-lc" : "-c";
+  const groups = settings.processGroups ?? new ProcessGroups();
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
@@ -62,13 +65,19 @@ export function createBashTool(settings: BashSettings): Tool {
       return {
         risk: readOnlyVerdict(command, context.workspace).safe ? "read_only" : "process",
         summary: `Run with /bin/bash ${flag}: ${boundedChars(command, SUMMARY_MAX_CHARS)}`,
-        run: (context) => runBash(command, timeoutSeconds, settings, context),
+        run: (context) => runBash(command, timeoutSeconds, settings, groups, context),
       };
     },
   };
 }
 
-async function runBash(command: string, timeoutSeconds: number, settings: BashSettings, context: ToolContext): Promise<ToolOutcome> {
+async function runBash(
+  command: string,
+  timeoutSeconds: number,
+  settings: BashSettings,
+  groups: ProcessGroups,
+  context: ToolContext,
+): Promise<ToolOutcome> {
   const shell = settings.shell ?? "/bin/bash";
   const progress = createProgressReporter(context.progress, settings.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
   let result;
@@ -81,6 +90,7 @@ async function runBash(command: string, timeoutSeconds: number, settings: BashSe
       timeoutMs: timeoutSeconds * 1000,
       outputLimitBytes: settings.outputLimitBytes,
       signal: context.signal,
+      groups,
       onOutput: (chunk, stream) => progress.push(chunk, stream),
       ...(settings.timings === undefined ? {} : { timings: settings.timings }),
     });

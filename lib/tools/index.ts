@@ -1,10 +1,11 @@
 // The tool registry: which tools a session sees (spec §9), sorted by name.
 
-import type { EditTools, ResolvedConfig, WireApi } from "../config/types.ts";
+import type { EditTools, ResolvedConfig, WireApi } from "../config/index.ts";
+import type { FunctionToolSchema } from "../provider/index.ts";
 import { createApplyPatchTool } from "./apply_patch/index.ts";
-import type { FunctionToolSchema } from "../provider/types.ts";
 import { createBashTool } from "./bash.ts";
 import { createEditTool } from "./edit.ts";
+import { ProcessGroups } from "./process_group.ts";
 import { createExecTool } from "./exec/index.ts";
 import { createReadTool } from "./read.ts";
 import { createGlobTool } from "./search/glob.ts";
@@ -15,14 +16,28 @@ import type { Tool, ToolRegistry } from "./types.ts";
 import { createWebTools } from "./web/index.ts";
 import { createWriteTool } from "./write.ts";
 
-export type { PreparedCall, Risk, Tool, ToolContext, ToolErrorCode, ToolOutcome, ToolRegistry } from "./types.ts";
-export { killAllProcessGroups } from "./process_group.ts";
+export type {
+  NestedCalls,
+  PreparedCall,
+  Risk,
+  Tool,
+  ToolContext,
+  ToolErrorCode,
+  ToolOutcome,
+  ToolRegistry,
+} from "./types.ts";
+export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
+export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { shutdownProcessSandbox } from "./exec/index.ts";
+export { boundDiff } from "./text_diff.ts";
+export { leadingWords, startsWithWords } from "./safe_command.ts";
 
 export type RegistryOptions = {
   noTools: boolean;
   /** Discovered beforehand (discovery is asynchronous); `read_skill` serves them. */
   skills?: Skill[];
+  /** The session's running process groups; its shutdown kills them (a registry of its own when absent). */
+  processGroups?: ProcessGroups;
 };
 
 /**
@@ -33,23 +48,23 @@ export type RegistryOptions = {
 export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
   return createRegistry([
-    ...createFileAndShellTools(config),
+    ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups()),
     createReadSkillTool(options.skills ?? [], config),
     ...createWebTools(config),
   ]);
 }
 
-function createFileAndShellTools(config: ResolvedConfig): Tool[] {
+function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups): Tool[] {
   const limits = config.tools;
   const timeouts = {
     commandTimeoutSeconds: limits.command_timeout_seconds,
     maxTimeoutSeconds: limits.max_timeout_seconds,
     outputLimitBytes: limits.output_limit_bytes,
   };
-  const editing = editToolNames(config.provider.edit_tools, config.provider.wire_api);
+  const editing = editToolNames(config.provider.edit_tools ?? "auto", config.provider.wire_api);
   const files = { maxWriteBytes: limits.max_write_bytes };
   return [
-    createBashTool({ ...timeouts, loginShell: limits.login_shell }),
+    createBashTool({ ...timeouts, processGroups, loginShell: limits.login_shell }),
     ...(limits.code_mode ? [createExecTool(timeouts)] : []),
     createReadTool({ maxReadBytes: limits.max_read_bytes }),
     createWriteTool(files),

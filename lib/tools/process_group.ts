@@ -21,6 +21,8 @@ export type ProcessOptions = {
   timeoutMs: number;
   outputLimitBytes: number;
   signal: AbortSignal;
+  /** The owner the group is registered with while it runs. */
+  groups: ProcessGroups;
   /** Every chunk of stdout or stderr as it arrives (for progress). */
   onOutput?(chunk: Buffer, stream: "stdout" | "stderr"): void;
   timings?: ProcessTimings;
@@ -39,13 +41,48 @@ export type CapturedOutput = { output: Buffer; truncated: boolean; tail: Buffer;
 
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
-/** Process groups started here and not yet finished, killed if this process exits first. */
-const liveGroups = new Set<number>();
+/**
+ * The process groups one owner (a session) started and that are still running. A session's shutdown kills its own
+ * groups only, so sessions sharing a process (chat restarting its engine, a test server running several) leave each
+ * other's commands alone.
+ */
+export class ProcessGroups {
+  readonly #live = new Set<number>();
+
+  get size(): number {
+    return this.#live.size;
+  }
+
+  /** SIGKILLs every group of this owner still running (for shutdown paths that cannot wait). */
+  killAll(): void {
+    for (const pgid of this.#live) signalGroup(pgid, "SIGKILL");
+  }
+
+  track(pgid: number): void {
+    this.#live.add(pgid);
+    withLiveGroups.add(this);
+    installExitHook();
+  }
+
+  untrack(pgid: number): void {
+    this.#live.delete(pgid);
+    if (this.#live.size === 0) withLiveGroups.delete(this);
+  }
+}
+
+// Owners with running groups, only so that the process's own exit (or a signal that ends it) leaves none behind.
+const withLiveGroups = new Set<ProcessGroups>();
 let exitHookInstalled = false;
 
-/** SIGKILLs every process group still running (for shutdown paths that cannot wait). */
-export function killAllProcessGroups(): void {
-  for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", killEveryProcessGroup);
+}
+
+/** SIGKILLs the running groups of every owner: only for the process's own exit (a signal, the end of the CLI). */
+export function killEveryProcessGroup(): void {
+  for (const owner of withLiveGroups) owner.killAll();
 }
 
 export async function runProcessGroup(options: ProcessOptions): Promise<ProcessResult> {
@@ -72,7 +109,7 @@ export async function runProcessGroup(options: ProcessOptions): Promise<ProcessR
     return { kind: "spawn_failed", error: spawnError ?? new Error("child process has no pid") };
   }
   const pgid = child.pid;
-  trackGroup(pgid);
+  options.groups.track(pgid);
 
   const output = new BoundedOutput(options.outputLimitBytes);
   const streamsClosed: Promise<unknown>[] = [];
@@ -109,7 +146,7 @@ export async function runProcessGroup(options: ProcessOptions): Promise<ProcessR
     await settleWithin(Promise.all(streamsClosed), timings.drainMs);
     child.stdout?.destroy();
     child.stderr?.destroy();
-    untrackGroup(pgid);
+    options.groups.untrack(pgid);
   };
 
   switch (first.type) {
@@ -139,18 +176,6 @@ export async function runProcessGroup(options: ProcessOptions): Promise<ProcessR
       return { kind: "cancelled", ...output.result() };
     }
   }
-}
-
-function trackGroup(pgid: number): void {
-  liveGroups.add(pgid);
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once("exit", killAllProcessGroups);
-  }
-}
-
-function untrackGroup(pgid: number): void {
-  liveGroups.delete(pgid);
 }
 
 /** Signals a whole group; never group 0 or 1 (our own group, or init's). */

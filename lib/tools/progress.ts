@@ -1,7 +1,7 @@
 // Turns a child's output into `tool.progress` text: the last complete non-empty line, at most
 // 512 bytes, emitted at most once per interval (the latest line wins; nothing after stop()).
 
-import { cutToBytes } from "./text_bounds.ts";
+import { cutToBytes } from "../util/text_bounds.ts";
 
 const MAX_PROGRESS_BYTES = 512;
 /** A line longer than this is still reported, by its first part only. */

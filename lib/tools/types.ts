@@ -1,8 +1,8 @@
 // The contract between the tools (lib/tools) and their caller, the session's turn loop:
 // declare (name, description, one JSON Schema) → prepare (validate, risk, summary) → run.
 
-import type { ResolvedConfig } from "../config/types.ts";
-import type { FunctionToolSchema } from "../provider/types.ts";
+import type { ResolvedConfig } from "../config/index.ts";
+import type { FunctionToolSchema } from "../provider/index.ts";
 
 /** How dangerous a call is; the approval gate decides from it (spec §6.5). */
 export type Risk = "read_only" | "filesystem" | "process" | "network";

@@ -5,7 +5,10 @@
 
 import { constants, existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
+import { isInside } from "../util/path.ts";
+
+export { isInside };
 
 const SUFFIX = "; path must remain within workspace";
 const ESCAPED = "resolves outside the workspace";
@@ -53,13 +56,6 @@ export function checkRelativePath(path: string): string | undefined {
 /** The normal components of a checked relative path (`.` and empty ones dropped). */
 export function pathComponents(path: string): string[] {
   return path.split("/").filter((component) => component !== "" && component !== ".");
-}
-
-/** True when `candidate` (absolute, resolved) is `workspace` or below it. */
-export function isInside(workspace: string, candidate: string): boolean {
-  if (candidate === workspace) return true;
-  const prefix = workspace.endsWith(sep) ? workspace : workspace + sep;
-  return candidate.startsWith(prefix);
 }
 
 /** `<action> <path>: <reason>; path must remain within workspace`. */

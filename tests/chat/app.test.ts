@@ -3,8 +3,8 @@
 import { PassThrough, Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChatApp } from "../../lib/chat/app.ts";
-import { prepareOptions } from "../../lib/chat/session_options.ts";
-import { stripAnsi } from "../../lib/chat/style.ts";
+import { prepareOptions } from "../../lib/client/session_options.ts";
+import { stripAnsi } from "../../lib/client/style.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
 

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalMemory, approvalKey } from "../../lib/chat/approval_memory.ts";
 import { capHistory, loadHistory, saveHistory } from "../../lib/chat/history_file.ts";
-import { parseReplayScript, startReplayServer, type ReplayServer } from "../../lib/chat/replay.ts";
+import { parseReplayScript, startReplayServer, type ReplayServer } from "../../lib/client/replay.ts";
 import { InlineScreen } from "../../lib/chat/screen.ts";
 import { parseSlash } from "../../lib/chat/slash.ts";
-import { colorEnabled } from "../../lib/chat/style.ts";
+import { colorEnabled } from "../../lib/client/style.ts";
 
 describe("approval memory", () => {
   it("matches the same tool with normalized arguments only", () => {

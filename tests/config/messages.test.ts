@@ -298,7 +298,7 @@ describe("§7.3 project messages", () => {
     ["tui", "max_prompt_history_bytes", 1048577],
     ["tui", "max_prompt_history_items", 201],
     ["provider_limits", "max_sse_event_bytes", 1048577],
-    ["provider_limits", "max_response_bytes", 4194305],
+    ["provider_limits", "max_response_bytes", 67108865],
     ["provider_limits", "max_assistant_bytes", 1048577],
     ["provider_limits", "max_tool_calls", 33],
     ["provider_limits", "max_tool_arguments_bytes", 262145],

@@ -308,6 +308,7 @@ describe("cancellation and timeout", () => {
         api_key_env: "OPENAI_API_KEY",
         timeout_seconds: 600,
         headers: {},
+        image_input: false,
       },
       limits: DEFAULT_LIMITS,
       credential: CREDENTIAL,

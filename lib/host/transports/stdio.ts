@@ -1,7 +1,7 @@
 // One host connection over stdin/stdout (host spec §2, §11).
 import { FrameDecoder, waitForDrain } from "../../codec/index.ts";
 import { parsePreciseJson } from "../precise_json.ts";
-import type { Sandbox } from "../../sandbox/types.ts";
+import type { Sandbox } from "../../sandbox/index.ts";
 import { HostConnection, type ConnectionOutcome } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
 import type { TruncateItems } from "../output.ts";

@@ -5,7 +5,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { decodeFrameMessage, MAX_FRAME_BYTES } from "../../codec/index.ts";
 import { parsePreciseJson } from "../precise_json.ts";
-import type { Sandbox } from "../../sandbox/types.ts";
+import type { Sandbox } from "../../sandbox/index.ts";
 import { HostConnection } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
 import type { TruncateItems } from "../output.ts";

@@ -1,6 +1,6 @@
 // The `exec` tool (code mode, spec §9): JavaScript run as one cell of the process's worker-thread sandbox, whose
 // `await tools.<name>(args)` calls go through the turn loop's own call path (gate, events) as nested calls.
-import type { NestedToolCall, SandboxSession, ToolDefinition } from "../../sandbox/types.ts";
+import type { NestedToolCall, SandboxSession, ToolDefinition } from "../../sandbox/index.ts";
 import { failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "../schema.ts";

@@ -1,6 +1,6 @@
 // The exec tool's output text (spec §9 `exec`): the cell's text items joined by `\n` (+ `Script error:\n<error>`),
 // cut to the output limit at a character boundary; a termination line always ends the output.
-import type { ContentItem } from "../../sandbox/types.ts";
+import type { ContentItem } from "../../sandbox/index.ts";
 
 export type CellEnd =
   | { kind: "result"; errorText: string | null }

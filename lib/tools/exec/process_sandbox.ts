@@ -1,6 +1,6 @@
 // The one sandbox of this process, created on the first exec call (never at start-up: a server that
 // never runs a cell pays for no worker) and shut down when the connection ends.
-import type { Sandbox } from "../../sandbox/types.ts";
+import type { Sandbox } from "../../sandbox/index.ts";
 
 let current: Promise<Sandbox> | undefined;
 

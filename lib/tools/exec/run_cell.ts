@@ -7,7 +7,7 @@ import type {
   ObserveOutcome,
   SandboxSession,
   ToolDefinition,
-} from "../../sandbox/types.ts";
+} from "../../sandbox/index.ts";
 import type { CellEnd } from "./output.ts";
 
 export type CellRun = {

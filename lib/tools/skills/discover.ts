@@ -5,9 +5,9 @@
 import { open, readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { TextDecoder } from "node:util";
-import type { ResolvedConfig } from "../../config/types.ts";
-import { completeUtf8Length } from "../text_bounds.ts";
-import { isInside } from "../workspace_path.ts";
+import type { ResolvedConfig } from "../../config/index.ts";
+import { completeUtf8Length } from "../../util/text_bounds.ts";
+import { isInside } from "../../util/path.ts";
 import { NO_DESCRIPTION, skillDescription } from "./description.ts";
 
 export type Skill = {

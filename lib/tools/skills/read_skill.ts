@@ -1,12 +1,12 @@
 // The `read_skill` tool (spec §9): loads a discovered skill's SKILL.md, confined to its root.
 
 import { TextDecoder } from "node:util";
-import type { ResolvedConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/index.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolOutcome } from "../types.ts";
-import { completeUtf8Length } from "../text_bounds.ts";
+import { completeUtf8Length } from "../../util/text_bounds.ts";
 import type { Skill } from "./discover.ts";
 import { readHead, resolveInside } from "./discover.ts";
 

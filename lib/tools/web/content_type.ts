@@ -1,7 +1,7 @@
 // Which response bodies web_fetch accepts (spec §10 "Body"): HTML, text, or an untyped body
 // that sniffs as one of them.
 
-import { completeUtf8Length } from "../text_bounds.ts";
+import { completeUtf8Length } from "../../util/text_bounds.ts";
 
 export type BodyKind = "html" | "text";
 

@@ -3,19 +3,22 @@
 
 import { raceAbort } from "../../util/abort.ts";
 import { TextDecoder } from "node:util";
-import { EnvHttpProxyAgent, request } from "undici";
+import { Agent, request } from "undici";
 import type { Dispatcher } from "undici";
 import { VERSION } from "../../version.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ToolOutcome } from "../types.ts";
 import { discard, headerValue, readCapped } from "./body.ts";
-import { completeUtf8Length } from "../text_bounds.ts";
+import { completeUtf8Length } from "../../util/text_bounds.ts";
 import { charsetOf, classifyMediaType, mediaType, sniffBody } from "./content_type.ts";
 import type { BodyKind } from "./content_type.ts";
 import { codePointLength, htmlToText } from "./html_to_text.ts";
 import { pageByCodePoints } from "./paging.ts";
+import { chooseProxy } from "./proxy.ts";
+import type { ProxySettings } from "./proxy.ts";
 import { pinnedLookup, resolveDestination } from "./resolve.ts";
 import type { AddressPolicy, ResolvedAddress, Resolver } from "./resolve.ts";
+import { tunnelConnector } from "./tunnel.ts";
 import { checkUrlShape, isAutoApproved } from "./url_rules.ts";
 
 export const USER_AGENT = `scv/${VERSION} (+https://github.com/PeiyuanQi/scv)`;
@@ -25,8 +28,7 @@ const MAX_URL_BYTES = 4096;
 /** Room kept in the output for the paging trailer. */
 const TRAILER_RESERVE = 160;
 
-/** Proxy settings; an absent field falls back to the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`). */
-export type ProxySettings = { httpProxy?: string; httpsProxy?: string; noProxy?: string };
+export type { ProxySettings } from "./proxy.ts";
 
 export type FetchSettings = {
   maxBytes: number;
@@ -36,6 +38,7 @@ export type FetchSettings = {
   outputLimitBytes: number;
   allowed: AddressPolicy;
   resolver: Resolver;
+  /** Replaces the environment's `HTTP(S)_PROXY` / `NO_PROXY`. */
   proxy?: ProxySettings;
   /** Extra trusted CA certificates (PEM); tests only. */
   ca?: string;
@@ -62,7 +65,9 @@ export async function runWebFetch(call: FetchRequest, settings: FetchSettings, s
     for (;;) {
       const destination = await abortable(resolveDestination(current.hostname, settings.resolver, settings.allowed), combined);
       if (!destination.ok) return fail(destination.error);
-      const dispatcher = createDispatcher(destination.addresses, settings);
+      const proxy = chooseProxy(current, settings.proxy);
+      if (!proxy.ok) return fail(proxy.error);
+      const dispatcher = createDispatcher(destination.addresses, proxy.proxy, settings, combined);
       dispatchers.push(dispatcher);
       const response = await request(current, {
         method: "GET",
@@ -103,13 +108,23 @@ export async function runWebFetch(call: FetchRequest, settings: FetchSettings, s
   }
 }
 
-function createDispatcher(addresses: ResolvedAddress[], settings: FetchSettings): Dispatcher {
-  const connect = {
-    lookup: pinnedLookup(addresses),
-    timeout: Math.min(settings.timeoutMs, 10_000),
-    ...(settings.ca !== undefined ? { ca: settings.ca } : {}),
-  };
-  return new EnvHttpProxyAgent({ connect, ...settings.proxy });
+/**
+ * Connections go only to the checked `addresses`: directly through a pinned lookup, or through
+ * `proxy` by a CONNECT tunnel to one of those addresses (never to the name, which the proxy
+ * would resolve again).
+ */
+function createDispatcher(
+  addresses: ResolvedAddress[],
+  proxy: URL | undefined,
+  settings: FetchSettings,
+  signal: AbortSignal,
+): Dispatcher {
+  const connectTimeoutMs = Math.min(settings.timeoutMs, 10_000);
+  const ca = settings.ca !== undefined ? { ca: settings.ca } : {};
+  if (proxy === undefined) {
+    return new Agent({ connect: { lookup: pinnedLookup(addresses), timeout: connectTimeoutMs, ...ca } });
+  }
+  return new Agent({ connect: tunnelConnector({ proxy, addresses, connectTimeoutMs, signal, ...ca }) });
 }
 
 async function readResponse(

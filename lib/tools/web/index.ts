@@ -1,6 +1,6 @@
 // Web access: web_fetch (with the SSRF guard of spec §10) and web_search.
 
-import type { ResolvedConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/index.ts";
 import type { Tool } from "../types.ts";
 import { createWebFetchTool } from "./web_fetch.ts";
 import type { WebFetchOptions } from "./web_fetch.ts";

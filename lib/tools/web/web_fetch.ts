@@ -1,12 +1,13 @@
 // The `web_fetch` tool (spec §9, §10): URL rules and risk in prepare, the guarded fetch in run.
 
-import type { ResolvedConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/index.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
-import { boundedChars } from "../text_bounds.ts";
+import { boundedChars } from "../../util/text_bounds.ts";
 import type { Tool } from "../types.ts";
 import { runWebFetch } from "./fetch.ts";
-import type { FetchSettings, ProxySettings } from "./fetch.ts";
+import type { FetchSettings } from "./fetch.ts";
+import type { ProxySettings } from "./proxy.ts";
 import { systemResolver } from "./resolve.ts";
 import type { AddressPolicy, Resolver } from "./resolve.ts";
 import { isPublicAddress } from "./ssrf.ts";

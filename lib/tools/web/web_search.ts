@@ -3,16 +3,16 @@
 
 import { TextDecoder } from "node:util";
 import { EnvHttpProxyAgent, request } from "undici";
-import type { ResolvedConfig } from "../../config/types.ts";
+import type { ResolvedConfig } from "../../config/index.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolOutcome } from "../types.ts";
 import { discard, headerValue, readCapped } from "./body.ts";
-import { completeUtf8Length } from "../text_bounds.ts";
+import { completeUtf8Length } from "../../util/text_bounds.ts";
 import { decodeEntities } from "./entities.ts";
 import { USER_AGENT } from "./fetch.ts";
-import type { ProxySettings } from "./fetch.ts";
+import type { ProxySettings } from "./proxy.ts";
 
 const MAX_QUERY_BYTES = 512;
 const MAX_BODY_BYTES = 1_048_576;

@@ -7,6 +7,7 @@ import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { connect as netConnect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
@@ -136,4 +137,86 @@ export function runCall(call: PreparedCall, config: ResolvedConfig, signal?: Abo
 
 export async function callTool(tool: Tool, args: unknown, config: ResolvedConfig, signal?: AbortSignal): Promise<ToolOutcome> {
   return runCall(prepareCall(tool, args, config), config, signal);
+}
+
+/** Where a test proxy sends a CONNECT: a port on 127.0.0.1, or a refusal with this status. */
+export type ProxyRoute = { port: number } | { status: number; reason: string } | { hang: true } | { junk: true };
+
+export type TestProxy = {
+  url: string;
+  port: number;
+  /** Every CONNECT target (the request-target of the CONNECT line), in order. */
+  connects: string[];
+  /** The `Proxy-Authorization` header of each CONNECT. */
+  authorizations: Array<string | undefined>;
+  close(): Promise<void>;
+};
+
+/**
+ * A real HTTP CONNECT proxy on 127.0.0.1 that records each tunnel target and routes it with
+ * `route`, which plays the proxy's own name resolution. It never opens a connection anywhere
+ * but 127.0.0.1.
+ */
+export async function startProxy(
+  route: (target: string) => ProxyRoute | Promise<ProxyRoute>,
+  tls?: TlsFixture,
+): Promise<TestProxy> {
+  const sockets = new Set<Socket>();
+  const refuse = (_request: IncomingMessage, response: ServerResponse) => {
+    response.writeHead(405).end();
+  };
+  // An https:// proxy: TLS to the proxy itself, then the same CONNECT inside it.
+  const proxy: Server = tls === undefined
+    ? createServer(refuse)
+    : (createTlsServer({ key: tls.key, cert: tls.cert }, refuse) as unknown as Server);
+  const state: TestProxy = {
+    url: "",
+    port: 0,
+    connects: [],
+    authorizations: [],
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        proxy.close(() => resolve());
+      }),
+  };
+  proxy.on(tls === undefined ? "connection" : "secureConnection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  proxy.on("connect", async (request: IncomingMessage, client: Socket, head: Buffer) => {
+    const target = request.url ?? "";
+    state.connects.push(target);
+    state.authorizations.push(request.headers["proxy-authorization"]);
+    client.on("error", () => {});
+    const routed = await route(target);
+    if ("hang" in routed) return;
+    if ("junk" in routed) {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\nHTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nforged");
+      return;
+    }
+    if ("status" in routed) {
+      client.end(`HTTP/1.1 ${routed.status} ${routed.reason}\r\ncontent-length: 0\r\n\r\n`);
+      return;
+    }
+    const upstream = netConnect(routed.port, "127.0.0.1", () => {
+      client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(upstream);
+    upstream.on("close", () => sockets.delete(upstream));
+    upstream.on("error", () => client.destroy());
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  state.port = (proxy.address() as AddressInfo).port;
+  state.url = tls === undefined ? `http://127.0.0.1:${state.port}` : `https://localhost:${state.port}`;
+  return state;
+}
+
+/** The host part of a CONNECT target, brackets removed: `[::1]:80` → `::1`. */
+export function targetHost(target: string): string {
+  const host = target.replace(/:\d+$/, "");
+  return host.startsWith("[") ? host.slice(1, -1) : host;
 }

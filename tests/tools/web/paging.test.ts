@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { completeUtf8Length } from "../../../lib/tools/text_bounds.ts";
+import { completeUtf8Length } from "../../../lib/util/text_bounds.ts";
 import { sniffBody, classifyMediaType, mediaType, charsetOf } from "../../../lib/tools/web/content_type.ts";
 import { pageByCodePoints } from "../../../lib/tools/web/paging.ts";
 

@@ -1,0 +1,104 @@
+// Prompts typed in a terminal: raw keys into the line editor shown in the live region, approval questions answered
+// with y / n / a, Ctrl-C or Esc to cancel a turn, Ctrl-C twice or Ctrl-D to leave, Ctrl-Z to suspend.
+import type { Style } from "../client/index.ts";
+import type { Key } from "./keys.ts";
+import { LineEditor } from "./line_editor.ts";
+import { CONTINUATION, PROMPT, type ChatControls, type PromptSource, type PromptView } from "./prompt_source.ts";
+import { RawKeys, type KeyTerminal } from "./raw_keys.ts";
+import { cursorColumn } from "./screen.ts";
+
+export class KeyPrompts implements PromptSource {
+  readonly usageHint = "Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits";
+  readonly #keys: RawKeys;
+  readonly #style: Style;
+  #chat!: ChatControls;
+  #editor = new LineEditor();
+  #hint = "";
+
+  constructor(terminal: KeyTerminal, style: Style) {
+    this.#keys = new RawKeys(terminal);
+    this.#style = style;
+  }
+
+  banner(style: Style): { title: string; rows: string[] } {
+    return { title: style.bold("scv chat"), rows: [] };
+  }
+
+  attach(chat: ChatControls, history: string[]): void {
+    this.#chat = chat;
+    this.#editor = new LineEditor(history);
+    this.#keys.start({ key: (key) => this.#onKey(key), end: () => chat.exit(0), error: () => chat.exit(129) });
+    chat.render([]);
+  }
+
+  run(): void {}
+
+  decide(): boolean | undefined {
+    return undefined;
+  }
+
+  // The question is shown in the live region (see view): nothing to commit.
+  ask(): void {}
+
+  view(room: number): PromptView {
+    const s = this.#style;
+    const text = this.#editor.text;
+    const lines = text.split("\n");
+    const before = text.slice(0, this.#editor.cursor).split("\n");
+    const cursorLine = before.length - 1;
+    // A prompt taller than the room left shows a window of lines around the cursor.
+    const start = Math.max(0, Math.min(cursorLine - room + 1, lines.length - room));
+    const rows = lines
+      .slice(start, start + room)
+      .map((line, index) => `${s.bold(index + start === 0 ? PROMPT : CONTINUATION)}${line}`);
+    return {
+      rows,
+      cursorRow: cursorLine - start,
+      cursorColumn: cursorColumn(cursorLine === 0 ? PROMPT : CONTINUATION, before[cursorLine]!),
+      ...(this.#hint ? { hint: this.#hint } : {}),
+    };
+  }
+
+  interrupt(): void {
+    if (!this.#chat.cancelTurn()) this.#chat.exit(130);
+  }
+
+  detach(): void {
+    this.#keys.stop();
+  }
+
+  #onKey(key: Key): void {
+    const chat = this.#chat;
+    if (chat.closing) return;
+    if (key.name === "suspend") {
+      chat.clearLive();
+      return this.#keys.suspend(() => chat.render([]));
+    }
+    if (chat.controller.asking) {
+      const text = key.name === "text" ? (key.text === " " ? " " : key.text.trim().toLowerCase()) : "";
+      if (text === "y" || text === "n" || text === "a") return chat.answer(text);
+      // `v` or space: the next page of a long diff.
+      if (text === "v" || text === " ") return chat.pageApproval();
+      if (key.name === "enter") return chat.answer("n");
+      if (key.name !== "ctrl-c" && key.name !== "escape") return;
+    }
+    const action = this.#editor.handle(key, chat.controller.busy);
+    this.#hint = "";
+    switch (action.type) {
+      case "submit":
+        void chat.saveHistory(this.#editor.history);
+        void chat.submit(action.text);
+        return;
+      case "cancel-turn":
+        chat.cancelTurn();
+        return;
+      case "exit-hint":
+        this.#hint = "Press Ctrl-C again to exit";
+        break;
+      case "exit":
+        chat.exit(0);
+        return;
+    }
+    chat.render([]);
+  }
+}

@@ -1,0 +1,102 @@
+// Prompts read from a pipe or file, one per line, each sent once the previous turn has ended; an approval question
+// takes the next line as its answer (y or a approve, anything else denies; the end of input denies).
+import { createInterface } from "node:readline";
+import type { PendingApproval, Style } from "../client/index.ts";
+import { alwaysScope } from "./approval_memory.ts";
+import { LineEditor } from "./line_editor.ts";
+import type { ChatControls, PromptSource } from "./prompt_source.ts";
+
+export class LinePrompts implements PromptSource {
+  readonly usageHint = "Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits";
+  readonly #input: NodeJS.ReadableStream;
+  #chat!: ChatControls;
+  #editor = new LineEditor();
+  #lines: string[] = [];
+  #ended = false;
+  #waiter: ((line: string | undefined) => void) | undefined;
+
+  constructor(input: NodeJS.ReadableStream) {
+    this.#input = input;
+  }
+
+  banner(style: Style): { title: string; rows: string[] } {
+    return { title: style.bold("scv chat"), rows: [] };
+  }
+
+  attach(chat: ChatControls, history: string[]): void {
+    this.#chat = chat;
+    this.#editor = new LineEditor(history);
+  }
+
+  run(): void {
+    const lines = createInterface({ input: this.#input, crlfDelay: Infinity });
+    lines.on("line", (line) => {
+      if (this.#waiter) {
+        const wake = this.#waiter;
+        this.#waiter = undefined;
+        wake(line);
+      } else {
+        this.#lines.push(line);
+        this.#answerFromLines();
+      }
+    });
+    lines.on("close", () => {
+      this.#ended = true;
+      this.#answerFromLines();
+      this.#waiter?.(undefined);
+    });
+    void this.#loop();
+  }
+
+  decide(): boolean | undefined {
+    return undefined;
+  }
+
+  ask(approval: PendingApproval): void {
+    this.#chat.render([`Allow? [y]es / [n]o / [a]${alwaysScope(approval.name, approval.args)}:`]);
+    this.#answerFromLines();
+  }
+
+  view(): undefined {
+    return undefined;
+  }
+
+  interrupt(): void {
+    if (!this.#chat.cancelTurn()) this.#chat.exit(130);
+  }
+
+  detach(): void {}
+
+  async #loop(): Promise<void> {
+    const chat = this.#chat;
+    for (;;) {
+      const line = await this.#next();
+      if (line === undefined) break;
+      if (line.trim() === "") continue;
+      this.#editor.remember(line);
+      await chat.saveHistory(this.#editor.history);
+      if (await chat.submit(line)) return;
+      await chat.controller.turnEnded();
+    }
+    chat.exit(0);
+  }
+
+  #next(): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      if (this.#lines.length > 0) resolve(this.#lines.shift());
+      else if (this.#ended) resolve(undefined);
+      else this.#waiter = resolve;
+    });
+  }
+
+  #answerFromLines(): void {
+    if (!this.#chat.controller.asking) return;
+    const line = this.#lines.shift();
+    if (line !== undefined) {
+      const answer = line.trim().toLowerCase()[0];
+      this.#chat.answer(answer === "y" || answer === "a" ? answer : "n");
+    } else if (this.#ended) {
+      this.#chat.answer("n");
+    }
+  }
+}

@@ -1,0 +1,136 @@
+// What the chat shows: committed transcript rows, and in a terminal the live region below them (the tail of the
+// streaming line, running tools' latest progress, the approval question, the prompt and the status line).
+import { alwaysScope } from "./approval_memory.ts";
+import {
+  displayWidth,
+  stripControls,
+  tailAtWidth,
+  Transcript,
+  truncateText,
+  wrapPlain,
+  type Paint,
+  type SessionController,
+  type Style,
+} from "../client/index.ts";
+import type { PromptView } from "./prompt_source.ts";
+import { InlineScreen, PlainScreen, type LiveRegion, type Screen } from "./screen.ts";
+import { formatStatus } from "./status.ts";
+
+export type ViewTerminal = {
+  output: NodeJS.WritableStream;
+  /** The inline live region (a terminal), or committed rows only (a pipe or file). */
+  interactive: boolean;
+  color: boolean;
+  columns: () => number;
+  /** Terminal height; the live region is kept below it so it can always be redrawn in place. */
+  rows?: () => number;
+};
+
+/** The end of `text` that fits in `maxRows` rows of `columns`, marked with "…" when cut. */
+export function tailToRows(text: string, columns: number, maxRows: number): string {
+  const budget = columns * maxRows - 1;
+  if (displayWidth(text) <= budget + 1) return text;
+  return `…${tailAtWidth(text, budget - 1)}`;
+}
+
+export class ChatView {
+  readonly style: Style;
+  readonly transcript: Transcript;
+  readonly #terminal: ViewTerminal;
+  readonly #screen: Screen;
+  readonly #controller: SessionController;
+  readonly #prompt: (room: number) => PromptView | undefined;
+  /** The model to show before a session is up. */
+  model: string | undefined;
+  #closed = false;
+
+  /** `prompt` gives the prompt source's rows for the live region. */
+  constructor(
+    terminal: ViewTerminal,
+    style: Style,
+    controller: SessionController,
+    prompt: (room: number) => PromptView | undefined,
+  ) {
+    this.#terminal = terminal;
+    this.#controller = controller;
+    this.#prompt = prompt;
+    this.style = style;
+    this.#screen = terminal.interactive ? new InlineScreen(terminal.output, terminal.columns) : new PlainScreen(terminal.output);
+    this.transcript = new Transcript(this.style, this.width());
+  }
+
+  width(): number {
+    return Math.max(20, Math.min(this.#terminal.columns(), 200));
+  }
+
+  /** Rows of plain text, word-wrapped to the terminal and painted (dim by default). */
+  wrapped(rows: string[], paint: Paint = this.style.dim): string[] {
+    return rows.flatMap((row) => wrapPlain(row, this.width() - 1)).map((row) => paint(row));
+  }
+
+  render(commit: string[]): void {
+    if (this.#closed && commit.length === 0) return;
+    this.#screen.draw(commit, this.#screen.interactive && !this.#closed ? this.#live() : undefined);
+  }
+
+  /** Clears the live region (it is drawn again by the next render). */
+  clearLive(): void {
+    this.#screen.draw([]);
+  }
+
+  /** After a terminal resize. */
+  redraw(): void {
+    this.transcript.setWidth(this.width());
+    this.render([]);
+  }
+
+  /** Clears the live region for good; later renders commit rows only. */
+  close(): void {
+    this.#closed = true;
+    this.#screen.close();
+  }
+
+  #live(): LiveRegion {
+    const s = this.style;
+    const width = this.width();
+    const rows: string[] = [];
+    const height = Math.max(6, this.#terminal.rows?.() ?? 24);
+    const partial = this.transcript.partial;
+    // A long unfinished line shows only its tail here; it is printed whole once it ends.
+    if (partial !== "") rows.push(tailToRows(partial, width, Math.max(1, Math.floor(height / 3))));
+    rows.push(...this.transcript.liveProgress.slice(-3));
+    const asking = this.#controller.asking;
+    if (asking) {
+      const name = truncateText(stripControls(asking.name), 20);
+      const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}${alwaysScope(asking.name, asking.args)} `;
+      const short = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("y")}/${s.bold("n")}/${s.bold("a")}(lways) `;
+      rows.push(displayWidth(long) < width ? long : short);
+      // The question takes the cursor; the prompt (and what was typed there) comes back once it is answered.
+      const cursor = { cursorRow: rows.length - 1, cursorColumn: displayWidth(rows.at(-1)!) };
+      rows.push(this.#status(width));
+      return { rows, ...cursor };
+    }
+    const prompt = this.#prompt(Math.max(1, height - rows.length - 2));
+    if (!prompt) {
+      rows.push(this.#status(width));
+      return { rows, cursorRow: rows.length - 1, cursorColumn: displayWidth(rows.at(-1)!) };
+    }
+    const first = rows.length;
+    rows.push(...prompt.rows);
+    rows.push(prompt.hint ? s.yellow(truncateText(prompt.hint, width - 1)) : this.#status(width));
+    return { rows, cursorRow: first + prompt.cursorRow, cursorColumn: prompt.cursorColumn };
+  }
+
+  #status(width: number): string {
+    return formatStatus(
+      {
+        model: String(this.#controller.session?.model ?? this.model ?? ""),
+        state: this.#controller.state,
+        lastUsage: this.transcript.lastUsage,
+        totalUsage: this.transcript.totalUsage,
+        width,
+      },
+      this.style,
+    );
+  }
+}

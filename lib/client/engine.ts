@@ -1,0 +1,164 @@
+// A client of the server engine over an in-process pair of streams: messages go in as NDJSON through the shared
+// codec, events come back the same way, exactly as `scv server --stdio` would carry them.
+import { PassThrough } from "node:stream";
+import { MAX_FRAME_BYTES, NdjsonWriter, readNdjson } from "../codec/index.ts";
+import { PROTOCOL_VERSION, type ClientRequest, type EventOf, type ServerEvent } from "../protocol/index.ts";
+import type { Logger } from "../util/log.ts";
+import { type ServeResult, type ServerOptions, serveStdio } from "../server/index.ts";
+import { VERSION } from "../version.ts";
+
+/** What a client sees: the server's events, and the end of the connection. */
+export type ClientEvent = ServerEvent | { type: "engine.closed" };
+
+export type SessionRequest = { cwd: string; model?: string; provider?: string; no_tools?: boolean };
+
+/** The engine answered a request with an `error` event. */
+export class EngineError extends Error {
+  override name = "EngineError";
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+type Listener = (event: ClientEvent) => void;
+
+export class EngineClient {
+  readonly #input = new PassThrough();
+  readonly #output = new PassThrough();
+  readonly #writer = new NdjsonWriter(this.#input);
+  readonly #listeners = new Set<Listener>();
+  readonly #serving: Promise<ServeResult>;
+  readonly #reading: Promise<void>;
+  #nextId = 1;
+  #closed = false;
+  sessionId = "";
+  /** The `session.started` event, once the session is up. */
+  session: EventOf<"session.started"> | undefined;
+
+  constructor(options: ServerOptions, log: Logger) {
+    this.#serving = serveStdio(this.#input, this.#output, options, log);
+    // The engine never ends its output stream itself (stdout stays open in the server CLI): end it here once the
+    // engine stops, on its own (a fatal error) or after close(), so the reader and the listeners see the end.
+    const endOutput = () => this.#output.end();
+    this.#serving.then(endOutput, endOutput);
+    this.#reading = this.#read();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Calls `listener` for every event; returns the unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Sends a client message, adding its `request_id` (and the session id when there is one); returns the id. */
+  async send(message: ClientRequest): Promise<string> {
+    if (this.#input.writableEnded) throw new Error(`cannot send ${message.type}: the engine connection is closed`);
+    const request_id = `c${this.#nextId++}`;
+    const withSession = this.sessionId && message.type !== "initialize" && message.type !== "session.start"
+      ? { session_id: this.sessionId, ...message }
+      : message;
+    const { type, ...fields } = withSession;
+    await this.#writer.write({ type, request_id, ...fields });
+    return request_id;
+  }
+
+  /**
+   * Sends a message that nobody waits on (turn.cancel, approval.resolve), e.g. from a signal handler: when the
+   * connection has closed meanwhile there is nobody left to tell, so the message is dropped instead of rejecting.
+   */
+  notify(message: ClientRequest): void {
+    this.send(message).catch(() => {});
+  }
+
+  /** Sends a request and resolves with its reply: the first event echoing its request id. */
+  async request(message: ClientRequest): Promise<ClientEvent> {
+    const id = `c${this.#nextId}`;
+    const reply = this.waitFor((event) => "request_id" in event && event.request_id === id);
+    await this.send(message);
+    return reply;
+  }
+
+  /** Resolves with the first event matching `predicate` from now on. */
+  waitFor<E extends ClientEvent>(predicate: (event: ClientEvent) => event is E): Promise<E>;
+  waitFor(predicate: (event: ClientEvent) => boolean): Promise<ClientEvent>;
+  waitFor(predicate: (event: ClientEvent) => boolean): Promise<ClientEvent> {
+    if (this.#closed) return Promise.reject(new Error("the engine connection closed"));
+    return new Promise((resolve, reject) => {
+      const unsubscribe = this.subscribe((event) => {
+        if (event.type === "engine.closed") {
+          unsubscribe();
+          reject(new Error("the engine connection closed"));
+        } else if (predicate(event)) {
+          unsubscribe();
+          resolve(event);
+        }
+      });
+    });
+  }
+
+  /** `initialize` then `session.start`; rejects with EngineError when the engine refuses either. */
+  async start(request: SessionRequest): Promise<EventOf<"session.started">> {
+    const reply = (id: string) => this.waitFor((event) => "request_id" in event && event.request_id === id);
+    const initId = `c${this.#nextId}`;
+    const initialized = reply(initId);
+    await this.send({ type: "initialize", protocol_version: PROTOCOL_VERSION, client: { name: "scv-chat", version: VERSION } });
+    const init = await initialized;
+    if (init.type === "error") throw new EngineError(init.code, init.message);
+    if (init.type !== "initialized") throw new Error(`the engine answered initialize with ${init.type}`);
+    const startId = `c${this.#nextId}`;
+    const started = reply(startId);
+    await this.send({ type: "session.start", ...request });
+    const event = await started;
+    if (event.type === "error") throw new EngineError(event.code, event.message);
+    if (event.type !== "session.started") throw new Error(`the engine answered session.start with ${event.type}`);
+    this.sessionId = event.session_id;
+    this.session = event;
+    return event;
+  }
+
+  /** Ends the connection like stdin EOF: the engine cancels any turn and shuts down. */
+  async close(): Promise<ServeResult> {
+    this.#input.end();
+    const result = await this.#serving;
+    await this.#reading;
+    return result;
+  }
+
+  async #read(): Promise<void> {
+    try {
+      for await (const item of readNdjson(this.#output, { maxLineBytes: MAX_FRAME_BYTES })) {
+        if (!item.ok) continue;
+        // The engine is our own server: what it writes is a ServerEvent.
+        const event = item.value as ClientEvent;
+        for (const listener of [...this.#listeners]) listener(event);
+      }
+    } finally {
+      this.#closed = true;
+      for (const listener of [...this.#listeners]) listener({ type: "engine.closed" });
+    }
+  }
+}
+
+/** A client already started and subscribed; `emit` receives every event including the handshake's. */
+export async function openEngine(
+  options: ServerOptions,
+  log: Logger,
+  request: SessionRequest,
+  emit: Listener,
+): Promise<EngineClient> {
+  const engine = new EngineClient(options, log);
+  engine.subscribe(emit);
+  try {
+    await engine.start(request);
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  return engine;
+}

@@ -1,0 +1,149 @@
+// Client messages of the agent protocol (server spec §3), declared once: each message's fields as schemas, from
+// which both the validator and the `ClientMessage` type come. The agent protocol is lenient where the host's
+// protocol is strict: unknown fields are ignored (and dropped), an optional field may be absent or null (both
+// leave it out), and a failure is worded the way spec §5.1 prints it after `invalid protocol JSON: `.
+import { DecodeError, string, u32, type Infer, type Schema } from "../util/schema.ts";
+
+/** A field schema with the spec's name for what it expects ("a string", …), for the error text. */
+type Field<T> = Schema<T> & { readonly expected: string };
+type OptionalField<T> = Field<T> & { readonly optional: true };
+type Shape = Record<string, Field<unknown>>;
+
+function field<T>(schema: Schema<T>, expected: string): Field<T> {
+  return { parse: schema.parse, expected };
+}
+
+function check<T>(expected: string, fits: (value: unknown) => value is T): Field<T> {
+  return {
+    expected,
+    parse(value) {
+      if (!fits(value)) throw new DecodeError(expected);
+      return value;
+    },
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function maybe<T>(schema: Field<T>): OptionalField<T> {
+  return { ...schema, optional: true };
+}
+
+export type PeerInfo = { name: string; version: string };
+
+const text = field(string, "a string");
+const u32Field = field(u32, "an unsigned 32-bit integer");
+// Any non-negative integer JSON number (revisions): no upper bound beyond what a JSON number holds.
+const u64Field = check("an unsigned 64-bit integer", (value): value is number => Number.isInteger(value) && (value as number) >= 0);
+const bool = check("a boolean", (value): value is boolean => typeof value === "boolean");
+const objectField = check("an object", isPlainObject);
+const stringOrNull = check("a string or null", (value): value is string | null => value === null || typeof value === "string");
+const peer: Field<PeerInfo> = {
+  expected: "an object with string name and version",
+  parse(value) {
+    if (!isPlainObject(value) || typeof value.name !== "string" || typeof value.version !== "string") {
+      throw new DecodeError(this.expected);
+    }
+    return { name: value.name, version: value.version };
+  },
+};
+
+type Flat<T> = { [K in keyof T]: T[K] };
+type RequiredKeys<S extends Shape> = { [K in keyof S]: S[K] extends { optional: true } ? never : K }[keyof S];
+type Fields<S extends Shape> = Flat<
+  { [K in RequiredKeys<S>]: Infer<S[K]> } & { [K in Exclude<keyof S, RequiredKeys<S>>]?: Infer<S[K]> }
+>;
+type MessageOf<V extends Record<string, Shape>> = {
+  [T in keyof V & string]: Flat<{ type: T; request_id: string } & Fields<V[T]>>;
+}[keyof V & string];
+
+/**
+ * Messages tagged by `type`, each with a `request_id` and the fields of its shape, checked in declaration order so
+ * that the first missing or mistyped field is the one reported.
+ */
+function messages<const V extends Record<string, Shape>>(variants: V): Schema<MessageOf<V>> {
+  const entries = new Map<string, [string, Field<unknown>][]>(
+    Object.entries(variants).map(([type, shape]) => [type, Object.entries({ request_id: text, ...shape })]),
+  );
+  return {
+    parse(value) {
+      if (!isPlainObject(value)) throw new DecodeError("expected a JSON object");
+      const type = value.type;
+      if (type === undefined) throw new DecodeError("missing field `type`");
+      if (typeof type !== "string") throw new DecodeError("invalid type for field `type`: expected a string");
+      const fields = entries.get(type);
+      if (!fields) throw new DecodeError(`unknown message type \`${type}\``);
+      const message: Record<string, unknown> = { type };
+      for (const [name, schema] of fields) {
+        const raw = value[name];
+        const optional = schema.optional === true;
+        if (raw === undefined || (raw === null && optional)) {
+          if (optional) continue;
+          throw new DecodeError(`missing field \`${name}\``);
+        }
+        try {
+          message[name] = schema.parse(raw);
+        } catch (error) {
+          if (!(error instanceof DecodeError)) throw error;
+          throw new DecodeError(`invalid type for field \`${name}\`: expected ${schema.expected}`);
+        }
+      }
+      return message as MessageOf<V>;
+    },
+  };
+}
+
+const SESSION = { session_id: text };
+
+export const clientMessage = messages({
+  initialize: { protocol_version: u32Field, client: peer },
+  "session.start": {
+    cwd: text,
+    provider: maybe(text),
+    model: maybe(text),
+    base_url: maybe(text),
+    no_tools: maybe(bool),
+    delegation_depth: maybe(u32Field),
+    auto_approve: maybe(bool),
+  },
+  "session.attach": { ...SESSION, cwd: text },
+  "turn.start": { ...SESSION, prompt: text },
+  "queue.update": { ...SESSION, queue_id: text, revision: u64Field, prompt: text },
+  "queue.move": { ...SESSION, queue_id: text, revision: u64Field, before_queue_id: stringOrNull },
+  "queue.remove": { ...SESSION, queue_id: text, revision: u64Field },
+  "session.pause": { ...SESSION, paused: bool },
+  "turn.cancel": { ...SESSION, turn_id: text },
+  "approval.resolve": { ...SESSION, approval_id: text, approved: bool },
+  "session.clear": { ...SESSION },
+  // Additive (issue 15): change a running session's approval policy and/or model; the history stays.
+  "session.configure": { ...SESSION, approval_policy: maybe(text), model: maybe(text) },
+  "daemon.control": { command: objectField },
+});
+
+/** Every client message, as the validator returns it. */
+export type ClientMessage = Infer<typeof clientMessage>;
+export type ClientMessageType = ClientMessage["type"];
+
+/** What a client sends for a message, before its `request_id` (and, in a session, `session_id`) is added. */
+export type ClientRequest = ClientMessage extends infer M
+  ? M extends ClientMessage
+    ? Flat<Omit<M, "request_id" | "session_id">>
+    : never
+  : never;
+
+export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; detail: string };
+
+/**
+ * Validates one decoded JSON value as a client message. Unknown extra fields are ignored (and dropped);
+ * the `detail` of a failure follows the spec prefix `invalid protocol JSON: `.
+ */
+export function parseClientMessage(value: unknown): ParseResult {
+  try {
+    return { ok: true, message: clientMessage.parse(value) };
+  } catch (error) {
+    if (error instanceof DecodeError) return { ok: false, detail: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,243 @@
+// Server events of the agent protocol (server spec §4–§5): one builder per event, each with its literal `type`, and
+// the `ServerEvent` union of what they build. Builders put every field in wire order; `seq` is a placeholder the
+// EventWriter overwrites in place when it writes the event, so the key order stays the one below.
+
+export const PROTOCOL_VERSION = 3;
+export const SERVER_NAME = "scv-server";
+
+export type ErrorCode =
+  | "invalid_json"
+  | "not_initialized"
+  | "version_mismatch"
+  | "invalid_request"
+  | "session_not_found"
+  | "turn_active"
+  | "turn_not_found"
+  | "approval_not_found"
+  | "queue_not_found"
+  | "queue_conflict"
+  | "queue_limit"
+  | "unsupported"
+  | "internal_error";
+
+/** Why a turn failed (`turn.failed.code`). */
+export type TurnFailureCode =
+  | "provider_error"
+  | "context_limit"
+  | "step_limit"
+  | "history_limit"
+  | "response_limit"
+  | "tool_limit"
+  | "internal_error";
+
+export type QueueEntry = { queue_id: string; revision: number; prompt: string; submitter: string };
+/** Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent. */
+export type Usage = { input_tokens?: number; output_tokens?: number };
+
+/** Identity of a session-scoped event (S-fields). */
+export type SessionScope = { request_id: string; session_id: string };
+/** Identity of a turn-scoped event (T-fields). */
+export type TurnScope = SessionScope & { turn_id: string };
+
+/** Exact wire messages of §5.1. */
+export const MESSAGES = {
+  emptyFrame: "protocol frame is empty",
+  invalidJsonPrefix: "invalid protocol JSON: ",
+  notInitialized: "initialize must be the first message",
+  versionMismatch: `server supports protocol ${PROTOCOL_VERSION}`,
+  alreadyInitialized: "connection is already initialized",
+  alreadyHasSession: "this connection already has a session",
+  badPrompt: "prompt must be non-empty and no larger than 256 KiB",
+  frameTooLarge: "client frame exceeds configured limit",
+  startSessionFirst: "start a session first",
+  sessionMismatch: "session id does not match",
+  turnActive: "cancel the active turn before clearing",
+  turnNotFound: "active turn was not found",
+  approvalNotFound: "approval was not found or already resolved",
+  queueStale: "queue entry was not found or revision is stale",
+  queueLimit: "session queue limit reached",
+  attachUnsupported: "session attach requires the shared socket server",
+  daemonUnsupported: "Component management requires the daemon socket",
+  denied: "tool call denied by policy or user",
+  // §5.2's response_limit text; also the reply to a request whose own reply would exceed the frame limit.
+  serverFrameTooLarge: "server event exceeds configured frame limit",
+} as const;
+
+const s = (scope: SessionScope) => ({ request_id: scope.request_id, session_id: scope.session_id, seq: 0 });
+const t = (scope: TurnScope) => ({
+  request_id: scope.request_id,
+  session_id: scope.session_id,
+  turn_id: scope.turn_id,
+  seq: 0,
+});
+
+export const events = {
+  initialized: (request_id: string, version: string) => ({
+    type: "initialized" as const,
+    request_id,
+    protocol_version: PROTOCOL_VERSION,
+    server: { name: SERVER_NAME, version },
+  }),
+  sessionStarted: (fields: {
+    request_id: string;
+    session_id: string;
+    cwd: string;
+    model: string;
+    context_max_tokens: number;
+    max_server_frame_bytes: number;
+    max_transcript_bytes: number;
+    max_transcript_items: number;
+    max_prompt_history_bytes: number;
+    max_prompt_history_items: number;
+    /** Additive (issue 14): the budget's window and its source; `warning` when the server runs the model short. */
+    context_window: { tokens: number; source: string; warning?: string };
+  }) => ({
+    type: "session.started" as const,
+    request_id: fields.request_id,
+    session_id: fields.session_id,
+    cwd: fields.cwd,
+    model: fields.model,
+    context_max_tokens: fields.context_max_tokens,
+    max_server_frame_bytes: fields.max_server_frame_bytes,
+    max_transcript_bytes: fields.max_transcript_bytes,
+    max_transcript_items: fields.max_transcript_items,
+    max_prompt_history_bytes: fields.max_prompt_history_bytes,
+    max_prompt_history_items: fields.max_prompt_history_items,
+    context_window: fields.context_window,
+  }),
+  queueSnapshot: (session_id: string, entries: QueueEntry[], paused: boolean) => ({
+    type: "queue.snapshot" as const,
+    request_id: null,
+    session_id,
+    seq: 0,
+    entries: entries.map(entry),
+    paused,
+  }),
+  queueEnqueued: (scope: SessionScope, queued: QueueEntry, position: number) => ({
+    type: "queue.enqueued" as const,
+    ...s(scope),
+    entry: entry(queued),
+    position,
+  }),
+  queueUpdated: (scope: SessionScope, queued: QueueEntry) => ({ type: "queue.updated" as const, ...s(scope), entry: entry(queued) }),
+  queueMoved: (scope: SessionScope, queue_id: string, position: number, revision: number) => ({
+    type: "queue.moved" as const,
+    ...s(scope),
+    queue_id,
+    position,
+    revision,
+  }),
+  queueRemoved: (scope: SessionScope, queue_id: string, revision: number) => ({
+    type: "queue.removed" as const,
+    ...s(scope),
+    queue_id,
+    revision,
+  }),
+  queueDequeued: (scope: SessionScope, queue_id: string, turn_id: string) => ({
+    type: "queue.dequeued" as const,
+    ...s(scope),
+    queue_id,
+    turn_id,
+  }),
+  sessionPaused: (scope: SessionScope, paused: boolean) => ({ type: "session.paused" as const, ...s(scope), paused }),
+  sessionTrimmed: (scope: SessionScope, removed_messages: number, history_bytes: number) => ({
+    type: "session.trimmed" as const,
+    ...s(scope),
+    removed_messages,
+    history_bytes,
+  }),
+  sessionCleared: (scope: SessionScope) => ({ type: "session.cleared" as const, ...s(scope) }),
+  // Additive (issue 15): the reply to `session.configure`, with the settings now in force.
+  sessionConfigured: (scope: SessionScope, approval_policy: string, model: string) => ({
+    type: "session.configured" as const,
+    ...s(scope),
+    approval_policy,
+    model,
+  }),
+  turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
+  turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
+  assistantDelta: (scope: TurnScope, content: string) => ({ type: "assistant.delta" as const, ...t(scope), content }),
+  assistantCompleted: (scope: TurnScope, content: string) => ({ type: "assistant.completed" as const, ...t(scope), content }),
+  toolProposed: (scope: TurnScope, call_id: string, name: string, args: unknown) => ({
+    type: "tool.proposed" as const,
+    ...t(scope),
+    call_id,
+    name,
+    arguments: args,
+  }),
+  approvalRequested: (
+    scope: TurnScope,
+    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string; diff?: string },
+  ) => ({
+    type: "approval.requested" as const,
+    ...t(scope),
+    approval_id: fields.approval_id,
+    call_id: fields.call_id,
+    name: fields.name,
+    risk: fields.risk,
+    cwd: fields.cwd,
+    summary: fields.summary,
+    // Additive (issue 15): the unified diff a write, edit or apply_patch would make, bounded by the server.
+    ...(fields.diff === undefined ? {} : { diff: fields.diff }),
+  }),
+  toolStarted: (scope: TurnScope, call_id: string, name: string) => ({ type: "tool.started" as const, ...t(scope), call_id, name }),
+  toolProgress: (scope: TurnScope, call_id: string, text: string) => ({ type: "tool.progress" as const, ...t(scope), call_id, text }),
+  toolCompleted: (
+    scope: TurnScope,
+    fields: { call_id: string; name: string; success: boolean; output: string; truncated: boolean; error?: string },
+  ) => ({
+    type: "tool.completed" as const,
+    ...t(scope),
+    call_id: fields.call_id,
+    name: fields.name,
+    success: fields.success,
+    output: fields.output,
+    truncated: fields.truncated,
+    // Only a failed call carries an error code, last.
+    ...(fields.success ? {} : { error: fields.error ?? "failed" }),
+  }),
+  contextCompacted: (scope: TurnScope, before_tokens: number, after_tokens: number, removed_messages: number) => ({
+    type: "context.compacted" as const,
+    ...t(scope),
+    before_tokens,
+    after_tokens,
+    removed_messages,
+  }),
+  turnCompleted: (scope: TurnScope, steps: number, usage: Usage) => ({
+    type: "turn.completed" as const,
+    ...t(scope),
+    steps,
+    usage: usageObject(usage),
+  }),
+  turnFailed: (scope: TurnScope, code: TurnFailureCode, message: string) => ({
+    type: "turn.failed" as const,
+    ...t(scope),
+    code,
+    message,
+  }),
+  error: (request_id: string | undefined, code: ErrorCode, message: string) => ({
+    type: "error" as const,
+    ...(request_id === undefined ? {} : { request_id }),
+    code,
+    message,
+    fatal: code === "version_mismatch",
+  }),
+};
+
+type Builders = typeof events;
+/** Every event the server writes, discriminated by `type`. */
+export type ServerEvent = ReturnType<Builders[keyof Builders]>;
+export type ServerEventType = ServerEvent["type"];
+/** The event of one `type`, e.g. `EventOf<"turn.completed">`. */
+export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
+
+function entry(queued: QueueEntry): QueueEntry {
+  return { queue_id: queued.queue_id, revision: queued.revision, prompt: queued.prompt, submitter: queued.submitter };
+}
+
+function usageObject(usage: Usage): Usage {
+  const result: Usage = {};
+  if (usage.input_tokens !== undefined) result.input_tokens = usage.input_tokens;
+  if (usage.output_tokens !== undefined) result.output_tokens = usage.output_tokens;
+  return result;
+}

@@ -1,0 +1,92 @@
+// Two sessions in one process (as chat restarting its engine, or an embedding client, runs them): each owns the
+// bash process groups it started, so shutting one session down leaves the other's running command alone.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openEngine, type EngineClient } from "../../lib/client/engine.ts";
+import type { ClientEvent } from "../../lib/client/engine.ts";
+import { silentLogger } from "../../lib/util/log.ts";
+import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+
+let sandbox: ConfigSandbox;
+const providers: FakeProvider[] = [];
+const engines: EngineClient[] = [];
+
+beforeEach(async () => {
+  sandbox = await createConfigSandbox();
+});
+
+afterEach(async () => {
+  for (const engine of engines.splice(0)) await engine.close();
+  for (const provider of providers.splice(0)) await provider.close();
+  await sandbox.cleanup();
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A session whose first turn runs `sleep` in bash, writing the shell's pid to `<name>.pid`; resolves with that pid. */
+async function sessionRunningBash(name: string): Promise<{ engine: EngineClient; pid: number; events: ClientEvent[] }> {
+  const provider = await startFakeProvider([
+    toolCallResponse([{ call_id: `${name}-1`, name: "bash", arguments: { command: `echo $$ > ${name}.pid; exec sleep 30` } }]),
+    textResponse(["done"]),
+  ]);
+  providers.push(provider);
+  const events: ClientEvent[] = [];
+  let engine: EngineClient | undefined;
+  engine = await openEngine(
+    { env: sandbox.env({ OPENAI_API_KEY: "k" }), cwd: sandbox.workspace, baseUrl: provider.url, model: "fake-model" },
+    silentLogger,
+    { cwd: sandbox.workspace },
+    (event) => {
+      events.push(event);
+      if (event.type === "approval.requested") engine?.notify({ type: "approval.resolve", approval_id: event.approval_id, approved: true });
+    },
+  );
+  engines.push(engine);
+  await engine.send({ type: "turn.start", prompt: "run it" });
+  const pidFile = join(sandbox.workspace, `${name}.pid`);
+  let pid = 0;
+  await until(async () => {
+    pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
+    return pid > 0 && alive(pid);
+  }, `${name}'s bash`);
+  return { engine, pid, events };
+}
+
+describe("process groups owned by the session", () => {
+  it("shutting one session down kills its bash and leaves the other session's bash running", async () => {
+    const first = await sessionRunningBash("first");
+    const second = await sessionRunningBash("second");
+
+    engines.splice(engines.indexOf(second.engine), 1);
+    await second.engine.close();
+    await until(() => !alive(second.pid), "the closed session's bash to end");
+
+    expect(alive(first.pid)).toBe(true);
+    expect(first.events.some((event) => event.type === "turn.cancelled" || event.type === "turn.completed")).toBe(false);
+
+    // The surviving session is still in charge of its own command: cancelling its turn ends it.
+    const turn = first.events.find((event) => event.type === "turn.started");
+    if (turn?.type !== "turn.started") throw new Error("the first session's turn never started");
+    const ended = first.engine.waitFor((event) => event.type === "turn.cancelled");
+    first.engine.notify({ type: "turn.cancel", turn_id: turn.turn_id });
+    await ended;
+    await until(() => !alive(first.pid), "the cancelled bash to end");
+  });
+});
