@@ -35,6 +35,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       max_write_bytes: 1048576,
       code_mode: true,
       login_shell: false,
+      env_passthrough: [],
     },
     protocol: { max_client_frame_bytes: 1048576, max_server_frame_bytes: 8388608 },
     tui: {
@@ -77,5 +78,6 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       brave_api_key_env: "BRAVE_SEARCH_API_KEY",
       max_search_results: 8,
     },
+    secrets: { home: "", config_files: [], env_names: [], values: [] },
   };
 }

@@ -82,6 +82,7 @@ export const ROOT_SPEC: TableSpec = {
         max_write_bytes: count,
         code_mode: bool,
         login_shell: bool,
+        env_passthrough: { kind: "strings" },
         agent_timeout_seconds: count, // ignored
       },
     },

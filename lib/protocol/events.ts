@@ -167,7 +167,16 @@ export const events = {
   }),
   approvalRequested: (
     scope: TurnScope,
-    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string; diff?: string },
+    fields: {
+      approval_id: string;
+      call_id: string;
+      name: string;
+      risk: string;
+      cwd: string;
+      summary: string;
+      detail?: string;
+      diff?: string;
+    },
   ) => ({
     type: "approval.requested" as const,
     ...t(scope),
@@ -177,6 +186,8 @@ export const events = {
     risk: fields.risk,
     cwd: fields.cwd,
     summary: fields.summary,
+    // Addition (issue 12): the whole text the approval covers, invisible characters escaped.
+    ...(fields.detail === undefined ? {} : { detail: fields.detail }),
     // Additive (issue 15): the unified diff a write, edit or apply_patch would make, bounded by the server.
     ...(fields.diff === undefined ? {} : { diff: fields.diff }),
   }),

@@ -5,7 +5,7 @@ import type { ApprovalPolicy } from "../config/index.ts";
 import type { HistoryItem, ToolCallRecord } from "../provider/index.ts";
 import { boundDiff, type PreparedCall, shutdownProcessSandbox, type ToolOutcome } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
-import { Approvals, decide } from "./approvals.ts";
+import { Approvals, approvalTexts, decide } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
 import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } from "../protocol/index.ts";
 import { PromptQueue } from "./queue.ts";
@@ -303,7 +303,7 @@ export class Session {
   ): Promise<boolean> {
     const decision = decide(policy, prepared.risk);
     if (decision !== "ask") return decision === "run";
-    const diff = await approvalDiff(prepared, this.#parts.workspace);
+    const diff = await approvalDiff(prepared, this.#parts);
     const { approvalId, decision: answer } = this.#approvals.open(signal);
     answer.catch(() => {});
     try {
@@ -314,7 +314,7 @@ export class Session {
           name: call.name,
           risk: prepared.risk,
           cwd: this.parts.workspace,
-          summary: prepared.summary,
+          ...approvalTexts(prepared),
           ...(diff === undefined ? {} : { diff }),
         }),
         signal,
@@ -328,9 +328,9 @@ export class Session {
 }
 
 /** The bounded diff of a file-changing call for its approval, or undefined (no preview, nothing to show). */
-async function approvalDiff(prepared: PreparedCall, workspace: string): Promise<string | undefined> {
+async function approvalDiff(prepared: PreparedCall, parts: SessionParts): Promise<string | undefined> {
   if (prepared.preview === undefined) return undefined;
-  const diff = await prepared.preview({ workspace }).catch(() => undefined);
+  const diff = await prepared.preview({ workspace: parts.workspace, config: parts.config }).catch(() => undefined);
   return diff === undefined || diff === "" ? undefined : boundDiff(diff);
 }
 

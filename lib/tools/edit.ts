@@ -1,6 +1,7 @@
 // The `edit` tool: replace an exact piece of an existing UTF-8 file (issue 15). Line endings (a CRLF file stays
 // CRLF), a byte-order mark and the permission bits are kept; the new content is installed atomically.
 
+import type { ResolvedConfig } from "../config/index.ts";
 import { failure, cancelledOutcome } from "./outcome.ts";
 import { applyChanges, readWorkspaceFile } from "./file_change.ts";
 import type { ObjectSchema } from "./schema.ts";
@@ -53,7 +54,7 @@ export function createEditTool(settings: EditSettings): Tool {
         risk: "filesystem",
         summary: `Edit ${value.path}: replace ${value.replace_all === true ? "every occurrence" : "one occurrence"} of ${lineCount(value.old_string)} line(s) with ${lineCount(value.new_string)} line(s)`,
         preview: async (runContext) => {
-          const planned = await plan(value, settings, runContext.workspace).catch(() => undefined);
+          const planned = await plan(value, settings, runContext.workspace, runContext.config).catch(() => undefined);
           return planned?.ok === true ? unifiedDiff(value.path, planned.before, planned.after) : undefined;
         },
         run: (runContext) => runEdit(value, settings, runContext),
@@ -66,8 +67,8 @@ function lineCount(text: string): number {
   return text.split("\n").length;
 }
 
-async function plan(args: EditArgs, settings: EditSettings, workspace: string): Promise<Planned> {
-  const existing = await readWorkspaceFile(workspace, args.path, "edit", settings.maxWriteBytes);
+async function plan(args: EditArgs, settings: EditSettings, workspace: string, config?: ResolvedConfig): Promise<Planned> {
+  const existing = await readWorkspaceFile(workspace, args.path, "edit", settings.maxWriteBytes, config);
   if (existing === undefined) return { ok: false, error: `edit ${args.path}: the file does not exist (use write to create it)` };
   const text = decodeText(existing.bytes);
   if (text === undefined) return { ok: false, error: `edit ${args.path}: the file is not UTF-8 text` };
@@ -103,10 +104,10 @@ function countOccurrences(source: string, search: string): number {
 async function runEdit(args: EditArgs, settings: EditSettings, context: ToolContext): Promise<ToolOutcome> {
   if (context.signal.aborted) return cancelledOutcome("edit cancelled");
   try {
-    const planned = await plan(args, settings, context.workspace);
+    const planned = await plan(args, settings, context.workspace, context.config);
     if (!planned.ok) return failure(planned.error, planned.code ?? "failed");
     if (context.signal.aborted) return cancelledOutcome("edit cancelled");
-    await applyChanges(context.workspace, [{ kind: "write", path: args.path, data: planned.data }], "edit");
+    await applyChanges(context.workspace, [{ kind: "write", path: args.path, data: planned.data }], "edit", context.config);
     const diff = unifiedDiff(args.path, planned.before, planned.after);
     const what = planned.count === 1 ? "1 occurrence" : `${planned.count} occurrences`;
     return { success: true, output: `Edited ${args.path}: replaced ${what}\n\n${diff}`, truncated: false };

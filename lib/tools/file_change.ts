@@ -6,6 +6,8 @@
 import { constants } from "node:fs";
 import { link, lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import type { ResolvedConfig } from "../config/index.ts";
+import { guardWriteTarget, openGuardedForRead } from "./file_guard.ts";
 import {
   confinementError,
   errorCode,
@@ -17,11 +19,20 @@ import {
 
 export type ExistingFile = { bytes: Buffer; mode: number };
 
-/** The file's bytes and permission bits, or undefined when it does not exist; throws WorkspacePathError. */
-export async function readWorkspaceFile(workspace: string, path: string, action: string, maxBytes: number): Promise<ExistingFile | undefined> {
+/**
+ * The file's bytes and permission bits, or undefined when it does not exist; throws WorkspacePathError. With
+ * `config`, scv's own protected files (file_guard.ts) are refused too.
+ */
+export async function readWorkspaceFile(
+  workspace: string,
+  path: string,
+  action: string,
+  maxBytes: number,
+  config?: ResolvedConfig,
+): Promise<ExistingFile | undefined> {
   let handle: FileHandle;
   try {
-    handle = await openConfinedForRead(workspace, path, action);
+    handle = config === undefined ? await openConfinedForRead(workspace, path, action) : (await openGuardedForRead(config, workspace, path, action)).handle;
   } catch (error) {
     if (error instanceof WorkspacePathError && error.code === "ENOENT") return undefined;
     throw error;
@@ -46,14 +57,18 @@ type Planned = { change: FileChange; dir: string; name: string; target: string; 
 let counter = 0;
 const temporaryName = (dir: string, what: string) => join(dir, `.scv-${what}-${process.pid}-${counter++}.tmp`);
 
-/** Installs every change, or none: on any failure the files are as they were and the error is rethrown. */
-export async function applyChanges(workspace: string, changes: FileChange[], action: string): Promise<void> {
+/**
+ * Installs every change, or none: on any failure the files are as they were and the error is rethrown. With
+ * `config`, a target that is one of scv's own protected files is refused before anything is written.
+ */
+export async function applyChanges(workspace: string, changes: FileChange[], action: string, config?: ResolvedConfig): Promise<void> {
   const planned: Planned[] = [];
   try {
     for (const change of changes) {
       const parent = await resolveParent(workspace, change.path, action, change.kind === "write");
       if (parent.missing) throw new WorkspacePathError(`${action} ${change.path}: no such file or directory`, "ENOENT");
       const target = join(parent.dir, parent.name);
+      if (config !== undefined) guardWriteTarget(config, workspace, change.path, target, action);
       const existing = await lstatOrUndefined(target, action, change.path);
       if (existing?.isDirectory()) throw new WorkspacePathError(`${action} ${change.path}: is a directory`, "EISDIR");
       if (change.kind === "delete" && existing === undefined) {

@@ -61,12 +61,18 @@ export type NestedCalls = {
 /** A validated call: what the approval gate shows, and how to run it once approved. */
 export type PreparedCall = {
   risk: Risk;
+  /** One line for the approval prompt. */
   summary: string;
   /**
    * For tools that change files: the unified diff the call would make now, shown with its approval (the server
    * bounds it). Undefined when it cannot be worked out (the call then fails when it runs). Never rejects.
    */
-  preview?(context: Pick<ToolContext, "workspace">): Promise<string | undefined>;
+  preview?(context: Pick<ToolContext, "workspace" | "config">): Promise<string | undefined>;
+  /**
+   * The complete text the approval covers when the summary cannot hold it (bash's command, write's new
+   * content); `approval.requested.detail` carries it, control characters made visible.
+   */
+  detail?: string;
   /** Never rejects: every failure, cancellation included, is a `ToolOutcome`. */
   run(context: ToolContext): Promise<ToolOutcome>;
 };

@@ -1,5 +1,6 @@
 // The `apply_patch` tool (issue 15): a patch in the Codex CLI grammar, applied to every file it names or to none.
 
+import type { ResolvedConfig } from "../../config/index.ts";
 import { applyChanges, readWorkspaceFile, type FileChange } from "../file_change.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
@@ -64,7 +65,7 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
         risk: "filesystem",
         summary: `Apply a patch: ${hunks.map(describeHunk).join(", ")}`,
         preview: async (runContext) => {
-          const computed = await compute(hunks, settings, runContext.workspace).catch(() => undefined);
+          const computed = await compute(hunks, settings, runContext.workspace, runContext.config).catch(() => undefined);
           return computed?.ok === true ? diffOf(computed.files) : undefined;
         },
         run: (runContext) => runApplyPatch(hunks, settings, runContext),
@@ -88,11 +89,11 @@ function describeHunk(hunk: PatchHunk): string {
   }
 }
 
-async function compute(hunks: PatchHunk[], settings: ApplyPatchSettings, workspace: string): Promise<Computed> {
+async function compute(hunks: PatchHunk[], settings: ApplyPatchSettings, workspace: string, config?: ResolvedConfig): Promise<Computed> {
   const meta = new Map<string, Meta>();
   let readError: string | undefined;
   const result = await applyPatch(hunks, async (path) => {
-    const existing = await readWorkspaceFile(workspace, path, "apply_patch", settings.maxWriteBytes).catch((error: unknown) => {
+    const existing = await readWorkspaceFile(workspace, path, "apply_patch", settings.maxWriteBytes, config).catch((error: unknown) => {
       readError = error instanceof Error ? error.message : String(error);
       throw error;
     });
@@ -117,7 +118,7 @@ function diffOf(files: Map<string, FinalState>): string {
 async function runApplyPatch(hunks: PatchHunk[], settings: ApplyPatchSettings, context: ToolContext): Promise<ToolOutcome> {
   if (context.signal.aborted) return cancelledOutcome("apply_patch cancelled");
   try {
-    const computed = await compute(hunks, settings, context.workspace);
+    const computed = await compute(hunks, settings, context.workspace, context.config);
     if (!computed.ok) return failure(`apply_patch failed, no file was changed: ${computed.error}`);
     const changes: FileChange[] = [];
     for (const [path, state] of computed.files) {
@@ -133,7 +134,7 @@ async function runApplyPatch(hunks: PatchHunk[], settings: ApplyPatchSettings, c
       changes.push({ kind: "write", path, data, ...(meta === undefined ? {} : { mode: meta.mode }) });
     }
     if (context.signal.aborted) return cancelledOutcome("apply_patch cancelled");
-    await applyChanges(context.workspace, changes, "apply_patch");
+    await applyChanges(context.workspace, changes, "apply_patch", context.config);
     const listed = [...new Set(computed.summary)];
     const output = `Success. Updated the following files:\n${listed.join("\n")}\n\n${diffOf(computed.files)}`;
     return { success: true, output, truncated: false };
