@@ -115,8 +115,9 @@ describe.skipIf(!HAS_TMUX)(`scv chat approvals in a terminal${HAS_TMUX ? "" : " 
     expect(all).toContain("\x1b[32m+row 1 changed");
     expect(all).not.toContain("+row 20 changed");
     typeText("y");
-    text = await shows("<U+202E>");
-    expect(text).toContain("Run: echo safe <U+202E> txt.exe 1>&2");
+    // The server's detail escapes the override; the chat shows it as written, never the raw character.
+    text = await shows("Run: echo safe \\u202e txt.exe 1>&2");
+    expect(text).not.toContain("\u202e");
     typeText("n");
     await shows("finished");
     expect(await readFile(join(sandbox.workspace, "long.txt"), "utf8")).toContain("row 60 changed");

@@ -55,7 +55,7 @@ describe("buildToolRegistry", () => {
       const progress: string[] = [];
       const bash = registry.get("bash")!.prepare({ command: `echo ${key}` }, { workspace: box.workspace, config });
       if ("error" in bash) throw new Error(bash.error);
-      expect(bash.summary).toBe("Run with /bin/bash -lc: echo [REDACTED]");
+      expect(bash.summary).toBe("Run with /bin/bash -c: echo [REDACTED]");
       expect(bash.detail).toBe("echo [REDACTED]");
       const ran = await bash.run({ workspace: box.workspace, config, signal: new AbortController().signal, progress: (text) => progress.push(text) });
       expect(ran.output).not.toContain(key);
