@@ -1,11 +1,11 @@
 // `scv chat` in a real pseudo-terminal (tmux): an edit's approval shows its diff coloured and pages a long one,
 // reveals hidden characters in a command, and /approvals keeps the conversation (issue 15).
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const POLL_MS = 40;
@@ -50,8 +50,6 @@ function scrollback(joinWrapped = false): string {
     .join("\n");
 }
 
-const promptRows = (text: string) => text.split("\n").filter((row) => row.startsWith("› "));
-
 async function waitFor(predicate: (text: string) => boolean, what: string): Promise<string> {
   const deadline = Date.now() + WAIT_MS;
   let text = "";
@@ -63,9 +61,6 @@ async function waitFor(predicate: (text: string) => boolean, what: string): Prom
   throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
 }
 
-/** The live prompt: the last row starting with the prompt marker. */
-const promptIs = (text: string) =>
-  waitFor((screenText) => screenText.split("\n").filter((row) => row.startsWith("›")).at(-1) === `› ${text}`.trimEnd(), `prompt ${JSON.stringify(text)}`);
 const shows = (needle: string) => waitFor((text) => text.includes(needle), JSON.stringify(needle));
 const keys = (...list: string[]) => tmux("send-keys", ...list);
 const typeText = (text: string) => tmux("send-keys", "-l", text);
