@@ -40,6 +40,9 @@ export const DESCRIPTIONS: Record<string, string> = {
   "provider.reasoning_effort":
     "Sent as the reasoning effort (`reasoning.effort` on Responses, `reasoning_effort` on Chat) when set.",
   "provider.image_input": IGNORED,
+  "provider.edit_tools":
+    "Which file-editing tools the model gets: `auto` (apply_patch and edit on the Responses wire, edit on chat), " +
+    "`edit`, `apply_patch` or `both`.",
   providers:
     "Named provider profiles, `[providers.<name>]`, each with the keys of `[provider]` but `active`; the chosen one replaces `[provider]` whole.",
   "agent.max_steps": "Provider calls allowed in one turn before it fails with `step_limit`.",
@@ -68,6 +71,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "tools.max_read_bytes": "Largest slice `read` returns (and its default `limit`); also caps the `AGENTS.md` read.",
   "tools.max_write_bytes": "Largest content `write` accepts.",
   "tools.code_mode": "Registers the `exec` tool (JavaScript in the sandbox, nested tool calls approved one by one).",
+  "tools.login_shell": "Runs `bash` as a login shell (`bash -lc`, the user's profile files on every call) instead of `bash -c`.",
   "tools.env_passthrough":
     "Variables scv reads keys from (`api_key_env`, the search key variable) that tool processes still get; they are dropped otherwise ([secrets](secrets.md)).",
   "tools.agent_timeout_seconds": IGNORED,

@@ -2,7 +2,7 @@
 
 export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: string }> = [
   { name: "help", usage: "/help", help: "show the commands and keys" },
-  { name: "model", usage: "/model [name]", help: "show the model, or switch to another (new session)" },
+  { name: "model", usage: "/model [name]", help: "show the model, or switch to another (the conversation continues)" },
   { name: "clear", usage: "/clear", help: "forget the conversation so far" },
   { name: "approvals", usage: "/approvals [policy]", help: "show the approval policy, or switch: on-risk, always, never" },
   { name: "usage", usage: "/usage", help: "token usage of the last turn and of this chat" },

@@ -29,3 +29,4 @@ export {
   type Style,
 } from "./style.ts";
 export { formatUsage, Transcript } from "./transcript.ts";
+export { revealControls } from "./approval_view.ts";

@@ -32,6 +32,7 @@ export const PROFILE_SPEC: KeySpec = {
     headers: { kind: "string_map" },
     reasoning_effort: string,
     image_input: bool,
+    edit_tools: string,
   },
 };
 
@@ -80,6 +81,7 @@ export const ROOT_SPEC: TableSpec = {
         max_read_bytes: count,
         max_write_bytes: count,
         code_mode: bool,
+        login_shell: bool,
         env_passthrough: { kind: "strings" },
         agent_timeout_seconds: count, // ignored
       },

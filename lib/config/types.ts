@@ -17,7 +17,14 @@ export interface ProviderProfile {
   headers: Record<string, string>;
   reasoning_effort?: string;
   image_input: boolean;
+  /**
+   * Which file-editing tools this profile's model gets: `auto` (apply_patch and edit on the Responses wire, edit
+   * on chat), `edit`, `apply_patch` or `both`.
+   */
+  edit_tools?: EditTools;
 }
+
+export type EditTools = "auto" | "edit" | "apply_patch" | "both";
 
 export interface AgentConfig {
   max_steps: number;
@@ -45,6 +52,8 @@ export interface ToolsConfig {
   max_read_bytes: number;
   max_write_bytes: number;
   code_mode: boolean;
+  /** Run `bash -lc` (a login shell, the user's profile files on every call) instead of `bash -c`. */
+  login_shell: boolean;
   /** Variables scv reads secrets from that tool processes still receive, on the user's purpose. */
   env_passthrough: string[];
 }

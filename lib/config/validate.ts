@@ -61,6 +61,9 @@ function validateProfile(config: ResolvedConfig): void {
   if (profile.wire_api !== "responses" && profile.wire_api !== "chat") {
     fail('provider.wire_api must be "responses" or "chat"');
   }
+  if (profile.edit_tools !== undefined && !["auto", "edit", "apply_patch", "both"].includes(profile.edit_tools)) {
+    fail('provider.edit_tools must be "auto", "edit", "apply_patch" or "both"');
+  }
   if (isBlank(profile.model) || isBlank(profile.base_url) || (isBlank(profile.api_key) && isBlank(profile.api_key_env))) {
     fail("provider model and base_url must be non-empty; configure api_key or api_key_env");
   }

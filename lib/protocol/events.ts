@@ -147,6 +147,13 @@ export const events = {
     history_bytes,
   }),
   sessionCleared: (scope: SessionScope) => ({ type: "session.cleared" as const, ...s(scope) }),
+  // Additive (issue 15): the reply to `session.configure`, with the settings now in force.
+  sessionConfigured: (scope: SessionScope, approval_policy: string, model: string) => ({
+    type: "session.configured" as const,
+    ...s(scope),
+    approval_policy,
+    model,
+  }),
   turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
   turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
   assistantDelta: (scope: TurnScope, content: string) => ({ type: "assistant.delta" as const, ...t(scope), content }),
@@ -160,7 +167,16 @@ export const events = {
   }),
   approvalRequested: (
     scope: TurnScope,
-    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string; detail?: string },
+    fields: {
+      approval_id: string;
+      call_id: string;
+      name: string;
+      risk: string;
+      cwd: string;
+      summary: string;
+      detail?: string;
+      diff?: string;
+    },
   ) => ({
     type: "approval.requested" as const,
     ...t(scope),
@@ -172,6 +188,8 @@ export const events = {
     summary: fields.summary,
     // Addition (issue 12): the whole text the approval covers, invisible characters escaped.
     ...(fields.detail === undefined ? {} : { detail: fields.detail }),
+    // Additive (issue 15): the unified diff a write, edit or apply_patch would make, bounded by the server.
+    ...(fields.diff === undefined ? {} : { diff: fields.diff }),
   }),
   toolStarted: (scope: TurnScope, call_id: string, name: string) => ({ type: "tool.started" as const, ...t(scope), call_id, name }),
   toolProgress: (scope: TurnScope, call_id: string, text: string) => ({ type: "tool.progress" as const, ...t(scope), call_id, text }),

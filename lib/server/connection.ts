@@ -123,6 +123,8 @@ export class Connection {
         return this.#answer(id, session.resolveApproval(message.approval_id, message.approved));
       case "session.clear":
         return this.#answer(id, await session.clear(id));
+      case "session.configure":
+        return this.#answer(id, await session.configure(id, message.approval_policy, message.model));
     }
   }
 

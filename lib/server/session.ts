@@ -1,8 +1,9 @@
 // One session of a connection: history, prompt queue, pause flag, approvals, and at most one running turn.
 // Every method that answers a client message writes its replies before it resolves (sequential dispatch).
 import { randomUUID } from "node:crypto";
+import type { ApprovalPolicy } from "../config/index.ts";
 import type { HistoryItem, ToolCallRecord } from "../provider/index.ts";
-import { type PreparedCall, type ToolOutcome } from "../tools/index.ts";
+import { boundDiff, type PreparedCall, type ToolOutcome } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
 import { Approvals, approvalTexts, decide } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
@@ -12,6 +13,7 @@ import type { SessionParts } from "./session_start.ts";
 import { FrameLimitError, type EventWriter } from "./writer.ts";
 
 export const MAX_PROMPT_BYTES = 262_144;
+const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["on-risk", "always", "never"];
 const SHUTDOWN_TURN_WAIT_MS = 3000;
 const PROVIDER_CLOSE_WAIT_MS = 500;
 
@@ -32,7 +34,7 @@ export function validPrompt(prompt: string): boolean {
 
 export class Session {
   readonly id = randomUUID();
-  readonly parts: SessionParts;
+  #parts: SessionParts;
   #writer: EventWriter;
   #log: Logger;
   #history: HistoryItem[] = [];
@@ -45,9 +47,14 @@ export class Session {
   #lifetime = new AbortController();
 
   constructor(parts: SessionParts, writer: EventWriter, log: Logger) {
-    this.parts = parts;
+    this.#parts = parts;
     this.#writer = writer;
     this.#log = log;
+  }
+
+  /** The session's parts; `session.configure` replaces the configuration (model, approval policy). */
+  get parts(): SessionParts {
+    return this.#parts;
   }
 
   get history(): readonly HistoryItem[] {
@@ -126,6 +133,26 @@ export class Session {
     if (!this.#approvals.resolve(approvalId, approved)) {
       return { code: "approval_not_found", message: MESSAGES.approvalNotFound };
     }
+    return undefined;
+  }
+
+  /**
+   * `session.configure`: a new approval policy applies to every approval decided from now on, a new model from the
+   * next turn; the history, queue and pending approvals stay.
+   */
+  async configure(requestId: string, policy: string | undefined, model: string | undefined): Promise<Rejection | undefined> {
+    if (policy !== undefined && !APPROVAL_POLICIES.includes(policy as ApprovalPolicy)) {
+      return { code: "invalid_request", message: "approval_policy must be one of on-risk, always, never" };
+    }
+    if (model !== undefined && model.trim() === "") return { code: "invalid_request", message: "model must be non-empty" };
+    const { config } = this.#parts;
+    const next = {
+      ...config,
+      provider: model === undefined ? config.provider : { ...config.provider, model },
+      tools: policy === undefined ? config.tools : { ...config.tools, approval_policy: policy as ApprovalPolicy },
+    };
+    this.#parts = { ...this.#parts, config: next };
+    await this.#writer.control(events.sessionConfigured(this.#scope(requestId), next.tools.approval_policy, next.provider.model));
     return undefined;
   }
 
@@ -241,13 +268,14 @@ export class Session {
 
   #sink(scope: TurnScope, signal: AbortSignal): TurnSink {
     const writer = this.#writer;
-    const policy = this.parts.config.tools.approval_policy;
     const write = (event: Record<string, unknown>) => writer.turn(event, signal);
     return {
       delta: (text) => write(events.assistantDelta(scope, text)),
       assistantCompleted: (text) => write(events.assistantCompleted(scope, text)),
       toolProposed: (call) => write(events.toolProposed(scope, call.call_id, call.name, call.arguments)),
-      approve: (call, prepared, callSignal) => this.#approve(scope, callSignal ?? signal, policy, call, prepared),
+      // The policy is read at each decision, so `session.configure` applies to the running turn too.
+      approve: (call, prepared, callSignal) =>
+        this.#approve(scope, callSignal ?? signal, this.#parts.config.tools.approval_policy, call, prepared),
       toolStarted: (call) => write(events.toolStarted(scope, call.call_id, call.name)),
       toolProgress: (call, text) => write(events.toolProgress(scope, call.call_id, text)),
       toolCompleted: (call: ToolCallRecord, outcome: ToolOutcome) =>
@@ -275,6 +303,7 @@ export class Session {
   ): Promise<boolean> {
     const decision = decide(policy, prepared.risk);
     if (decision !== "ask") return decision === "run";
+    const diff = await approvalDiff(prepared, this.#parts);
     const { approvalId, decision: answer } = this.#approvals.open(signal);
     answer.catch(() => {});
     try {
@@ -286,6 +315,7 @@ export class Session {
           risk: prepared.risk,
           cwd: this.parts.workspace,
           ...approvalTexts(prepared),
+          ...(diff === undefined ? {} : { diff }),
         }),
         signal,
       );
@@ -295,6 +325,13 @@ export class Session {
     }
     return answer;
   }
+}
+
+/** The bounded diff of a file-changing call for its approval, or undefined (no preview, nothing to show). */
+async function approvalDiff(prepared: PreparedCall, parts: SessionParts): Promise<string | undefined> {
+  if (prepared.preview === undefined) return undefined;
+  const diff = await prepared.preview({ workspace: parts.workspace, config: parts.config }).catch(() => undefined);
+  return diff === undefined || diff === "" ? undefined : boundDiff(diff);
 }
 
 function queueRejection(code: "queue_not_found" | "queue_conflict" | "queue_limit"): Rejection {

@@ -1,11 +1,16 @@
 // The tool registry: which tools a session sees (spec §9), sorted by name.
 
-import type { ResolvedConfig } from "../config/index.ts";
+import type { EditTools, ResolvedConfig, WireApi } from "../config/index.ts";
 import type { FunctionToolSchema } from "../provider/index.ts";
+import { createApplyPatchTool } from "./apply_patch/index.ts";
 import { createBashTool } from "./bash.ts";
+import { createEditTool } from "./edit.ts";
 import { ProcessGroups } from "./process_group.ts";
 import { createExecTool, type ExecSandbox } from "./exec/index.ts";
 import { createReadTool } from "./read.ts";
+import { createGlobTool } from "./search/glob.ts";
+import { createGrepTool } from "./search/grep.ts";
+import { createListTool } from "./search/list.ts";
 import { withRedaction } from "./redacted_tool.ts";
 import { createRedactor } from "../util/redact.ts";
 import { createReadSkillTool, type Skill } from "./skills/index.ts";
@@ -26,6 +31,8 @@ export type {
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
+export { boundDiff } from "./text_diff.ts";
+export { leadingWords, startsWithWords } from "./safe_command.ts";
 
 export type RegistryOptions = {
   noTools: boolean;
@@ -39,7 +46,8 @@ export type RegistryOptions = {
 
 /**
  * The session's tools (spec §9): none for tool-free sessions; otherwise bash, exec when `tools.code_mode`, read,
- * read_skill, write, web_fetch when `web.enabled`, and web_search for a usable searxng or brave backend.
+ * grep, glob, list, edit and/or apply_patch (`provider.edit_tools`), read_skill, write, web_fetch when
+ * `web.enabled`, and web_search for a usable searxng or brave backend.
  */
 export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
@@ -60,12 +68,33 @@ function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessG
     maxTimeoutSeconds: limits.max_timeout_seconds,
     outputLimitBytes: limits.output_limit_bytes,
   };
+  const editing = editToolNames(config.provider.edit_tools ?? "auto", config.provider.wire_api);
+  const files = { maxWriteBytes: limits.max_write_bytes };
   return [
-    createBashTool({ ...timeouts, processGroups }),
+    createBashTool({ ...timeouts, processGroups, loginShell: limits.login_shell }),
     ...(limits.code_mode ? [createExecTool(timeouts, execSandbox)] : []),
     createReadTool({ maxReadBytes: limits.max_read_bytes }),
-    createWriteTool({ maxWriteBytes: limits.max_write_bytes }),
+    createWriteTool(files),
+    ...(editing.includes("edit") ? [createEditTool(files)] : []),
+    ...(editing.includes("apply_patch") ? [createApplyPatchTool(files)] : []),
+    createGrepTool(),
+    createGlobTool(),
+    createListTool(),
   ];
+}
+
+/** GPT models are trained on apply_patch: the Responses wire offers it by default; edit is offered everywhere. */
+export function editToolNames(choice: EditTools, wire: WireApi): Array<"edit" | "apply_patch"> {
+  switch (choice) {
+    case "edit":
+      return ["edit"];
+    case "apply_patch":
+      return ["apply_patch"];
+    case "both":
+      return ["apply_patch", "edit"];
+    case "auto":
+      return wire === "responses" ? ["apply_patch", "edit"] : ["edit"];
+  }
 }
 
 /** A registry over `tools`, sorted by name (code-unit order, as upstream sorts). */
