@@ -4,7 +4,15 @@ import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ensureHome, loadConfig, resolveCredential, resolveHome, type ApprovalPolicy, type ResolvedConfig } from "../config/index.ts";
 import { createProvider, type ProviderClient } from "../provider/index.ts";
-import { buildToolRegistry, discoverSkills, ProcessGroups, skillsPromptSection, type ToolRegistry } from "../tools/index.ts";
+import {
+  buildToolRegistry,
+  discoverSkills,
+  McpManager,
+  ProcessGroups,
+  skillsPromptSection,
+  type ToolRegistry,
+} from "../tools/index.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
@@ -21,6 +29,8 @@ export type ServerOptions = {
   cwd: string;
   /** Non-fatal setup warnings (e.g. a skills root outside the workspace); they go to the log. */
   warn?: (text: string) => void;
+  /** The server's log (MCP servers' stderr and state changes go there). */
+  log?: Logger;
 };
 
 /** The fields of `session.start` that shape the session (`delegation_depth` and `auto_approve` have no effect). */
@@ -34,6 +44,8 @@ export type SessionParts = {
   processGroups: ProcessGroups;
   provider: ProviderClient;
   instructions: string;
+  /** The session's MCP servers (absent without any): started once `session.started` is written. */
+  mcp?: McpManager;
 };
 
 export class StartError extends Error {
@@ -70,7 +82,11 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
-  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups }));
+  const mcp =
+    noTools || Object.keys(config.mcp_servers).length === 0
+      ? undefined
+      : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
+  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups, ...(mcp ? { mcp } : {}) }));
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -80,7 +96,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, processGroups, provider, instructions };
+  return { workspace, config, tools, processGroups, provider, instructions, ...(mcp && mcp.size > 0 ? { mcp } : {}) };
 }
 
 async function canonicalWorkspace(cwd: string, base: string): Promise<string> {

@@ -4,7 +4,8 @@ import type { ResolvedConfig } from "../config/index.ts";
 import type { FunctionToolSchema } from "../provider/index.ts";
 import { createBashTool } from "./bash.ts";
 import { ProcessGroups } from "./process_group.ts";
-import { createExecTool } from "./exec/index.ts";
+import { createExecTool, EXEC_TOOL_NAME } from "./exec/index.ts";
+import type { McpManager } from "./mcp/index.ts";
 import { createReadTool } from "./read.ts";
 import { createReadSkillTool, type Skill } from "./skills/index.ts";
 import type { Tool, ToolRegistry } from "./types.ts";
@@ -24,6 +25,7 @@ export type {
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { shutdownProcessSandbox } from "./exec/index.ts";
+export { McpManager, mcpToolName, type McpServerState, type McpStatus } from "./mcp/index.ts";
 
 export type RegistryOptions = {
   noTools: boolean;
@@ -31,6 +33,8 @@ export type RegistryOptions = {
   skills?: Skill[];
   /** The session's running process groups; its shutdown kills them (a registry of its own when absent). */
   processGroups?: ProcessGroups;
+  /** The session's MCP servers: their tools join the registry while they run (and exec's description lists them). */
+  mcp?: McpManager;
 };
 
 /**
@@ -39,11 +43,27 @@ export type RegistryOptions = {
  */
 export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
-  return createRegistry([
+  const mcp = options.mcp;
+  const builtin = [
     ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups()),
     createReadSkillTool(options.skills ?? [], config),
     ...createWebTools(config),
-  ]);
+  ];
+  if (mcp === undefined || mcp.size === 0) return createRegistry(builtin);
+  return createRegistry(builtin.map((tool) => (tool.name === EXEC_TOOL_NAME ? withMcpDeclarations(tool, mcp) : tool)), () => mcp.tools());
+}
+
+/** `exec` whose description ends with TypeScript declarations of the MCP tools running at the time. */
+function withMcpDeclarations(exec: Tool, mcp: McpManager): Tool {
+  return {
+    name: exec.name,
+    parameters: exec.parameters,
+    prepare: (args, context) => exec.prepare(args, context),
+    get description() {
+      const declarations = mcp.declarations();
+      return declarations === "" ? exec.description : `${exec.description}\n\n${declarations}`;
+    },
+  };
 }
 
 function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups): Tool[] {
@@ -61,8 +81,25 @@ function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessG
   ];
 }
 
-/** A registry over `tools`, sorted by name (code-unit order, as upstream sorts). */
-export function createRegistry(tools: Tool[]): ToolRegistry {
+/**
+ * A registry over `tools`, sorted by name (code-unit order, as upstream sorts). `dynamic` adds tools that come and
+ * go (MCP servers starting and exiting); a dynamic tool never shadows a fixed one.
+ */
+export function createRegistry(tools: Tool[], dynamic?: () => readonly Tool[]): ToolRegistry {
+  const fixed = fixedRegistry(tools);
+  if (dynamic === undefined) return fixed;
+  const current = () => {
+    const extra = dynamic().filter((tool) => fixed.get(tool.name) === undefined);
+    return extra.length === 0 ? fixed : fixedRegistry([...tools, ...extra]);
+  };
+  return {
+    list: () => current().list(),
+    get: (name) => fixed.get(name) ?? dynamic().find((tool) => tool.name === name),
+    schemas: () => current().schemas(),
+  };
+}
+
+function fixedRegistry(tools: Tool[]): ToolRegistry {
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const byName = new Map(sorted.map((tool) => [tool.name, tool]));
   if (byName.size !== sorted.length) {
