@@ -219,6 +219,36 @@ describe("MCP servers that fail", () => {
   });
 });
 
+describe("a server that dies mid-session", () => {
+  it("is restarted once on the next call; after a second death its tools are gone", async () => {
+    const pidFile = path.join(harness.sandbox.workspace, "pid");
+    const wrapper = `echo $$ > ${JSON.stringify(pidFile)}; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)}`;
+    const echo = (id: string) => toolCallResponse([{ call_id: id, name: "mcp__everything__echo", arguments: { message: id } }]);
+    const client = await start([echo("a1"), textResponse(["one"]), echo("a2"), textResponse(["two"]), echo("a3"), textResponse(["three"])], {
+      everything: `command = "/bin/sh"\nargs = ["-c", ${JSON.stringify(wrapper)}]`,
+    });
+    client.turn("first", "t1");
+    expect((await terminal(client, WAIT_MS)).type).toBe("turn.completed");
+    expect(completed(client, "a1")).toMatchObject({ success: true, output: "Echo: a1" });
+
+    const firstPid = Number(await readFile(pidFile, "utf8"));
+    process.kill(firstPid, "SIGKILL");
+    expect((await statusOf(client, "everything", ["exited"])).reason).toContain("restarted on the next call");
+    client.turn("second", "t2");
+    expect((await terminal(client, WAIT_MS)).type).toBe("turn.completed");
+    expect(completed(client, "a2")).toMatchObject({ success: true, output: "Echo: a2" });
+    const secondPid = Number(await readFile(pidFile, "utf8"));
+    expect(secondPid).not.toBe(firstPid);
+
+    process.kill(secondPid, "SIGKILL");
+    expect((await statusOf(client, "everything", ["failed"])).reason).toContain("exited again");
+    client.turn("third", "t3");
+    expect((await terminal(client, WAIT_MS)).type).toBe("turn.completed");
+    expect(completed(client, "a3")).toMatchObject({ success: false, error: "unknown_tool" });
+    await client.finish();
+  });
+});
+
 describe("MCP over streamable HTTP", () => {
   it("calls echo on server-everything's HTTP mode on 127.0.0.1", async () => {
     const port = await freePort();
