@@ -69,7 +69,10 @@ export class Session {
         .then(() => this.#writer.control(events.mcpServerStatus(this.id, status)))
         .catch((error: unknown) => this.#log.warn(`write mcp.server_status: ${String(error)}`));
     });
-    mcp.start();
+    // After the writer's pending flush (also a setImmediate), so loading the SDK never delays session.started.
+    setImmediate(() => {
+      if (!this.#closing) mcp.start();
+    });
   }
 
   async writeSnapshot(): Promise<void> {

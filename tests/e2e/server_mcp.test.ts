@@ -249,6 +249,33 @@ describe("a server that dies mid-session", () => {
   });
 });
 
+describe("MCP server processes", () => {
+  it("are killed with the session, even one that ignores stdin and is still starting", async () => {
+    const hang = path.join(harness.sandbox.workspace, "hang.mjs");
+    await writeFile(hang, "process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000);\n");
+    const pidFile = path.join(harness.sandbox.workspace, "pid");
+    const wrapper = `echo $$ > ${JSON.stringify(pidFile)}; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(hang)}`;
+    const client = await start([], { hang: `command = "/bin/sh"\nargs = ["-c", ${JSON.stringify(wrapper)}]\nstartup_timeout_sec = 60` });
+    await statusOf(client, "hang", ["starting"]);
+    const deadline = Date.now() + WAIT_MS;
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const pid = Number(await readFile(pidFile, "utf8"));
+    expect(alive(pid)).toBe(true);
+    await client.finish(10_000);
+    while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(alive(pid)).toBe(false);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe("MCP over streamable HTTP", () => {
   it("calls echo on server-everything's HTTP mode on 127.0.0.1", async () => {
     const port = await freePort();
