@@ -156,7 +156,8 @@ describe("MCP tools over stdio", () => {
       "const out = [];",
       "for (let i = 0; i < 5; i++) out.push(await tools.mcp__everything__echo({ message: `m${i}` }));",
       'const sum = await tools.mcp__everything__get_sum({ a: 1, b: 2 });',
-      'text(out.join(",") + "|" + JSON.stringify(sum));',
+      'const weather = await tools.mcp__everything__get_structured_content({ location: "Chicago" });',
+      'text(out.join(",") + "|" + JSON.stringify(sum) + "|" + weather.conditions);',
     ].join("\n");
     const client = await start(
       [toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code } }]), textResponse(["done"])],
@@ -167,9 +168,40 @@ describe("MCP tools over stdio", () => {
     const exec = completed(client, "x1");
     expect(exec.success, exec.output).toBe(true);
     expect(exec.output.split("|")[0]).toBe("Echo: m0,Echo: m1,Echo: m2,Echo: m3,Echo: m4");
-    expect(exec.output).toContain("3");
+    const [, sum, conditions] = exec.output.split("|");
+    expect(sum).toContain("3");
+    // structuredContent reaches the cell as the value itself.
+    expect(conditions).toBe("Light rain / drizzle");
     const nested = client.events.filter((event) => event.type === "tool.proposed" && String(event.call_id).startsWith("x1:"));
-    expect(nested.map((event) => event.name)).toEqual([...Array(5).fill("mcp__everything__echo"), "mcp__everything__get-sum"]);
+    expect(nested.map((event) => event.name)).toEqual([...Array(5).fill("mcp__everything__echo"), "mcp__everything__get-sum", "mcp__everything__get-structured-content"]);
+    await client.finish();
+  });
+});
+
+describe("MCP tools in a cell that need approval", () => {
+  it("asks for a nested write_file with its own call id; a denial rejects inside the cell", async () => {
+    const workspace = harness.sandbox.workspace;
+    const target = path.join(workspace, "cell.txt");
+    const code = [
+      "try {",
+      `  await tools.mcp__fs__write_file({ path: ${JSON.stringify(target)}, content: "x" });`,
+      '  text("wrote");',
+      "} catch (error) {",
+      '  text("refused: " + error);',
+      "}",
+    ].join("\n");
+    const client = await start(
+      [toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code } }]), textResponse(["done"])],
+      { fs: stdio(FILESYSTEM, [workspace]) },
+    );
+    client.turn("go");
+    const approval = await client.next("approval.requested", WAIT_MS);
+    expect(approval).toMatchObject({ call_id: "x1:tool-1", name: "mcp__fs__write_file" });
+    expect(approval.summary).toContain("MCP server fs, tool write_file");
+    resolveApproval(client, approval.approval_id, false);
+    expect((await terminal(client, WAIT_MS)).type).toBe("turn.completed");
+    expect(completed(client, "x1").output).toBe("refused: tool call denied by policy or user");
+    expect(existsSync(target)).toBe(false);
     await client.finish();
   });
 });
