@@ -37,6 +37,9 @@ export type McpServerEnv = {
   onStatus(status: McpStatus): void;
 };
 
+let sdkModule: Promise<typeof import("./sdk.ts")> | undefined;
+const sdk = () => (sdkModule ??= import("./sdk.ts"));
+
 const STDERR_TAIL_LINES = 5;
 const CLOSE_WAIT_MS = 500;
 /** JSON-RPC error code of the SDK's own request timeout. */
@@ -170,7 +173,7 @@ export class McpServer {
   }
 
   async #connect(): Promise<void> {
-    const [{ Client }, transport] = await Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), this.#makeTransport()]);
+    const [{ Client }, transport] = await Promise.all([sdk(), this.#makeTransport()]);
     const client = new Client({ name: "scv", version: VERSION });
     this.#client = client;
     this.#transport = transport;
@@ -195,7 +198,7 @@ export class McpServer {
   async #makeTransport(): Promise<Transport> {
     const config = this.config;
     if (config.url !== undefined) {
-      const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+      const { StreamableHTTPClientTransport } = await sdk();
       const headers: Record<string, string> = { ...config.http_headers };
       if (config.bearer_token_env_var !== undefined) {
         const token = this.#env.env[config.bearer_token_env_var];
@@ -204,7 +207,7 @@ export class McpServer {
       }
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
     }
-    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const { StdioClientTransport } = await sdk();
     // The SDK adds only HOME, LOGNAME, PATH, SHELL, TERM and USER of this process: scv's keys never reach the child.
     const transport = new StdioClientTransport({
       command: config.command!,
