@@ -104,7 +104,12 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
     throwIfAborted(signal);
     addUsage(usage, response.usage);
     await sink.assistantCompleted(response.text);
-    working.push({ kind: "assistant", content: response.text, calls: response.calls });
+    working.push({
+      kind: "assistant",
+      content: response.text,
+      calls: response.calls,
+      ...(response.replay ? { replay: response.replay } : {}),
+    });
 
     if (response.calls.length === 0) {
       const trim = trimHistory(working, turnStart, {

@@ -44,6 +44,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       max_read_bytes: 262144,
       max_write_bytes: 1048576,
       code_mode: true,
+      env_passthrough: [],
     },
     protocol: { max_client_frame_bytes: 1048576, max_server_frame_bytes: 8388608 },
     tui: {
@@ -54,7 +55,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
     },
     provider_limits: {
       max_sse_event_bytes: 1048576,
-      max_response_bytes: 4194304,
+      max_response_bytes: 67108864,
       max_assistant_bytes: 1048576,
       max_tool_calls: 32,
       max_tool_arguments_bytes: 262144,
@@ -87,5 +88,6 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       max_search_results: 8,
     },
     mcp_servers: {},
+    secrets: { home: "", config_files: [], env_names: [], values: [] },
   };
 }

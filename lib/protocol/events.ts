@@ -89,6 +89,8 @@ export const events = {
     max_transcript_items: number;
     max_prompt_history_bytes: number;
     max_prompt_history_items: number;
+    /** Additive (issue 14): the budget's window and its source; `warning` when the server runs the model short. */
+    context_window: { tokens: number; source: string; warning?: string };
   }) => ({
     type: "session.started" as const,
     request_id: fields.request_id,
@@ -101,6 +103,7 @@ export const events = {
     max_transcript_items: fields.max_transcript_items,
     max_prompt_history_bytes: fields.max_prompt_history_bytes,
     max_prompt_history_items: fields.max_prompt_history_items,
+    context_window: fields.context_window,
   }),
   queueSnapshot: (session_id: string, entries: QueueEntry[], paused: boolean) => ({
     type: "queue.snapshot" as const,
@@ -172,7 +175,7 @@ export const events = {
   }),
   approvalRequested: (
     scope: TurnScope,
-    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string },
+    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string; detail?: string },
   ) => ({
     type: "approval.requested" as const,
     ...t(scope),
@@ -182,6 +185,8 @@ export const events = {
     risk: fields.risk,
     cwd: fields.cwd,
     summary: fields.summary,
+    // Addition (issue 12): the whole text the approval covers, invisible characters escaped.
+    ...(fields.detail === undefined ? {} : { detail: fields.detail }),
   }),
   toolStarted: (scope: TurnScope, call_id: string, name: string) => ({ type: "tool.started" as const, ...t(scope), call_id, name }),
   toolProgress: (scope: TurnScope, call_id: string, text: string) => ({ type: "tool.progress" as const, ...t(scope), call_id, text }),

@@ -10,7 +10,12 @@ export function buildChatBody(request: ProviderRequest, options: ChatBodyOptions
     if (item.kind === "user") {
       messages.push({ role: "user", content: item.content });
     } else if (item.kind === "assistant") {
+      // An empty answer with no calls is not sent back as `"content":""` (spec §8.3).
+      if (item.content === "" && item.calls.length === 0) continue;
       const message: Record<string, unknown> = { role: "assistant", content: item.content };
+      // The reasoning goes back in the field the server streamed it in, so thinking models keep it across calls.
+      const reasoning = item.replay?.reasoning_text;
+      if (reasoning && reasoning.text !== "") message[reasoning.field] = reasoning.text;
       if (item.calls.length > 0) {
         message.tool_calls = item.calls.map((call) => ({
           id: call.call_id,

@@ -7,9 +7,11 @@ import {
   providerFailure,
   sanitize,
 } from "./errors.ts";
+import { messageHintMs } from "./retry_policy.ts";
 import type { SseMessage } from "./sse.ts";
 import {
   AssistantText,
+  PayloadBudget,
   appendArguments,
   isJsonObject as isObject,
   parseArguments,
@@ -17,7 +19,7 @@ import {
   unfinishedStreamFailure,
   type Json,
 } from "./stream_data.ts";
-import type { ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
+import type { AssistantReplay, ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
 
 type PartialCall = { index?: number; id?: string; name?: string; arguments: string; argumentBytes: number };
 
@@ -34,6 +36,9 @@ export class ChatStreamState {
   finished = false;
   #finishReasonSeen = false;
   #assistant: AssistantText;
+  #payload: PayloadBudget;
+  /** Hidden reasoning (`reasoning_content` or `reasoning`), sent back in the field it came in (spec §8.3). */
+  #reasoning: { field: "reasoning_content" | "reasoning"; text: string } | undefined;
   #usage: Usage = {};
   /** In order of first appearance. */
   #calls: PartialCall[] = [];
@@ -50,7 +55,8 @@ export class ChatStreamState {
     step: number,
   ) {
     this.#limits = limits;
-    this.#assistant = new AssistantText(limits.max_assistant_bytes);
+    this.#payload = new PayloadBudget(limits.max_response_bytes);
+    this.#assistant = new AssistantText(limits.max_assistant_bytes, this.#payload);
     this.#credential = credential;
     this.#onTextDelta = onTextDelta;
     this.#step = step;
@@ -65,11 +71,12 @@ export class ChatStreamState {
     }
     if (data.kind === "skip") return;
     const chunk = data.value;
-    if (!isObject(chunk)) return;
-    if (chunk.error !== undefined && chunk.error !== null) {
-      const details = extractDetails(chunk);
-      throw providerFailure(`provider stream error: ${formatDetails(details, this.#credential)}`, isTransientDetails(details));
+    // An `error:` line or `event: error` (older llama.cpp, under HTTP 200), or a chunk with an `error` member.
+    if (message.event === "error" || (isObject(chunk) && chunk.error !== undefined && chunk.error !== null)) {
+      const details = extractDetails(chunk) ?? { message: typeof chunk === "string" ? chunk : JSON.stringify(chunk), labels: [] };
+      throw providerFailure(`provider stream error: ${formatDetails(details, this.#credential)}`, isTransientDetails(details), messageHintMs(details));
     }
+    if (!isObject(chunk)) return;
     if (isObject(chunk.usage)) this.#takeUsage(chunk.usage);
     const choice = pickChoice(chunk.choices);
     if (!choice) return;
@@ -84,9 +91,27 @@ export class ChatStreamState {
       }
       this.#finishReasonSeen = true;
     }
-    // `reasoning_content` / `reasoning` are deliberately not shown.
-    const content = delta?.content;
-    if (typeof content === "string" && content !== "") return this.#appendText(content);
+    if (!delta) return;
+    // Hidden reasoning is kept for the round trip, never shown.
+    if (typeof delta.reasoning_content === "string" && delta.reasoning_content !== "") {
+      this.#keepReasoning("reasoning_content", delta.reasoning_content);
+    } else if (typeof delta.reasoning === "string" && delta.reasoning !== "") {
+      this.#keepReasoning("reasoning", delta.reasoning);
+    }
+    const content = delta.content;
+    const refusal = delta.refusal;
+    if (typeof content === "string" && content !== "") {
+      const pending = this.#appendText(content);
+      if (typeof refusal !== "string" || refusal === "") return pending;
+      return Promise.resolve(pending).then(() => this.#appendText(refusal));
+    }
+    if (typeof refusal === "string" && refusal !== "") return this.#appendText(refusal);
+  }
+
+  #keepReasoning(field: "reasoning_content" | "reasoning", text: string): void {
+    this.#payload.addText(text);
+    if (this.#reasoning === undefined) this.#reasoning = { field, text };
+    else this.#reasoning.text += text;
   }
 
   /** Applies the end-of-stream rules and assembles the response. */
@@ -94,7 +119,9 @@ export class ChatStreamState {
     if (!this.finished && !this.#finishReasonSeen) {
       throw unfinishedStreamFailure(leftover, this.#credential);
     }
-    return { text: this.#assistant.text, calls: this.#assembleCalls(), usage: this.#usage };
+    const response: ProviderResponse = { text: this.#assistant.text, calls: this.#assembleCalls(), usage: this.#usage };
+    if (this.#reasoning) response.replay = { reasoning_text: this.#reasoning } satisfies AssistantReplay;
+    return response;
   }
 
   #takeUsage(usage: Json): void {
@@ -145,7 +172,7 @@ export class ChatStreamState {
   }
 
   #appendArguments(call: PartialCall, fragment: string): void {
-    appendArguments(call, fragment, this.#limits.max_tool_arguments_bytes);
+    appendArguments(call, fragment, this.#limits.max_tool_arguments_bytes, this.#payload);
   }
 
   /** In `index` order when every call has one (as servers number them), else in order of appearance. */

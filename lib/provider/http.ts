@@ -61,10 +61,3 @@ export async function readBounded(body: ProviderHttpResponse["body"], limit: num
   }
   return Buffer.concat(chunks).subarray(0, limit);
 }
-
-/** `Retry-After` as whole seconds, in milliseconds; HTTP dates are ignored. */
-export function retryAfterMs(headers: ProviderHttpResponse["headers"]): number | undefined {
-  const raw = headers["retry-after"];
-  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
-  return value && /^\d+$/.test(value) ? Number(value) * 1000 : undefined;
-}

@@ -1,13 +1,13 @@
 // Call/result pairing shared by the wire formats (spec §8.2 "Pairing"): every call is
 // followed by exactly one result before the next message, whatever the stored history holds.
-import type { HistoryItem, ToolCallRecord } from "./types.ts";
+import type { AssistantReplay, HistoryItem, ToolCallRecord } from "./types.ts";
 
 export const UNFINISHED_CALL_OUTPUT = "Tool call did not complete: the turn ended before it returned a result.";
 
 export type PairedItem =
   | { kind: "user"; content: string }
   /** `calls` may be empty; `synthetic` marks a call invented for an orphan result. */
-  | { kind: "assistant"; content: string; calls: ToolCallRecord[]; synthetic: boolean }
+  | { kind: "assistant"; content: string; calls: ToolCallRecord[]; synthetic: boolean; replay?: AssistantReplay }
   | { kind: "tool_result"; call_id: string; name: string; output: string };
 
 export function pairHistory(history: readonly HistoryItem[]): PairedItem[] {
@@ -25,7 +25,13 @@ export function pairHistory(history: readonly HistoryItem[]): PairedItem[] {
       items.push({ kind: "user", content: item.content });
     } else if (item.kind === "assistant") {
       flush();
-      items.push({ kind: "assistant", content: item.content, calls: item.calls, synthetic: false });
+      items.push({
+        kind: "assistant",
+        content: item.content,
+        calls: item.calls,
+        synthetic: false,
+        ...(item.replay ? { replay: item.replay } : {}),
+      });
       pending = [...item.calls];
     } else {
       const index = pending.findIndex((call) => call.call_id === item.call_id);

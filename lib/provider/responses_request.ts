@@ -1,8 +1,8 @@
 // The Responses API request body (spec §8.2).
-import { pairHistory, serializeArguments } from "./pairing.ts";
+import { pairHistory, serializeArguments, type PairedItem } from "./pairing.ts";
 import type { ProviderRequest } from "./types.ts";
 
-export type ResponsesBodyOptions = { reasoningEffort?: string; hostedWebSearch: boolean };
+export type ResponsesBodyOptions = { reasoningEffort?: string; hostedWebSearch: boolean; promptCacheKey?: string };
 
 export function buildResponsesBody(request: ProviderRequest, options: ResponsesBodyOptions): Record<string, unknown> {
   const input: Array<Record<string, unknown>> = [];
@@ -10,9 +10,9 @@ export function buildResponsesBody(request: ProviderRequest, options: ResponsesB
     if (item.kind === "user") {
       input.push({ role: "user", content: item.content });
     } else if (item.kind === "assistant") {
-      if (!item.synthetic && (item.content !== "" || item.calls.length === 0)) {
-        input.push({ role: "assistant", content: item.content });
-      }
+      // Reasoning first, so the model keeps its chain of thought between tool calls (spec §8.2, Changed).
+      for (const reasoning of item.replay?.reasoning ?? []) input.push(reasoning);
+      if (!item.synthetic && (item.content !== "" || item.calls.length === 0)) input.push(...assistantMessages(item));
       for (const call of item.calls) {
         input.push({
           type: "function_call",
@@ -30,7 +30,10 @@ export function buildResponsesBody(request: ProviderRequest, options: ResponsesB
     instructions: request.instructions,
     input,
     stream: true,
+    store: false,
+    include: ["reasoning.encrypted_content"],
   };
+  if (options.promptCacheKey) body.prompt_cache_key = options.promptCacheKey;
   const tools: Array<Record<string, unknown>> = [...request.tools]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map((tool) => ({
@@ -44,4 +47,20 @@ export function buildResponsesBody(request: ProviderRequest, options: ResponsesB
   if (tools.length > 0) body.tools = tools;
   if (options.reasoningEffort) body.reasoning = { effort: options.reasoningEffort };
   return body;
+}
+
+/**
+ * The assistant message item(s) of one stored response, each with the `phase` the server gave it. The stored
+ * text is the messages joined by a blank line; when it no longer is (e.g. Sources were appended), it goes back
+ * as one message with the last phase.
+ */
+function assistantMessages(item: Extract<PairedItem, { kind: "assistant" }>): Array<Record<string, unknown>> {
+  const messages = item.replay?.messages?.filter((message) => message.text !== "") ?? [];
+  const withPhase = (content: string, phase: string | undefined) =>
+    phase === undefined ? { role: "assistant", content } : { role: "assistant", content, phase };
+  if (messages.length > 1 && messages.map((message) => message.text).join("\n\n") === item.content) {
+    return messages.map((message) => withPhase(message.text, message.phase));
+  }
+  const phase = item.replay?.messages?.findLast((message) => message.phase !== undefined)?.phase;
+  return [withPhase(item.content, phase)];
 }

@@ -3,7 +3,8 @@
 import { createParser, type EventSourceParser } from "eventsource-parser";
 import { limitFailure } from "./errors.ts";
 
-export type SseMessage = { event: string | undefined; data: string };
+/** `errorLine`: the value of an `error:` field line, which older llama.cpp servers send instead of `data:`. */
+export type SseMessage = { event: string | undefined; data: string; errorLine?: true };
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -19,6 +20,12 @@ export class SseDecoder {
     this.#maxEventBytes = maxEventBytes;
     this.#parser = createParser({
       onEvent: (message) => this.#messages.push({ event: message.event, data: message.data }),
+      // Older llama.cpp servers report failures as an `error: {…}` line under HTTP 200 (spec §8.3).
+      onError: (error) => {
+        if (error.type === "unknown-field" && error.field === "error" && error.value !== undefined) {
+          this.#messages.push({ event: "error", data: error.value, errorLine: true });
+        }
+      },
     });
   }
 

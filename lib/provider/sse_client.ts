@@ -7,12 +7,13 @@ import {
   describeTransportError,
   extractDetails,
   formatDetails,
-  limitFailure,
   providerFailure,
   sanitize,
 } from "./errors.ts";
-import { createDispatcher, postJson, readBounded, retryAfterMs, type ProviderHttpResponse } from "./http.ts";
+import { withConfigurationHint } from "./hints.ts";
+import { createDispatcher, postJson, readBounded, type ProviderHttpResponse } from "./http.ts";
 import { defaultTiming, withRetries } from "./retry.ts";
+import { isPermanent, retryHintMs } from "./retry_policy.ts";
 import { SseDecoder, type SseMessage } from "./sse.ts";
 import {
   ProviderError,
@@ -102,13 +103,9 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       }
       if (response.status < 200 || response.status > 299) throw await httpFailure(response, credential);
       const decoder = new SseDecoder(limits.max_sse_event_bytes);
-      let received = 0;
+      // `max_response_bytes` counts payload (spec §8.1), which each wire's stream state adds up.
       try {
         reading: for await (const chunk of response.body) {
-          received += chunk.byteLength;
-          if (received > limits.max_response_bytes) {
-            throw limitFailure("response_limit", "provider response exceeded byte limit");
-          }
           for (const message of decoder.push(chunk)) {
             const pending = state.handle(message);
             if (pending) await pending;
@@ -145,11 +142,19 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
     async stream(request: ProviderRequest, handlers: StreamHandlers): Promise<ProviderResponse> {
       if (closed) throw new ProviderError("provider_error", "provider client is closed");
       const body = JSON.stringify(wire.buildBody(request));
-      return withRetries(() => attempt(request, body, handlers), {
-        maxRetries: limits.max_retries,
-        timing,
-        signal: handlers.signal,
-      });
+      try {
+        return await withRetries(() => attempt(request, body, handlers), {
+          maxRetries: limits.max_retries,
+          timing,
+          signal: handlers.signal,
+        });
+      } catch (error) {
+        if (error instanceof ProviderError && error.code === "provider_error") {
+          const message = withConfigurationHint(error.message);
+          if (message !== error.message) throw new ProviderError(error.code, message);
+        }
+        throw error;
+      }
     },
     async close() {
       closed = true;
@@ -198,6 +203,6 @@ async function httpFailure(response: ProviderHttpResponse, credential: string): 
   }
   const status = response.status;
   const reason = response.reason ? ` ${response.reason}` : "";
-  const transient = status === 429 || status >= 500;
-  return providerFailure(`provider returned HTTP ${status}${reason}: ${text}`, transient, retryAfterMs(response.headers));
+  const transient = (status === 429 || status >= 500) && !isPermanent(details, status);
+  return providerFailure(`provider returned HTTP ${status}${reason}: ${text}`, transient, retryHintMs(response.headers, details));
 }

@@ -47,10 +47,38 @@ export function unfinishedStreamFailure(leftover: string, credential: string): A
 /** A tool call's argument text while it streams in, bounded by `max_tool_arguments_bytes`. */
 export type ArgumentBuffer = { arguments: string; argumentBytes: number };
 
-export function appendArguments(call: ArgumentBuffer, fragment: string, maxBytes: number): void {
-  call.argumentBytes += Buffer.byteLength(fragment);
+export function appendArguments(call: ArgumentBuffer, fragment: string, maxBytes: number, payload: PayloadBudget): void {
+  const bytes = Buffer.byteLength(fragment);
+  call.argumentBytes += bytes;
   if (call.argumentBytes > maxBytes) throw limitFailure("tool_limit", "tool arguments exceeded byte limit");
+  payload.add(bytes);
   call.arguments += fragment;
+}
+
+/**
+ * The payload of one response (spec §8.1 "Limits", Changed): bytes of text, reasoning and tool-call argument
+ * deltas, not SSE framing, held to `max_response_bytes`.
+ */
+export class PayloadBudget {
+  #bytes = 0;
+  readonly #maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  add(bytes: number): void {
+    this.#bytes += bytes;
+    if (this.#bytes > this.#maxBytes) throw limitFailure("response_limit", "provider response exceeded byte limit");
+  }
+
+  addText(text: string): void {
+    this.add(Buffer.byteLength(text));
+  }
 }
 
 /** The complete argument text as JSON (`{}` when blank). */
@@ -68,13 +96,16 @@ export class AssistantText {
   text = "";
   #bytes = 0;
   readonly #maxBytes: number;
+  readonly #payload: PayloadBudget;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, payload: PayloadBudget) {
     this.#maxBytes = maxBytes;
+    this.#payload = payload;
   }
 
   append(delta: string): void {
     const bytes = Buffer.byteLength(delta);
+    this.#payload.add(bytes);
     if (this.#bytes + bytes > this.#maxBytes) throw limitFailure("response_limit", "assistant response exceeded byte limit");
     this.#bytes += bytes;
     this.text += delta;

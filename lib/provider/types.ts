@@ -19,9 +19,22 @@ export type FunctionToolSchema = { name: string; description: string; parameters
 
 export type ToolCallRecord = { call_id: string; name: string; arguments: unknown /* parsed JSON */ };
 
+/**
+ * What a response leaves for the next request besides its text and calls (spec §8.2/§8.3 "reasoning round trip"):
+ * the provider needs it back to keep its reasoning between tool calls.
+ */
+export type AssistantReplay = {
+  /** Responses wire: reasoning items (`{type:"reasoning", summary, encrypted_content}`, no `id`), in order. */
+  reasoning?: Array<Record<string, unknown>>;
+  /** Responses wire: the message items' texts with their `phase`, when a server sent one. */
+  messages?: Array<{ text: string; phase?: string }>;
+  /** Chat wire: the hidden reasoning text and the field the server streamed it in. */
+  reasoning_text?: { field: "reasoning_content" | "reasoning"; text: string };
+};
+
 export type HistoryItem =
   | { kind: "user"; content: string }
-  | { kind: "assistant"; content: string; calls: ToolCallRecord[] }
+  | { kind: "assistant"; content: string; calls: ToolCallRecord[]; replay?: AssistantReplay }
   | { kind: "tool_result"; call_id: string; name: string; output: string; success: boolean };
 
 export type ProviderRequest = {
@@ -34,7 +47,7 @@ export type ProviderRequest = {
 };
 
 
-export type ProviderResponse = { text: string; calls: ToolCallRecord[]; usage: Usage };
+export type ProviderResponse = { text: string; calls: ToolCallRecord[]; usage: Usage; replay?: AssistantReplay };
 
 export type StreamHandlers = {
   signal: AbortSignal;
@@ -73,4 +86,6 @@ export type CreateProviderOptions = {
   timing?: Partial<RetryTiming>;
   /** Receives configuration warnings (default: a line on stderr). */
   warn?: (message: string) => void;
+  /** Responses wire `prompt_cache_key`: stable for the client's session (default: a random UUID per client). */
+  promptCacheKey?: string;
 };

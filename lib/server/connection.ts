@@ -154,6 +154,7 @@ export class Connection {
         max_transcript_items: config.tui.max_transcript_items,
         max_prompt_history_bytes: config.tui.max_prompt_history_bytes,
         max_prompt_history_items: config.tui.max_prompt_history_items,
+        context_window: parts.contextWindow,
       }),
     );
     await session.writeSnapshot();

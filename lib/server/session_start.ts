@@ -1,9 +1,18 @@
 // `session.start` steps 1–5 (spec §6.2): canonical workspace, instance home, configuration, credential, then the
-// system prompt (with the skills listing), tools and provider client. No network I/O. Any failure throws StartError with the wire message.
+// system prompt (with the skills listing), tools and provider client. No network I/O but one bounded, silent
+// context-window lookup on the chat wire when `[context] max_tokens` is unset (issue 14). Any failure throws
+// StartError with the wire message.
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
+import { contextForWindow } from "../agent/index.ts";
 import { ensureHome, loadConfig, resolveCredential, resolveHome, type ApprovalPolicy, type ResolvedConfig } from "../config/index.ts";
-import { createProvider, type ProviderClient } from "../provider/index.ts";
+import {
+  createProvider,
+  discoverContextWindow,
+  knownContextWindow,
+  type ContextWindowSource,
+  type ProviderClient,
+} from "../provider/index.ts";
 import {
   buildToolRegistry,
   discoverSkills,
@@ -46,7 +55,11 @@ export type SessionParts = {
   instructions: string;
   /** The session's MCP servers (absent without any): started once `session.started` is written. */
   mcp?: McpManager;
+  /** The context window the budget uses (`config.context.max_tokens`) and where it came from. */
+  contextWindow: SessionContextWindow;
 };
+
+export type SessionContextWindow = { tokens: number; source: "config" | "default" | ContextWindowSource; warning?: string };
 
 export class StartError extends Error {
   override name = "StartError";
@@ -57,7 +70,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
   await step(() => ensureHome(home, options.warn));
-  const config = await step(() =>
+  const loaded = await step(() =>
     loadConfig({
       workspace,
       home,
@@ -72,7 +85,13 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       },
     }),
   );
-  const credential = await step(() => resolveCredential(config, env));
+  const credential = await step(() => resolveCredential(loaded, env, path.join(home, "config.toml")));
+  const contextWindow = await findContextWindow(loaded, credential, env);
+  if (contextWindow.warning) options.warn?.(contextWindow.warning);
+  const config: ResolvedConfig =
+    contextWindow.source === "config" || contextWindow.source === "default"
+      ? loaded
+      : { ...loaded, context: contextForWindow(loaded.context, contextWindow.tokens) };
   const noTools = request.no_tools ?? false;
   const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
   const instructions = await buildSystemPrompt({
@@ -96,7 +115,35 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, processGroups, provider, instructions, ...(mcp && mcp.size > 0 ? { mcp } : {}) };
+  return {
+    workspace,
+    config,
+    tools,
+    processGroups,
+    provider,
+    instructions,
+    contextWindow,
+    ...(mcp && mcp.size > 0 ? { mcp } : {}),
+  };
+}
+
+/**
+ * `[context] max_tokens` when set; else, on the chat wire, what the server says (one short lookup, silent on
+ * failure: the only network I/O of session.start); else the known table for OpenAI models; else the default.
+ */
+async function findContextWindow(
+  config: ResolvedConfig,
+  credential: string,
+  env: Record<string, string | undefined>,
+): Promise<SessionContextWindow> {
+  if (!config.context_max_tokens_default) return { tokens: config.context.max_tokens, source: "config" };
+  if (config.provider.wire_api === "chat") {
+    const found = await discoverContextWindow({ profile: config.provider, credential, env });
+    if (found) return found;
+  }
+  const known = knownContextWindow(config.provider.model);
+  if (known !== undefined) return { tokens: known, source: "known_model" };
+  return { tokens: config.context.max_tokens, source: "default" };
 }
 
 async function canonicalWorkspace(cwd: string, base: string): Promise<string> {

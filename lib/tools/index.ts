@@ -7,6 +7,8 @@ import { ProcessGroups } from "./process_group.ts";
 import { createExecTool, EXEC_TOOL_NAME } from "./exec/index.ts";
 import type { McpManager } from "./mcp/index.ts";
 import { createReadTool } from "./read.ts";
+import { withRedaction } from "./redacted_tool.ts";
+import { createRedactor } from "../util/redact.ts";
 import { createReadSkillTool, type Skill } from "./skills/index.ts";
 import type { Tool, ToolRegistry } from "./types.ts";
 import { createWebTools } from "./web/index.ts";
@@ -43,14 +45,19 @@ export type RegistryOptions = {
  */
 export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
+  const redact = createRedactor(config.secrets.values);
   const mcp = options.mcp;
   const builtin = [
     ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups()),
     createReadSkillTool(options.skills ?? [], config),
     ...createWebTools(config),
-  ];
+  ].map((tool) => withRedaction(tool, redact));
   if (mcp === undefined || mcp.size === 0) return createRegistry(builtin);
-  return createRegistry(builtin.map((tool) => (tool.name === EXEC_TOOL_NAME ? withMcpDeclarations(tool, mcp) : tool)), () => mcp.tools());
+  // The declarations wrap outside the redaction, whose copy of the description would freeze it.
+  return createRegistry(
+    builtin.map((tool) => (tool.name === EXEC_TOOL_NAME ? withMcpDeclarations(tool, mcp) : tool)),
+    () => mcp.tools().map((tool) => withRedaction(tool, redact)),
+  );
 }
 
 /** `exec` whose description ends with TypeScript declarations of the MCP tools running at the time. */

@@ -12,12 +12,22 @@
 // - rss_mb: after initialize (goal ≤ 70 MB), after session.start, after the turns (no growth beyond history limits).
 // - idle_cpu_ms: user+system CPU over `--idle-seconds` of idleness (goal ≤ 20 ms over 5 s; 10 ms resolution).
 // - exec: one cell making `--calls` nested `read` calls, calls/s (cold: the cell that starts the sandbox; warm).
+// - realistic (issue 14): through both wires, with the servers' real framing (Responses: sequence_number, item_id,
+//   logprobs, obfuscation, output_item.added/done, the whole output again in response.completed; Chat: id, model,
+//   created, system_fingerprint per chunk and a `choices:[]` usage chunk): a `--answer-tokens` answer (default
+//   100,000 one-token deltas, deltas/s) and a `--write-bytes` `write` call (default 1 MB; must complete). The wire
+//   is 20–60 MB, far over the old 4 MiB wire-byte limit; max_response_bytes now counts payload only.
+// - parse: in-process, the SSE decoder + each wire's stream state over the same realistic 100k-token streams,
+//   deltas/s (the per-delta cost of the payload counting; goal >= 100,000/s, run on the old code for "before").
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, chmodSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { ChatStreamState } from "../../lib/provider/chat_stream.ts";
+import { ResponsesStreamState } from "../../lib/provider/responses_stream.ts";
+import { SseDecoder } from "../../lib/provider/sse.ts";
 import { percentile, printJson, round } from "./stats.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -38,6 +48,8 @@ const IDLE_SECONDS = argument("idle-seconds", 5);
 const CALLS = argument("calls", 100);
 const TARGET = textArgument("target", "both");
 const WARMUP_TURNS = argument("warmup-turns", 10);
+const ANSWER_TOKENS = argument("answer-tokens", 100_000);
+const WRITE_BYTES = argument("write-bytes", 1_000_000);
 const STEP_TIMEOUT_MS = 120_000;
 
 // ---- a fake provider: one request per connection, replies scripted per request, timestamps of both ends ----
@@ -135,6 +147,84 @@ function responsesToolCall(callId: string, name: string, args: unknown): Reply {
   ]);
 }
 
+// ---- realistic framing (issue 14): what api.openai.com, vLLM, llama-server and Ollama actually send ----
+
+const REAL_MODEL = "gpt-4.1-2025-04-14";
+const RESPONSE_ID = "resp_68e2f0c1a9d881a0b6a7f3c2d1e0f9a8";
+
+function realResponseObject(status: string, output: unknown[]): Record<string, unknown> {
+  return {
+    id: RESPONSE_ID, object: "response", created_at: 1764547200, status, background: false, error: null,
+    incomplete_details: null, instructions: "You are SCV…", model: REAL_MODEL, output, parallel_tool_calls: true,
+    previous_response_id: null, reasoning: { effort: null, summary: null }, store: false, temperature: 1,
+    text: { format: { type: "text" }, verbosity: "medium" }, tool_choice: "auto", tools: [], top_p: 1, truncation: "disabled",
+    usage: status === "completed" ? { input_tokens: 1200, input_tokens_details: { cached_tokens: 0 }, output_tokens: 100000, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 101200 } : null,
+    metadata: {},
+  };
+}
+
+function realResponsesEvents(item: { kind: "text"; pieces: string[] } | { kind: "call"; name: string; pieces: string[] }): string[] {
+  let sequence = 0;
+  const out: string[] = [];
+  const emit = (event: Record<string, unknown>) =>
+    out.push(`event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: sequence++ })}\n\n`);
+  emit({ type: "response.created", response: realResponseObject("in_progress", []) });
+  emit({ type: "response.in_progress", response: realResponseObject("in_progress", []) });
+  const whole = item.pieces.join("");
+  let done: Record<string, unknown>;
+  if (item.kind === "text") {
+    const id = "msg_68e2f0c2b3d481a0a1b2c3d4e5f60718";
+    emit({ type: "response.output_item.added", output_index: 0, item: { id, type: "message", status: "in_progress", content: [], role: "assistant" } });
+    emit({ type: "response.content_part.added", item_id: id, output_index: 0, content_index: 0, part: { type: "output_text", annotations: [], logprobs: [], text: "" } });
+    for (const delta of item.pieces) emit({ type: "response.output_text.delta", item_id: id, output_index: 0, content_index: 0, delta, logprobs: [], obfuscation: "Qm8xY" });
+    emit({ type: "response.output_text.done", item_id: id, output_index: 0, content_index: 0, text: whole, logprobs: [] });
+    const part = { type: "output_text", annotations: [], logprobs: [], text: whole };
+    emit({ type: "response.content_part.done", item_id: id, output_index: 0, content_index: 0, part });
+    done = { id, type: "message", status: "completed", content: [part], role: "assistant" };
+  } else {
+    const id = "fc_68e2f0c2b3d481a0a1b2c3d4e5f60719";
+    const base = { id, type: "function_call", status: "in_progress", arguments: "", call_id: "call_write_1mb", name: item.name };
+    emit({ type: "response.output_item.added", output_index: 0, item: base });
+    for (const delta of item.pieces) emit({ type: "response.function_call_arguments.delta", item_id: id, output_index: 0, delta, obfuscation: "a1" });
+    emit({ type: "response.function_call_arguments.done", item_id: id, output_index: 0, arguments: whole });
+    done = { ...base, status: "completed", arguments: whole };
+  }
+  emit({ type: "response.output_item.done", output_index: 0, item: done });
+  emit({ type: "response.completed", response: realResponseObject("completed", [done]) });
+  return out;
+}
+
+function realChatEvents(item: { kind: "text"; pieces: string[] } | { kind: "call"; name: string; pieces: string[] }): string[] {
+  const frame = { id: "chatcmpl-7c3e9a0f1b2d4e5f8a9b0c1d2e3f4a5b", object: "chat.completion.chunk", created: 1764547200, model: "Qwen/Qwen3-8B", system_fingerprint: "fp_560af6e559" };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${JSON.stringify({ ...frame, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+  const out = [chunk({ role: "assistant", content: "" })];
+  if (item.kind === "text") {
+    for (const content of item.pieces) out.push(chunk({ content }));
+  } else {
+    out.push(chunk({ tool_calls: [{ index: 0, id: "call_write_1mb", type: "function", function: { name: item.name, arguments: "" } }] }));
+    for (const piece of item.pieces) out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+  }
+  out.push(chunk({}, item.kind === "text" ? "stop" : "tool_calls"));
+  out.push(`data: ${JSON.stringify({ ...frame, choices: [], usage: { prompt_tokens: 1200, completion_tokens: item.pieces.length, total_tokens: 1200 + item.pieces.length } })}\n\n`);
+  out.push("data: [DONE]\n\n");
+  return out;
+}
+
+/** `count` one-token pieces (about four bytes each), as a tokenizer would cut an English answer. */
+function tokenPieces(count: number): string[] {
+  return Array.from({ length: count }, (_, index) => ` w${index % 10}x`);
+}
+
+/** The JSON arguments of a `write` of `bytes` bytes, cut into pieces of about four bytes. */
+function writePieces(bytes: number): { content: string; pieces: string[] } {
+  const content = "0123456789abcdef\n".repeat(Math.ceil(bytes / 17)).slice(0, bytes);
+  const args = JSON.stringify({ path: "big.txt", content, mode: "replace" });
+  const pieces: string[] = [];
+  for (let start = 0; start < args.length; start += 4) pieces.push(args.slice(start, start + 4));
+  return { content, pieces };
+}
+
 // ---- a lean protocol client: counts deltas without parsing them ----
 
 type Event = { type: string; [key: string]: any };
@@ -220,6 +310,10 @@ class Client {
     this.send({ type: "turn.start", request_id: "t", session_id: this.sessionId, prompt });
   }
 
+  approve(approvalId: string): void {
+    this.send({ type: "approval.resolve", request_id: "a", session_id: this.sessionId, approval_id: approvalId, approved: true });
+  }
+
   async terminal(): Promise<Event> {
     const end = await this.next(["turn.completed", "turn.failed", "turn.cancelled"]);
     if (end.type !== "turn.completed") throw new Error(`turn ended with ${JSON.stringify(end)}`);
@@ -257,6 +351,8 @@ function makeWorkspace(providerUrl: string): { root: string; env: Record<string,
   mkdirSync(home, { mode: 0o700 });
   mkdirSync(workspace);
   writeFileSync(path.join(workspace, "a.txt"), "alpha\n".repeat(100));
+  // The realistic 1 MB write replaces this file (once per wire).
+  writeFileSync(path.join(workspace, "big.txt"), "");
   const config = [
     'provider_active = "responses"',
     "[providers.responses]",
@@ -272,6 +368,14 @@ function makeWorkspace(providerUrl: string): { root: string; env: Record<string,
     'api_key = "bench"',
     "[provider_limits]",
     "max_response_bytes = 67108864",
+    // A 1 MB write: its arguments, the Responses events that repeat them whole, and the frames that carry them.
+    "max_tool_arguments_bytes = 2097152",
+    "max_sse_event_bytes = 4194304",
+    "[protocol]",
+    "max_server_frame_bytes = 16777216",
+    // A turn holding a 1 MB write is ~350k tokens at 3 bytes per token.
+    "[context]",
+    "max_tokens = 1100000",
     "",
   ].join("\n");
   const configPath = path.join(home, "config.toml");
@@ -351,6 +455,15 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
     const chat = await bigTurn(chatClient, provider, chatText(DELTAS));
     await chatClient.close();
 
+    const realistic: Record<string, unknown> = {};
+    for (const wire of ["responses", "chat"] as const) {
+      const realClient = new Client(command, env);
+      await realClient.start({ cwd: workspace, provider: wire });
+      await realClient.session();
+      realistic[wire] = await realisticTurns(realClient, provider, wire, workspace);
+      await realClient.close();
+    }
+
     return {
       first_delta_overhead_ms: { p50: round(percentile(overheads, 50)), p90: round(percentile(overheads, 90)), turns: TURNS },
       first_delta_end_to_end_ms: { p50: round(percentile(totals, 50)), p90: round(percentile(totals, 90)) },
@@ -358,6 +471,7 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
       first_delta_parts_p50_ms: { to_provider_request: round(percentile(toRequest, 50)), first_byte_to_delta: round(percentile(fromFirstByte, 50)) },
       responses,
       chat,
+      realistic,
       rss_mb: {
         after_initialize: rssAfterInitialize,
         after_session_start: rssAfterSession,
@@ -382,7 +496,7 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
   }
 }
 
-async function bigTurn(client: Client, provider: FastProvider, reply: Reply): Promise<Record<string, number>> {
+async function bigTurn(client: Client, provider: FastProvider, reply: Reply, expected = DELTAS): Promise<Record<string, number>> {
   provider.push(reply);
   const before = client.deltas;
   const sentAt = performance.now();
@@ -390,11 +504,38 @@ async function bigTurn(client: Client, provider: FastProvider, reply: Reply): Pr
   await client.terminal();
   const endAt = performance.now();
   const received = client.deltas - before;
-  if (received !== DELTAS) throw new Error(`expected ${DELTAS} deltas, received ${received}`);
+  if (received !== expected) throw new Error(`expected ${expected} deltas, received ${received}`);
   return {
     deltas: received,
     turn_ms: round(endAt - sentAt, 1),
     deltas_per_second: Math.round(received / ((endAt - sentAt) / 1000)),
+  };
+}
+
+/** A `--answer-tokens` answer, then a `--write-bytes` write (approved, checked on disk), both with real framing. */
+async function realisticTurns(client: Client, provider: FastProvider, wire: "responses" | "chat", workspace: string) {
+  const build = wire === "responses" ? realResponsesEvents : realChatEvents;
+  const answerEvents = build({ kind: "text", pieces: tokenPieces(ANSWER_TOKENS) });
+  const answerWire = answerEvents.reduce((sum, event) => sum + Buffer.byteLength(event), 0);
+  const answer = await bigTurn(client, provider, sseReply(answerEvents), ANSWER_TOKENS);
+
+  const { content, pieces } = writePieces(WRITE_BYTES);
+  const writeEvents = build({ kind: "call", name: "write", pieces });
+  const writeWire = writeEvents.reduce((sum, event) => sum + Buffer.byteLength(event), 0);
+  provider.push(sseReply(writeEvents));
+  provider.push(wire === "responses" ? responsesText(1) : chatText(1));
+  const sentAt = performance.now();
+  client.turn("write the big file");
+  const approval = await client.next(["approval.requested"]);
+  client.approve(approval.approval_id);
+  const completed = await client.next(["tool.completed"]);
+  if (!completed.success) throw new Error(`write failed: ${completed.output}`);
+  await client.terminal();
+  const writeMs = performance.now() - sentAt;
+  if (readFileSync(path.join(workspace, "big.txt"), "utf8") !== content) throw new Error("the written file differs");
+  return {
+    answer: { ...answer, wire_mb: round(answerWire / 1048576, 1) },
+    write: { bytes: WRITE_BYTES, argument_deltas: pieces.length, wire_mb: round(writeWire / 1048576, 1), turn_ms: round(writeMs, 1) },
   };
 }
 
@@ -424,11 +565,40 @@ async function execCells(client: Client, provider: FastProvider): Promise<Record
   };
 }
 
+/**
+ * The provider's own per-delta cost, in-process: the SSE decoder and a wire's stream state over a realistic
+ * stream cut into 64 KiB reads (as sockets deliver them). Best of three runs, deltas/s.
+ */
+async function parseRate(wire: "responses" | "chat"): Promise<Record<string, number>> {
+  const limits = { max_sse_event_bytes: 4194304, max_response_bytes: 67108864, max_assistant_bytes: 1048576, max_tool_calls: 32, max_tool_arguments_bytes: 262144, max_retries: 0 };
+  const body = Buffer.from((wire === "responses" ? realResponsesEvents : realChatEvents)({ kind: "text", pieces: tokenPieces(ANSWER_TOKENS) }).join(""));
+  let best = Infinity;
+  for (let run = 0; run < 3; run++) {
+    let deltas = 0;
+    const onDelta = () => void (deltas += 1);
+    const state = wire === "responses" ? new ResponsesStreamState(limits, "k", onDelta) : new ChatStreamState(limits, "k", onDelta, 1);
+    const decoder = new SseDecoder(limits.max_sse_event_bytes);
+    const startedAt = performance.now();
+    for (let offset = 0; offset < body.length && !state.finished; offset += 65536) {
+      for (const message of decoder.push(body.subarray(offset, offset + 65536))) {
+        await state.handle(message);
+        if (state.finished) break;
+      }
+    }
+    const response = await state.finish(decoder.leftover());
+    const ms = performance.now() - startedAt;
+    if (deltas !== ANSWER_TOKENS || response.text.length === 0) throw new Error(`parse ${wire}: ${deltas} deltas`);
+    best = Math.min(best, ms);
+  }
+  return { deltas: ANSWER_TOKENS, wire_mb: round(body.length / 1048576, 1), best_ms: round(best, 1), deltas_per_second: Math.round(ANSWER_TOKENS / (best / 1000)) };
+}
+
 const targets: Array<{ name: string; command: string[] }> = [];
 if (TARGET === "main" || TARGET === "both") targets.push({ name: "node main.ts", command: [path.join(ROOT, "main.ts")] });
 if ((TARGET === "bundle" || TARGET === "both") && existsSync(BUNDLE)) targets.push({ name: "node dist/scv.cjs", command: [BUNDLE] });
 
 const results: Record<string, unknown> = {};
+results.parse = { responses: await parseRate("responses"), chat: await parseRate("chat") };
 for (const target of targets) results[target.name] = await measureTarget(target.command);
 printJson({
   benchmark: "server",
@@ -436,6 +606,8 @@ printJson({
   goals: {
     first_delta_overhead_p50_ms: "<= 2",
     deltas_per_second: ">= 100000",
+    parse_deltas_per_second: ">= 100000",
+    realistic: "the 100k-token answer and the 1 MB write complete on both wires",
     rss_after_initialize_mb: "<= 70",
     idle_cpu_ms_over_5_s: "<= 20",
   },

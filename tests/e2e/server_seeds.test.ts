@@ -40,12 +40,15 @@ describe("server seeds", () => {
       "max_transcript_items",
       "max_prompt_history_bytes",
       "max_prompt_history_items",
+      "context_window",
     ]);
     expect(second).toMatchObject({
       request_id: "2",
       cwd: harness.sandbox.workspace,
       model: "gpt-4.1-mini",
-      context_max_tokens: 128000,
+      // No [context] max_tokens: the known window of gpt-4.1-mini (issue 14).
+      context_max_tokens: 1047576,
+      context_window: { tokens: 1047576, source: "known_model" },
       max_server_frame_bytes: 8388608,
       max_transcript_bytes: 8388608,
       max_transcript_items: 10000,

@@ -7,7 +7,7 @@ const { setup } = useProviderClients({ profile: { wire_api: "chat" } });
 const noRetry = NO_RETRY;
 
 describe("Chat Completions stream: text and usage", () => {
-  it("streams delta.content, ignores reasoning, takes usage from the final choices:[] chunk", async () => {
+  it("streams delta.content, keeps reasoning out of the text, takes usage from the final choices:[] chunk", async () => {
     const { client } = await setup([
       {
         events: [
@@ -24,7 +24,13 @@ describe("Chat Completions stream: text and usage", () => {
     ]);
     const { response, deltas } = await run(client);
     expect(deltas).toEqual(["hello ", "from local"]);
-    expect(response).toEqual({ text: "hello from local", calls: [], usage: { input_tokens: 11, output_tokens: 4 } });
+    expect(response).toEqual({
+      text: "hello from local",
+      calls: [],
+      usage: { input_tokens: 11, output_tokens: 4 },
+      // The first reasoning field the server used names the field it goes back in.
+      replay: { reasoning_text: { field: "reasoning_content", text: "thinking hardmore thoughts" } },
+    });
   });
 
   it("streams chunked replies chunk by chunk and reports no usage when none was sent", async () => {

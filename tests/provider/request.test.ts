@@ -28,16 +28,20 @@ describe("Responses request", () => {
     expect(fake.requests[0].path).toBe("/v1/responses");
   });
 
-  it("sends exactly model, instructions, input and stream, and no tools key without tools", async () => {
+  it("sends exactly model, instructions, input, stream, store:false, the encrypted-reasoning include and a cache key", async () => {
     const { fake, client } = await setup({ hostedWebSearch: true });
     await run(client, { instructions: "Be brief.", history: [{ kind: "user", content: "read the README" }] });
+    const key = fake.requests[0].body.prompt_cache_key;
+    expect(key).toMatch(/^[0-9a-f-]{36}$/);
     expect(fake.requests[0].body).toEqual({
       model: "fake-model",
       instructions: "Be brief.",
       input: [{ role: "user", content: "read the README" }],
       stream: true,
+      store: false,
+      include: ["reasoning.encrypted_content"],
+      prompt_cache_key: key,
     });
-    expect(Object.keys(fake.requests[0].body)).toEqual(["model", "instructions", "input", "stream"]);
   });
 
   it("lists function tools sorted by name with strict:false, then the hosted web_search tool", async () => {
@@ -50,7 +54,7 @@ describe("Responses request", () => {
       { type: "web_search" },
     ]);
     expect(body.reasoning).toEqual({ effort: "high" });
-    for (const key of ["store", "tool_choice", "previous_response_id", "stream_options"]) expect(body).not.toHaveProperty(key);
+    for (const key of ["tool_choice", "previous_response_id", "stream_options"]) expect(body).not.toHaveProperty(key);
   });
 
   it("leaves out web_search and reasoning when not configured", async () => {

@@ -13,6 +13,8 @@ export const SCV_ENV_KEYS = [
   "SCV_BASE_URL",
   "SCV_API_KEY_ENV",
   "OPENAI_API_KEY",
+  "OPENAI_BASE_URL",
+  "OLLAMA_CONTEXT_LENGTH",
   "BRAVE_SEARCH_API_KEY",
 ] as const;
 

@@ -54,7 +54,15 @@ export type FakeProvider = {
   /** `http://127.0.0.1:PORT/v1` */
   url: string;
   port: number;
+  /** Model requests (`POST …/responses`, `POST …/chat/completions`, anything not a lookup), in order. */
   requests: RecordedRequest[];
+  /**
+   * Context-window lookups (any GET, and Ollama's `POST /api/show`): answered from `routes` by path (default
+   * 404), never from the script, and recorded here rather than in `requests`.
+   */
+  lookups: RecordedRequest[];
+  /** Sets the reply to lookups of `path` (e.g. `/v1/models`, `/props`, `/api/show`). */
+  route(path: string, response: HttpResponse | ((request: RecordedRequest) => HttpResponse | Promise<HttpResponse>)): void;
   /** Appends responses to the script. */
   push(...responses: FakeResponse[]): void;
   /** Resolves once `count` requests have been fully received. */
@@ -69,9 +77,12 @@ const EXHAUSTED: HttpResponse = {
   body: { error: { message: "fake provider script exhausted", type: "server_error" } },
 };
 
-export async function startFakeProvider(script: FakeResponse[] = []): Promise<FakeProvider> {
+/** `port`: listen there instead of a free port (e.g. Ollama's 11434); rejects when it is taken. */
+export async function startFakeProvider(script: FakeResponse[] = [], options: { port?: number } = {}): Promise<FakeProvider> {
   const queue = [...script];
   const requests: RecordedRequest[] = [];
+  const lookups: RecordedRequest[] = [];
+  const routes = new Map<string, HttpResponse | ((request: RecordedRequest) => HttpResponse | Promise<HttpResponse>)>();
   const sockets = new Set<net.Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const waiters: Array<() => void> = [];
@@ -94,6 +105,12 @@ export async function startFakeProvider(script: FakeResponse[] = []): Promise<Fa
     readRequest(socket)
       .then(async (request) => {
         if (!request) return;
+        if (isLookup(request)) {
+          lookups.push(request);
+          const route = routes.get(request.path) ?? NOT_FOUND;
+          await respond(socket, typeof route === "function" ? await route(request) : route, sleep);
+          return;
+        }
         requests.push(request);
         for (const wake of waiters.splice(0)) wake();
         const response = queue.shift() ?? EXHAUSTED;
@@ -104,7 +121,7 @@ export async function startFakeProvider(script: FakeResponse[] = []): Promise<Fa
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as net.AddressInfo).port;
 
@@ -112,6 +129,8 @@ export async function startFakeProvider(script: FakeResponse[] = []): Promise<Fa
     url: `http://127.0.0.1:${port}/v1`,
     port,
     requests,
+    lookups,
+    route: (path, response) => void routes.set(path, response),
     push: (...responses) => void queue.push(...responses),
     connections: () => accepted,
     waitForRequests(count, timeoutMs = 3000) {
@@ -137,6 +156,12 @@ export async function startFakeProvider(script: FakeResponse[] = []): Promise<Fa
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+const NOT_FOUND: HttpResponse = { status: 404, body: { error: "not found" } };
+
+function isLookup(request: RecordedRequest): boolean {
+  return request.method === "GET" || request.path.endsWith("/api/show");
 }
 
 function readRequest(socket: net.Socket): Promise<RecordedRequest | undefined> {
