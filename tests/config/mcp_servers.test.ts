@@ -39,6 +39,18 @@ describe("mcp_servers", () => {
     expect(config.mcp_servers.e?.command).toBe("echo");
   });
 
+  it("counts MCP credentials as secrets: the bearer token's variable and value, credential-named headers and env", async () => {
+    await sandbox.writeUserConfig(
+      '[mcp_servers.web]\nurl = "http://127.0.0.1:9/mcp"\nbearer_token_env_var = "MCP_TOKEN"\nhttp_headers = { "X-Api-Key" = "hdr-secret", Accept = "x" }\n' +
+        '[mcp_servers.gh]\ncommand = "gh-mcp"\nenv = { GITHUB_TOKEN = "env-secret", LANG = "C" }\n',
+    );
+    const config = await load(sandbox, { env: { MCP_TOKEN: "bearer-secret" } });
+    expect(config.secrets.env_names).toContain("MCP_TOKEN");
+    expect(config.secrets.values).toEqual(expect.arrayContaining(["bearer-secret", "hdr-secret", "env-secret"]));
+    expect(config.secrets.values).not.toContain("C");
+    expect(config.secrets.values).not.toContain("x");
+  });
+
   it("unknown keys are errors", async () => {
     await sandbox.writeUserConfig('[mcp_servers.fs]\ncommand = "x"\ntimeout = 3\n');
     await expectConfigErrorPrefix(load(sandbox), `parse configuration ${join(sandbox.home, "config.toml")}: unknown key mcp_servers.fs.timeout`);
