@@ -6,7 +6,7 @@
 // Figures:
 // - session_start_ms: session.start sent → session.started, with 0 and 3 servers (p50 over --runs). Goal: equal,
 //   servers never delay session.started.
-// - servers_ready_ms: session.start sent → the last of the 3 servers' `ready` status (p50).
+//   `servers_3_idle`: 3 `sleep` servers that never answer (a spawn each, no Node start-up competing for the CPU).
 // - first_turn_tools_ms: with 3 servers, turn.start sent right after session.started → the provider receives the
 //   first request, which must list every server's tools (the turn waits for servers still starting).
 // - echo_calls_per_second: `mcp__everything__echo` from one exec cell looping --calls times, vs from the model loop
@@ -33,7 +33,8 @@ const STEPS = argument("steps", 60);
 
 type Sandbox = { home: string; workspace: string; root: string };
 
-function sandbox(servers: number): Sandbox {
+/** `idle` servers are `sleep` processes that never answer (they cost a spawn, not a Node start-up). */
+function sandbox(servers: number, idle = false): Sandbox {
   const root = mkdtempSync(path.join(tmpdir(), "scv-bench-mcp-"));
   const home = path.join(root, "home");
   const workspace = path.join(root, "ws");
@@ -42,7 +43,9 @@ function sandbox(servers: number): Sandbox {
   let toml = "[agent]\nmax_steps = 1000\n";
   for (let i = 0; i < servers; i++) {
     const name = i === 0 ? "everything" : `everything${i}`;
-    toml += `[mcp_servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(EVERYTHING)}]\n`;
+    toml += idle
+      ? `[mcp_servers.${name}]\ncommand = "sleep"\nargs = ["30"]\nstartup_timeout_sec = 1\n`
+      : `[mcp_servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(EVERYTHING)}]\n`;
   }
   writeFileSync(path.join(home, "config.toml"), toml);
   chmodSync(path.join(home, "config.toml"), 0o600);
@@ -56,8 +59,8 @@ function server(box: Sandbox, provider: FakeProvider): ServerClient {
   });
 }
 
-async function sessionStart(servers: number): Promise<{ started: number; ready?: number; firstRequest?: number }> {
-  const box = sandbox(servers);
+async function sessionStart(servers: number, idle = false): Promise<{ started: number; firstRequest?: number }> {
+  const box = sandbox(servers, idle);
   const provider = await startFakeProvider([textResponse(["ok"])]);
   const client = server(box, provider);
   try {
@@ -69,7 +72,7 @@ async function sessionStart(servers: number): Promise<{ started: number; ready?:
     client.sessionId = started.session_id;
     client.turn("go");
     let firstRequest: number | undefined;
-    if (servers > 0) {
+    if (servers > 0 && !idle) {
       await provider.waitForRequests(1, WAIT_MS);
       firstRequest = performance.now() - sent;
       const names: string[] = provider.requests[0]!.body.tools.map((tool: { name: string }) => tool.name);
@@ -77,14 +80,10 @@ async function sessionStart(servers: number): Promise<{ started: number; ready?:
       if (listed.size !== servers) throw new Error(`first turn listed tools of ${listed.size} of ${servers} servers`);
     }
     await client.next("turn.completed", WAIT_MS);
-    let ready: number | undefined;
-    if (servers > 0) {
-      const statuses = client.events.filter((event) => event.type === "mcp.server_status" && event.state === "ready");
-      if (statuses.length !== servers) throw new Error(`only ${statuses.length} servers became ready`);
-      ready = undefined; // arrival times are not recorded per event; firstRequest bounds it from above
-    }
+    const ready = client.events.filter((event) => event.type === "mcp.server_status" && event.state === "ready");
+    if (ready.length !== (idle ? 0 : servers)) throw new Error(`${ready.length} of ${servers} servers became ready`);
     await client.finish(10_000);
-    return { started: startedAt - sent, ...(ready === undefined ? {} : { ready }), ...(firstRequest === undefined ? {} : { firstRequest }) };
+    return { started: startedAt - sent, ...(firstRequest === undefined ? {} : { firstRequest }) };
   } finally {
     client.kill();
     await provider.close();
@@ -138,17 +137,19 @@ const p50 = (values: number[]) => round(percentile([...values].sort((a, b) => a 
 try {
   const zero: number[] = [];
   const three: number[] = [];
+  const threeIdle: number[] = [];
   const firstTurn: number[] = [];
   for (let run = 0; run < RUNS; run++) {
     zero.push((await sessionStart(0)).started);
     const with3 = await sessionStart(3);
     three.push(with3.started);
+    threeIdle.push((await sessionStart(3, true)).started);
     firstTurn.push(with3.firstRequest!);
   }
   const rate = await echoRate();
   printJson({
     runs: RUNS,
-    session_start_ms: { servers_0: p50(zero), servers_3: p50(three) },
+    session_start_ms: { servers_0: p50(zero), servers_3: p50(three), servers_3_idle: p50(threeIdle) },
     first_turn_tools_ms: { servers_3: p50(firstTurn) },
     echo_calls_per_second: { cell: round(rate.cell, 1), model_loop: round(rate.modelLoop, 1), cell_calls: CALLS, loop_steps: STEPS },
   });

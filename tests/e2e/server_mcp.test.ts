@@ -51,7 +51,7 @@ describe("MCP tools over stdio", () => {
         ]),
         textResponse(["done"]),
       ],
-      { everything: stdio(EVERYTHING) },
+      { everything: stdio(EVERYTHING, [], 'disabled_tools = ["toggle-simulated-logging"]') },
     );
     // session.started came first (not delayed by the server); the server reports itself afterwards.
     const started = client.events.findIndex((event) => event.type === "session.started");
@@ -63,7 +63,9 @@ describe("MCP tools over stdio", () => {
     const ready = await statusOf(client, "everything", ["ready"]);
     expect(ready).toMatchObject({ transport: "stdio", session_id: client.sessionId });
     expect(ready.tools).toEqual(expect.arrayContaining(["echo", "get-sum", "get-tiny-image"]));
+    expect(ready.tools).not.toContain("toggle-simulated-logging");
     const tools = harness.provider.requests[0]!.body.tools;
+    expect(tools.some((tool: any) => tool.name === "mcp__everything__toggle-simulated-logging")).toBe(false);
     const echo = tools.find((tool: any) => tool.name === "mcp__everything__echo");
     expect(echo.parameters).toMatchObject({ type: "object", properties: { message: { type: "string" } }, required: ["message"] });
     expect(echo.description).toContain("MCP server everything, tool echo");
