@@ -16,6 +16,7 @@ import {
 import {
   buildToolRegistry,
   discoverSkills,
+  ExecSandbox,
   McpManager,
   ProcessGroups,
   skillsPromptSection,
@@ -51,6 +52,8 @@ export type SessionParts = {
   tools: ToolRegistry;
   /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
   processGroups: ProcessGroups;
+  /** The session's exec sandbox: its sandbox processes end with the session, no other's. */
+  execSandbox: ExecSandbox;
   provider: ProviderClient;
   instructions: string;
   /** The session's MCP servers (absent without any): started once `session.started` is written. */
@@ -105,7 +108,10 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     noTools || Object.keys(config.mcp_servers).length === 0
       ? undefined
       : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
-  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups, ...(mcp ? { mcp } : {}) }));
+  const execSandbox = new ExecSandbox();
+  const tools = await step(() =>
+    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) }),
+  );
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -120,6 +126,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     config,
     tools,
     processGroups,
+    execSandbox,
     provider,
     instructions,
     contextWindow,

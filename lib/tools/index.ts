@@ -4,7 +4,7 @@ import type { ResolvedConfig } from "../config/index.ts";
 import type { FunctionToolSchema } from "../provider/index.ts";
 import { createBashTool } from "./bash.ts";
 import { ProcessGroups } from "./process_group.ts";
-import { createExecTool, EXEC_TOOL_NAME } from "./exec/index.ts";
+import { createExecTool, EXEC_TOOL_NAME, type ExecSandbox } from "./exec/index.ts";
 import type { McpManager } from "./mcp/index.ts";
 import { createReadTool } from "./read.ts";
 import { withRedaction } from "./redacted_tool.ts";
@@ -26,7 +26,7 @@ export type {
 } from "./types.ts";
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
-export { shutdownProcessSandbox } from "./exec/index.ts";
+export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
 export { McpManager, mcpToolName, type McpServerState, type McpStatus } from "./mcp/index.ts";
 
 export type RegistryOptions = {
@@ -35,6 +35,8 @@ export type RegistryOptions = {
   skills?: Skill[];
   /** The session's running process groups; its shutdown kills them (a registry of its own when absent). */
   processGroups?: ProcessGroups;
+  /** The session's own exec sandbox (shut down with the session); without one, the process-wide sandbox. */
+  execSandbox?: ExecSandbox;
   /** The session's MCP servers: their tools join the registry while they run (and exec's description lists them). */
   mcp?: McpManager;
 };
@@ -48,7 +50,7 @@ export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptio
   const redact = createRedactor(config.secrets.values);
   const mcp = options.mcp;
   const builtin = [
-    ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups()),
+    ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups(), options.execSandbox),
     createReadSkillTool(options.skills ?? [], config),
     ...createWebTools(config),
   ].map((tool) => withRedaction(tool, redact));
@@ -73,7 +75,7 @@ function withMcpDeclarations(exec: Tool, mcp: McpManager): Tool {
   };
 }
 
-function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups): Tool[] {
+function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups, execSandbox?: ExecSandbox): Tool[] {
   const limits = config.tools;
   const timeouts = {
     commandTimeoutSeconds: limits.command_timeout_seconds,
@@ -82,7 +84,7 @@ function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessG
   };
   return [
     createBashTool({ ...timeouts, processGroups }),
-    ...(limits.code_mode ? [createExecTool(timeouts)] : []),
+    ...(limits.code_mode ? [createExecTool(timeouts, execSandbox)] : []),
     createReadTool({ maxReadBytes: limits.max_read_bytes }),
     createWriteTool({ maxWriteBytes: limits.max_write_bytes }),
   ];
