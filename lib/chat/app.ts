@@ -22,6 +22,7 @@ import { KeyPrompts } from "./key_prompts.ts";
 import { LinePrompts } from "./line_prompts.ts";
 import { CONTINUATION, PROMPT, type ChatControls, type PromptSource } from "./prompt_source.ts";
 import { helpText, parseSlash } from "./slash.ts";
+import { mcpLines, type McpStatusEvent } from "./mcp_view.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
 
 export type ChatTerminal = ViewTerminal & {
@@ -65,6 +66,8 @@ export class ChatApp implements ChatControls {
   #closing = false;
   /** Echo rows of prompts queued behind a running turn, by the request id of their turn.start. */
   #queuedEchoes = new Map<string, string[]>();
+  // The last mcp.server_status of each server of the current session (`/mcp`).
+  #mcp = new Map<string, McpStatusEvent>();
   /** The last prompt-history save, awaited before the chat ends. */
   #historySaved: Promise<void> = Promise.resolve();
 
@@ -264,6 +267,13 @@ export class ChatApp implements ChatControls {
     if (this.#closing) return;
     const rows = this.#view.transcript.apply(event);
     switch (event.type) {
+      case "session.started":
+        this.#mcp.clear();
+        break;
+      case "mcp.server_status":
+        this.#mcp.set(event.server, event);
+        if (event.state === "failed") rows.push(this.style.yellow(`MCP server ${event.server} failed: ${event.reason ?? "no reason given"}`));
+        break;
       case "turn.started": {
         const echo = this.#queuedEchoes.get(event.request_id);
         this.#queuedEchoes.delete(event.request_id);
@@ -311,6 +321,9 @@ export class ChatApp implements ChatControls {
       case "exit":
         this.#exit(0);
         return true;
+      case "mcp":
+        note(mcpLines(this.#mcp));
+        return false;
       case "usage": {
         const { lastUsage, totalUsage } = this.#view.transcript;
         note([

@@ -5,6 +5,7 @@ export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: 
   { name: "model", usage: "/model [name]", help: "show the model, or switch to another (the conversation continues)" },
   { name: "clear", usage: "/clear", help: "forget the conversation so far" },
   { name: "approvals", usage: "/approvals [policy]", help: "show the approval policy, or switch: on-risk, always, never" },
+  { name: "mcp", usage: "/mcp", help: "list the MCP servers, their state and tools" },
   { name: "usage", usage: "/usage", help: "token usage of the last turn and of this chat" },
   { name: "exit", usage: "/exit", help: "leave scv chat (also Ctrl-D, or Ctrl-C twice)" },
 ];

@@ -3,6 +3,17 @@ import type { ResolvedConfig } from "./types.ts";
 export const DEFAULT_SYSTEM_PROMPT =
   "You are SCV, a concise and careful coding agent. Use tools to inspect, change, and verify the workspace.";
 
+/** The defaults of one `[mcp_servers.<name>]` (Codex's). */
+export const MCP_SERVER_DEFAULTS = {
+  args: [] as string[],
+  env: {} as Record<string, string>,
+  http_headers: {} as Record<string, string>,
+  enabled: true,
+  startup_timeout_sec: 10,
+  tool_timeout_sec: 60,
+  disabled_tools: [] as string[],
+};
+
 /** Layer 1 of spec §7.1. `skillsUserDir` is the resolved default of `skills.user_dir`. */
 export function defaultConfig(skillsUserDir: string): ResolvedConfig {
   return {
@@ -78,6 +89,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       brave_api_key_env: "BRAVE_SEARCH_API_KEY",
       max_search_results: 8,
     },
+    mcp_servers: {},
     secrets: { home: "", config_files: [], env_names: [], values: [] },
   };
 }

@@ -38,6 +38,25 @@ export const PROFILE_SPEC: KeySpec = {
 
 export type TableSpec = Extract<KeySpec, { kind: "table" }>;
 
+/** One `[mcp_servers.<name>]`, with Codex's key names: stdio (`command`…) or streamable HTTP (`url`…). */
+export const MCP_SERVER_SPEC: KeySpec = {
+  kind: "table",
+  keys: {
+    command: string,
+    args: { kind: "strings" },
+    env: { kind: "string_map" },
+    cwd: string,
+    url: string,
+    bearer_token_env_var: string,
+    http_headers: { kind: "string_map" },
+    enabled: bool,
+    startup_timeout_sec: count,
+    tool_timeout_sec: count,
+    enabled_tools: { kind: "strings" },
+    disabled_tools: { kind: "strings" },
+  },
+};
+
 export const ROOT_SPEC: TableSpec = {
   kind: "table",
   keys: {
@@ -128,6 +147,7 @@ export const ROOT_SPEC: TableSpec = {
         max_search_results: count,
       },
     },
+    mcp_servers: { kind: "named_tables", of: MCP_SERVER_SPEC },
     agents: { kind: "ignored_table" },
     update: { kind: "ignored_table" },
     notify: { kind: "ignored_table" },

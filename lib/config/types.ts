@@ -104,6 +104,22 @@ export interface WebConfig {
   max_search_results: number;
 }
 
+/** One `[mcp_servers.<name>]` (Codex's key names), defaults filled in; `command` xor `url` (validated). */
+export interface McpServerConfig {
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  bearer_token_env_var?: string;
+  http_headers: Record<string, string>;
+  enabled: boolean;
+  startup_timeout_sec: number;
+  tool_timeout_sec: number;
+  enabled_tools?: string[];
+  disabled_tools: string[];
+}
+
 /** A configuration file scv read (or would read): its real path and, when it existed, its identity. */
 export interface ConfigFileRef {
   path: string;
@@ -138,6 +154,8 @@ export interface ResolvedConfig {
   provider_limits: ProviderLimitsConfig;
   skills: SkillsConfig;
   web: WebConfig;
+  /** Only the user file and `--config-path` define these (the project layer may not). */
+  mcp_servers: Record<string, McpServerConfig>;
   secrets: SecretsConfig;
   /**
    * True when no layer set `[context] max_tokens`: the default applies, and the session may learn the model's

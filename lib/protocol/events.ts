@@ -154,6 +154,21 @@ export const events = {
     approval_policy,
     model,
   }),
+  /** Additive (issue 18): an MCP server of the session changed state; `tools` are its offered tools' own names. */
+  mcpServerStatus: (
+    session_id: string,
+    status: { server: string; state: string; transport: string; tools: string[]; reason?: string },
+  ) => ({
+    type: "mcp.server_status" as const,
+    request_id: null,
+    session_id,
+    seq: 0,
+    server: status.server,
+    state: status.state,
+    transport: status.transport,
+    tools: [...status.tools],
+    ...(status.reason === undefined ? {} : { reason: status.reason }),
+  }),
   turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
   turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
   assistantDelta: (scope: TurnScope, content: string) => ({ type: "assistant.delta" as const, ...t(scope), content }),

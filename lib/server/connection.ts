@@ -136,7 +136,7 @@ export class Connection {
     let parts;
     try {
       // Setup warnings (skills, provider configuration) honour SCV_LOG through the server logger.
-      parts = await prepareSession(message, { ...this.#options, warn: this.#options.warn ?? this.#log.warn });
+      parts = await prepareSession(message, { ...this.#options, warn: this.#options.warn ?? this.#log.warn, log: this.#log });
     } catch (error) {
       return this.#reject(id, "invalid_request", error instanceof Error ? error.message : String(error));
     }
@@ -160,6 +160,7 @@ export class Connection {
       }),
     );
     await session.writeSnapshot();
+    session.startMcpServers();
     return "continue";
   }
 }

@@ -45,6 +45,8 @@ export class Session {
   #closing = false;
   // Aborted only at shutdown: lets terminal events stop waiting for writer room.
   #lifetime = new AbortController();
+  // mcp.server_status events, written in the order the servers changed state.
+  #mcpWrites: Promise<void> = Promise.resolve();
 
   constructor(parts: SessionParts, writer: EventWriter, log: Logger) {
     this.#parts = parts;
@@ -63,6 +65,21 @@ export class Session {
 
   #scope(requestId: string): SessionScope {
     return { request_id: requestId, session_id: this.id };
+  }
+
+  /** Starts the MCP servers in the background (after `session.started`); each state change becomes an event. */
+  startMcpServers(): void {
+    const mcp = this.parts.mcp;
+    if (mcp === undefined) return;
+    mcp.onStatus((status) => {
+      this.#mcpWrites = this.#mcpWrites
+        .then(() => this.#writer.control(events.mcpServerStatus(this.id, status)))
+        .catch((error: unknown) => this.#log.warn(`write mcp.server_status: ${String(error)}`));
+    });
+    // After the writer's pending flush (also a setImmediate), so loading the SDK never delays session.started.
+    setImmediate(() => {
+      if (!this.#closing) mcp.start();
+    });
   }
 
   async writeSnapshot(): Promise<void> {
@@ -181,6 +198,7 @@ export class Session {
       if (!finished) this.parts.processGroups.killAll();
     }
     this.#lifetime.abort();
+    await this.parts.mcp?.shutdown().catch((error: unknown) => this.#log.warn(`stop MCP servers: ${String(error)}`));
     // The session's own sandbox processes (if a cell ever ran); other sessions' keep running.
     await this.parts.execSandbox.shutdown().catch((error: unknown) => this.#log.warn(`shut down exec sandbox: ${String(error)}`));
     // Closing HTTP agents should be instant; never let it hold the exit deadline.
@@ -226,6 +244,8 @@ export class Session {
     const checkpoint = this.#history;
     let outcome: TurnOutcome;
     try {
+      // The first turn's tool list is complete: it waits for servers still starting (each ≤ startup_timeout_sec).
+      await this.parts.mcp?.ready(controller.signal);
       outcome = await runTurn({
         prompt,
         history: checkpoint,

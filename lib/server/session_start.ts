@@ -17,10 +17,12 @@ import {
   buildToolRegistry,
   discoverSkills,
   ExecSandbox,
+  McpManager,
   ProcessGroups,
   skillsPromptSection,
   type ToolRegistry,
 } from "../tools/index.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
@@ -37,6 +39,8 @@ export type ServerOptions = {
   cwd: string;
   /** Non-fatal setup warnings (e.g. a skills root outside the workspace); they go to the log. */
   warn?: (text: string) => void;
+  /** The server's log (MCP servers' stderr and state changes go there). */
+  log?: Logger;
 };
 
 /** The fields of `session.start` that shape the session (`delegation_depth` and `auto_approve` have no effect). */
@@ -52,6 +56,8 @@ export type SessionParts = {
   execSandbox: ExecSandbox;
   provider: ProviderClient;
   instructions: string;
+  /** The session's MCP servers (absent without any): started once `session.started` is written. */
+  mcp?: McpManager;
   /** The context window the budget uses (`config.context.max_tokens`) and where it came from. */
   contextWindow: SessionContextWindow;
 };
@@ -98,8 +104,14 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
+  const mcp =
+    noTools || Object.keys(config.mcp_servers).length === 0
+      ? undefined
+      : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
   const execSandbox = new ExecSandbox();
-  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups, execSandbox }));
+  const tools = await step(() =>
+    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) }),
+  );
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -109,7 +121,17 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, processGroups, execSandbox, provider, instructions, contextWindow };
+  return {
+    workspace,
+    config,
+    tools,
+    processGroups,
+    execSandbox,
+    provider,
+    instructions,
+    contextWindow,
+    ...(mcp && mcp.size > 0 ? { mcp } : {}),
+  };
 }
 
 /**

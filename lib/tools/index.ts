@@ -6,7 +6,8 @@ import { createApplyPatchTool } from "./apply_patch/index.ts";
 import { createBashTool } from "./bash.ts";
 import { createEditTool } from "./edit.ts";
 import { ProcessGroups } from "./process_group.ts";
-import { createExecTool, type ExecSandbox } from "./exec/index.ts";
+import { createExecTool, EXEC_TOOL_NAME, type ExecSandbox } from "./exec/index.ts";
+import type { McpManager } from "./mcp/index.ts";
 import { createReadTool } from "./read.ts";
 import { createGlobTool } from "./search/glob.ts";
 import { createGrepTool } from "./search/grep.ts";
@@ -33,6 +34,7 @@ export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
 export { boundDiff } from "./text_diff.ts";
 export { leadingWords, startsWithWords } from "./safe_command.ts";
+export { McpManager, mcpToolName, type McpServerState, type McpStatus } from "./mcp/index.ts";
 
 export type RegistryOptions = {
   noTools: boolean;
@@ -42,6 +44,8 @@ export type RegistryOptions = {
   processGroups?: ProcessGroups;
   /** The session's own exec sandbox (shut down with the session); without one, the process-wide sandbox. */
   execSandbox?: ExecSandbox;
+  /** The session's MCP servers: their tools join the registry while they run (and exec's description lists them). */
+  mcp?: McpManager;
 };
 
 /**
@@ -52,13 +56,31 @@ export type RegistryOptions = {
 export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
   const redact = createRedactor(config.secrets.values);
+  const mcp = options.mcp;
+  const builtin = [
+    ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups(), options.execSandbox),
+    createReadSkillTool(options.skills ?? [], config),
+    ...createWebTools(config),
+  ].map((tool) => withRedaction(tool, redact));
+  if (mcp === undefined || mcp.size === 0) return createRegistry(builtin);
+  // The declarations wrap outside the redaction, whose copy of the description would freeze it.
   return createRegistry(
-    [
-      ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups(), options.execSandbox),
-      createReadSkillTool(options.skills ?? [], config),
-      ...createWebTools(config),
-    ].map((tool) => withRedaction(tool, redact)),
+    builtin.map((tool) => (tool.name === EXEC_TOOL_NAME ? withMcpDeclarations(tool, mcp) : tool)),
+    () => mcp.tools().map((tool) => withRedaction(tool, redact)),
   );
+}
+
+/** `exec` whose description ends with TypeScript declarations of the MCP tools running at the time. */
+function withMcpDeclarations(exec: Tool, mcp: McpManager): Tool {
+  return {
+    name: exec.name,
+    parameters: exec.parameters,
+    prepare: (args, context) => exec.prepare(args, context),
+    get description() {
+      const declarations = mcp.declarations();
+      return declarations === "" ? exec.description : `${exec.description}\n\n${declarations}`;
+    },
+  };
 }
 
 function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups, execSandbox?: ExecSandbox): Tool[] {
@@ -97,8 +119,25 @@ export function editToolNames(choice: EditTools, wire: WireApi): Array<"edit" | 
   }
 }
 
-/** A registry over `tools`, sorted by name (code-unit order, as upstream sorts). */
-export function createRegistry(tools: Tool[]): ToolRegistry {
+/**
+ * A registry over `tools`, sorted by name (code-unit order, as upstream sorts). `dynamic` adds tools that come and
+ * go (MCP servers starting and exiting); a dynamic tool never shadows a fixed one.
+ */
+export function createRegistry(tools: Tool[], dynamic?: () => readonly Tool[]): ToolRegistry {
+  const fixed = fixedRegistry(tools);
+  if (dynamic === undefined) return fixed;
+  const current = () => {
+    const extra = dynamic().filter((tool) => fixed.get(tool.name) === undefined);
+    return extra.length === 0 ? fixed : fixedRegistry([...tools, ...extra]);
+  };
+  return {
+    list: () => current().list(),
+    get: (name) => fixed.get(name) ?? dynamic().find((tool) => tool.name === name),
+    schemas: () => current().schemas(),
+  };
+}
+
+function fixedRegistry(tools: Tool[]): ToolRegistry {
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const byName = new Map(sorted.map((tool) => [tool.name, tool]));
   if (byName.size !== sorted.length) {

@@ -22,6 +22,8 @@ export type ToolOutcome = {
   output: string;
   truncated: boolean;
   error?: ToolErrorCode;
+  /** A JSON value beside the text (an MCP tool's `structuredContent`); an exec cell's nested call resolves to it. */
+  structured?: unknown;
 };
 
 export type ToolContext = {

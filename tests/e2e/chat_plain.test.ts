@@ -48,6 +48,22 @@ describe("scv chat in plain line mode", () => {
     expect(harness.provider.requests).toHaveLength(1);
   });
 
+  it("/mcp lists the MCP servers with their state and tools", async () => {
+    const everything = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    await harness.sandbox.writeUserConfig(
+      `[mcp_servers.everything]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(everything)}]\n` +
+        '[mcp_servers.missing]\ncommand = "/nonexistent/mcp-nope"\n',
+    );
+    harness.provider.push(textResponse(["one"]));
+    const result = await chat([], "hello\n/mcp\n/exit\n");
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).toContain("everything (stdio): ready");
+    expect(out).toMatch(/ {2}\d+ tools: .*\becho\b/);
+    expect(out).toMatch(/missing \(stdio\): failed \(.*ENOENT/);
+    expect(out).toContain("MCP server missing failed:");
+  });
+
   it("/model and /approvals change the running session's settings", async () => {
     harness.provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo hi; true" } }]), textResponse(["done"]));
     const result = await chat([], "/model other-model\n/approvals never\nrun it\n");
