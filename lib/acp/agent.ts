@@ -1,5 +1,6 @@
-// The ACP agent over one connection (newline-delimited JSON-RPC 2.0): initialize, session/new, session/prompt and
-// session/cancel, each session an in-process engine session of the same engine and configuration as `scv server`.
+// The ACP agent over one connection (newline-delimited JSON-RPC 2.0): initialize, session/new, session/prompt,
+// session/cancel and session/set_mode (the approval policies as modes). Each session is an in-process engine
+// session, with the same engine and configuration as `scv server`.
 import { isAbsolute } from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -15,6 +16,7 @@ import { EngineError } from "../client/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 import type { Logger } from "../util/log.ts";
 import { VERSION } from "../version.ts";
+import { isMode, MODES, modeState } from "./modes.ts";
 import { AcpSession } from "./session.ts";
 
 export type AcpFeatures = {
@@ -55,6 +57,7 @@ export async function serveAcp(
   features: AcpFeatures = DEFAULT_FEATURES,
 ): Promise<void> {
   const sessions = new Map<string, AcpSession>();
+  let closed = false;
   const sessionOf = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
     if (!session) throw RequestError.invalidParams({ sessionId }, `unknown session ${sessionId}`);
@@ -81,8 +84,21 @@ export async function serveAcp(
         }
         throw RequestError.internalError(undefined, `could not start a session: ${(error as Error).message}`);
       }
+      if (closed) {
+        await session.close();
+        throw RequestError.internalError(undefined, "the connection closed while the session started");
+      }
       sessions.set(session.id, session);
-      return { sessionId: session.id };
+      return { sessionId: session.id, modes: modeState(session.mode) };
+    })
+    .onRequest(methods.agent.session.setMode, ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      if (!isMode(params.modeId)) {
+        const known = MODES.map((mode) => mode.id).join(", ");
+        throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId} (expected one of ${known})`);
+      }
+      session.mode = params.modeId;
+      return {};
     })
     .onRequest(methods.agent.session.prompt, ({ params }) => sessionOf(params.sessionId).prompt(params.prompt))
     .onNotification(methods.agent.session.cancel, ({ params }) => {
@@ -95,5 +111,6 @@ export async function serveAcp(
   );
   const connection = app.connect(stream);
   await connection.closed;
+  closed = true;
   await Promise.all([...sessions.values()].map((session) => session.close()));
 }

@@ -17,8 +17,10 @@ import {
   type PendingApproval,
   type SessionRequest,
 } from "../client/index.ts";
+import type { ApprovalPolicy } from "../config/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 import type { Logger } from "../util/log.ts";
+import { configuredPolicy, gate } from "./modes.ts";
 import { promptText } from "./prompt_text.ts";
 import { turnOutcome, type TurnOutcome } from "./stop_reason.ts";
 import { proposedDiff, toolKind, toolLocations, toolTitle } from "./tool_calls.ts";
@@ -48,6 +50,7 @@ export class AcpSession {
   #outbox: Promise<void> = Promise.resolve();
   #finish: ((outcome: TurnOutcome) => void) | undefined;
   #cancelRequested = false;
+  #mode: ApprovalPolicy = "on-risk";
 
   private constructor(cwd: string, client: AgentContext, log: Logger) {
     this.#cwd = cwd;
@@ -55,7 +58,7 @@ export class AcpSession {
     this.#log = log;
     this.#controller = new SessionController({
       onEvent: (event) => this.#onEvent(event),
-      onApproval: (approval) => this.#remembered(approval),
+      onApproval: (approval) => this.#decided(approval),
       onAsk: (approval) => this.#ask(approval),
     });
   }
@@ -69,9 +72,11 @@ export class AcpSession {
   ): Promise<AcpSession> {
     // The session id is the engine's, known only once it has started: events before then are the handshake's.
     const session = new AcpSession(request.cwd, client, log);
-    const started = await session.#controller.start(options, log, request);
+    // The engine asks about every call; the session's mode decides which questions reach the user (modes.ts).
+    const started = await session.#controller.start({ ...options, approvalPolicy: "always" }, log, request);
     session.#id = started.session_id;
     session.#cwd = started.cwd;
+    session.#mode = await configuredPolicy(options, started.cwd);
     return session;
   }
 
@@ -83,6 +88,15 @@ export class AcpSession {
   /** The canonical workspace the engine runs in. */
   get cwd(): string {
     return this.#cwd;
+  }
+
+  /** The approval policy in force (the ACP session mode). */
+  get mode(): ApprovalPolicy {
+    return this.#mode;
+  }
+
+  set mode(mode: ApprovalPolicy) {
+    this.#mode = mode;
   }
 
   get busy(): boolean {
@@ -215,8 +229,10 @@ export class AcpSession {
     );
   }
 
-  /** Answers a question the user already answered "always" for (allow or reject) in this session. */
-  #remembered(approval: PendingApproval): boolean | undefined {
+  /** Answers a question the mode decides, or one the user already answered "always" for in this session. */
+  #decided(approval: PendingApproval): boolean | undefined {
+    const decision = gate(this.#mode, approval.risk);
+    if (decision !== "ask") return decision === "run";
     if (this.#allowed.allows(approval.name, approval.args)) return true;
     if (this.#rejected.allows(approval.name, approval.args)) return false;
     return undefined;
@@ -257,7 +273,7 @@ export class AcpSession {
     // The next waiting question (if any) is now the current one; remembered ones answer themselves.
     const current = this.#controller.asking;
     if (current) {
-      const decided = this.#remembered(current);
+      const decided = this.#decided(current);
       if (decided === undefined) this.#ask(current);
       else this.#answer(current, decided ? "allow_once" : "reject_once");
     }

@@ -38,6 +38,34 @@ const PARAMS: Record<string, ReturnType<typeof definition>> = {
 };
 const errorObject = definition("Error");
 
+/**
+ * The schema violations of one line the agent wrote: the envelope, then the params of its method or the result of
+ * the request it answers (`sentMethods`: request id → method of what the client sent).
+ */
+export function checkAgentLine(line: string, sentMethods: ReadonlyMap<string, string>): string[] {
+  let message: Record<string, unknown>;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return [`not JSON on stdout: ${line.slice(0, 200)}`];
+  }
+  const found: string[] = [];
+  if (!agentMessage(message)) found.push(`not an ACP agent message: ${line.slice(0, 300)}`);
+  if (typeof message.method === "string") {
+    const check = PARAMS[message.method];
+    if (!check) found.push(`unexpected method ${message.method}`);
+    else if (!check(message.params)) found.push(`${message.method}: ${JSON.stringify(check.errors)} in ${line.slice(0, 500)}`);
+  } else if ("error" in message) {
+    if (!errorObject(message.error)) found.push(`bad error object: ${line}`);
+  } else if ("result" in message) {
+    const method = sentMethods.get(String(message.id));
+    const check = method === undefined ? undefined : RESULTS[method];
+    if (!check) found.push(`a result for an unknown request: ${line.slice(0, 300)}`);
+    else if (!check(message.result)) found.push(`${method} result: ${JSON.stringify(check.errors)} in ${line}`);
+  }
+  return found;
+}
+
 export type PermissionAnswer = (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
 
 export type AcpRun = {
@@ -70,25 +98,11 @@ export function startAcp(
   const sentMethods = new Map<string, string>();
   let pending = "";
   const checkLine = (line: string) => {
-    let message: Record<string, unknown>;
+    violations.push(...checkAgentLine(line, sentMethods));
     try {
-      message = JSON.parse(line);
+      parsed.push(JSON.parse(line));
     } catch {
-      violations.push(`not JSON on stdout: ${line.slice(0, 200)}`);
-      return;
-    }
-    parsed.push(message);
-    if (!agentMessage(message)) violations.push(`not an ACP agent message: ${line.slice(0, 300)}`);
-    if (typeof message.method === "string") {
-      const check = PARAMS[message.method];
-      if (!check) violations.push(`unexpected method ${message.method}`);
-      else if (!check(message.params)) violations.push(`${message.method}: ${JSON.stringify(check.errors)} in ${line.slice(0, 500)}`);
-    } else if ("error" in message) {
-      if (!errorObject(message.error)) violations.push(`bad error object: ${line}`);
-    } else if ("result" in message) {
-      const method = sentMethods.get(String(message.id));
-      const check = method === undefined ? undefined : RESULTS[method];
-      if (check && !check(message.result)) violations.push(`${method} result: ${JSON.stringify(check.errors)} in ${line}`);
+      // Reported as a violation.
     }
   };
   // The harness reads stdout as text (setEncoding): the SDK gets it back as bytes through a stream of its own.

@@ -246,4 +246,46 @@ describe("scv acp", () => {
     expect((await prompt(acp, sessionId, "loop")).stopReason).toBe("max_turn_requests");
     expect(kinds(acp.updates)).toContain("tool_call");
   });
+
+  it("offers the approval policies as modes, starting from the configured one", async () => {
+    await harness.sandbox.writeUserConfig('[tools]\napproval_policy = "always"\n');
+    const acp = start();
+    await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const created = await acp.connection.agent.request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] });
+    expect(created.modes?.currentModeId).toBe("always");
+    expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["on-risk", "always", "never"]);
+  });
+
+  it("takes --approval-policy as the first mode", async () => {
+    const acp = start(undefined, { args: ["--approval-policy", "never"] });
+    await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const created = await acp.connection.agent.request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] });
+    expect(created.modes?.currentModeId).toBe("never");
+  });
+
+  it("denies a risky call without asking in mode never, and asks even for a read in mode always", async () => {
+    await writeFile(join(harness.sandbox.workspace, "notes.txt"), "secret plans\n");
+    harness.provider.push(
+      toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: "echo ran > marker.txt" } }]),
+      textResponse(["denied"]),
+      toolCallResponse([{ call_id: "r1", name: "read", arguments: { path: "notes.txt" } }]),
+      textResponse(["not read"]),
+    );
+    const acp = start(select("reject_once"));
+    const sessionId = await newSession(acp);
+    await acp.connection.agent.request("session/set_mode", { sessionId, modeId: "never" });
+    expect((await prompt(acp, sessionId, "run it")).stopReason).toBe("end_turn");
+    expect(acp.permissions).toEqual([]);
+    expect(existsSync(join(harness.sandbox.workspace, "marker.txt"))).toBe(false);
+    expect(callUpdates(acp.updates, "b1").at(-1)!.status).toBe("failed");
+    await acp.connection.agent.request("session/set_mode", { sessionId, modeId: "always" });
+    expect((await prompt(acp, sessionId, "read it")).stopReason).toBe("end_turn");
+    expect(acp.permissions.map((request) => request.toolCall.toolCallId)).toEqual(["r1"]);
+    expect(JSON.stringify(callUpdates(acp.updates, "r1"))).not.toContain("secret plans");
+    const bad = await acp.connection.agent.request("session/set_mode", { sessionId, modeId: "yolo" }).then(
+      () => undefined,
+      (error: { code?: number; message?: string }) => error,
+    );
+    expect(bad).toMatchObject({ code: -32602, message: expect.stringContaining("unknown mode yolo") });
+  });
 });
