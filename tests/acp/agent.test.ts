@@ -1,6 +1,6 @@
 // `scv acp` driven by the official SDK's client over real pipes, against the fake provider: what an editor sees.
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
@@ -287,5 +287,69 @@ describe("scv acp", () => {
       (error: { code?: number; message?: string }) => error,
     );
     expect(bad).toMatchObject({ code: -32602, message: expect.stringContaining("unknown mode yolo") });
+  });
+
+  it("ends a turn cut at the token limit with max_tokens and one the content filter stopped with refusal", async () => {
+    harness.provider.push(
+      { events: [sse.textDelta("a long ans"), sse.incomplete("max_output_tokens")] },
+      { events: [sse.textDelta("I can"), sse.incomplete("content_filter")] },
+    );
+    const acp = start();
+    const sessionId = await newSession(acp);
+    expect((await prompt(acp, sessionId, "write a novel")).stopReason).toBe("max_tokens");
+    expect((await prompt(acp, sessionId, "something filtered")).stopReason).toBe("refusal");
+  });
+
+  it("cancels a turn waiting on a permission request: the call never runs", async () => {
+    harness.provider.push(toolCallResponse([{ call_id: "call_b", name: "bash", arguments: { command: "echo ran > marker.txt" } }]));
+    let answerLater!: () => void;
+    const asked = new Promise<void>((resolve) => (answerLater = resolve));
+    // The editor leaves the question open until the user cancels, then answers it cancelled (as ACP asks).
+    const acp = start(async () => {
+      await asked;
+      return { outcome: { outcome: "cancelled" } };
+    });
+    const sessionId = await newSession(acp);
+    const running = prompt(acp, sessionId, "make a marker");
+    await waitUntil(() => acp.permissions.length === 1, "the permission request");
+    await acp.connection.agent.notify("session/cancel", { sessionId });
+    expect((await running).stopReason).toBe("cancelled");
+    answerLater();
+    // A late "allow" could not run it either: the engine withdrew the question with the turn.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(join(harness.sandbox.workspace, "marker.txt"))).toBe(false);
+  });
+
+  it("never shows the editor a file outside the workspace as a write's diff, even through a symlink", async () => {
+    const outside = join(harness.sandbox.root, "outside-secret.txt");
+    await writeFile(outside, "the outside secret\n");
+    await symlink(outside, join(harness.sandbox.workspace, "link.txt"));
+    harness.provider.push(
+      toolCallResponse([
+        { call_id: "w_link", name: "write", arguments: { path: "link.txt", content: "x", mode: "replace" } },
+        { call_id: "w_dots", name: "write", arguments: { path: "../outside-secret.txt", content: "x", mode: "replace" } },
+      ]),
+      textResponse(["done"]),
+    );
+    const acp = start(select("reject_once"));
+    const sessionId = await newSession(acp);
+    await prompt(acp, sessionId, "overwrite them");
+    expect(callUpdates(acp.updates, "w_link")[0]).toMatchObject({ sessionUpdate: "tool_call", kind: "edit" });
+    expect(JSON.stringify(acp.lines())).not.toContain("the outside secret");
+    expect(await readFile(outside, "utf8")).toBe("the outside secret\n");
+  });
+
+  it("serves two sessions on one connection, each in its own workspace", async () => {
+    const other = join(harness.sandbox.root, "other");
+    await mkdir(other);
+    harness.provider.push(textResponse(["one"]), textResponse(["two"]));
+    const acp = start();
+    const first = await newSession(acp);
+    const { sessionId: second } = await acp.connection.agent.request("session/new", { cwd: other, mcpServers: [] });
+    expect(second).not.toBe(first);
+    expect((await prompt(acp, first, "a")).stopReason).toBe("end_turn");
+    expect((await prompt(acp, second, "b")).stopReason).toBe("end_turn");
+    const textOf = (id: string) => messageText(acp.updates.filter((update) => update.sessionId === id));
+    expect([textOf(first), textOf(second)]).toEqual(["one", "two"]);
   });
 });
