@@ -168,8 +168,10 @@ export class AcpSession {
         this.#completed(event);
         break;
       case "error":
-        // A refused turn.start (the engine's own limits) ends the prompt with the engine's reason.
-        if (this.#controller.turnId === undefined) this.#finish?.({ error: event.message });
+        // A refused turn.start (the engine's own limits) ends the prompt with the engine's reason. A turn.cancel that
+        // crossed the turn's end is answered turn_not_found, possibly once the next prompt is under way: not its end.
+        if (event.code === "turn_not_found" || event.code === "approval_not_found") this.#log.debug(event.message);
+        else if (this.#controller.turnId === undefined) this.#finish?.({ error: event.message });
         else this.#log.warn(`engine error during the turn: ${event.message}`);
         break;
     }
