@@ -32,10 +32,7 @@ export const PERMISSION_OPTIONS: PermissionOption[] = [
   { optionId: "reject_always", name: "Always reject this call in this session", kind: "reject_always" },
 ];
 
-/** Progress text kept per running call for its live content; the final output replaces it. */
-const MAX_PROGRESS_CHARS = 64 * 1024;
-
-type CallState = { name: string; args: unknown; diff: ToolCallContent | undefined; progress: string };
+type CallState = { name: string; args: unknown; diff: ToolCallContent | undefined };
 
 export class AcpSession {
   #id = "";
@@ -176,11 +173,14 @@ export class AcpSession {
         break;
     }
     const outcome = turnOutcome(event);
-    if (outcome) this.#finish?.(outcome);
+    if (outcome) {
+      this.#calls.clear();
+      this.#finish?.(outcome);
+    }
   }
 
   #proposed(callId: string, name: string, args: unknown): void {
-    const call: CallState = { name, args, diff: undefined, progress: "" };
+    const call: CallState = { name, args, diff: undefined };
     this.#calls.set(callId, call);
     this.#enqueue(async () => {
       // Read the file's text before the call can run (it waits for this update's turn or for an approval).
@@ -201,14 +201,14 @@ export class AcpSession {
     });
   }
 
+  /** The engine's progress is the call's latest output line (throttled by the engine): it is the live content. */
   #progress(callId: string, text: string): void {
     const call = this.#calls.get(callId);
-    if (!call || call.progress.length >= MAX_PROGRESS_CHARS) return;
-    call.progress = (call.progress + text).slice(0, MAX_PROGRESS_CHARS);
+    if (!call) return;
     this.#update({
       sessionUpdate: "tool_call_update",
       toolCallId: callId,
-      content: [...(call.diff ? [call.diff] : []), textContent(call.progress)],
+      content: [...(call.diff ? [call.diff] : []), textContent(text)],
     });
   }
 

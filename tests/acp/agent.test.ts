@@ -352,4 +352,19 @@ describe("scv acp", () => {
     const textOf = (id: string) => messageText(acp.updates.filter((update) => update.sessionId === id));
     expect([textOf(first), textOf(second)]).toEqual(["one", "two"]);
   });
+
+  it("shows a command's latest output line as its progress, and all of its output at the end", async () => {
+    const command = "for i in $(seq 1 30); do echo line$i; sleep 0.02; done";
+    harness.provider.push(toolCallResponse([{ call_id: "loud", name: "bash", arguments: { command } }]), textResponse(["done"]));
+    const acp = start(select("allow_once"));
+    const sessionId = await newSession(acp);
+    expect((await prompt(acp, sessionId, "count")).stopReason).toBe("end_turn");
+    const updates = callUpdates(acp.updates, "loud");
+    const final = JSON.stringify(updates.at(-1)!.content);
+    expect(final).toContain("line1\\n");
+    expect(final).toContain("line30");
+    const progress = updates.filter((update) => update.sessionUpdate === "tool_call_update" && update.status == null);
+    expect(progress.length).toBeGreaterThan(0);
+    for (const update of progress) expect(JSON.stringify(update.content)).toMatch(/"text":"line\d+"/);
+  });
 });
