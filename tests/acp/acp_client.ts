@@ -78,6 +78,8 @@ export type AcpRun = {
   lines: () => unknown[];
   /** Schema violations found so far (the tests expect none). */
   violations: () => string[];
+  /** What the agent has written on stderr so far. */
+  stderr: () => string;
   /** Writes raw bytes to the agent's stdin (bad JSON, requests the SDK would not send). */
   writeRaw(text: string): void;
   /** Resolves with the first raw line that answers `id`. */
@@ -97,6 +99,8 @@ export function startAcp(
   /** Ids of the requests sent to the agent (by the SDK or raw), and their methods. */
   const sentMethods = new Map<string, string>();
   let pending = "";
+  let stderr = "";
+  child.stderr!.on("data", (chunk: string | Buffer) => (stderr += chunk.toString()));
   const checkLine = (line: string) => {
     violations.push(...checkAgentLine(line, sentMethods));
     try {
@@ -151,6 +155,7 @@ export function startAcp(
     permissions,
     lines: () => [...parsed],
     violations: () => [...violations],
+    stderr: () => stderr,
     writeRaw(text) {
       for (const line of text.split("\n")) {
         try {

@@ -367,4 +367,16 @@ describe("scv acp", () => {
     expect(progress.length).toBeGreaterThan(0);
     for (const update of progress) expect(JSON.stringify(update.content)).toMatch(/"text":"line\d+"/);
   });
+
+  it("accepts MCP servers in session/new and says on stderr that it ignores them", async () => {
+    harness.provider.push(textResponse(["fine"]));
+    const acp = start();
+    await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await acp.connection.agent.request("session/new", {
+      cwd: harness.sandbox.workspace,
+      mcpServers: [{ name: "files", command: "/bin/false", args: [], env: [] }],
+    });
+    expect((await prompt(acp, sessionId, "hi")).stopReason).toBe("end_turn");
+    expect(acp.stderr()).toContain("ignoring 1 MCP server(s)");
+  });
 });
