@@ -69,16 +69,20 @@ program
   .command("host")
   .description("run the code-mode host (length-prefixed JSON frames over stdio or WebSocket)")
   .option("--listen <url>", "stdio, stdio:// or ws://IP:PORT", "stdio")
+  .option("--token-file <path>", "require the bearer token in this file on WebSocket upgrades")
   .addHelpText(
     "after",
     `
 Frames are a 4-byte little-endian length and compact JSON. With ws://IP:PORT (port 0 picks one) the
-bound URL is the only line on stdout; GET /readyz answers 200. Limits can be lowered for testing with
-SCV_HOST_MAX_IN_FLIGHT_REQUESTS, SCV_HOST_MAX_ACTIVE_CELLS, SCV_HOST_MAX_PENDING_DELEGATES.
+bound URL is the only line on stdout; GET /readyz answers 200. A listener on a non-loopback address
+requires "Authorization: Bearer <token>" on the upgrade request: the token in --token-file, or one
+generated and printed to stderr; on loopback, --token-file turns the check on. Limits can be lowered
+for testing with SCV_HOST_MAX_IN_FLIGHT_REQUESTS, SCV_HOST_MAX_ACTIVE_CELLS, SCV_HOST_MAX_PENDING_DELEGATES.
 
 Examples:
   scv host                               # one connection on stdin/stdout (what Codex spawns)
-  scv host --listen ws://127.0.0.1:0     # a WebSocket listener`,
+  scv host --listen ws://127.0.0.1:0     # a WebSocket listener
+  scv host --listen ws://0.0.0.0:9000 --token-file ~/.scv/host-token`,
   )
   .action(async (options) => {
     const { runHost } = await import("./lib/cli/host.ts");
@@ -90,6 +94,13 @@ program
   .description("interactive terminal chat in the current directory")
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
+  .option("--base-url <url>", "provider base URL override")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+  .option("-C, --cd <dir>", "run in this directory instead of the current one")
+  .addOption(
+    new Option("--approval-policy <policy>", "override tools.approval_policy").choices(["on-risk", "always", "never"]),
+  )
   .option("--demo", "play the offline demo (no API key, no network)")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
   .addHelpText(
@@ -104,6 +115,7 @@ Examples:
   scv chat --demo                        # offline demo, no API key`,
   )
   .action(async (options) => {
+    if (!enterDirectory(options.cd, "chat")) return;
     const { runChat } = await import("./lib/cli/chat.ts");
     process.exitCode = await runChat(options);
   });
@@ -119,6 +131,10 @@ program
   )
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
+  .option("--base-url <url>", "provider base URL override")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+  .option("-C, --cd <dir>", "run in this directory instead of the current one")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
   .addHelpText(
     "after",
@@ -133,6 +149,7 @@ Examples:
     if (options.yes === true && options.approvalPolicy === "never") {
       process.stderr.write("scv exec: warning: --yes has no effect with --approval-policy never (risky calls are denied)\n");
     }
+    if (!enterDirectory(options.cd, "exec")) return;
     const { runExec } = await import("./lib/cli/exec.ts");
     process.exitCode = await runExec(prompt, options);
   });
@@ -166,6 +183,30 @@ Examples:
     process.exitCode = await runConfig(action, options);
   });
 
+program
+  .command("version")
+  .description("print the version, commit, build date, target and runtime (for bug reports)")
+  .option("--json", "print them as JSON")
+  .action(async (options: { json?: boolean }) => {
+    const { buildInfo, formatBuildInfo } = await import("./lib/build_info.ts");
+    const info = buildInfo();
+    process.stdout.write(options.json ? `${JSON.stringify(info)}\n` : `${formatBuildInfo(info)}\n`);
+  });
+
+/** `-C DIR`: work in DIR, as `git -C` does; a missing folder is a usage error. */
+function enterDirectory(directory: string | undefined, command: string): boolean {
+  if (directory === undefined) return true;
+  try {
+    process.chdir(directory);
+    return true;
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such directory" : (error as Error).message;
+    process.stderr.write(`scv ${command}: cannot work in ${directory}: ${reason}\n`);
+    process.exitCode = 2;
+    return false;
+  }
+}
+
 // `scv … --help | head` closes the pipe before everything is written: end quietly, as a program
 // killed by SIGPIPE would (exit 141), not with a stack trace. Subcommands that own stdout (server,
 // host) listen for its errors themselves and decide.
@@ -190,6 +231,10 @@ function withDefaultCommand(args: string[]): string[] {
   const [runtime, script, ...rest] = args;
   if (rest.length === 0) return [runtime!, script!, process.stdin.isTTY && process.stdout.isTTY ? "chat" : "--help"];
   if (rest[0] === "-v") rest[0] = "-V";
+  // `scv --version --verbose` is `scv version`.
+  if (rest.length === 2 && rest.includes("--verbose") && rest.some((arg) => arg === "-V" || arg === "--version")) {
+    return [runtime!, script!, "version"];
+  }
   return [runtime!, script!, ...rest];
 }
 

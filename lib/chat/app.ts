@@ -5,6 +5,7 @@ import type { ApprovalPolicy } from "../config/index.ts";
 import {
   ApprovalMemory,
   createStyle,
+  EngineError,
   formatUsage,
   SessionController,
   type ClientEvent,
@@ -214,7 +215,10 @@ export class ChatApp implements ChatControls {
     } catch (error) {
       await this.#prepared?.close();
       this.#prepared = undefined;
-      this.note([`error: could not start a session: ${(error as Error).message}`], this.style.red);
+      // The engine's refusal was shown already, as its error event; anything else was not.
+      if (!(error instanceof EngineError)) {
+        this.note([`error: could not start a session: ${(error as Error).message}`], this.style.red);
+      }
       return false;
     }
   }

@@ -7,16 +7,16 @@ import { colorEnabled, prepareOptions, type ClientFlags } from "../client/index.
 import { EXIT_FAILURE, EXIT_SIGNALS } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 
-export type ChatCliOptions = { model?: string; provider?: string; demo?: boolean; fakeResponses?: string };
+export type ChatCliOptions = ClientFlags & { demo?: boolean };
 
 export async function runChat(options: ChatCliOptions): Promise<number> {
   const env = process.env;
   const stdout = process.stdout;
   const stdin = process.stdin;
   stdout.on("error", () => {});
-  const flags: ClientFlags = { model: options.model, provider: options.provider, fakeResponses: options.fakeResponses };
+  const { demo: _demo, ...flags }: ChatCliOptions = options;
   let cwd = process.cwd();
-  let historyPath: string | undefined = join(resolveHome(undefined, env).home, "chat_history");
+  let historyPath: string | undefined = join(resolveHome(options.scvHome, env).home, "chat_history");
   let demoPrompts: string[] | undefined;
   let prepare = (current: ClientFlags) => prepareOptions(current, env, process.cwd());
   let cleanup = async () => {};

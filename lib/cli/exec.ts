@@ -9,6 +9,7 @@ import {
   stripControls,
   Transcript,
   type ClientEvent,
+  type ClientFlags,
   type PendingApproval,
   type PreparedOptions,
 } from "../client/index.ts";
@@ -16,13 +17,10 @@ import { createLogger } from "../util/log.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 
-export type ExecCliOptions = {
+export type ExecCliOptions = ClientFlags & {
   json?: boolean;
   yes?: boolean;
   approvalPolicy?: ApprovalPolicy;
-  model?: string;
-  provider?: string;
-  fakeResponses?: string;
 };
 
 /** How long a signalled exec waits for the cancelled turn to end before leaving anyway. */
@@ -182,7 +180,8 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
     try {
       await controller.start(prepared.options, createLogger(process.env.SCV_LOG, "scv exec"), { cwd: process.cwd() });
     } catch (error) {
-      if (!json || !(error instanceof EngineError)) process.stderr.write(`scv exec: ${(error as Error).message}\n`);
+      // The engine's error event has been printed already (as text or NDJSON); anything else has not.
+      if (!(error instanceof EngineError)) process.stderr.write(`scv exec: ${(error as Error).message}\n`);
       return EXIT_FAILURE;
     }
     // Interrupted or signalled while the session started: no turn, but the engine is still shut down.

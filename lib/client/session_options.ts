@@ -11,6 +11,8 @@ export type ClientFlags = {
   approvalPolicy?: ApprovalPolicy;
   fakeResponses?: string;
   scvHome?: string;
+  baseUrl?: string;
+  configPath?: string;
 };
 
 export type PreparedOptions = {
@@ -36,6 +38,8 @@ export async function prepareOptions(
     provider: flags.provider,
     approvalPolicy: flags.approvalPolicy,
     scvHome: flags.scvHome,
+    baseUrl: flags.baseUrl,
+    configPath: flags.configPath,
     env,
     cwd,
   };

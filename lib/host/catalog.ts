@@ -31,18 +31,33 @@ export function resolveCatalog(
   return { ok: false, message: "unknown code-mode catalog revision" };
 }
 
-/** Structural equality of JSON values (object key order ignored). */
+/**
+ * Structural equality of JSON values (object key order ignored). Iterative: a client's schema
+ * may nest deeper than the call stack allows (frames cap nesting, but callers in process need not).
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const other = b as unknown[];
-    return a.length === other.length && a.every((value, index) => jsonEqual(value, other[index]));
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const right = pending.pop();
+    const left = pending.pop();
+    if (left === right) continue;
+    if (typeof left !== "object" || typeof right !== "object" || left === null || right === null) return false;
+    const isArray = Array.isArray(left);
+    if (isArray !== Array.isArray(right)) return false;
+    if (isArray) {
+      const other = right as unknown[];
+      if (left.length !== other.length) return false;
+      for (let index = 0; index < left.length; index++) pending.push(left[index], other[index]);
+      continue;
+    }
+    const leftRecord = left as Record<string, unknown>;
+    const rightRecord = right as Record<string, unknown>;
+    const keys = Object.keys(leftRecord);
+    if (keys.length !== Object.keys(rightRecord).length) return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(rightRecord, key)) return false;
+      pending.push(leftRecord[key], rightRecord[key]);
+    }
   }
-  const left = a as Record<string, unknown>;
-  const right = b as Record<string, unknown>;
-  const keys = Object.keys(left);
-  if (keys.length !== Object.keys(right).length) return false;
-  return keys.every((key) => Object.hasOwn(right, key) && jsonEqual(left[key], right[key]));
+  return true;
 }

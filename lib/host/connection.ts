@@ -7,7 +7,7 @@ import { resolveCatalog, type CachedCatalog } from "./catalog.ts";
 import { Delegates } from "./delegates.ts";
 import type { HostLimits } from "./limits.ts";
 import { Outbox, type FrameSink } from "./outbox.ts";
-import { missingCellResponse, runtimeResponse, type OutputPolicy, type TruncateItems } from "./output.ts";
+import { missingCellResponse, runtimeResponse, type OutputPolicy } from "./output.ts";
 import {
   clientMessage,
   err,
@@ -40,8 +40,6 @@ export interface ConnectionOutcome {
 export interface ConnectionOptions {
   sink: FrameSink;
   sandbox: Sandbox;
-  /** Server-mode truncation (lib/sandbox/truncation.ts). */
-  truncate: TruncateItems;
   limits: HostLimits;
   /** Diagnostics (stderr); never frames. */
   log: (line: string) => void;
@@ -69,7 +67,6 @@ type Phase = "hello" | "ready" | "closing" | "closed";
 
 export class HostConnection {
   readonly #sandbox: Sandbox;
-  readonly #truncate: TruncateItems;
   readonly #limits: HostLimits;
   readonly #outbox: Outbox;
   readonly #requests = new RequestRegistry();
@@ -82,7 +79,6 @@ export class HostConnection {
 
   constructor(options: ConnectionOptions) {
     this.#sandbox = options.sandbox;
-    this.#truncate = options.truncate;
     this.#limits = options.limits;
     this.#outbox = new Outbox(
       options.sink,
@@ -303,7 +299,7 @@ export class HostConnection {
     this.#sessions.set(sessionId, {
       id: sessionId,
       sandbox,
-      output: { mode: request.outputTruncation ?? "client", truncate: this.#truncate },
+      output: { mode: request.outputTruncation ?? "client" },
       catalog: null,
       cells: new Map(),
       shuttingDown: false,

@@ -1,18 +1,15 @@
-// Runtime responses (host spec §3.3) and server-mode output truncation (host spec §9).
+// Runtime responses (host spec §3.3), with server-mode output truncation (host spec §9).
 import type { ContentItem, Observation } from "../sandbox/index.ts";
 import type { RuntimeResponse } from "./protocol.ts";
+import { truncateItems } from "./truncation.ts";
 
 export const DEFAULT_OUTPUT_BUDGET = 10_000;
 
 export type OutputTruncation = "client" | "server";
 
-/** Steps 2–4 of host spec §9 (`truncateItems` of lib/sandbox/truncation.ts). */
-export type TruncateItems = (items: ContentItem[], budgetTokens: number) => ContentItem[];
-
-/** A session's output mode with the truncation function it uses in server mode. */
+/** A session's output mode (fixed at `session/open`). */
 export interface OutputPolicy {
   mode: OutputTruncation;
-  truncate: TruncateItems;
 }
 
 /** Wall-clock ns since `start` (a `process.hrtime.bigint()` reading). */
@@ -29,7 +26,7 @@ function shapeItems(
   if (policy.mode === "client") return items;
   const withError: ContentItem[] =
     errorText === null ? items : [...items, { type: "input_text", text: `Script error:\n${errorText}` }];
-  return policy.truncate(withError, budget ?? DEFAULT_OUTPUT_BUDGET);
+  return truncateItems(withError, budget ?? DEFAULT_OUTPUT_BUDGET);
 }
 
 export function runtimeResponse(

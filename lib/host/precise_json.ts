@@ -1,6 +1,7 @@
-// JSON parsing that keeps integers beyond 2^53 exact (as bigint), so that i64 request and
-// delegate ids echo exactly (host spec §3.1). Meant as the frame codec's payload parser:
-// the plain JSON.parse runs unless the text holds a run of 16+ digits.
+// JSON parsing that keeps every integer beyond 2^53 exact (as bigint), anywhere in the value:
+// for clients reading host frames (tests, benchmarks), whose ids are i64. The host itself parses
+// client frames with frame_json.ts, which keeps only typed positions exact. The plain JSON.parse
+// runs unless the text holds a run of 16+ digits.
 
 const LONG_DIGITS = /\d{16}/;
 const INTEGER = /^-?\d+$/;

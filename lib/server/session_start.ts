@@ -73,7 +73,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       },
     }),
   );
-  const credential = await step(() => resolveCredential(loaded, env));
+  const credential = await step(() => resolveCredential(loaded, env, path.join(home, "config.toml")));
   const contextWindow = await findContextWindow(loaded, credential, env);
   if (contextWindow.warning) options.warn?.(contextWindow.warning);
   const config: ResolvedConfig =

@@ -10,6 +10,50 @@ export interface Schema<T> {
   readonly parse: (value: unknown) => T;
   /** Absent or `null` are accepted and become `null`. */
   readonly optional?: boolean;
+  /** Where this schema's value sits in a frame's JSON text (for the frame scanner); absent for scalars. */
+  readonly layout?: Layout;
+}
+
+/**
+ * The shape of a message as a JSON text scanner sees it (lib/host/frame_json.ts): `free` JSON
+ * (any value, duplicate keys allowed, as serde_json's `Value` takes them), or a struct or sequence
+ * of typed fields. A tagged union's layout holds the fields of every variant.
+ */
+export interface Layout {
+  readonly free: boolean;
+  readonly fields: ReadonlyMap<string, Layout>;
+  readonly items: Layout | null;
+}
+
+const NO_FIELDS: ReadonlyMap<string, Layout> = new Map();
+/** A struct position with no known fields (a scalar's place, or an unknown field). */
+export const STRUCT_LAYOUT: Layout = { free: false, fields: NO_FIELDS, items: null };
+const FREE_LAYOUT: Layout = { free: true, fields: NO_FIELDS, items: null };
+
+function layoutOf(schema: Schema<unknown>): Layout {
+  return schema.layout ?? STRUCT_LAYOUT;
+}
+
+/** Two layouts of one position (fields of several variants): free wins, fields merge. */
+function mergeLayouts(a: Layout, b: Layout): Layout {
+  if (a.free || b.free) return FREE_LAYOUT;
+  const fields = new Map(a.fields);
+  for (const [key, layout] of b.fields) {
+    const existing = fields.get(key);
+    fields.set(key, existing === undefined ? layout : mergeLayouts(existing, layout));
+  }
+  const items = a.items === null ? b.items : b.items === null ? a.items : mergeLayouts(a.items, b.items);
+  return { free: false, fields, items };
+}
+
+function fieldsLayout(shapes: Shape[], tag?: string): Layout {
+  let layout: Layout = STRUCT_LAYOUT;
+  for (const shape of shapes) {
+    const fields = new Map(Object.entries(shape).map(([key, schema]) => [key, layoutOf(schema)]));
+    if (tag !== undefined) fields.set(tag, STRUCT_LAYOUT);
+    layout = mergeLayouts(layout, { free: false, fields, items: null });
+  }
+  return layout;
 }
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
@@ -63,7 +107,7 @@ export const identifier: Schema<string> = {
 };
 
 /** Any JSON value, `null` included; the field itself must be present. */
-export const json: Schema<unknown> = { parse: (value) => value };
+export const json: Schema<unknown> = { parse: (value) => value, layout: FREE_LAYOUT };
 
 function integer(name: string, min: bigint, max: bigint): Schema<bigint> {
   return {
@@ -98,11 +142,13 @@ export function optional<T>(schema: Schema<T>): Optional<T | null> {
   return {
     optional: true,
     parse: (value) => (value === null || value === undefined ? null : schema.parse(value)),
+    ...(schema.layout === undefined ? {} : { layout: schema.layout }),
   };
 }
 
 export function array<T>(item: Schema<T>): Schema<T[]> {
   return {
+    layout: { free: false, fields: NO_FIELDS, items: layoutOf(item) },
     parse(value) {
       if (!Array.isArray(value)) throw invalidType(value, "a sequence");
       return value.map((entry) => item.parse(entry));
@@ -144,6 +190,7 @@ function parseFields(shape: Shape, entries: Entries, record: Record<string, unkn
 export function object<S extends Shape>(shape: S): Schema<ObjectOf<S>> {
   const entries = Object.entries(shape);
   return {
+    layout: fieldsLayout([shape]),
     parse(value) {
       if (!isRecord(value)) throw invalidType(value, "a struct");
       const out: Record<string, unknown> = {};
@@ -162,6 +209,7 @@ export function tagged<const K extends string, V extends Record<string, Shape>>(
   const expected = expectedOneOf(Object.keys(variants));
   const entries = new Map(Object.entries(variants).map(([name, shape]) => [name, Object.entries(shape)]));
   return {
+    layout: fieldsLayout(Object.values(variants), tag),
     parse(value) {
       if (!isRecord(value)) throw invalidType(value, "an internally tagged enum");
       if (!Object.hasOwn(value, tag)) throw new DecodeError(`missing field \`${tag}\``);

@@ -576,3 +576,63 @@ for (const [name, message] of fatalHellos) {
     },
   });
 }
+
+/** One frame of raw JSON text (for what JSON.stringify cannot write: duplicate keys, big integers). */
+function rawFrame(text: string): Buffer {
+  const body = Buffer.from(text);
+  return Buffer.concat([prefix(body.length), body]);
+}
+
+/** `depth` nested objects as JSON text. */
+function deepObject(depth: number): string {
+  return '{"a":'.repeat(depth - 1) + '{"b":1}' + "}".repeat(depth - 1);
+}
+
+function executeWithSchema(id: number, schema: string): string {
+  return JSON.stringify(execute(id, "s1", "text(ALL_TOOLS.length)", { tools: [tool("t", { input_schema: "@s" })], catalogRevision: 1 })).replace(
+    '"@s"',
+    schema,
+  );
+}
+
+scenarios.push(
+  {
+    // The schema starts at nesting 6: 122 levels reach serde_json's limit of 127 containers exactly.
+    name: "decoding: a schema at the nesting limit, twice under one revision, then one level deeper",
+    async run(d) {
+      await ready(d, ["tool-catalog-revision-v1"]);
+      d.raw(rawFrame(executeWithSchema(2, deepObject(122))));
+      await d.read(3);
+      d.raw(rawFrame(executeWithSchema(3, deepObject(122))));
+      await d.read(3);
+      d.raw(rawFrame(executeWithSchema(4, deepObject(123))));
+      await d.settle(300);
+    },
+  },
+  {
+    name: "decoding: a 20,000-deep schema is a decode error",
+    async run(d) {
+      await ready(d);
+      d.raw(rawFrame(executeWithSchema(2, deepObject(20_000))));
+      await d.settle(300);
+    },
+  },
+  {
+    name: "decoding: a duplicate struct field is fatal",
+    async run(d) {
+      await ready(d);
+      d.raw(rawFrame('{"type":"operation/request","id":2,"request":{"method":"session/shutdown","sessionId":"s1","sessionId":"s1"}}'));
+      await d.settle(300);
+    },
+  },
+  {
+    name: "decoding: duplicates and big integers inside free JSON",
+    async run(d) {
+      await ready(d);
+      d.send(execute(2, "s1", "const r = await tools.t({}); text(typeof r.n); text(r.n); text(r.x)", { tools: [tool("t")] }));
+      const [, call] = await d.read(2);
+      d.raw(rawFrame(`{"type":"delegate/response","id":${call.id},"result":{"status":"ok","value":{"type":"tool/result","result":{"n":12345678901234567890,"x":1,"x":2}}}}`));
+      await d.read(2);
+    },
+  },
+);

@@ -59,7 +59,7 @@ it("reports each configuration error on session.start, then starts once the file
   // No api_key and OPENAI_API_KEY unset.
   await sandbox.writeConfigFileAt(userFile, '[provider]\nmodel = "fake-model"\n', 0o600);
   expect(await startFails(client)).toBe(
-    "provider credential is not configured; set provider.api_key or provider.api_key_env",
+    `provider credential is not configured; set provider.api_key or provider.api_key_env (set OPENAI_API_KEY, or configure a provider in ${userFile}; see docs/configuration.md)`,
   );
 
   await sandbox.writeConfigFileAt(userFile, fakeProfileToml({ baseUrl: provider.url }), 0o600);

@@ -64,7 +64,8 @@ describe("ensureHome", () => {
 });
 
 describe("resolveCredential", () => {
-  const message = "provider credential is not configured; set provider.api_key or provider.api_key_env";
+  const message =
+    "provider credential is not configured; set provider.api_key or provider.api_key_env (set OPENAI_API_KEY, or configure a provider in ~/.scv/config.toml; see docs/configuration.md)";
 
   it("prefers api_key, else the variable named by api_key_env", async () => {
     await sandbox.writeUserConfig('[provider]\napi_key = "from-file"\n');
@@ -93,5 +94,13 @@ describe("resolveCredential", () => {
       expect(caught).toBeInstanceOf(ConfigError);
       expect((caught as Error).message).toBe(message);
     }
+  });
+
+  it("names the profile in effect, its variable and the user file", async () => {
+    await sandbox.writeUserConfig('provider_active = "local"\n[providers.local]\nmodel = "m"\nbase_url = "http://127.0.0.1:1/v1"\napi_key_env = "LOCAL_KEY"\n');
+    const config = await load(sandbox);
+    expect(() => resolveCredential(config, {}, "/home/u/.scv/config.toml")).toThrow(
+      "provider credential is not configured; set providers.local.api_key or providers.local.api_key_env (set LOCAL_KEY, or configure a provider in /home/u/.scv/config.toml; see docs/configuration.md)",
+    );
   });
 });

@@ -166,7 +166,7 @@ describe("§7.2 provider messages", () => {
   it("missing credential", async () => {
     const config = await load(sandbox);
     expect(() => resolveCredential(config, {})).toThrow(
-      "provider credential is not configured; set provider.api_key or provider.api_key_env",
+      "provider credential is not configured; set provider.api_key or provider.api_key_env (set OPENAI_API_KEY, or configure a provider in ~/.scv/config.toml; see docs/configuration.md)",
     );
     let message = "";
     try {
@@ -174,7 +174,9 @@ describe("§7.2 provider messages", () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toBe("provider credential is not configured; set provider.api_key or provider.api_key_env");
+    expect(message).toBe(
+      "provider credential is not configured; set provider.api_key or provider.api_key_env (set OPENAI_API_KEY, or configure a provider in ~/.scv/config.toml; see docs/configuration.md)",
+    );
   });
 });
 

@@ -111,7 +111,10 @@ describe("scv chat in plain line mode", () => {
   it("reports a session that cannot start and exits 1", async () => {
     const result = await chat([], "hi\n", { OPENAI_API_KEY: undefined });
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain("could not start a session: provider credential is not configured");
+    // One line says what failed and what to do (the engine's refusal), not a second copy of it.
+    expect(result.stdout.match(/provider credential is not configured/g)).toHaveLength(1);
+    expect(result.stdout).toContain("error (invalid_request): provider credential is not configured");
+    expect(result.stdout.replace(/\s+/g, " ")).toContain("set OPENAI_API_KEY, or configure a provider in");
   });
 });
 

@@ -61,6 +61,8 @@ describe("scv exec", () => {
     const result = await run(["go"], { env: { OPENAI_API_KEY: undefined } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("provider credential is not configured");
+    // Printed once, not once per layer that saw it.
+    expect(result.stderr.match(/provider credential is not configured/g)).toHaveLength(1);
     expect(harness.provider.requests).toHaveLength(0);
     // --json: the refusal is the last event on stdout, and stderr stays empty.
     const json = await run(["--json", "go"], { env: { OPENAI_API_KEY: undefined } });

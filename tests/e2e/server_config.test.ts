@@ -65,7 +65,9 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
 
   it("reports a missing credential", async () => {
     expect(await startError({ env: {} })).toEqual(
-      failure("provider credential is not configured; set provider.api_key or provider.api_key_env"),
+      failure(
+        `provider credential is not configured; set provider.api_key or provider.api_key_env (set OPENAI_API_KEY, or configure a provider in ${path.join(harness.sandbox.home, "config.toml")}; see docs/configuration.md)`,
+      ),
     );
   });
 

@@ -1,17 +1,19 @@
 // Host spec §12 items 22–28, 31 as seen on the wire (the sandbox's own tests cover every detail):
 // one host, one session, one cell per row.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { execute, killAllHosts, open, readyHost, tool, type Frame, type HostProcess } from "../support/frame_client.ts";
+import { execute, open, tool, type Frame } from "../support/frame_client.ts";
+import { fileSandbox, readyInProcess, type TestHost } from "./in_process.ts";
 
-let host: HostProcess;
+const { sandbox, stop } = fileSandbox();
+let host: TestHost;
 let nextId = 10;
 
 beforeAll(async () => {
-  host = await readyHost();
+  host = await readyInProcess([], { sandbox });
   host.send(open(1, "s1"));
   await host.frames.next();
 });
-afterAll(killAllHosts);
+afterAll(stop);
 
 const text = (value: string) => ({ type: "input_text", text: value });
 

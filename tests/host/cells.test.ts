@@ -1,23 +1,27 @@
-// Host spec §12 items 8, 10–18, 21 and 29–30, 32, 37: the cell lifecycle on the wire, over real pipes.
+// Host spec §12 items 8, 10–18, 21 and 29–30, 32, 37: the cell lifecycle on the wire. In process
+// (in_process.ts: the real stdio transport and connection, one real sandbox for the file); the
+// stdin-EOF exit runs the real CLI.
 import { afterAll, describe, expect, test } from "vitest";
 import {
   execute,
   killAllHosts,
   open,
-  readyHost,
   shutdown,
   startHost,
-  stderrContains,
   hello,
   terminate,
   tool,
   toolResult,
   wait,
   type Frame,
-  type HostProcess,
 } from "../support/frame_client.ts";
+import { fileSandbox, logContains, readyInProcess, type TestHost } from "./in_process.ts";
 
-afterAll(killAllHosts);
+const { sandbox, stop } = fileSandbox();
+afterAll(async () => {
+  killAllHosts();
+  await stop();
+});
 
 const started = (id: number, cellId: string) => ({
   type: "operation/response",
@@ -41,10 +45,37 @@ function runtime(frame: Frame): { kind: string; body: Frame; outer?: string } {
 }
 
 async function withSession(optional: string[] = [], env: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
-  const host = await readyHost(optional, env);
+  const host = await readyInProcess(optional, { env, sandbox });
   host.send(open(1, "s1", extra));
   expect((await host.frames.next()).result.value.type).toBe("session/ready");
   return host;
+}
+
+/**
+ * Frames are handled in order: once a session opened after `host`'s last frames is ready, the
+ * requests sent before it have started (a wait has registered as its cell's observer).
+ */
+let barriers = 0;
+async function barrier(host: TestHost): Promise<void> {
+  const sessionId = `barrier-${++barriers}`;
+  host.send(open(900_000 + barriers, sessionId));
+  expect(await host.frames.next()).toMatchObject({ id: 900_000 + barriers, result: { value: { type: "session/ready", sessionId } } });
+}
+
+/**
+ * Waits until the cells of `sessionId` that `store(key, …)` completed: a result's store writes
+ * commit at completion, even while the result stays buffered (host spec §7.3), and a new cell
+ * sees what was committed when it starts. Each probe is a cell of its own, started after the others.
+ */
+async function committed(host: TestHost, sessionId: string, keys: string[], firstId: number, timeoutMs = 10_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  const probe = `text(${JSON.stringify(keys)}.every((k) => load(k) === true))`;
+  for (let id = firstId; ; id++) {
+    host.send(execute(id, sessionId, probe));
+    const frames = await host.frames.take(3);
+    if (runtime(frames[1]).body.content_items[0].text === "true") return id + 1;
+    if (Date.now() > deadline) throw new Error(`cells storing ${keys.join(", ")} did not complete in ${timeoutMs} ms`);
+  }
 }
 
 function byType(frames: Frame[], type: string): Frame[] {
@@ -151,7 +182,7 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
     host.send(execute(2, "s1", "yield_control(); await new Promise((r) => setTimeout(r, 1500)); text('done')"));
     await host.frames.take(2);
     host.send(wait(3, "s1", "1", 60_000));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await barrier(host);
     host.send(wait(4, "s1", "1", 60_000));
     expect(await host.frames.next()).toEqual(errResponse(4, "exec cell 1 already has an active observer"));
     host.send({ type: "operation/cancel", id: 3 });
@@ -165,10 +196,10 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
 
   test("an unobserved completion is buffered for the next wait or terminate", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "yield_control(); await new Promise((r) => setTimeout(r, 50)); text('late')"));
-    host.send(execute(3, "s1", "yield_control(); await new Promise((r) => setTimeout(r, 50)); text('later')"));
+    host.send(execute(2, "s1", "yield_control(); await new Promise((r) => setTimeout(r, 50)); store('one', true); text('late')"));
+    host.send(execute(3, "s1", "yield_control(); await new Promise((r) => setTimeout(r, 50)); store('two', true); text('later')"));
     await host.frames.take(4);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await committed(host, "s1", ["one", "two"], 100);
     host.send(wait(4, "s1", "1", 10_000));
     const [waited, closedOne] = await host.frames.take(2);
     expect(runtime(waited)).toMatchObject({ outer: "LiveCell", kind: "Result", body: { content_items: [text("late")] } });
@@ -200,7 +231,7 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
 
 describe.concurrent("yield timing and operation/yield (§12.16–17)", () => {
   test("maxYieldTimeMs 500 caps a 9,999 ms request; 0 yields [] at once", async () => {
-    const host = await readyHost();
+    const host = await readyInProcess([], { sandbox });
     host.send(open(1, "capped", { cellExecutionLimits: { maxYieldTimeMs: 500 } }));
     host.send(open(2, "zero", { cellExecutionLimits: { maxYieldTimeMs: 0 } }));
     await host.frames.take(2);
@@ -228,7 +259,7 @@ describe.concurrent("yield timing and operation/yield (§12.16–17)", () => {
     expect(runtime(yielded)).toMatchObject({ kind: "Yielded", body: { content_items: [] } });
     expect(Date.now() - t0).toBeLessThan(500);
     host.send(wait(3, "s1", "1", 30_000));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await barrier(host);
     t0 = Date.now();
     host.send({ type: "operation/yield", id: 3 });
     expect(runtime(await host.frames.next())).toMatchObject({ outer: "LiveCell", kind: "Yielded" });
@@ -268,7 +299,7 @@ describe.concurrent("tool catalog revisions (§12.18)", () => {
   const b = tool("b");
   const names = "text(Object.keys(tools).join(','))";
 
-  async function run(host: HostProcess, id: number, options: Parameters<typeof execute>[3]): Promise<Frame> {
+  async function run(host: TestHost, id: number, options: Parameters<typeof execute>[3]): Promise<Frame> {
     host.send(execute(id, "s1", names, options));
     const first = await host.frames.next();
     if (first.result?.status === "error") return first;
@@ -411,7 +442,7 @@ describe.concurrent("delegates (§12.27–30)", () => {
     host.send(toolResult(second.id, null));
     expect(runtime((await host.frames.take(1))[0]).body.content_items).toEqual([text("y")]);
     expect(
-      await stderrContains(host, "failed to deliver code mode notification: code-mode client returned an invalid notification result"),
+      await logContains(host, "failed to deliver code mode notification: code-mode client returned an invalid notification result"),
     ).toBe(true);
     host.kill();
   });
@@ -461,7 +492,7 @@ describe.concurrent("delegates (§12.27–30)", () => {
 
 describe.concurrent("heap limit and shutdown (§12.32, §12.37)", () => {
   test("a cell over maxHeapSizeBytes fails with the heap text; the next cell runs", async () => {
-    const host = await readyHost();
+    const host = await readyInProcess([], { sandbox });
     host.send(open(1, "s1", { cellExecutionLimits: { maxHeapSizeBytes: 16777216 } }));
     await host.frames.next();
     host.send(execute(2, "s1", "const a = []; for (let i = 0; i < 3e6; i++) a.push({ i }); text(a.length)"));

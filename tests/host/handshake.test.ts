@@ -1,4 +1,6 @@
-// Host spec §12 items 1–6: handshake, capabilities, framing and strict decoding, over real pipes.
+// Host spec §12 items 1–6: handshake, capabilities, framing and strict decoding. The rules run
+// in process against the real stdio transport and connection (in_process.ts: no cell runs, so
+// the sandbox is inert); a few smoke tests at the end run the real CLI over real pipes.
 import { afterAll, describe, expect, test } from "vitest";
 import { encodeFrame } from "../../lib/codec/index.ts";
 import {
@@ -13,13 +15,26 @@ import {
   startHost,
   tool,
   wait,
-  type HostProcess,
 } from "../support/frame_client.ts";
+import { killAllInProcess, readyInProcess, startInProcess, type TestHost } from "./in_process.ts";
 
-afterAll(killAllHosts);
+afterAll(() => {
+  killAllInProcess();
+  killAllHosts();
+});
 
-async function negotiate(optional: string[], required: string[] = [], versions = [1]): Promise<{ frame: unknown; host: HostProcess }> {
-  const host = startHost();
+/** Polls `condition` until it holds or `timeoutMs` passed. */
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return true;
+}
+
+async function negotiate(optional: string[], required: string[] = [], versions = [1]): Promise<{ frame: unknown; host: TestHost }> {
+  const host = startInProcess();
   host.send(hello(optional, required, versions));
   const frame = await host.frames.next(10_000);
   return { frame, host };
@@ -30,7 +45,7 @@ function rawHello(fields: Record<string, unknown>): unknown {
 }
 
 /** Sends `messages`, expects no stdout frame, exit 1 and `stderrPart` in stderr. */
-async function expectFatal(host: HostProcess, stderrPart: string): Promise<void> {
+async function expectFatal(host: TestHost, stderrPart: string): Promise<void> {
   const exit = await host.exit;
   expect(exit.code).toBe(1);
   expect(host.stderr()).toContain(stderrPart);
@@ -77,11 +92,11 @@ describe.concurrent("capability negotiation (§12.1)", () => {
 
 describe.concurrent("narrowed capabilities (test hook)", () => {
   test("SCV_HOST_CAPABILITIES limits what is granted and what a required capability may name", async () => {
-    const host = startHost([], { SCV_HOST_CAPABILITIES: "bounded-output-v1" });
+    const host = startInProcess({ env: { SCV_HOST_CAPABILITIES: "bounded-output-v1" } });
     host.send(hello(ALL_CAPABILITIES));
     expect(await host.frames.next()).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: ["bounded-output-v1"] });
     host.kill();
-    const strict = startHost([], { SCV_HOST_CAPABILITIES: "" });
+    const strict = startInProcess({ env: { SCV_HOST_CAPABILITIES: "" } });
     strict.send(hello([], ["yield-observation"]));
     expect(await strict.frames.next()).toEqual({
       type: "connection/rejected",
@@ -110,7 +125,7 @@ describe.concurrent("handshake rejections (§12.2)", () => {
   });
 
   test("session/open first → invalidHello", async () => {
-    const host = startHost();
+    const host = startInProcess();
     host.send(open(1, "session-1"));
     expect(await host.frames.next()).toEqual({
       type: "connection/rejected",
@@ -121,7 +136,7 @@ describe.concurrent("handshake rejections (§12.2)", () => {
 });
 
 describe.concurrent("invalid hellos are fatal without output (§12.3)", () => {
-  const cases: [string, (host: HostProcess) => void, string][] = [
+  const cases: [string, (host: TestHost) => void, string][] = [
     ["invalid JSON", (h) => h.sendRaw(Buffer.from([1, 0, 0, 0, 0x7b])), "failed to decode code-mode IPC frame: "],
     ["no versions", (h) => h.send(rawHello({ supportedVersions: [] })), "at least one protocol version is required"],
     ["duplicate version", (h) => h.send(rawHello({ supportedVersions: [1, 1] })), "duplicate protocol version 1"],
@@ -148,7 +163,7 @@ describe.concurrent("invalid hellos are fatal without output (§12.3)", () => {
   ];
   for (const [name, send, detail] of cases) {
     test(name, async () => {
-      const host = startHost();
+      const host = startInProcess();
       send(host);
       await expectFatal(host, "failed to read code-mode client hello: ");
       expect(host.stderr()).toContain(detail);
@@ -159,14 +174,14 @@ describe.concurrent("invalid hellos are fatal without output (§12.3)", () => {
 
 describe.concurrent("framing (§12.4, §12.5)", () => {
   test("a declared length over the limit fails before any payload", async () => {
-    const host = startHost();
+    const host = startInProcess();
     host.sendRaw(prefix(83_886_081));
     await expectFatal(host, "code-mode IPC frame length 83886081 exceeds 67108864 bytes");
     expect(host.frames.received).toEqual([]);
   });
 
   test("immediate EOF → exit 0, no output", async () => {
-    const host = startHost();
+    const host = startInProcess();
     host.closeStdin();
     const exit = await host.exit;
     expect(exit.code).toBe(0);
@@ -174,43 +189,42 @@ describe.concurrent("framing (§12.4, §12.5)", () => {
   });
 
   test("EOF after 2 prefix bytes → exit 1", async () => {
-    const host = startHost();
+    const host = startInProcess();
     host.sendRaw(Buffer.from([5, 0]));
     host.closeStdin();
     await expectFatal(host, "early eof");
   });
 
   test("EOF inside a payload after the handshake → exit 1", async () => {
-    const host = await readyHost();
+    const host = await readyInProcess();
     host.sendRaw(Buffer.concat([prefix(10), Buffer.from("{")]));
     host.closeStdin();
     await expectFatal(host, "failed to read code-mode client message: early eof");
   });
 
   test("a bad frame after a good one in the same write fails at once, stdin still open", async () => {
-    const host = startHost();
+    const host = startInProcess();
     host.sendRaw(Buffer.concat([encodeFrame(hello()), Buffer.from([1, 0, 0, 0, 0x7b])]));
     await expectFatal(host, "failed to read code-mode client message: failed to decode code-mode IPC frame: ");
     expect(host.frames.received.map((frame) => frame.type)).toEqual(["connection/ready"]);
   });
 
   test("a second hello is fatal", async () => {
-    const host = await readyHost();
+    const host = await readyInProcess();
     host.send(hello());
     await expectFatal(host, "received a second code-mode client hello");
   });
 
 });
 
-// Timing-sensitive: run on their own, not beside the concurrent spawns above.
 describe("backpressure (§12.5)", () => {
-  test("a second hello ends the host within 1 s while its stdout is blocked", async () => {
-    // Nobody reads stdout: the host's writer blocks once the pipe is full.
-    const host = startHost([], {}, false);
+  test("a second hello ends the connection within 1 s while its output is blocked", async () => {
+    // Nobody reads the output: the host's writer blocks once the stream is full.
+    const host = startInProcess({ readOutput: false });
     host.send(hello());
     const big = "x".repeat(256 * 1024);
     for (let i = 0; i < 8; i++) host.send(request(100 + i, { method: "session/shutdown", sessionId: big }));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await until(() => host.outputBlocked())).toBe(true);
     const sent = Date.now();
     host.send(hello());
     const exit = await host.exit;
@@ -220,7 +234,7 @@ describe("backpressure (§12.5)", () => {
   });
 
   test("a client that never reads fails the host with a full outgoing queue", async () => {
-    const host = startHost([], { SCV_HOST_MAX_OUTGOING_FRAMES: "64" }, false);
+    const host = startInProcess({ env: { SCV_HOST_MAX_OUTGOING_FRAMES: "64" }, readOutput: false });
     host.send(hello());
     const big = "y".repeat(64 * 1024);
     for (let i = 0; i < 200; i++) host.send(request(i + 1, { method: "session/shutdown", sessionId: big }));
@@ -272,7 +286,7 @@ describe.concurrent("strict decoding after the handshake is fatal (§12.6)", () 
   ];
   for (const [name, message, detail] of cases) {
     test(name, async () => {
-      const host = await readyHost();
+      const host = await readyInProcess();
       host.send(open(1, "s1"));
       expect((await host.frames.next()).result.value.type).toBe("session/ready");
       host.send(message);
@@ -281,4 +295,58 @@ describe.concurrent("strict decoding after the handshake is fatal (§12.6)", () 
       expect(host.frames.received.length).toBe(2);
     });
   }
+});
+
+// The real CLI over real pipes: what the in-process tests cannot see (exit codes, the `Error:`
+// line, a process blocked on its stdout pipe). The Deno runs are in runtimes.test.ts.
+describe.concurrent("process smoke tests (stdio)", () => {
+  test("negotiates all five capabilities, then exits 0 at stdin EOF", async () => {
+    const host = startHost();
+    host.send(hello([...ALL_CAPABILITIES].reverse()));
+    expect(await host.frames.next(10_000)).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: ALL_CAPABILITIES });
+    host.closeStdin();
+    expect((await host.exit).code).toBe(0);
+  });
+
+  test("immediate EOF → exit 0, no output", async () => {
+    const host = startHost();
+    host.closeStdin();
+    expect((await host.exit).code).toBe(0);
+    expect(host.frames.received).toEqual([]);
+  });
+
+  test("an undecodable hello → exit 1, one Error line, no output", async () => {
+    const host = startHost();
+    host.sendRaw(Buffer.from([1, 0, 0, 0, 0x7b]));
+    const exit = await host.exit;
+    expect(exit.code).toBe(1);
+    expect(host.stderr()).toMatch(/^Error: failed to read code-mode client hello: failed to decode code-mode IPC frame: .+$/m);
+    expect(host.frames.received).toEqual([]);
+  });
+
+  test("an oversized prefix after the handshake → exit 1 without a payload", async () => {
+    const host = await readyHost();
+    host.sendRaw(prefix(83_886_081));
+    const exit = await host.exit;
+    expect(exit.code).toBe(1);
+    expect(host.stderr()).toContain(
+      "Error: failed to read code-mode client message: code-mode IPC frame length 83886081 exceeds 67108864 bytes",
+    );
+  });
+
+  test("a second hello exits within 1 s while nobody reads stdout", async () => {
+    const host = startHost([], {}, false);
+    host.send(hello());
+    const big = "x".repeat(256 * 1024);
+    for (let i = 0; i < 8; i++) host.send(request(100 + i, { method: "session/shutdown", sessionId: big }));
+    // Our side of the pipe stopped reading: the host's writes back up behind it.
+    const stdout = host.child.stdout;
+    expect(await until(() => stdout.readableLength >= stdout.readableHighWaterMark)).toBe(true);
+    const sent = Date.now();
+    host.send(hello());
+    const exit = await host.exit;
+    expect(exit.code).toBe(1);
+    expect(Date.now() - sent).toBeLessThan(1_000);
+    expect(host.stderr()).toContain("received a second code-mode client hello");
+  });
 });

@@ -35,7 +35,6 @@ test("a failure while handling operation/yield ends the connection as a request 
       },
     },
     sandbox: brokenSandbox(),
-    truncate: (items) => items,
     limits: limitsFromEnv({}),
     log: () => undefined,
   });

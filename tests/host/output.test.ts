@@ -1,9 +1,12 @@
 // Host spec §12 items 19–20: output truncation is chosen per session and applied by the host
-// in server mode (with the `Script error:` item), over real pipes.
+// in server mode (with the `Script error:` item). In process: the real stdio transport and
+// connection over one real sandbox (in_process.ts).
 import { afterAll, describe, expect, test } from "vitest";
-import { execute, killAllHosts, open, readyHost, terminate, wait, type Frame } from "../support/frame_client.ts";
+import { execute, open, terminate, wait, type Frame } from "../support/frame_client.ts";
+import { fileSandbox, readyInProcess } from "./in_process.ts";
 
-afterAll(killAllHosts);
+const { sandbox, stop } = fileSandbox();
+afterAll(stop);
 
 const text = (value: string) => ({ type: "input_text", text: value });
 const D4 = "0123456789".repeat(4);
@@ -15,7 +18,7 @@ function body(frame: Frame): Frame {
 }
 
 async function hostWith(sessions: Record<string, "client" | "server" | null>) {
-  const host = await readyHost(["bounded-output-v1"]);
+  const host = await readyInProcess(["bounded-output-v1"], { sandbox });
   let id = 1;
   for (const [name, mode] of Object.entries(sessions)) {
     host.send(open(id++, name, mode === null ? {} : { outputTruncation: mode }));
@@ -70,9 +73,12 @@ describe.concurrent("output truncation", () => {
     host.send(wait(3, "server", "1", 60_000));
     expect(body(await host.frames.next()).content_items).toEqual([text("0123456789".repeat(8))]);
     await host.frames.next();
-    host.send(execute(4, "server", "yield_control(); text('0123456789'.repeat(4)); await new Promise(() => {})"));
+    host.send(execute(4, "server", "yield_control(); text('0123456789'.repeat(4)); notify('appended'); await new Promise(() => {})"));
     await host.frames.take(2);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The notification follows the text: once it is here, the text is in the cell's buffer.
+    const notification = await host.frames.next();
+    expect(notification.request).toMatchObject({ type: "notification/send", text: "appended" });
+    host.send({ type: "delegate/response", id: notification.id, result: { status: "ok", value: { type: "notification/delivered" } } });
     host.send(terminate(5, "server", "2", 3));
     const frames = await host.frames.take(2);
     const terminated = frames.find((f) => f.id === 5);

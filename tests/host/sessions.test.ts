@@ -1,4 +1,6 @@
-// Host spec §12 items 7–9: sessions, request ids and limits, over real pipes.
+// Host spec §12 items 7–9: sessions, request ids and limits. In process (in_process.ts: the real
+// stdio transport and connection, one real sandbox for the file); limits from the environment at
+// startup run the real CLI.
 import { afterAll, describe, expect, test } from "vitest";
 import { RecentSet } from "../../lib/host/recent_set.ts";
 import { MAX_RECENT_REQUEST_IDS, RequestRegistry } from "../../lib/host/request_registry.ts";
@@ -6,14 +8,22 @@ import {
   execute,
   killAllHosts,
   open,
-  readyHost,
   request,
   shutdown,
   terminate,
   wait,
 } from "../support/frame_client.ts";
+import { fileSandbox, readyInProcess, type TestHost } from "./in_process.ts";
 
-afterAll(killAllHosts);
+const { sandbox, stop } = fileSandbox();
+afterAll(async () => {
+  killAllHosts();
+  await stop();
+});
+
+function readyHost(optional: string[] = [], env: Record<string, string> = {}): Promise<TestHost> {
+  return readyInProcess(optional, { env, sandbox });
+}
 
 const okResponse = (id: number, value: unknown) => ({ type: "operation/response", id, result: { status: "ok", value } });
 const errResponse = (id: number, message: string) => ({ type: "operation/response", id, result: { status: "error", message } });

@@ -1,6 +1,11 @@
-// Host spec §12 items 33–36 and every scenario of seeds/host_websocket_tests.rs, over real sockets.
+// Host spec §12 items 33–36 and every scenario of seeds/host_websocket_tests.rs, over real sockets:
+// one `scv host --listen` process for the listener's rules, one more per CLI behaviour; the
+// listener-wide limit runs the listener in process.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { limitsFromEnv } from "../../lib/host/limits.ts";
+import { listenWebSocket } from "../../lib/host/transports/ws.ts";
+import { createSandbox } from "../../lib/sandbox/index.ts";
 import {
   connectWs,
   execute,
@@ -169,11 +174,14 @@ describe("WebSocket listener", () => {
     recovered.close();
   });
 
-  test("a text message closes only its connection (§12.36)", async () => {
+  test("a text message closes only its connection, with 1003 and the diagnostic (§12.36, issue 22)", async () => {
     const client = await connectWs(url);
     await negotiate(client);
+    const closeFrame = new Promise<{ code: number; reason: string }>((resolve) =>
+      client.socket.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") })),
+    );
     client.sendText("hello");
-    await client.closed;
+    expect(await closeFrame).toEqual({ code: 1003, reason: "code-mode websocket messages must be binary framed messages" });
     await stderrLine("code-mode websocket messages must be binary framed messages");
     const next = await connectWs(url);
     await negotiate(next);
@@ -211,46 +219,69 @@ describe("WebSocket listener", () => {
 
 describe("listener process", () => {
   test("the active-cell limit is shared by every connection of the listener", async () => {
-    const limited = startHost(["--listen", "ws://127.0.0.1:0"], { SCV_HOST_MAX_ACTIVE_CELLS: "1" });
-    limited.closeStdin();
-    const limitedUrl = await listenUrl(limited);
-    const first = await connectWs(limitedUrl);
-    const second = await connectWs(limitedUrl);
-    for (const client of [first, second]) {
-      await negotiate(client);
-      await openSession(client, "s");
-    }
-    first.send(execute(2, "s", "await new Promise(() => {})", { yieldTimeMs: 60_000 }));
-    expect((await first.frames.next()).result.value.type).toBe("execution/started");
-    second.send(execute(2, "s", "text(1)"));
-    expect(await second.frames.next()).toEqual({
-      type: "operation/response",
-      id: 2,
-      result: { status: "error", message: "code-mode host has too many active cells" },
+    const sandbox = createSandbox();
+    const listener = await listenWebSocket({
+      host: "127.0.0.1",
+      port: 0,
+      sandbox,
+      limits: limitsFromEnv({ SCV_HOST_MAX_ACTIVE_CELLS: "1" }),
+      log: () => undefined,
     });
-    // Closing the first connection ends its cell and frees the permit.
-    first.close();
-    await first.closed;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    second.send(execute(3, "s", "text(1)"));
-    expect((await second.frames.next()).result.value).toEqual({ type: "execution/started", cellId: "1" });
-    limited.kill();
+    try {
+      const first = await connectWs(listener.url);
+      const second = await connectWs(listener.url);
+      for (const client of [first, second]) {
+        await negotiate(client);
+        await openSession(client, "s");
+      }
+      first.send(execute(2, "s", "await new Promise(() => {})", { yieldTimeMs: 60_000 }));
+      expect((await first.frames.next()).result.value.type).toBe("execution/started");
+      second.send(execute(2, "s", "text(1)"));
+      expect(await second.frames.next()).toEqual({
+        type: "operation/response",
+        id: 2,
+        result: { status: "error", message: "code-mode host has too many active cells" },
+      });
+      // Closing the first connection ends its cell and frees the permit (soon, not at once).
+      first.close();
+      await first.closed;
+      const deadline = Date.now() + 10_000;
+      for (let id = 3; ; id++) {
+        second.send(execute(id, "s", "text(1)"));
+        const answer = await second.frames.next();
+        if (answer.result.status === "ok") {
+          expect(answer.result.value).toEqual({ type: "execution/started", cellId: "1" });
+          break;
+        }
+        expect(answer.result.message).toBe("code-mode host has too many active cells");
+        if (Date.now() > deadline) throw new Error("the permit was not released within 10 s");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      second.close();
+    } finally {
+      await listener.close();
+      await sandbox.shutdown();
+    }
   });
 
   test("stdin EOF does not stop it; SIGTERM closes it cleanly", async () => {
     const other = startHost(["--listen", "ws://127.0.0.1:0"]);
     other.closeStdin();
     const otherUrl = await listenUrl(other);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A whole session after the EOF: the listener has long seen it by the time a cell ran.
     const client = await connectWs(otherUrl);
     await negotiate(client);
+    await openSession(client, "after-eof");
+    client.send(execute(2, "after-eof", "text('still serving')"));
+    await client.frames.next();
+    expect((await client.frames.next()).result.value.Result.content_items).toEqual([{ type: "input_text", text: "still serving" }]);
     other.child.kill("SIGTERM");
     const exit = await other.exit;
     expect(exit.code).toBe(0);
     await client.closed;
   });
 
-  test("binds IPv6 literals and rejects hostnames and other schemes", async () => {
+  test("binds IPv6 literals; hostnames, other schemes and non-URLs are usage errors (exit 2)", async () => {
     const v6 = startHost(["--listen", "ws://[::1]:0"]);
     const v6Url = await listenUrl(v6).catch(() => "");
     if (v6Url !== "") {
@@ -261,12 +292,12 @@ describe("listener process", () => {
       v6.kill();
     }
     const named = startHost(["--listen", "ws://localhost:0"]);
-    expect((await named.exit).code).toBe(1);
+    expect((await named.exit).code).toBe(2);
     expect(named.stderr()).toContain("Error: invalid websocket --listen URL `ws://localhost:0`; expected `ws://IP:PORT`");
-    const grpc = startHost(["--listen", "grpc+stdio://"]);
-    expect((await grpc.exit).code).toBe(1);
-    expect(grpc.stderr()).toContain(
-      "Error: unsupported --listen URL `grpc+stdio://`; expected `ws://IP:PORT`, `stdio`, or `stdio://`",
-    );
+    for (const listen of ["grpc+stdio://", "foo"]) {
+      const other = startHost(["--listen", listen]);
+      expect((await other.exit).code).toBe(2);
+      expect(other.stderr()).toContain(`Error: unsupported --listen URL \`${listen}\`; expected \`ws://IP:PORT\`, \`stdio\`, or \`stdio://\``);
+    }
   });
 });

@@ -18,7 +18,6 @@ test("close() drops a client that never answers the close frame after a short gr
     host: "127.0.0.1",
     port: 0,
     sandbox,
-    truncate: (items) => items,
     limits: limitsFromEnv({}),
     log: () => undefined,
   });

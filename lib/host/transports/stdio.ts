@@ -1,27 +1,41 @@
 // One host connection over stdin/stdout (host spec §2, §11).
 import { FrameDecoder, waitForDrain } from "../../codec/index.ts";
-import { parsePreciseJson } from "../precise_json.ts";
+import { parseClientFrame } from "../frame_json.ts";
 import type { Sandbox } from "../../sandbox/index.ts";
 import { HostConnection, type ConnectionOutcome } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
-import type { TruncateItems } from "../output.ts";
 
 export interface StdioOptions {
   input: NodeJS.ReadableStream & AsyncIterable<Uint8Array>;
   output: NodeJS.WritableStream;
   sandbox: Sandbox;
-  truncate: TruncateItems;
   limits: HostLimits;
   log: (line: string) => void;
 }
 
-/** Serves one connection; resolves when it ends (EOF, rejection or a fatal error). */
+/** How long a finished connection waits for its last frames to reach stdout, by outcome. */
+const FLUSH_AFTER_CLOSE_MS = 5_000;
+// Fatal teardown must not wait on a backpressured writer (host spec §11: within 1 s).
+const FLUSH_AFTER_FAILURE_MS = 250;
+
+/**
+ * Serves one connection; resolves when it ends (EOF, rejection or a fatal error) and the frames
+ * written so far have left (or the flush timed out), so that the caller may exit at once.
+ */
 export async function serveStdio(options: StdioOptions): Promise<ConnectionOutcome> {
   const output = options.output as NodeJS.WritableStream & Partial<Pick<import("node:stream").Writable, "cork" | "uncork">>;
   let corked = false;
   const uncork = (): void => {
+    if (!corked) return;
     corked = false;
     output.uncork?.();
+  };
+  // Writes the stream has not confirmed yet; `flushed` hears when none are left.
+  let unconfirmed = 0;
+  let flushed: (() => void) | null = null;
+  const confirmed = (): void => {
+    unconfirmed--;
+    if (unconfirmed === 0 && flushed !== null) flushed();
   };
   const connection = new HostConnection({
     sink: {
@@ -32,12 +46,12 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
           output.cork();
           process.nextTick(uncork);
         }
+        unconfirmed++;
         // Synchronous unless the stream wants a drain: the outbox then writes this frame at once.
-        return output.write(frame) ? undefined : waitForDrain(output);
+        return output.write(frame, confirmed) ? undefined : waitForDrain(output);
       },
     },
     sandbox: options.sandbox,
-    truncate: options.truncate,
     limits: options.limits,
     log: options.log,
   });
@@ -46,7 +60,7 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
   // `data` events and a synchronous decoder: no promise or async-iterator step per chunk on the
   // delegate round trip (worker → frame → client → frame → worker), where latency is throughput.
   const input = options.input;
-  const decoder = new FrameDecoder({ parse: parsePreciseJson });
+  const decoder = new FrameDecoder({ parse: parseClientFrame });
   let reading = true;
   const stop = (): void => {
     reading = false;
@@ -109,7 +123,20 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
   input.on("data", onData);
   input.on("end", onEnd);
   input.on("error", onError);
-  return connection.done;
+  const outcome = await connection.done;
+  // The caller exits next. Deno runs promise jobs before the nextTick that uncorks, so without
+  // this the last frames (a `connection/rejected`) never left the corked stream (issue 16).
+  uncork();
+  if (unconfirmed > 0) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, outcome.error === null ? FLUSH_AFTER_CLOSE_MS : FLUSH_AFTER_FAILURE_MS);
+      flushed = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+  return outcome;
 }
 
 const EMPTY = new Uint8Array(0);

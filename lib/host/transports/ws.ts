@@ -1,14 +1,15 @@
 // The WebSocket listener (host spec §10): one host connection per socket, binary messages of
-// exactly one frame each, `/readyz`, and a 403 for any request carrying an `Origin` header.
+// exactly one frame each, `/readyz`, a 403 for any request carrying an `Origin` header, and a
+// 401 for an upgrade without the listener's bearer token when it has one (listener_token.ts).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type RawData, type WebSocket } from "ws";
 import { decodeFrameMessage, MAX_FRAME_BYTES } from "../../codec/index.ts";
-import { parsePreciseJson } from "../precise_json.ts";
+import { parseClientFrame } from "../frame_json.ts";
 import type { Sandbox } from "../../sandbox/index.ts";
 import { HostConnection } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
-import type { TruncateItems } from "../output.ts";
+import { TokenCheck } from "./listener_token.ts";
 
 export const MAX_WEBSOCKET_MESSAGE_BYTES = MAX_FRAME_BYTES + 4;
 /** Above this many unsent bytes the writer waits for the socket before sending more. */
@@ -20,9 +21,10 @@ export interface WsListenerOptions {
   host: string;
   port: number;
   sandbox: Sandbox;
-  truncate: TruncateItems;
   limits: HostLimits;
   log: (line: string) => void;
+  /** When set, an upgrade must carry `Authorization: Bearer <token>`; `/readyz` stays open. */
+  token?: string | null;
 }
 
 export interface WsListener {
@@ -34,6 +36,7 @@ export interface WsListener {
 export async function listenWebSocket(options: WsListenerOptions): Promise<WsListener> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES, perMessageDeflate: false });
   const sockets = new Set<WebSocket>();
+  const tokenCheck = options.token ? new TokenCheck(options.token) : null;
   const server: Server = createServer((request, response) => {
     if (request.headers.origin !== undefined) {
       options.log(`code-mode host rejected an HTTP request with Origin \`${request.headers.origin}\``);
@@ -55,6 +58,15 @@ export async function listenWebSocket(options: WsListenerOptions): Promise<WsLis
     }
     if (pathOf(request) !== "/") {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
+    if (tokenCheck !== null && !tokenCheck.accepts(request.headers.authorization)) {
+      const peer = `${request.socket.remoteAddress ?? "?"}:${request.socket.remotePort ?? "?"}`;
+      const why = request.headers.authorization === undefined ? "without a token" : "with a wrong token";
+      options.log(`code-mode host rejected a websocket handshake from ${peer} ${why}`);
+      socket.end(
+        "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+      );
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
@@ -100,23 +112,30 @@ function pathOf(request: IncomingMessage): string {
   return query < 0 ? url : url.slice(0, query);
 }
 
+/** Host spec §10: the diagnostic of a text message, sent as the close reason with code 1003. */
+export const TEXT_MESSAGE_ERROR = "code-mode websocket messages must be binary framed messages";
+/** RFC 6455: the endpoint cannot accept this data type. */
+const CLOSE_UNSUPPORTED_DATA = 1003;
+
 function serveSocket(ws: WebSocket, options: WsListenerOptions): void {
+  // A text message is answered with a close frame that says why; other failures drop the socket.
+  let closeFrame: { code: number; reason: string } | null = null;
   const connection = new HostConnection({
     sink: { write: (frame) => sendFrame(ws, frame) },
     sandbox: options.sandbox,
-    truncate: options.truncate,
     limits: options.limits,
     log: options.log,
   });
   ws.on("message", (data: RawData, isBinary: boolean) => {
     if (connection.finished) return;
     if (!isBinary) {
-      connection.fail("code-mode websocket messages must be binary framed messages");
+      closeFrame = { code: CLOSE_UNSUPPORTED_DATA, reason: TEXT_MESSAGE_ERROR };
+      connection.fail(TEXT_MESSAGE_ERROR);
       return;
     }
     // Like stdio: a frame that cannot be decoded or handled fails the connection, never the process.
     try {
-      connection.receive(decodeFrameMessage(toBuffer(data), { parse: parsePreciseJson }));
+      connection.receive(decodeFrameMessage(toBuffer(data), { parse: parseClientFrame }));
     } catch (error) {
       connection.readFailed(error);
     }
@@ -128,7 +147,15 @@ function serveSocket(ws: WebSocket, options: WsListenerOptions): void {
   void connection.done.then((outcome) => {
     if (outcome.error !== null) {
       options.log(`code-mode host websocket connection failed: ${outcome.error}`);
-      ws.terminate();
+      if (closeFrame === null || ws.readyState !== ws.OPEN) {
+        ws.terminate();
+        return;
+      }
+      ws.close(closeFrame.code, closeFrame.reason);
+      // A client that never answers the close frame does not keep the socket.
+      const grace = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
+      grace.unref();
+      ws.once("close", () => clearTimeout(grace));
     } else if (ws.readyState === ws.OPEN) {
       ws.close(1000);
     }
