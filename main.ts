@@ -58,7 +58,7 @@ Protocol: newline-delimited JSON-RPC 2.0 on stdin/stdout (ACP v1); logs on stder
 (error|warn|info|debug, default warn). Approvals are asked through session/request_permission.
 
 Zed (settings.json):
-  "agent_servers": { "scv": { "command": "scv", "args": ["acp"] } }`,
+  "agent_servers": { "scv": { "type": "custom", "command": "scv", "args": ["acp"] } }`,
   )
   .action(async (options) => {
     const { runAcp } = await import("./lib/cli/acp.ts");

@@ -1,6 +1,7 @@
 // The ACP agent over one connection (newline-delimited JSON-RPC 2.0): initialize, session/new, session/prompt,
 // session/cancel and session/set_mode (the approval policies as modes). Each session is an in-process engine
 // session, with the same engine and configuration as `scv server`.
+import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -75,14 +76,17 @@ export async function serveAcp(
       if (params.mcpServers.length > 0) {
         log.warn(`ignoring ${params.mcpServers.length} MCP server(s): scv does not connect to MCP servers yet`);
       }
+      const info = await stat(params.cwd).catch(() => undefined);
+      if (!info?.isDirectory()) {
+        throw RequestError.invalidParams({ cwd: params.cwd }, `cwd ${params.cwd} is not a directory`);
+      }
       let session: AcpSession;
       try {
         session = await AcpSession.open(options, log, { cwd: params.cwd }, client);
       } catch (error) {
-        if (error instanceof EngineError) {
-          throw RequestError.invalidParams({ cwd: params.cwd }, `could not start a session: ${error.message}`);
-        }
-        throw RequestError.internalError(undefined, `could not start a session: ${(error as Error).message}`);
+        // The engine's reason (a missing credential, a bad configuration file) says what to fix.
+        const reason = error instanceof EngineError ? error.message : (error as Error).message;
+        throw RequestError.internalError(undefined, `could not start a session: ${reason}`);
       }
       if (closed) {
         await session.close();

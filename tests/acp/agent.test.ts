@@ -223,7 +223,7 @@ describe("scv acp", () => {
     const relative = await error(acp.connection.agent.request("session/new", { cwd: "some/dir", mcpServers: [] }));
     expect(relative).toMatchObject({ code: -32602, message: expect.stringContaining("absolute") });
     const missing = await error(acp.connection.agent.request("session/new", { cwd: join(harness.sandbox.root, "nope"), mcpServers: [] }));
-    expect(missing).toMatchObject({ code: -32602, message: expect.stringContaining("could not start a session") });
+    expect(missing).toMatchObject({ code: -32602, message: expect.stringContaining("is not a directory") });
     const unknown = await error(prompt(acp, "no-such-session", "hi"));
     expect(unknown).toMatchObject({ code: -32602, message: expect.stringContaining("unknown session") });
     const { sessionId } = await acp.connection.agent.request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] });
@@ -378,5 +378,18 @@ describe("scv acp", () => {
     });
     expect((await prompt(acp, sessionId, "hi")).stopReason).toBe("end_turn");
     expect(acp.stderr()).toContain("ignoring 1 MCP server(s)");
+  });
+
+  it("refuses session/new with the engine's reason when no credential is configured, and stays up", async () => {
+    const acp = startAcp(harness, { env: { OPENAI_API_KEY: undefined } });
+    run = acp;
+    await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const refused = await acp.connection.agent
+      .request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] })
+      .then(() => undefined, (failure: { code?: number; message?: string }) => failure);
+    expect(refused).toMatchObject({ code: -32603, message: expect.stringContaining("could not start a session") });
+    expect(refused?.message).toContain("OPENAI_API_KEY");
+    const again = await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    expect(again.protocolVersion).toBe(1);
   });
 });
