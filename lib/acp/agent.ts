@@ -1,6 +1,6 @@
 // The ACP agent over one connection (newline-delimited JSON-RPC 2.0): initialize, session/new, session/prompt,
-// session/cancel and session/set_mode (the approval policies as modes). Each session is an in-process engine
-// session, with the same engine and configuration as `scv server`.
+// session/cancel, session/close and session/set_mode (the approval policies as modes). Each session is an
+// in-process engine session, with the same engine and configuration as `scv server`.
 import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -36,7 +36,8 @@ export function agentCapabilities(features: AcpFeatures): AgentCapabilities {
     loadSession: features.persistentSessions,
     promptCapabilities: { image: false, audio: false, embeddedContext: false },
     mcpCapabilities: { http: false, sse: false },
-    sessionCapabilities: features.persistentSessions ? { list: {} } : {},
+    // Closing frees a session's engine (its tools' processes, its history); listing needs persistence.
+    sessionCapabilities: features.persistentSessions ? { close: {}, list: {} } : { close: {} },
   };
 }
 
@@ -105,6 +106,14 @@ export async function serveAcp(
       return {};
     })
     .onRequest(methods.agent.session.prompt, ({ params }) => sessionOf(params.sessionId).prompt(params.prompt))
+    .onRequest(methods.agent.session.close, async ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      sessions.delete(params.sessionId);
+      // A running prompt answers `cancelled`; the engine session ends with its processes.
+      session.cancel();
+      await session.close();
+      return {};
+    })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
     });

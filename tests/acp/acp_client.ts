@@ -31,6 +31,7 @@ const RESULTS: Record<string, ReturnType<typeof definition>> = {
   "session/new": definition("NewSessionResponse"),
   "session/prompt": definition("PromptResponse"),
   "session/set_mode": definition("SetSessionModeResponse"),
+  "session/close": definition("CloseSessionResponse"),
 };
 const PARAMS: Record<string, ReturnType<typeof definition>> = {
   "session/update": definition("SessionNotification"),

@@ -64,7 +64,7 @@ describe("scv acp", () => {
       loadSession: false,
       promptCapabilities: { image: false, audio: false, embeddedContext: false },
       mcpCapabilities: { http: false, sse: false },
-      sessionCapabilities: {},
+      sessionCapabilities: { close: {} },
     });
   });
 
@@ -391,5 +391,20 @@ describe("scv acp", () => {
     expect(refused?.message).toContain("OPENAI_API_KEY");
     const again = await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     expect(again.protocolVersion).toBe(1);
+  });
+
+  it("closes a session: its running prompt answers cancelled and the session is gone", async () => {
+    harness.provider.push({ mode: "chunked", events: [sse.textDelta("partial")], end: "hang" });
+    const acp = start();
+    const sessionId = await newSession(acp);
+    const running = prompt(acp, sessionId, "take your time");
+    await waitUntil(() => messageText(acp.updates).includes("partial"), "the first chunk");
+    await acp.connection.agent.request("session/close", { sessionId });
+    expect((await running).stopReason).toBe("cancelled");
+    const gone = await prompt(acp, sessionId, "still there?").then(
+      () => undefined,
+      (failure: { code?: number; message?: string }) => failure,
+    );
+    expect(gone).toMatchObject({ code: -32602, message: expect.stringContaining("unknown session") });
   });
 });
