@@ -174,6 +174,12 @@ describe("scv acp", () => {
     const sessionId = await newSession(acp);
     const running = prompt(acp, sessionId, "take your time");
     await waitUntil(() => messageText(acp.updates).includes("partial"), "the first chunk");
+    // One prompt at a time: a second while the first runs is refused, and the first goes on.
+    const second = await prompt(acp, sessionId, "me too").then(
+      () => undefined,
+      (failure: { code?: number; message?: string }) => failure,
+    );
+    expect(second).toMatchObject({ code: -32600, message: expect.stringContaining("already running") });
     const cancelledAt = Date.now();
     await acp.connection.agent.notify("session/cancel", { sessionId });
     expect((await running).stopReason).toBe("cancelled");
