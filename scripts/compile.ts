@@ -2,7 +2,7 @@
 // pinned Node binary, with V8's code caches for the application parts. It needs no node_modules and
 // no Node on PATH. scripts/release.ts calls compileBinary for other targets' Node binaries.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmod, copyFile, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, copyFile, rm, stat, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { currentTarget } from "../lib/build_info.ts";
 import { APP_PARTS, buildBundle, distPath, ROOT, wrapApp, type AppPart } from "./build.ts";

@@ -83,7 +83,7 @@ describe("exec run", () => {
 
   it("waits for a nested call the cell left behind, whose signal aborts when the cell ends", async () => {
     const log: string[] = [];
-    const slow: Answer = (request, signal) =>
+    const slow: Answer = (_request, signal) =>
       new Promise((resolve) => signal.addEventListener("abort", () => resolve({ success: false, output: "cancelled", truncated: false, error: "cancelled" })));
     const outcome = await prepare({ code: "tools.echo({}); text('left')" }).run(context(slow, { log }));
     expect(outcome).toEqual(ok("left"));
