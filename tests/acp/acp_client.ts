@@ -14,6 +14,7 @@ import {
   type SessionNotification,
 } from "@agentclientprotocol/sdk";
 import type { CliHarness, CliProcess } from "../support/cli_harness.ts";
+import { waitFor } from "../support/wait.ts";
 
 const require = createRequire(import.meta.url);
 // ajv is in node_modules as a dependency of the MCP SDK; the tests use it, the agent does not.
@@ -168,23 +169,12 @@ export function startAcp(
       }
       child.stdin!.write(text);
     },
-    async rawResponse(id, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const found = parsed.find((line) => (line as { id?: unknown }).id === id && !("method" in (line as object)));
-        if (found) return found as Record<string, unknown>;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      throw new Error(`no response to id ${id} within ${timeoutMs} ms`);
+    rawResponse(id, timeoutMs = 10_000) {
+      const answers = (line: unknown) => (line as { id?: unknown }).id === id && !("method" in (line as object));
+      return waitFor(() => parsed.find(answers) as Record<string, unknown> | undefined, {
+        what: `the response to id ${id}`,
+        timeoutMs,
+      });
     },
   };
-}
-
-/** Polls `condition` until it holds or the deadline passes (machines under load are slow). */
-export async function waitUntil(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
-import { startAcp, waitUntil, type AcpRun, type PermissionAnswer } from "./acp_client.ts";
+import { waitFor } from "../support/wait.ts";
+import { startAcp, type AcpRun, type PermissionAnswer } from "./acp_client.ts";
 
 const harness = useCliHarness();
 let run: AcpRun | undefined;
@@ -173,7 +174,7 @@ describe("scv acp", () => {
     const acp = start();
     const sessionId = await newSession(acp);
     const running = prompt(acp, sessionId, "take your time");
-    await waitUntil(() => messageText(acp.updates).includes("partial"), "the first chunk");
+    await waitFor(() => messageText(acp.updates).includes("partial"), { what: "the first chunk", timeoutMs: 10_000 });
     // One prompt at a time: a second while the first runs is refused, and the first goes on.
     const second = await prompt(acp, sessionId, "me too").then(
       () => undefined,
@@ -212,8 +213,10 @@ describe("scv acp", () => {
     acp.writeRaw(`${JSON.stringify({ jsonrpc: "2.0", id: 901, method: "session/teleport", params: {} })}\n`);
     const unknown = await acp.rawResponse(901);
     expect((unknown.error as { code: number }).code).toBe(-32601);
-    await waitUntil(() => acp.lines().some((line) => (line as { error?: { code?: number } }).error?.code === -32700), "the parse error");
-    const parseError = acp.lines().find((line) => (line as { error?: { code?: number } }).error?.code === -32700) as { id: unknown };
+    const isParseError = (line: unknown) => (line as { error?: { code?: number } }).error?.code === -32700;
+    const parseError = (await waitFor(() => acp.lines().find(isParseError), { what: "the parse error", timeoutMs: 10_000 })) as {
+      id: unknown;
+    };
     expect(parseError.id).toBeNull();
     // Still serving: a full session works after the bad input.
     harness.provider.push(textResponse(["still here"]));
@@ -317,7 +320,7 @@ describe("scv acp", () => {
     });
     const sessionId = await newSession(acp);
     const running = prompt(acp, sessionId, "make a marker");
-    await waitUntil(() => acp.permissions.length === 1, "the permission request");
+    await waitFor(() => acp.permissions.length === 1, { what: "the permission request", timeoutMs: 10_000 });
     await acp.connection.agent.notify("session/cancel", { sessionId });
     expect((await running).stopReason).toBe("cancelled");
     answerLater();
@@ -404,7 +407,7 @@ describe("scv acp", () => {
     const acp = start();
     const sessionId = await newSession(acp);
     const running = prompt(acp, sessionId, "take your time");
-    await waitUntil(() => messageText(acp.updates).includes("partial"), "the first chunk");
+    await waitFor(() => messageText(acp.updates).includes("partial"), { what: "the first chunk", timeoutMs: 10_000 });
     await acp.connection.agent.request("session/close", { sessionId });
     expect((await running).stopReason).toBe("cancelled");
     const gone = await prompt(acp, sessionId, "still there?").then(

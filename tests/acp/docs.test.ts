@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { cliCommand, cliEnv } from "../support/cli_command.ts";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { textResponse } from "../support/fake_provider.ts";
 import { startAcp } from "./acp_client.ts";
@@ -45,9 +46,10 @@ describe("the ACP docs", () => {
     const command = block(PAGE, "A first message by hand:").trim();
     const input = /^echo '(.*)' \| scv acp$/.exec(command);
     expect(input).not.toBeNull();
-    const run = spawnSync(process.execPath, [join(ROOT, "main.ts"), "acp"], {
+    const { command: runtime, args } = cliCommand(["acp"]);
+    const run = spawnSync(runtime, args, {
       input: `${input![1]}\n`,
-      env: harness.sandbox.env(),
+      env: cliEnv(harness.sandbox.env()),
       encoding: "utf8",
       timeout: 20_000,
     });
