@@ -6,12 +6,12 @@ import { isAbsolute } from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
   agent,
+  type AgentCapabilities,
+  type InitializeResponse,
   methods,
   ndJsonStream,
   PROTOCOL_VERSION,
   RequestError,
-  type AgentCapabilities,
-  type InitializeResponse,
 } from "@agentclientprotocol/sdk";
 import { EngineError } from "../client/index.ts";
 import type { ServerOptions } from "../server/index.ts";
@@ -68,11 +68,14 @@ export async function serveAcp(
 
   const app = agent({ name: "scv" })
     .onRequest(methods.agent.initialize, ({ params }) => {
-      log.info(`initialize from ${params.clientInfo?.name ?? "an unnamed client"} (protocol ${params.protocolVersion})`);
+      log.info(
+        `initialize from ${params.clientInfo?.name ?? "an unnamed client"} (protocol ${params.protocolVersion})`,
+      );
       return initializeResponse(features);
     })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
-      if (!isAbsolute(params.cwd)) throw RequestError.invalidParams({ cwd: params.cwd }, "cwd must be an absolute path");
+      if (!isAbsolute(params.cwd))
+        throw RequestError.invalidParams({ cwd: params.cwd }, "cwd must be an absolute path");
       // MCP servers are accepted and not started yet: the engine has no MCP client (the MCP issue adds one).
       if (params.mcpServers.length > 0) {
         log.warn(`ignoring ${params.mcpServers.length} MCP server(s): scv does not connect to MCP servers yet`);
@@ -100,7 +103,10 @@ export async function serveAcp(
       const session = sessionOf(params.sessionId);
       if (!isMode(params.modeId)) {
         const known = MODES.map((mode) => mode.id).join(", ");
-        throw RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${params.modeId} (expected one of ${known})`);
+        throw RequestError.invalidParams(
+          { modeId: params.modeId },
+          `unknown mode ${params.modeId} (expected one of ${known})`,
+        );
       }
       session.mode = params.modeId;
       return {};

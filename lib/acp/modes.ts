@@ -3,7 +3,7 @@
 // engine's gate would (lib/server/approvals.ts): read-only calls run unless the mode is `always`; other calls are
 // asked about, or denied under `never`. The first mode is the configured tools.approval_policy (flag, files).
 import type { SessionMode, SessionModeState } from "@agentclientprotocol/sdk";
-import { loadConfig, resolveHome, type ApprovalPolicy } from "../config/index.ts";
+import { type ApprovalPolicy, loadConfig, resolveHome } from "../config/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 
 export const MODES: readonly SessionMode[] = [
@@ -41,7 +41,12 @@ export async function configuredPolicy(options: ServerOptions, workspace: string
       homeExplicit: explicit,
       explicitConfigPath: options.configPath,
       env: options.env,
-      overrides: { provider: options.provider, model: options.model, base_url: options.baseUrl, approval_policy: options.approvalPolicy },
+      overrides: {
+        provider: options.provider,
+        model: options.model,
+        base_url: options.baseUrl,
+        approval_policy: options.approvalPolicy,
+      },
     });
     return config.tools.approval_policy;
   } catch {

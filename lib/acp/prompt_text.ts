@@ -1,6 +1,6 @@
 // An ACP prompt (content blocks) as the text prompt the engine takes. scv accepts text and resource links (which
 // every ACP agent must); images, audio and embedded resources are refused, since initialize does not offer them.
-import { RequestError, type ContentBlock } from "@agentclientprotocol/sdk";
+import { type ContentBlock, RequestError } from "@agentclientprotocol/sdk";
 
 export function promptText(blocks: ContentBlock[]): string {
   const parts: string[] = [];

@@ -2,19 +2,19 @@
 // become `session/update` notifications, whose approval questions become `session/request_permission` requests,
 // and whose turn ends answer `session/prompt` with a stop reason.
 import {
-  RequestError,
   type AgentContext,
   type PermissionOption,
   type PromptResponse,
+  RequestError,
   type SessionUpdate,
   type ToolCallContent,
 } from "@agentclientprotocol/sdk";
 import {
   ApprovalMemory,
-  outputText,
-  SessionController,
   type ClientEvent,
+  outputText,
   type PendingApproval,
+  SessionController,
   type SessionRequest,
 } from "../client/index.ts";
 import type { ApprovalPolicy } from "../config/index.ts";
@@ -22,7 +22,7 @@ import type { ServerOptions } from "../server/index.ts";
 import type { Logger } from "../util/log.ts";
 import { configuredPolicy, gate } from "./modes.ts";
 import { promptText } from "./prompt_text.ts";
-import { turnOutcome, type TurnOutcome } from "./stop_reason.ts";
+import { type TurnOutcome, turnOutcome } from "./stop_reason.ts";
 import { proposedDiff, toolKind, toolLocations, toolTitle } from "./tool_calls.ts";
 
 export const PERMISSION_OPTIONS: PermissionOption[] = [
@@ -150,7 +150,8 @@ export class AcpSession {
         if (this.#cancelRequested) this.#controller.cancel();
         break;
       case "assistant.delta":
-        if (event.content !== "") this.#update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.content } });
+        if (event.content !== "")
+          this.#update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.content } });
         break;
       case "tool.proposed":
         this.#proposed(event.call_id, event.name, event.arguments);
@@ -225,7 +226,11 @@ export class AcpSession {
           toolCallId: event.call_id,
           status: event.success ? "completed" : "failed",
           content: [...(event.success && call?.diff ? [call.diff] : []), ...(text === "" ? [] : [textContent(text)])],
-          rawOutput: { output: event.output, truncated: event.truncated, ...(event.success ? {} : { error: event.error }) },
+          rawOutput: {
+            output: event.output,
+            truncated: event.truncated,
+            ...(event.success ? {} : { error: event.error }),
+          },
         },
       })
     );
@@ -255,7 +260,8 @@ export class AcpSession {
           options: PERMISSION_OPTIONS,
         })
         .then(
-          (response) => this.#answer(approval, response.outcome.outcome === "selected" ? response.outcome.optionId : undefined),
+          (response) =>
+            this.#answer(approval, response.outcome.outcome === "selected" ? response.outcome.optionId : undefined),
           (error: unknown) => {
             this.#log.warn(`permission request failed: ${(error as Error).message}; denying the call`);
             this.#answer(approval, undefined);

@@ -1,7 +1,7 @@
 // How scv's tool calls look to an ACP client: the `kind` an editor picks an icon by, a one-line title, the files a
 // call touches (`locations`) and, for file changes, a `diff` of the file before and after. Tools are mapped by name,
 // so tools that other branches add (edit, apply_patch, grep, …) fit as soon as they exist.
-import { realpath, readFile, stat } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
 import { summarizeArguments } from "../client/index.ts";

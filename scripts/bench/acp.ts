@@ -32,7 +32,14 @@ const provider = await startFakeProvider();
 const root = mkdtempSync(path.join(tmpdir(), "scv-bench-acp-"));
 const child = spawn(process.execPath, [path.join(ROOT, "main.ts"), "acp"], {
   cwd: root,
-  env: { ...process.env, SCV_HOME: path.join(root, "home"), HOME: root, OPENAI_API_KEY: "bench", SCV_BASE_URL: provider.url, SCV_MODEL: "m" },
+  env: {
+    ...process.env,
+    SCV_HOME: path.join(root, "home"),
+    HOME: root,
+    OPENAI_API_KEY: "bench",
+    SCV_BASE_URL: provider.url,
+    SCV_MODEL: "m",
+  },
   stdio: ["pipe", "pipe", "inherit"],
 });
 
@@ -46,7 +53,8 @@ child.stdout.setEncoding("utf8").on("data", (text: string) => {
   while ((newline = buffered.indexOf("\n")) >= 0) {
     const message = JSON.parse(buffered.slice(0, newline)) as Message;
     buffered = buffered.slice(newline + 1);
-    if (message.method === "session/update" && message.params.update.sessionUpdate === "agent_message_chunk") chunks += 1;
+    if (message.method === "session/update" && message.params.update.sessionUpdate === "agent_message_chunk")
+      chunks += 1;
     else if (message.id !== undefined && message.method === undefined) waiters.get(message.id)?.(message);
   }
 });

@@ -6,9 +6,9 @@ import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import {
   client,
+  type ClientConnection,
   methods,
   ndJsonStream,
-  type ClientConnection,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type SessionNotification,
@@ -56,7 +56,8 @@ export function checkAgentLine(line: string, sentMethods: ReadonlyMap<string, st
   if (typeof message.method === "string") {
     const check = PARAMS[message.method];
     if (!check) found.push(`unexpected method ${message.method}`);
-    else if (!check(message.params)) found.push(`${message.method}: ${JSON.stringify(check.errors)} in ${line.slice(0, 500)}`);
+    else if (!check(message.params))
+      found.push(`${message.method}: ${JSON.stringify(check.errors)} in ${line.slice(0, 500)}`);
   } else if ("error" in message) {
     if (!errorObject(message.error)) found.push(`bad error object: ${line}`);
   } else if ("result" in message) {
@@ -68,7 +69,9 @@ export function checkAgentLine(line: string, sentMethods: ReadonlyMap<string, st
   return found;
 }
 
-export type PermissionAnswer = (request: RequestPermissionRequest) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
+export type PermissionAnswer = (
+  request: RequestPermissionRequest,
+) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
 
 export type AcpRun = {
   process: CliProcess;
@@ -132,7 +135,8 @@ export function startAcp(
       for (const line of chunk.toString("utf8").split("\n")) {
         if (line.trim() === "") continue;
         const message = JSON.parse(line) as { id?: unknown; method?: unknown };
-        if (message.id !== undefined && typeof message.method === "string") sentMethods.set(String(message.id), message.method);
+        if (message.id !== undefined && typeof message.method === "string")
+          sentMethods.set(String(message.id), message.method);
       }
       if (!child.stdin!.writable) return done();
       child.stdin!.write(chunk, () => done());
@@ -162,7 +166,8 @@ export function startAcp(
       for (const line of text.split("\n")) {
         try {
           const message = JSON.parse(line) as { id?: unknown; method?: unknown };
-          if (message.id !== undefined && typeof message.method === "string") sentMethods.set(String(message.id), message.method);
+          if (message.id !== undefined && typeof message.method === "string")
+            sentMethods.set(String(message.id), message.method);
         } catch {
           // Bad JSON on purpose.
         }

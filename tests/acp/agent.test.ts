@@ -7,7 +7,7 @@ import { PROTOCOL_VERSION, type SessionNotification, type ToolCallUpdate } from 
 import { useCliHarness } from "../support/cli_harness.ts";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { waitFor } from "../support/wait.ts";
-import { startAcp, type AcpRun, type PermissionAnswer } from "./acp_client.ts";
+import { type AcpRun, type PermissionAnswer, startAcp } from "./acp_client.ts";
 
 const harness = useCliHarness();
 let run: AcpRun | undefined;
@@ -25,7 +25,10 @@ function start(permission?: PermissionAnswer, options: { args?: string[] } = {})
 
 async function newSession(acp: AcpRun): Promise<string> {
   await acp.connection.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
-  const { sessionId } = await acp.connection.agent.request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] });
+  const { sessionId } = await acp.connection.agent.request("session/new", {
+    cwd: harness.sandbox.workspace,
+    mcpServers: [],
+  });
   return sessionId;
 }
 
@@ -39,15 +42,23 @@ function kinds(updates: SessionNotification[]): string[] {
 
 function messageText(updates: SessionNotification[]): string {
   return updates
-    .map(({ update }) => (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? update.content.text : ""))
+    .map((
+      { update },
+    ) => (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? update.content.text : ""))
     .join("");
 }
 
 /** The tool_call and tool_call_update updates of one call, in order. */
-function callUpdates(updates: SessionNotification[], toolCallId: string): Array<ToolCallUpdate & { sessionUpdate: string }> {
+function callUpdates(
+  updates: SessionNotification[],
+  toolCallId: string,
+): Array<ToolCallUpdate & { sessionUpdate: string }> {
   return updates
     .map(({ update }) => update)
-    .filter((update) => (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") && update.toolCallId === toolCallId) as Array<
+    .filter((update) =>
+      (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") &&
+      update.toolCallId === toolCallId
+    ) as Array<
       ToolCallUpdate & { sessionUpdate: string }
     >;
 }
@@ -83,7 +94,10 @@ describe("scv acp", () => {
 
   it("reports a read call with kind read, its location, status changes and the file's text", async () => {
     await writeFile(join(harness.sandbox.workspace, "notes.txt"), "remember the milk\n");
-    harness.provider.push(toolCallResponse([{ call_id: "call_r", name: "read", arguments: { path: "notes.txt" } }]), textResponse(["read it"]));
+    harness.provider.push(
+      toolCallResponse([{ call_id: "call_r", name: "read", arguments: { path: "notes.txt" } }]),
+      textResponse(["read it"]),
+    );
     const acp = start();
     const sessionId = await newSession(acp);
     expect((await prompt(acp, sessionId, "read notes")).stopReason).toBe("end_turn");
@@ -116,7 +130,12 @@ describe("scv acp", () => {
     expect(asked.sessionId).toBe(sessionId);
     expect(asked.toolCall.toolCallId).toBe("call_b");
     expect(asked.toolCall.kind).toBe("execute");
-    expect(asked.options.map((option) => option.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
+    expect(asked.options.map((option) => option.kind)).toEqual([
+      "allow_once",
+      "allow_always",
+      "reject_once",
+      "reject_always",
+    ]);
     expect(callUpdates(acp.updates, "call_b").at(-1)!.status).toBe("completed");
   });
 
@@ -134,7 +153,8 @@ describe("scv acp", () => {
   });
 
   it("remembers allow_always for the same call in the session and asks again for a different one", async () => {
-    const call = (id: string, command: string) => toolCallResponse([{ call_id: id, name: "bash", arguments: { command } }]);
+    const call = (id: string, command: string) =>
+      toolCallResponse([{ call_id: id, name: "bash", arguments: { command } }]);
     harness.provider.push(
       call("c1", "echo a >> marker.txt"),
       textResponse(["one"]),
@@ -146,7 +166,8 @@ describe("scv acp", () => {
     const answers = ["allow_always", "reject_once"];
     const acp = start(() => ({ outcome: { outcome: "selected", optionId: answers.shift()! } }));
     const sessionId = await newSession(acp);
-    for (const text of ["first", "second", "third"]) expect((await prompt(acp, sessionId, text)).stopReason).toBe("end_turn");
+    for (const text of ["first", "second", "third"])
+      expect((await prompt(acp, sessionId, text)).stopReason).toBe("end_turn");
     // Asked for c1 (always allowed), not for the identical c2, and again for the different c3 (rejected).
     expect(acp.permissions.map((request) => request.toolCall.toolCallId)).toEqual(["c1", "c3"]);
     expect(await readFile(join(harness.sandbox.workspace, "marker.txt"), "utf8")).toBe("a\na\n");
@@ -155,13 +176,22 @@ describe("scv acp", () => {
   it("shows a write as an edit with the file's diff", async () => {
     await writeFile(join(harness.sandbox.workspace, "a.txt"), "old text\n");
     harness.provider.push(
-      toolCallResponse([{ call_id: "call_w", name: "write", arguments: { path: "a.txt", content: "new text\n", mode: "replace" } }]),
+      toolCallResponse([{
+        call_id: "call_w",
+        name: "write",
+        arguments: { path: "a.txt", content: "new text\n", mode: "replace" },
+      }]),
       textResponse(["written"]),
     );
     const acp = start(select("allow_once"));
     const sessionId = await newSession(acp);
     expect((await prompt(acp, sessionId, "rewrite a.txt")).stopReason).toBe("end_turn");
-    const diff = { type: "diff", path: join(harness.sandbox.workspace, "a.txt"), oldText: "old text\n", newText: "new text\n" };
+    const diff = {
+      type: "diff",
+      path: join(harness.sandbox.workspace, "a.txt"),
+      oldText: "old text\n",
+      newText: "new text\n",
+    };
     const updates = callUpdates(acp.updates, "call_w");
     expect(updates[0]).toMatchObject({ sessionUpdate: "tool_call", kind: "edit", content: [diff] });
     expect(updates.at(-1)).toMatchObject({ status: "completed" });
@@ -170,7 +200,10 @@ describe("scv acp", () => {
   });
 
   it("cancels a turn whose stream the provider holds within 2 s, and the session goes on", async () => {
-    harness.provider.push({ mode: "chunked", events: [sse.textDelta("partial")], end: "hang" }, textResponse(["after"]));
+    harness.provider.push(
+      { mode: "chunked", events: [sse.textDelta("partial")], end: "hang" },
+      textResponse(["after"]),
+    );
     const acp = start();
     const sessionId = await newSession(acp);
     const running = prompt(acp, sessionId, "take your time");
@@ -214,13 +247,17 @@ describe("scv acp", () => {
     const unknown = await acp.rawResponse(901);
     expect((unknown.error as { code: number }).code).toBe(-32601);
     const isParseError = (line: unknown) => (line as { error?: { code?: number } }).error?.code === -32700;
-    const parseError = (await waitFor(() => acp.lines().find(isParseError), { what: "the parse error", timeoutMs: 10_000 })) as {
-      id: unknown;
-    };
+    const parseError =
+      (await waitFor(() => acp.lines().find(isParseError), { what: "the parse error", timeoutMs: 10_000 })) as {
+        id: unknown;
+      };
     expect(parseError.id).toBeNull();
     // Still serving: a full session works after the bad input.
     harness.provider.push(textResponse(["still here"]));
-    const { sessionId } = await acp.connection.agent.request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] });
+    const { sessionId } = await acp.connection.agent.request("session/new", {
+      cwd: harness.sandbox.workspace,
+      mcpServers: [],
+    });
     expect((await prompt(acp, sessionId, "hello?")).stopReason).toBe("end_turn");
     expect(messageText(acp.updates)).toBe("still here");
   });
@@ -228,16 +265,25 @@ describe("scv acp", () => {
   it("refuses a relative cwd, an unknown session and image prompts with errors that say why", async () => {
     const acp = start();
     await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    const error = (promise: Promise<unknown>) => promise.then(() => undefined, (failure: { code?: number; message?: string }) => failure);
+    const error = (promise: Promise<unknown>) =>
+      promise.then(() => undefined, (failure: { code?: number; message?: string }) => failure);
     const relative = await error(acp.connection.agent.request("session/new", { cwd: "some/dir", mcpServers: [] }));
     expect(relative).toMatchObject({ code: -32602, message: expect.stringContaining("absolute") });
-    const missing = await error(acp.connection.agent.request("session/new", { cwd: join(harness.sandbox.root, "nope"), mcpServers: [] }));
+    const missing = await error(
+      acp.connection.agent.request("session/new", { cwd: join(harness.sandbox.root, "nope"), mcpServers: [] }),
+    );
     expect(missing).toMatchObject({ code: -32602, message: expect.stringContaining("is not a directory") });
     const unknown = await error(prompt(acp, "no-such-session", "hi"));
     expect(unknown).toMatchObject({ code: -32602, message: expect.stringContaining("unknown session") });
-    const { sessionId } = await acp.connection.agent.request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] });
+    const { sessionId } = await acp.connection.agent.request("session/new", {
+      cwd: harness.sandbox.workspace,
+      mcpServers: [],
+    });
     const image = await error(
-      acp.connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] }),
+      acp.connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }],
+      }),
     );
     expect(image).toMatchObject({ code: -32602, message: expect.stringContaining("image") });
     expect(harness.provider.requests).toHaveLength(0);
@@ -260,7 +306,10 @@ describe("scv acp", () => {
     await harness.sandbox.writeUserConfig('[tools]\napproval_policy = "always"\n');
     const acp = start();
     await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    const created = await acp.connection.agent.request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] });
+    const created = await acp.connection.agent.request("session/new", {
+      cwd: harness.sandbox.workspace,
+      mcpServers: [],
+    });
     expect(created.modes?.currentModeId).toBe("always");
     expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["on-risk", "always", "never"]);
   });
@@ -268,7 +317,10 @@ describe("scv acp", () => {
   it("takes --approval-policy as the first mode", async () => {
     const acp = start(undefined, { args: ["--approval-policy", "never"] });
     await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    const created = await acp.connection.agent.request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] });
+    const created = await acp.connection.agent.request("session/new", {
+      cwd: harness.sandbox.workspace,
+      mcpServers: [],
+    });
     expect(created.modes?.currentModeId).toBe("never");
   });
 
@@ -310,7 +362,9 @@ describe("scv acp", () => {
   });
 
   it("cancels a turn waiting on a permission request: the call never runs", async () => {
-    harness.provider.push(toolCallResponse([{ call_id: "call_b", name: "bash", arguments: { command: "echo ran > marker.txt" } }]));
+    harness.provider.push(
+      toolCallResponse([{ call_id: "call_b", name: "bash", arguments: { command: "echo ran > marker.txt" } }]),
+    );
     let answerLater!: () => void;
     const asked = new Promise<void>((resolve) => (answerLater = resolve));
     // The editor leaves the question open until the user cancels, then answers it cancelled (as ACP asks).
@@ -336,7 +390,11 @@ describe("scv acp", () => {
     harness.provider.push(
       toolCallResponse([
         { call_id: "w_link", name: "write", arguments: { path: "link.txt", content: "x", mode: "replace" } },
-        { call_id: "w_dots", name: "write", arguments: { path: "../outside-secret.txt", content: "x", mode: "replace" } },
+        {
+          call_id: "w_dots",
+          name: "write",
+          arguments: { path: "../outside-secret.txt", content: "x", mode: "replace" },
+        },
       ]),
       textResponse(["done"]),
     );
@@ -364,7 +422,10 @@ describe("scv acp", () => {
 
   it("shows a command's latest output line as its progress, and all of its output at the end", async () => {
     const command = "for i in $(seq 1 30); do echo line$i; sleep 0.02; done";
-    harness.provider.push(toolCallResponse([{ call_id: "loud", name: "bash", arguments: { command } }]), textResponse(["done"]));
+    harness.provider.push(
+      toolCallResponse([{ call_id: "loud", name: "bash", arguments: { command } }]),
+      textResponse(["done"]),
+    );
     const acp = start(select("allow_once"));
     const sessionId = await newSession(acp);
     expect((await prompt(acp, sessionId, "count")).stopReason).toBe("end_turn");

@@ -26,18 +26,26 @@ function block(doc: string, marker: string): string {
 const harness = useCliHarness();
 
 describe("the ACP docs", () => {
-  it("README's Zed settings start an agent that answers a prompt, and docs/acp.md shows the same settings", async () => {
+  it("README's Zed settings start an agent that answers a prompt; docs/acp.md shows the same", async () => {
     const snippet = block(README, "### `scv acp`");
     expect(block(PAGE, "Zed, in `settings.json`")).toBe(snippet);
-    const settings = JSON.parse(snippet) as { agent_servers: Record<string, { command: string; args: string[]; env: object }> };
+    const settings = JSON.parse(snippet) as {
+      agent_servers: Record<string, { command: string; args: string[]; env: object }>;
+    };
     const scv = settings.agent_servers.scv!;
     expect(scv.command).toBe("scv");
     expect(scv.args[0]).toBe("acp");
     harness.provider.push(textResponse(["from zed"]));
     const acp = startAcp(harness, { args: scv.args.slice(1), env: scv.env as Record<string, string> });
     await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    const { sessionId } = await acp.connection.agent.request("session/new", { cwd: harness.sandbox.workspace, mcpServers: [] });
-    const response = await acp.connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    const { sessionId } = await acp.connection.agent.request("session/new", {
+      cwd: harness.sandbox.workspace,
+      mcpServers: [],
+    });
+    const response = await acp.connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
     expect(response.stopReason).toBe("end_turn");
     expect(acp.violations()).toEqual([]);
   });

@@ -7,8 +7,11 @@ describe("the ACP v1 schema check", () => {
     const update = (fields: object) =>
       JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: fields } });
     const methods = new Map([["7", "session/prompt"]]);
-    expect(checkAgentLine(update({ sessionUpdate: "tool_call", toolCallId: "a", title: "t", kind: "read" }), methods)).toEqual([]);
-    expect(checkAgentLine(update({ sessionUpdate: "tool_call", toolCallId: "a", title: "t", kind: "teleport" }), methods)).not.toEqual([]);
+    expect(checkAgentLine(update({ sessionUpdate: "tool_call", toolCallId: "a", title: "t", kind: "read" }), methods))
+      .toEqual([]);
+    expect(
+      checkAgentLine(update({ sessionUpdate: "tool_call", toolCallId: "a", title: "t", kind: "teleport" }), methods),
+    ).not.toEqual([]);
     expect(checkAgentLine(update({ sessionUpdate: "agent_message_chunk" }), methods)).not.toEqual([]);
     const stop = (stopReason: string) => JSON.stringify({ jsonrpc: "2.0", id: 7, result: { stopReason } });
     expect(checkAgentLine(stop("end_turn"), methods)).toEqual([]);

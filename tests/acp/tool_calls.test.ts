@@ -14,7 +14,19 @@ afterEach(() => rm(workspace, { recursive: true, force: true }));
 describe("ACP tool calls", () => {
   it("gives every tool a fitting kind and unknown tools other", () => {
     const kinds = Object.fromEntries(
-      ["read", "write", "edit", "apply_patch", "bash", "exec", "grep", "web_search", "web_fetch", "read_skill", "mystery"].map(
+      [
+        "read",
+        "write",
+        "edit",
+        "apply_patch",
+        "bash",
+        "exec",
+        "grep",
+        "web_search",
+        "web_fetch",
+        "read_skill",
+        "mystery",
+      ].map(
         (name) => [name, toolKind(name)],
       ),
     );
@@ -53,11 +65,13 @@ describe("ACP tool calls", () => {
       oldText: null,
       newText: "hi",
     });
-    expect(await proposedDiff("edit", { path: "a.txt", old_string: "before", new_string: "after" }, workspace)).toMatchObject({
-      oldText: "before",
-      newText: "after",
-    });
+    expect(await proposedDiff("edit", { path: "a.txt", old_string: "before", new_string: "after" }, workspace))
+      .toMatchObject({
+        oldText: "before",
+        newText: "after",
+      });
     expect(await proposedDiff("bash", { command: "true" }, workspace)).toBeUndefined();
-    expect(await proposedDiff("write", { path: "/etc/passwd", content: "x", mode: "replace" }, workspace)).toBeUndefined();
+    expect(await proposedDiff("write", { path: "/etc/passwd", content: "x", mode: "replace" }, workspace))
+      .toBeUndefined();
   });
 });
