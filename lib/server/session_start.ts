@@ -13,7 +13,14 @@ import {
   type ContextWindowSource,
   type ProviderClient,
 } from "../provider/index.ts";
-import { buildToolRegistry, discoverSkills, ProcessGroups, skillsPromptSection, type ToolRegistry } from "../tools/index.ts";
+import {
+  buildToolRegistry,
+  discoverSkills,
+  ExecSandbox,
+  ProcessGroups,
+  skillsPromptSection,
+  type ToolRegistry,
+} from "../tools/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
@@ -41,6 +48,8 @@ export type SessionParts = {
   tools: ToolRegistry;
   /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
   processGroups: ProcessGroups;
+  /** The session's exec sandbox: its sandbox processes end with the session, no other's. */
+  execSandbox: ExecSandbox;
   provider: ProviderClient;
   instructions: string;
   /** The context window the budget uses (`config.context.max_tokens`) and where it came from. */
@@ -89,7 +98,8 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
-  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups }));
+  const execSandbox = new ExecSandbox();
+  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups, execSandbox }));
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -99,7 +109,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, processGroups, provider, instructions, contextWindow };
+  return { workspace, config, tools, processGroups, execSandbox, provider, instructions, contextWindow };
 }
 
 /**
