@@ -4,7 +4,7 @@
 //   `scv --version` and `--help` parse and compile almost nothing;
 // - the application parts, loaded on first use of a subcommand: dist/scv-host.cjs (the code-mode
 //   host: codec, sandbox, ws; Codex starts one host process per session, so its start-up and memory
-//   count) and dist/scv-app.cjs (server, chat, exec: the agent with its provider, tools and config).
+//   count) and dist/scv-app.cjs (server, acp, chat, exec: the agent with its provider, tools and config).
 //   main.ts imports `./lib/cli/<name>.ts` lazily; in the launcher those imports load the part from
 //   the executable's embedded asset (or from beside the launcher when run as `node dist/scv.cjs`).
 import { build, type BuildResult, type Plugin } from "esbuild";
@@ -27,7 +27,7 @@ export interface AppPart {
 
 export const APP_PARTS: AppPart[] = [
   { asset: "scv-host.cjs", cacheAsset: "scv-host.cache", subcommands: ["host"] },
-  { asset: "scv-app.cjs", cacheAsset: "scv-app.cache", subcommands: ["server", "chat", "exec"] },
+  { asset: "scv-app.cjs", cacheAsset: "scv-app.cache", subcommands: ["server", "acp", "chat", "exec"] },
   // The MCP SDK (with zod and ajv, ~60% of scv-app's size): parsed only when a session starts an MCP server.
   { asset: "scv-mcp.cjs", cacheAsset: "scv-mcp.cache", subcommands: [], module: "lib/tools/mcp/sdk.ts" },
 ];
@@ -42,7 +42,7 @@ const APP_PREFIX = "(function (module, exports, require) {";
 const APP_SUFFIX = "\n})";
 export const wrapApp = (source: string): string => APP_PREFIX + source + APP_SUFFIX;
 
-const SUBCOMMAND_MODULE = /^\.\/lib\/cli\/(server|host|chat|exec)\.ts$/;
+const SUBCOMMAND_MODULE = /^\.\/lib\/cli\/(server|acp|host|chat|exec)\.ts$/;
 
 const partEntry = (part: AppPart): string =>
   part.module !== undefined

@@ -3,6 +3,8 @@
 // remembered for the session), and slash commands change the session.
 import type { ApprovalPolicy } from "../config/index.ts";
 import {
+  alwaysScope,
+  ApprovalMemory,
   createStyle,
   EngineError,
   formatUsage,
@@ -15,7 +17,6 @@ import {
   type Style,
 } from "../client/index.ts";
 import { createLogger, silentLogger, type Logger } from "../util/log.ts";
-import { alwaysScope, ApprovalMemory } from "./approval_memory.ts";
 import { DemoPrompts, type DemoPacing } from "./demo_prompts.ts";
 import { DEFAULT_HISTORY_LIMITS, loadHistory, saveHistory, type HistoryLimits } from "./history_file.ts";
 import { KeyPrompts } from "./key_prompts.ts";

@@ -2,7 +2,7 @@
 // takes the next line as its answer (y or a approve, anything else denies; the end of input denies).
 import { createInterface } from "node:readline";
 import type { PendingApproval, Style } from "../client/index.ts";
-import { alwaysScope } from "./approval_memory.ts";
+import { alwaysScope } from "../client/index.ts";
 import { LineEditor } from "./line_editor.ts";
 import type { ChatControls, PromptSource } from "./prompt_source.ts";
 

@@ -1,6 +1,6 @@
 // What the chat shows: committed transcript rows, and in a terminal the live region below them (the tail of the
 // streaming line, running tools' latest progress, the approval question, the prompt and the status line).
-import { alwaysScope } from "./approval_memory.ts";
+import { alwaysScope } from "../client/index.ts";
 import {
   displayWidth,
   stripControls,

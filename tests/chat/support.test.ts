@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApprovalMemory, approvalKey } from "../../lib/chat/approval_memory.ts";
+import { ApprovalMemory, approvalKey } from "../../lib/client/approval_memory.ts";
 import { capHistory, loadHistory, saveHistory } from "../../lib/chat/history_file.ts";
 import { parseReplayScript, startReplayServer, type ReplayServer } from "../../lib/client/replay.ts";
 import { InlineScreen } from "../../lib/chat/screen.ts";

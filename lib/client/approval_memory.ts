@@ -1,4 +1,4 @@
-// "Always for this session" approvals, remembered per tool and normalized argument key: object keys are
+// "Always for this session" approvals (chat and acp), remembered per tool and normalized argument key: object keys are
 // sorted, values compared exactly. Strings are never normalized: whitespace inside a quoted shell argument or
 // a file's content changes what the call does, so `echo "a  b"` is not approved by approving `echo "a b"`.
 
