@@ -14,6 +14,8 @@ export type PendingApproval = {
   args: unknown;
   risk: string;
   summary: string;
+  /** The unified diff of a file change (write, edit, apply_patch), bounded by the server. */
+  diff?: string;
 };
 
 export type TurnState = "starting" | "idle" | "working" | "approval" | "cancelling";
@@ -106,9 +108,20 @@ export class SessionController {
   async fork(): Promise<string> {
     const engine = this.#engine;
     if (!engine?.session) throw new Error("the session is not open");
-    const reply = await engine.request({ type: "session.fork", session_id: engine.session.session_id });
+    const reply = await engine.requestStored({ type: "session.fork", session_id: engine.session.session_id });
     if (reply.type !== "session.forked") throw new Error(`the engine answered session.fork with ${reply.type}`);
     return reply.session_id;
+  }
+
+  /**
+   * Changes the running session's approval policy and/or model (`session.configure`); resolves with the reply
+   * (`session.configured`, or the `error` that refused it). The conversation stays.
+   */
+  async configure(fields: { approval_policy?: string; model?: string }): Promise<ClientEvent> {
+    if (!this.#engine) throw new Error("the session is not open");
+    const reply = await this.#engine.request({ type: "session.configure", ...fields });
+    if (reply.type === "session.configured" && this.#engine.session) this.#engine.session = { ...this.#engine.session, model: reply.model };
+    return reply;
   }
 
   /** Clears the conversation (session.clear). */
@@ -163,6 +176,7 @@ export class SessionController {
           args: this.#proposed.get(event.call_id) ?? {},
           risk: event.risk,
           summary: event.summary,
+          ...(event.diff === undefined ? {} : { diff: event.diff }),
         };
         break;
       case "turn.completed":

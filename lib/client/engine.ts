@@ -95,7 +95,7 @@ export class EngineClient {
   }
 
   /** Sends a stored-session message and resolves with its reply; an `error` reply rejects with EngineError. */
-  async request(message: StoredRequest): Promise<ClientEvent> {
+  async requestStored(message: StoredRequest): Promise<ClientEvent> {
     const id = `c${this.#nextId}`;
     const reply = this.waitFor((event) => "request_id" in event && event.request_id === id);
     await this.sendStored(message);
@@ -119,6 +119,14 @@ export class EngineClient {
    */
   notify(message: ClientRequest): void {
     this.send(message).catch(() => {});
+  }
+
+  /** Sends a request and resolves with its reply: the first event echoing its request id. */
+  async request(message: ClientRequest): Promise<ClientEvent> {
+    const id = `c${this.#nextId}`;
+    const reply = this.waitFor((event) => "request_id" in event && event.request_id === id);
+    await this.send(message);
+    return reply;
   }
 
   /** Resolves with the first event matching `predicate` from now on. */
@@ -207,7 +215,7 @@ export async function listStoredSessions(
   const engine = new EngineClient(options, log);
   try {
     await engine.initialize();
-    const listed = await engine.request(cwd === undefined ? { type: "session.list", all: true } : { type: "session.list", cwd });
+    const listed = await engine.requestStored(cwd === undefined ? { type: "session.list", all: true } : { type: "session.list", cwd });
     return listed.type === "sessions.listed" ? listed.sessions : [];
   } finally {
     await engine.close();

@@ -129,6 +129,8 @@ export class Connection {
         return this.#answer(id, session.resolveApproval(message.approval_id, message.approved));
       case "session.clear":
         return this.#answer(id, await session.clear(id));
+      case "session.configure":
+        return this.#answer(id, await session.configure(id, message.approval_policy, message.model));
     }
   }
 
@@ -167,7 +169,7 @@ export class Connection {
     let parts;
     try {
       // Setup warnings (skills, provider configuration) honour SCV_LOG through the server logger.
-      parts = await prepareSession(request!, { ...this.#options, warn: this.#options.warn ?? this.#log.warn });
+      parts = await prepareSession(request!, { ...this.#options, warn: this.#options.warn ?? this.#log.warn, log: this.#log });
     } catch (error) {
       return this.#reject(id, "invalid_request", error instanceof Error ? error.message : String(error));
     }
@@ -196,6 +198,7 @@ export class Connection {
       await this.#writer.control(events.sessionReplay(id, session.id, { ...replay, warnings: resumed.warnings }));
     }
     await session.writeSnapshot();
+    session.startMcpServers();
     return "continue";
   }
 

@@ -13,7 +13,16 @@ import {
   type ContextWindowSource,
   type ProviderClient,
 } from "../provider/index.ts";
-import { buildToolRegistry, discoverSkills, ProcessGroups, skillsPromptSection, type ToolRegistry } from "../tools/index.ts";
+import {
+  buildToolRegistry,
+  discoverSkills,
+  ExecSandbox,
+  McpManager,
+  ProcessGroups,
+  skillsPromptSection,
+  type ToolRegistry,
+} from "../tools/index.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
@@ -30,6 +39,8 @@ export type ServerOptions = {
   cwd: string;
   /** Non-fatal setup warnings (e.g. a skills root outside the workspace); they go to the log. */
   warn?: (text: string) => void;
+  /** The server's log (MCP servers' stderr and state changes go there). */
+  log?: Logger;
 };
 
 /** The fields of `session.start` that shape the session (`delegation_depth` and `auto_approve` have no effect). */
@@ -41,8 +52,12 @@ export type SessionParts = {
   tools: ToolRegistry;
   /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
   processGroups: ProcessGroups;
+  /** The session's exec sandbox: its sandbox processes end with the session, no other's. */
+  execSandbox: ExecSandbox;
   provider: ProviderClient;
   instructions: string;
+  /** The session's MCP servers (absent without any): started once `session.started` is written. */
+  mcp?: McpManager;
   /** The context window the budget uses (`config.context.max_tokens`) and where it came from. */
   contextWindow: SessionContextWindow;
   /** The instance home (sessions are journalled under it). */
@@ -95,7 +110,14 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
-  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups }));
+  const mcp =
+    noTools || Object.keys(config.mcp_servers).length === 0
+      ? undefined
+      : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
+  const execSandbox = new ExecSandbox();
+  const tools = await step(() =>
+    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) }),
+  );
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -112,9 +134,11 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     config,
     tools,
     processGroups,
+    execSandbox,
     provider,
     instructions,
     contextWindow,
+    ...(mcp && mcp.size > 0 ? { mcp } : {}),
     home,
     secrets,
     ...(profile ? { profile } : {}),

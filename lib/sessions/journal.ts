@@ -18,7 +18,7 @@ export type JournalOptions = {
 
 export class JournalWriter {
   readonly #home: string;
-  readonly #meta: SessionMeta;
+  #meta: SessionMeta;
   readonly #redact: Redactor;
   #fd: number | undefined;
   #title: string;
@@ -45,6 +45,14 @@ export class JournalWriter {
     this.#turns += 1;
     this.#append({ type: "turn.started", at: now(), turn_id: turnId, prompt });
     this.#index();
+  }
+
+  /** The model or approval policy changed: recorded, or folded into the header when no turn was journalled yet. */
+  configured(model: string, policy: string): void {
+    const written = this.#headerWritten;
+    // The index's model follows too.
+    this.#meta = { ...this.#meta, model, policy };
+    if (written) this.append({ type: "configured", at: now(), model, policy });
   }
 
   append(record: JournalRecord): void {

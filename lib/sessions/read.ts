@@ -73,6 +73,7 @@ export function parseJournal(text: string): JournalReadResult {
   let turnCount = 0;
   let title = "";
   let skipped = 0;
+  let configured: { model: string; policy: string } | undefined;
   const open = new Map<string, ReplayTurn>();
   for (const line of lines) {
     if (line.trim() === "") continue;
@@ -125,6 +126,11 @@ export function parseJournal(text: string): JournalReadResult {
         if (typeof record.turn_id === "string") open.delete(record.turn_id);
         break;
       }
+      case "configured":
+        if (typeof record.model === "string" && typeof record.policy === "string") {
+          configured = { model: record.model, policy: record.policy };
+        }
+        break;
       case "cleared":
         history = [];
         turns = [];
@@ -141,8 +147,8 @@ export function parseJournal(text: string): JournalReadResult {
     id: header.id,
     created_at: typeof header.created_at === "string" ? header.created_at : "",
     workspace: header.workspace,
-    model: header.model,
-    policy: typeof header.policy === "string" ? header.policy : "",
+    model: configured?.model ?? header.model,
+    policy: configured?.policy ?? (typeof header.policy === "string" ? header.policy : ""),
     ...(typeof header.profile === "string" ? { profile: header.profile } : {}),
     ...(typeof header.forked_from === "string" ? { forked_from: header.forked_from } : {}),
   };

@@ -38,8 +38,16 @@ export type TurnEndedRecord = {
   message?: string;
 };
 export type ClearedRecord = { type: "cleared"; at: string };
+/** `session.configure` changed the model or approval policy (a resume continues with the model). */
+export type ConfiguredRecord = { type: "configured"; at: string; model: string; policy: string };
 
-export type JournalRecord = HeaderRecord | TurnStartedRecord | TurnCompletedRecord | TurnEndedRecord | ClearedRecord;
+export type JournalRecord =
+  | HeaderRecord
+  | TurnStartedRecord
+  | TurnCompletedRecord
+  | TurnEndedRecord
+  | ClearedRecord
+  | ConfiguredRecord;
 
 const TITLE_CHARS = 80;
 

@@ -70,8 +70,28 @@ describe("session journal", () => {
     await client.finish();
   });
 
+  it("resumes with the model session.configure switched to", async () => {
+    const client = await harness.startServer([textResponse(["a"]), textResponse(["b"])]);
+    const id = client.sessionId;
+    client.turn("first");
+    await client.next("turn.completed");
+    client.send({ type: "session.configure", request_id: "c", session_id: id, model: "other-model" });
+    await client.next("session.configured");
+    await client.finish();
+
+    // No --model flag this time: the stored model applies.
+    const again = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.env() });
+    await again.initialize();
+    const { started } = await resume(again, id);
+    expect(started).toMatchObject({ type: "session.started", model: "other-model" });
+    again.turn("second");
+    await again.next("turn.completed");
+    expect(harness.provider.requests[1]!.body.model).toBe("other-model");
+    await again.finish();
+  });
+
   it("after kill -9 mid-turn keeps the completed turns and drops the one in flight", async () => {
-    const bash = toolCallResponse([{ call_id: "call_1", name: "bash", arguments: { command: "echo hi" } }]);
+    const bash = toolCallResponse([{ call_id: "call_1", name: "bash", arguments: { command: "rm -rf build && make" } }]);
     const client = await harness.startServer([textResponse(["kept answer"]), bash]);
     const id = client.sessionId;
     client.turn("kept question");
