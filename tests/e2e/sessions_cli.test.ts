@@ -13,7 +13,9 @@ const harness = useCliHarness();
 const run = (args: string[], cwd?: string) => harness.start(args, cwd === undefined ? {} : { cwd }).done;
 const inputOf = (index: number) => JSON.stringify(harness.provider.requests[index]!.body.input);
 
-async function listJson(args: string[] = [], cwd?: string): Promise<Array<Record<string, any>>> {
+type Listed = { id: string; cwd: string; title: string; turns: number; updated_at: string };
+
+async function listJson(args: string[] = [], cwd?: string): Promise<Listed[]> {
   const result = await run(["sessions", "--json", ...args], cwd);
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
@@ -80,7 +82,7 @@ describe("scv sessions", () => {
     expect(text.code).toBe(0);
     const lines = text.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^ID\s+UPDATED\s+TURNS\s+TITLE$/);
-    expect(lines[1]).toMatch(/^[0-9a-f-]{36}  \d{4}-\d\d-\d\d \d\d:\d\d      1  second prompt$/);
+    expect(lines[1]).toMatch(/^[0-9a-f-]{36} {2}\d{4}-\d\d-\d\d \d\d:\d\d {6}1 {2}second prompt$/);
     const [second, first] = await listJson();
     expect(Array.from(first!.title as string).length).toBeLessThanOrEqual(80);
     expect(first!.title).toMatch(/^a first prompt that is long enough to be cut: x+…$/);
