@@ -107,6 +107,7 @@ export const clientMessage = messages({
     no_tools: maybe(bool),
     delegation_depth: maybe(u32Field),
     auto_approve: maybe(bool),
+    system_prompt: maybe(text),
   },
   "session.attach": { ...SESSION, cwd: text },
   "turn.start": { ...SESSION, prompt: text },

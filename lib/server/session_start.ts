@@ -15,7 +15,7 @@ import {
 } from "../provider/index.ts";
 import { buildToolRegistry, discoverSkills, ProcessGroups, skillsPromptSection, type ToolRegistry } from "../tools/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
-import { buildSystemPrompt } from "./system_prompt.ts";
+import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
 
 /** What the command line contributes to every session of this process. */
 export type ServerOptions = {
@@ -32,8 +32,11 @@ export type ServerOptions = {
   warn?: (text: string) => void;
 };
 
-/** The fields of `session.start` that shape the session (`delegation_depth` and `auto_approve` have no effect). */
-export type StartRequest = Pick<Extract<ClientMessage, { type: "session.start" }>, "cwd" | "provider" | "model" | "base_url" | "no_tools">;
+/** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
+export type StartRequest = Pick<
+  Extract<ClientMessage, { type: "session.start" }>,
+  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt"
+>;
 
 export type SessionParts = {
   workspace: string;
@@ -54,6 +57,8 @@ export class StartError extends Error {
 }
 
 export async function prepareSession(request: StartRequest, options: ServerOptions): Promise<SessionParts> {
+  const promptError = clientSystemPromptError(request);
+  if (promptError !== undefined) throw new StartError(promptError);
   const workspace = await canonicalWorkspace(request.cwd, options.cwd);
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
@@ -82,7 +87,8 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       : { ...loaded, context: contextForWindow(loaded.context, contextWindow.tokens) };
   const noTools = request.no_tools ?? false;
   const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
-  const instructions = await buildSystemPrompt({
+  // A tool-free client may bring its whole system prompt: then none of the configured instructions reach the model.
+  const instructions = request.system_prompt ?? await buildSystemPrompt({
     systemPrompt: config.agent.system_prompt,
     workspace,
     maxReadBytes: config.tools.max_read_bytes,
