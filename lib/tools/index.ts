@@ -24,6 +24,7 @@ export type {
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { shutdownProcessSandbox } from "./exec/index.ts";
+export { isSecretLikePath } from "./secret_paths.ts";
 
 export type RegistryOptions = {
   noTools: boolean;
