@@ -104,6 +104,7 @@ program
   .addOption(
     new Option("--approval-policy <policy>", "answer approvals by this policy").choices(["on-risk", "always", "never"]),
   )
+  .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image in the workspace (repeatable)", collect, [])
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--base-url <url>", "provider base URL override")
@@ -118,6 +119,7 @@ Exit codes: 0 the turn completed, 1 it failed, 2 usage, 130 interrupted.
 
 Examples:
   scv exec "Summarise README.md"
+  scv exec --image shot.png "What is wrong in this screenshot?"
   git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON`,
   )
   .action(async (prompt: string, options) => {
@@ -169,6 +171,11 @@ program
   });
 
 /** `-C DIR`: work in DIR, as `git -C` does; a missing folder is a usage error. */
+/** Commander's accumulator for a repeatable option. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function enterDirectory(directory: string | undefined, command: string): boolean {
   if (directory === undefined) return true;
   try {

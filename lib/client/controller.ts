@@ -1,7 +1,7 @@
 // The protocol client's state for one session at a time, shared by chat and exec: the engine's lifecycle, the turn
 // that is running (or asked for), and the approval questions waiting for an answer. It never prints: the caller
 // renders each event and answers the questions it is asked.
-import type { EventOf } from "../protocol/index.ts";
+import type { Attachment, EventOf } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
 import type { ServerOptions } from "../server/index.ts";
 import { openEngine, type ClientEvent, type EngineClient, type SessionRequest } from "./engine.ts";
@@ -96,10 +96,10 @@ export class SessionController {
   }
 
   /** Sends a prompt (queued by the engine behind a running turn); resolves with the turn.start's request id. */
-  async submit(prompt: string): Promise<string> {
+  async submit(prompt: string, attachments: Attachment[] = []): Promise<string> {
     if (!this.#engine) throw new Error("the session is not open");
     this.#busy = true;
-    return this.#engine.send({ type: "turn.start", prompt });
+    return this.#engine.send(attachments.length > 0 ? { type: "turn.start", prompt, attachments } : { type: "turn.start", prompt });
   }
 
   /** Clears the conversation (session.clear). */

@@ -7,6 +7,7 @@ export {
   type TurnState,
 } from "./controller.ts";
 export { EngineClient, EngineError, openEngine, type ClientEvent, type SessionRequest } from "./engine.ts";
+export { imageAttachment } from "./image_attachment.ts";
 export { parseReplayScript, type ReplayScript } from "./replay.ts";
 export {
   fakeResponsesPath,
