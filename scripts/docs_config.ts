@@ -68,6 +68,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "tools.max_read_bytes": "Largest slice `read` returns (and its default `limit`); also caps the `AGENTS.md` read.",
   "tools.max_write_bytes": "Largest content `write` accepts.",
   "tools.code_mode": "Registers the `exec` tool (JavaScript in the sandbox, nested tool calls approved one by one).",
+  "tools.env_passthrough":
+    "Variables scv reads keys from (`api_key_env`, the search key variable) that tool processes still get; they are dropped otherwise ([secrets](secrets.md)).",
   "tools.agent_timeout_seconds": IGNORED,
   "protocol.max_client_frame_bytes":
     "Longest client message line; a longer one is discarded with an `invalid_request` error.",

@@ -3,7 +3,6 @@
 // packages. Each target's Node is fetched from the npm registry at one pinned version and verified.
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
 import { copyFile, link, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -87,9 +86,13 @@ function cacheRunnerFor(target: ReleaseTarget, node: string): string[] | null {
   if (target.name === native) return [node];
   if (target.name === "linux-arm64") {
     const sysroot = "/usr/aarch64-linux-gnu";
-    if (commandExists("qemu-aarch64") && existsSync(join(sysroot, "lib"))) return ["qemu-aarch64", "-L", sysroot, node];
+    const runner = ["qemu-aarch64", "-L", sysroot, node];
+    // The emulated Node must start (its shared libraries come from the arm64 cross packages).
+    if (commandExists("qemu-aarch64") && spawnSync(runner[0]!, [...runner.slice(1), "--version"], { stdio: "ignore" }).status === 0) {
+      return runner;
+    }
     process.stderr.write(
-      "release: linux-arm64 without code caches (install qemu-user and libstdc++6-arm64-cross to make them)\n",
+      "release: linux-arm64 without code caches (install qemu-user, libstdc++6-arm64-cross and libatomic1-arm64-cross to make them)\n",
     );
   }
   return null;

@@ -66,6 +66,8 @@ export function describeConfig(config: ResolvedConfig, origins: Map<string, stri
   const profile = origins.get("#profile");
   const rows: ConfigRow[] = [];
   for (const [table, values] of Object.entries(config)) {
+    // Not configuration but what the tools must not see (the keys' values among it): never printed.
+    if (table === "secrets") continue;
     for (const [key, value] of Object.entries(values as Record<string, unknown>)) {
       const dotted = `${table}.${key}`;
       rows.push({ key: dotted, value: display(dotted, value), origin: originOf(dotted, origins, profile) });

@@ -33,6 +33,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       max_read_bytes: 262144,
       max_write_bytes: 1048576,
       code_mode: true,
+      env_passthrough: [],
     },
     protocol: { max_client_frame_bytes: 1048576, max_server_frame_bytes: 8388608 },
     tui: {
@@ -75,5 +76,6 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       brave_api_key_env: "BRAVE_SEARCH_API_KEY",
       max_search_results: 8,
     },
+    secrets: { home: "", config_files: [], env_names: [], values: [] },
   };
 }

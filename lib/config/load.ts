@@ -1,6 +1,6 @@
 // loadConfig: the six layers of spec §7.1, the project rules of §7.3 and the checks of §7.2.
 import { realpath, stat } from "node:fs/promises";
-import { join, relative, resolve, sep, isAbsolute } from "node:path";
+import { basename, dirname, join, relative, resolve, sep, isAbsolute } from "node:path";
 import { defaultConfig } from "./defaults.ts";
 import { expandTilde, userHome } from "./home.ts";
 import { deepMerge } from "./merge.ts";
@@ -13,8 +13,10 @@ import { validateConfig } from "./validate.ts";
 import {
   ConfigError,
   type LoadConfigOptions,
+  type ConfigFileRef,
   type ProviderProfile,
   type ResolvedConfig,
+  type SecretsConfig,
 } from "./types.ts";
 
 type Env = Record<string, string | undefined>;
@@ -46,10 +48,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
 
   // Layer 4: the explicit file (must exist, private).
   const explicitPath = nonEmpty(options.explicitConfigPath) ?? nonEmpty(env.SCV_CONFIG);
+  const explicitFile = explicitPath === undefined ? undefined : resolve(expandTilde(explicitPath, env));
   const explicit =
-    explicitPath === undefined
-      ? undefined
-      : await readConfigFile(resolve(expandTilde(explicitPath, env)), "explicit", { optional: false });
+    explicitFile === undefined ? undefined : await readConfigFile(explicitFile, "explicit", { optional: false });
 
   if (origins !== undefined && explicit !== undefined) {
     recordOrigins(explicit.table, `explicit file ${resolve(expandTilde(explicitPath!, env))}`, origins);
@@ -88,7 +89,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   if (overrides.base_url !== undefined) origins?.set("provider.base_url", "flag --base-url");
   if (overrides.approval_policy !== undefined) origins?.set("tools.approval_policy", "flag --approval-policy");
 
-  const config = assemble(merged, defaults, profile, home, env);
+  const configFiles = [userPath, join(options.workspace, ".scv", "config.toml"), ...(explicitFile ? [explicitFile] : [])];
+  const secrets = await collectSecrets(merged, profile, home, configFiles, env);
+  const config = assemble(merged, defaults, profile, home, env, secrets);
   const setsMaxTokens = (table: RawTable | undefined) => isTable(table?.context) && table.context.max_tokens !== undefined;
   if (![user?.table, project, explicit?.table].some(setsMaxTokens)) config.context_max_tokens_default = true;
   if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
@@ -154,6 +157,7 @@ function assemble(
   provider: ProviderProfile,
   home: string,
   env: Env,
+  secrets: SecretsConfig,
 ): ResolvedConfig {
   const pick = <T extends object>(name: string, base: T, optional: readonly string[] = []): T => {
     const source = isTable(merged[name]) ? merged[name] : {};
@@ -177,5 +181,60 @@ function assemble(
     provider_limits: pick("provider_limits", defaults.provider_limits),
     skills,
     web: pick("web", defaults.web, ["searxng_url", "brave_api_key"]),
+    secrets,
   };
+}
+
+/** Header names whose values are credentials (redacted like keys). */
+const SECRET_HEADER = /auth|key|token|secret|cookie|session|password/i;
+
+/**
+ * What the tools must never see (issue 12): the instance home and every configuration file (refused to the
+ * file tools), the variables scv reads keys from (dropped from tool processes) and every key value (redacted).
+ * Every profile counts, not only the selected one, as do the defaults' variable names.
+ */
+async function collectSecrets(
+  merged: RawTable,
+  selected: ProviderProfile,
+  home: string,
+  configFiles: string[],
+  env: Env,
+): Promise<SecretsConfig> {
+  const profiles: RawTable[] = [selected as unknown as RawTable];
+  if (isTable(merged.provider)) profiles.push(merged.provider);
+  if (isTable(merged.providers)) profiles.push(...Object.values(merged.providers).filter(isTable));
+  const web = isTable(merged.web) ? merged.web : {};
+  const names = new Set<string>(["OPENAI_API_KEY", "BRAVE_SEARCH_API_KEY"]);
+  const values = new Set<string>();
+  const addString = (target: Set<string>, value: unknown) => {
+    if (typeof value === "string" && value.trim() !== "") target.add(value);
+  };
+  for (const profile of profiles) {
+    addString(names, profile.api_key_env);
+    addString(values, profile.api_key);
+    if (isTable(profile.headers)) {
+      for (const [name, value] of Object.entries(profile.headers)) if (SECRET_HEADER.test(name)) addString(values, value);
+    }
+  }
+  addString(names, web.brave_api_key_env);
+  addString(values, web.brave_api_key);
+  for (const name of names) addString(values, env[name]);
+  return {
+    home: await realpath(home).catch(() => resolve(home)),
+    config_files: await Promise.all(configFiles.map(fileRef)),
+    env_names: [...names].sort(),
+    values: [...values],
+  };
+}
+
+/** The real path and identity of a configuration file; for a missing one, its real parent plus its name. */
+async function fileRef(path: string): Promise<ConfigFileRef> {
+  try {
+    const real = await realpath(path);
+    const info = await stat(real);
+    return { path: real, dev: info.dev, ino: info.ino };
+  } catch {
+    const parent = await realpath(dirname(path)).catch(() => dirname(path));
+    return { path: join(parent, basename(path)) };
+  }
 }

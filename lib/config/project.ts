@@ -56,6 +56,7 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable): void {
   if ("system_prompt" in agent) fail("cannot replace agent.system_prompt");
   if ("prefer" in agent) fail("cannot set agent.prefer");
   if ("user_dir" in table("skills")) fail("cannot set skills.user_dir");
+  if ("env_passthrough" in table("tools")) fail("cannot set tools.env_passthrough");
   for (const key of FORBIDDEN_WEB_KEYS) {
     if (key in table("web")) fail(`cannot set web.${key}`);
   }

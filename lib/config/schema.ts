@@ -80,6 +80,7 @@ export const ROOT_SPEC: TableSpec = {
         max_read_bytes: count,
         max_write_bytes: count,
         code_mode: bool,
+        env_passthrough: { kind: "strings" },
         agent_timeout_seconds: count, // ignored
       },
     },

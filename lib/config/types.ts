@@ -45,6 +45,8 @@ export interface ToolsConfig {
   max_read_bytes: number;
   max_write_bytes: number;
   code_mode: boolean;
+  /** Variables scv reads secrets from that tool processes still receive, on the user's purpose. */
+  env_passthrough: string[];
 }
 
 export interface ProtocolConfig {
@@ -93,6 +95,28 @@ export interface WebConfig {
   max_search_results: number;
 }
 
+/** A configuration file scv read (or would read): its real path and, when it existed, its identity. */
+export interface ConfigFileRef {
+  path: string;
+  dev?: number;
+  ino?: number;
+}
+
+/**
+ * What scv keeps from its own tools. Not a TOML table: loadConfig fills it in from the instance home,
+ * the files it read and the environment (defaultConfig leaves it empty).
+ */
+export interface SecretsConfig {
+  /** The instance home as a real path (empty when unknown); refused to every file tool. */
+  home: string;
+  /** Every configuration file scv reads (user, workspace, explicit); refused to every file tool. */
+  config_files: ConfigFileRef[];
+  /** Variables scv reads secrets from (each profile's `api_key_env`, the search key variable). */
+  env_names: string[];
+  /** Every secret value scv knows (configured keys, those variables' values), redacted from tool output. */
+  values: string[];
+}
+
 export interface ResolvedConfig {
   /** The selected profile, with layers 5 and 6 (environment and flag overrides) applied. */
   provider: ProviderProfile;
@@ -105,6 +129,7 @@ export interface ResolvedConfig {
   provider_limits: ProviderLimitsConfig;
   skills: SkillsConfig;
   web: WebConfig;
+  secrets: SecretsConfig;
   /**
    * True when no layer set `[context] max_tokens`: the default applies, and the session may learn the model's
    * context window from the server instead (lib/provider/context_window.ts). Absent means set.

@@ -48,6 +48,9 @@ export function validateConfig(config: ResolvedConfig): void {
     fail("provider SSE event limit exceeds provider response limit");
   }
   if (!isContainedRelativePath(skills.project_dir)) fail("skills.project_dir must be a contained relative path");
+  for (const name of tools.env_passthrough) {
+    if (!ENV_NAME.test(name)) fail(`tools.env_passthrough entry "${name}" must be an environment variable name`);
+  }
 
   validateWeb(config);
 }
@@ -120,6 +123,7 @@ function validateWeb(config: ResolvedConfig): void {
   }
 }
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
 /** An optional `*.` prefix, then at most 253 characters of 1–63 character labels. */

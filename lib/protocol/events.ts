@@ -162,7 +162,7 @@ export const events = {
   }),
   approvalRequested: (
     scope: TurnScope,
-    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string },
+    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string; detail?: string },
   ) => ({
     type: "approval.requested" as const,
     ...t(scope),
@@ -172,6 +172,8 @@ export const events = {
     risk: fields.risk,
     cwd: fields.cwd,
     summary: fields.summary,
+    // Addition (issue 12): the whole text the approval covers, invisible characters escaped.
+    ...(fields.detail === undefined ? {} : { detail: fields.detail }),
   }),
   toolStarted: (scope: TurnScope, call_id: string, name: string) => ({ type: "tool.started" as const, ...t(scope), call_id, name }),
   toolProgress: (scope: TurnScope, call_id: string, text: string) => ({ type: "tool.progress" as const, ...t(scope), call_id, text }),

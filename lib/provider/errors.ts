@@ -1,5 +1,6 @@
 // Provider error texts (spec §8.1): details extraction, sanitising and transient classification.
 import { isPermanent } from "./retry_policy.ts";
+import { redactSecrets } from "../util/redact.ts";
 import { ProviderError } from "./types.ts";
 
 const MAX_PROVIDER_TEXT_CHARS = 300;
@@ -7,7 +8,7 @@ const TRANSIENT_LABELS = ["overload", "unavailable", "rate_limit", "server_error
 
 /** Provider-originated text: credential → `[REDACTED]`, control characters → spaces, trimmed, ≤300 characters + `…`. */
 export function sanitize(text: string, credential: string): string {
-  let clean = credential ? text.split(credential).join("[REDACTED]") : text;
+  let clean = credential ? redactSecrets(text, [credential], { minChars: 1 }) : text;
   clean = clean.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").trim();
   const chars = Array.from(clean);
   return chars.length > MAX_PROVIDER_TEXT_CHARS ? chars.slice(0, MAX_PROVIDER_TEXT_CHARS).join("") + "…" : clean;

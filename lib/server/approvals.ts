@@ -2,8 +2,9 @@
 // one-shot waiter keyed by a fresh UUID v4 until `approval.resolve` (or cancellation withdraws it).
 import { randomUUID } from "node:crypto";
 import type { ApprovalPolicy } from "../config/index.ts";
-import type { Risk } from "../tools/index.ts";
+import type { PreparedCall, Risk } from "../tools/index.ts";
 import { abortError } from "../util/abort.ts";
+import { visibleText } from "../util/visible_text.ts";
 
 export type GateDecision = "run" | "ask" | "deny";
 
@@ -11,6 +12,18 @@ export function decide(policy: ApprovalPolicy, risk: Risk): GateDecision {
   if (policy === "always") return "ask";
   if (risk === "read_only") return "run";
   return policy === "never" ? "deny" : "ask";
+}
+
+/**
+ * What `approval.requested` shows (issue 12 item 7): `summary`, one line, and `detail`, the whole text the
+ * approval covers (the full command, the complete new file content; else the summary), both with control,
+ * bidi and other invisible characters escaped visibly so nothing approved can hide.
+ */
+export function approvalTexts(prepared: Pick<PreparedCall, "summary" | "detail">): { summary: string; detail: string } {
+  return {
+    summary: visibleText(prepared.summary),
+    detail: visibleText(prepared.detail ?? prepared.summary, { multiline: true }),
+  };
 }
 
 type Pending = { resolve(approved: boolean): void };

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { HistoryItem, ToolCallRecord } from "../provider/index.ts";
 import { type PreparedCall, shutdownProcessSandbox, type ToolOutcome } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
-import { Approvals, decide } from "./approvals.ts";
+import { Approvals, approvalTexts, decide } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
 import { events, MESSAGES, type Attachment, type ErrorCode, type SessionScope, type TurnScope } from "../protocol/index.ts";
 import { attachmentError, turnInput } from "./attachments.ts";
@@ -291,7 +291,7 @@ export class Session {
           name: call.name,
           risk: prepared.risk,
           cwd: this.parts.workspace,
-          summary: prepared.summary,
+          ...approvalTexts(prepared),
         }),
         signal,
       );

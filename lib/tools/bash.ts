@@ -2,11 +2,11 @@
 // bounded by a timeout and an output limit; not sandboxed (spec §9).
 
 import { cancelledOutcome, failure } from "./outcome.ts";
-import { ProcessGroups, runProcessGroup, type ProcessTimings } from "./process_group.ts";
+import { ProcessGroups, runProcessGroup, toolEnvironment, type ProcessTimings } from "./process_group.ts";
 import { createProgressReporter } from "./progress.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
-import { boundedChars, completeUtf8Length } from "../util/text_bounds.ts";
+import { completeUtf8Length } from "../util/text_bounds.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 
 type BashArgs = { command: string; timeout_seconds?: number };
@@ -24,7 +24,8 @@ export type BashSettings = {
   progressIntervalMs?: number;
 };
 
-const SUMMARY_MAX_CHARS = 2000;
+/** The longest command that is still shown whole for approval; a longer one is refused (issue 12). */
+export const MAX_COMMAND_CHARS = 16384;
 /** Just over 500 ms, so a caller that also enforces 2 per second never drops our latest line. */
 const PROGRESS_INTERVAL_MS = 510;
 const utf8 = new TextDecoder("utf-8");
@@ -53,10 +54,20 @@ export function createBashTool(settings: BashSettings): Tool {
       if (!checked.ok) return { error: checked.error };
       const { command } = checked.value;
       if (command.trim().length === 0) return { error: "command or prompt must be non-empty" };
+      const chars = codePoints(command);
+      if (chars > MAX_COMMAND_CHARS) {
+        return {
+          error:
+            `command is ${chars} characters, longer than the ${MAX_COMMAND_CHARS} that can be shown for approval; ` +
+            "write the script to a file and run that instead",
+        };
+      }
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
       return {
         risk: "process",
-        summary: `Run with /bin/bash -lc: ${boundedChars(command, SUMMARY_MAX_CHARS)}`,
+        // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
+        summary: `Run with /bin/bash -lc: ${command}`,
+        detail: command,
         run: (context) => runBash(command, timeoutSeconds, settings, groups, context),
       };
     },
@@ -78,7 +89,7 @@ async function runBash(
       file: shell,
       args: ["-lc", command],
       cwd: context.workspace,
-      env: process.env,
+      env: toolEnvironment(context.config),
       timeoutMs: timeoutSeconds * 1000,
       outputLimitBytes: settings.outputLimitBytes,
       signal: context.signal,
@@ -106,6 +117,12 @@ async function runBash(
       return { success: true, output, truncated: result.truncated };
     }
   }
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
 }
 
 /** Lossy UTF-8; a character cut by the byte limit is dropped rather than mangled. */

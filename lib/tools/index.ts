@@ -6,6 +6,8 @@ import { createBashTool } from "./bash.ts";
 import { ProcessGroups } from "./process_group.ts";
 import { createExecTool } from "./exec/index.ts";
 import { createReadTool } from "./read.ts";
+import { withRedaction } from "./redacted_tool.ts";
+import { createRedactor } from "../util/redact.ts";
 import { createReadSkillTool, type Skill } from "./skills/index.ts";
 import type { Tool, ToolRegistry } from "./types.ts";
 import { createWebTools } from "./web/index.ts";
@@ -40,11 +42,14 @@ export type RegistryOptions = {
  */
 export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptions): ToolRegistry {
   if (options.noTools) return createRegistry([]);
-  return createRegistry([
-    ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups()),
-    createReadSkillTool(options.skills ?? [], config),
-    ...createWebTools(config),
-  ]);
+  const redact = createRedactor(config.secrets.values);
+  return createRegistry(
+    [
+      ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups()),
+      createReadSkillTool(options.skills ?? [], config),
+      ...createWebTools(config),
+    ].map((tool) => withRedaction(tool, redact)),
+  );
 }
 
 function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups): Tool[] {

@@ -3,6 +3,7 @@
 // the group is killed and draining stops after a short grace so `sleep 100 &` cannot hold a call.
 
 import { spawn, type ChildProcess } from "node:child_process";
+import type { ResolvedConfig } from "../config/index.ts";
 
 export type ProcessTimings = {
   /** Between SIGTERM and SIGKILL on cancellation (spec: 2 s). */
@@ -27,6 +28,18 @@ export type ProcessOptions = {
   onOutput?(chunk: Buffer, stream: "stdout" | "stderr"): void;
   timings?: ProcessTimings;
 };
+
+/**
+ * The environment of every tool process: the server's, without the variables scv reads secrets from
+ * (`config.secrets.env_names`), except those the user passes through on purpose (`tools.env_passthrough`).
+ */
+export function toolEnvironment(config: ResolvedConfig, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const dropped = new Set(config.secrets.env_names);
+  for (const name of config.tools.env_passthrough) dropped.delete(name);
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(base)) if (!dropped.has(name)) env[name] = value;
+  return env;
+}
 
 export type ProcessResult =
   | { kind: "finished"; exitCode: number | null; timedOut: boolean; output: Buffer; truncated: boolean }

@@ -2,9 +2,9 @@
 
 import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
-import { isSecretLikePath } from "./secret_paths.ts";
+import { checkUnchanged, openGuardedForRead, probeForRead, type FileVerdict } from "./file_guard.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
-import { checkRelativePath, confinementError, openConfinedForRead, probePath, WorkspacePathError } from "./workspace_path.ts";
+import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "./workspace_path.ts";
 import { cancelledOutcome, failure } from "./outcome.ts";
 
 type ReadArgs = { path: string; offset?: number; limit?: number };
@@ -40,22 +40,39 @@ export function createReadTool(settings: ReadSettings): Tool {
       if (shape !== undefined) return { error: shape };
       const probe = probePath(context.workspace, path);
       if (probe.escaped) return { error: confinementError("read", path, new WorkspacePathError("resolves outside the workspace")).message };
-      const secret = isSecretLikePath(path) || isSecretLikePath(probe.resolvedRelative);
+      // A first opinion on the file the path resolves to now; run judges the descriptor it opens and refuses a
+      // secret-like file that is not the one judged here (a symlink flipped in between).
+      let verdict: FileVerdict;
+      try {
+        verdict = probeForRead(context.config, context.workspace, path, "read");
+      } catch (error) {
+        if (error instanceof WorkspacePathError) return { error: error.message };
+        throw error;
+      }
       return {
-        risk: secret ? "filesystem" : "read_only",
+        risk: verdict.secret ? "filesystem" : "read_only",
         summary: `Read ${path}`,
-        run: (runContext) => runRead(checked.value, settings, runContext),
+        run: (runContext) => runRead(checked.value, settings, runContext, verdict),
       };
     },
   };
 }
 
-async function runRead(args: ReadArgs, settings: ReadSettings, context: ToolContext): Promise<ToolOutcome> {
+async function runRead(args: ReadArgs, settings: ReadSettings, context: ToolContext, prepared: FileVerdict): Promise<ToolOutcome> {
   if (context.signal.aborted) return cancelledOutcome("read cancelled");
   const limit = Math.min(args.limit ?? settings.maxReadBytes, settings.maxReadBytes);
   let handle;
+  let info;
   try {
-    handle = await openConfinedForRead(context.workspace, args.path, "read");
+    const opened = await openGuardedForRead(context.config, context.workspace, args.path, "read");
+    handle = opened.handle;
+    info = opened.stats;
+    try {
+      checkUnchanged(prepared, opened.verdict, "read", args.path);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   } catch (error) {
     return failure(error instanceof WorkspacePathError ? error.message : `read ${args.path}: ${String(error)}`);
   }
@@ -63,7 +80,6 @@ async function runRead(args: ReadArgs, settings: ReadSettings, context: ToolCont
   let total: number;
   let start: number;
   try {
-    const info = await handle.stat();
     if (!info.isFile()) {
       return failure(`read ${args.path}: ${info.isDirectory() ? "is a directory" : "not a regular file"}`);
     }

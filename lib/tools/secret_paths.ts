@@ -1,17 +1,54 @@
-// Paths that probably hold credentials: reading them needs approval even under `on-risk`.
+// Paths that probably hold credentials: touching them needs approval even under `on-risk`.
+// SECRET_PATH_RULES is the one list (docs/secrets.md quotes it); matching is on lowercased components.
 
-/** True when a lowercased component of `path` looks like a secret (spec §9). */
+export type SecretPathRule = {
+  /** How the rule reads in the docs. */
+  pattern: string;
+  /** What kind of credential it usually holds. */
+  holds: string;
+  /** True when the lowercased components of a path, from `index` on, match the rule. */
+  matches(components: readonly string[], index: number): boolean;
+};
+
+const name = (test: (component: string) => boolean) => (components: readonly string[], index: number) =>
+  test(components[index]!);
+/** A run of consecutive components, e.g. `.git` then `config`. */
+const run = (...parts: string[]) => (components: readonly string[], index: number) =>
+  parts.every((part, offset) => components[index + offset] === part);
+/** A directory: the component itself and everything below it. */
+const directory = (dir: string) => (components: readonly string[], index: number) => components[index] === dir;
+
+export const SECRET_PATH_RULES: readonly SecretPathRule[] = [
+  { pattern: ".env, .env.*", holds: "environment secrets", matches: name((c) => c === ".env" || c.startsWith(".env.")) },
+  { pattern: "*credential*", holds: "credentials (.git-credentials, credentials.json, …)", matches: name((c) => c.includes("credential")) },
+  { pattern: "*private_key*", holds: "private keys", matches: name((c) => c.includes("private_key")) },
+  { pattern: "*.pem, *.key", holds: "TLS and SSH keys", matches: name((c) => c.endsWith(".pem") || c.endsWith(".key")) },
+  { pattern: "*.p12, *.pfx", holds: "PKCS #12 key stores", matches: name((c) => c.endsWith(".p12") || c.endsWith(".pfx")) },
+  {
+    pattern: "id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*",
+    holds: "SSH identities",
+    matches: name((c) => ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"].some((prefix) => c.startsWith(prefix))),
+  },
+  { pattern: ".ssh/", holds: "SSH keys and configuration", matches: directory(".ssh") },
+  { pattern: ".gnupg/", holds: "GnuPG keys", matches: directory(".gnupg") },
+  { pattern: ".aws/", holds: "AWS credentials", matches: directory(".aws") },
+  { pattern: ".npmrc", holds: "npm registry tokens", matches: name((c) => c === ".npmrc") },
+  { pattern: ".pypirc", holds: "PyPI tokens", matches: name((c) => c === ".pypirc") },
+  { pattern: ".netrc, _netrc", holds: "HTTP and FTP passwords", matches: name((c) => c === ".netrc" || c === "_netrc") },
+  { pattern: ".pgpass", holds: "PostgreSQL passwords", matches: name((c) => c === ".pgpass") },
+  { pattern: ".git/config", holds: "remotes with tokens in their URLs", matches: run(".git", "config") },
+  { pattern: ".docker/config.json", holds: "registry logins", matches: run(".docker", "config.json") },
+  { pattern: ".kube/config", holds: "cluster credentials", matches: run(".kube", "config") },
+];
+
+/** True when a workspace-relative `path` matches a rule of SECRET_PATH_RULES. */
 export function isSecretLikePath(path: string): boolean {
-  return path.split("/").some((component) => isSecretLikeComponent(component.toLowerCase()));
-}
-
-function isSecretLikeComponent(name: string): boolean {
-  return (
-    name === ".env" ||
-    name.startsWith(".env.") ||
-    name.includes("credential") ||
-    name.includes("private_key") ||
-    name.endsWith(".pem") ||
-    name.endsWith(".key")
-  );
+  const components = path
+    .split("/")
+    .filter((component) => component !== "" && component !== ".")
+    .map((component) => component.toLowerCase());
+  for (let index = 0; index < components.length; index += 1) {
+    for (const rule of SECRET_PATH_RULES) if (rule.matches(components, index)) return true;
+  }
+  return false;
 }

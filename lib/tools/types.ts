@@ -61,7 +61,13 @@ export type NestedCalls = {
 /** A validated call: what the approval gate shows, and how to run it once approved. */
 export type PreparedCall = {
   risk: Risk;
+  /** One line for the approval prompt. */
   summary: string;
+  /**
+   * The complete text the approval covers when the summary cannot hold it (bash's command, write's new
+   * content); `approval.requested.detail` carries it, control characters made visible.
+   */
+  detail?: string;
   /** Never rejects: every failure, cancellation included, is a `ToolOutcome`. */
   run(context: ToolContext): Promise<ToolOutcome>;
 };

@@ -3,23 +3,27 @@
 // (create: never overwrites) or renamed over the target (replace). The temp file never remains.
 
 import { createHash } from "node:crypto";
-import { constants } from "node:fs";
-import { link, lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { constants, existsSync } from "node:fs";
+import { link, lstat, open, readlink, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import { guardWriteTarget, openGuardedForRead, probeWriteTarget } from "./file_guard.ts";
 import { cancelledOutcome, failure } from "./outcome.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 import {
+  canonicalWorkspace,
   checkRelativePath,
   confinementError,
   errorCode,
-  openConfinedForRead,
   probePath,
   resolveParent,
   verifyDescriptor,
   WorkspacePathError,
 } from "./workspace_path.ts";
+import { isInside } from "../util/path.ts";
+
+const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
 
 type WriteArgs = { path: string; content: string; mode: "create" | "replace"; expected_sha256?: string };
 
@@ -52,44 +56,105 @@ export function createWriteTool(settings: WriteSettings): Tool {
       if (probePath(context.workspace, path).escaped) {
         return { error: confinementError("write", path, new WorkspacePathError("resolves outside the workspace")).message };
       }
+      const target = probeWriteTarget(context.workspace, path);
+      try {
+        guardWriteTarget(context.config, context.workspace, path, target, "write");
+      } catch (error) {
+        if (error instanceof WorkspacePathError) return { error: error.message };
+        throw error;
+      }
       const bytes = Buffer.byteLength(content, "utf8");
       return {
         risk: "filesystem",
         summary: `${mode === "create" ? "Create" : "Replace"} ${path} (${bytes} bytes)`,
-        run: (runContext) => runWrite(checked.value, settings, runContext),
+        detail: content,
+        run: (runContext) => runWrite(checked.value, settings, runContext, target),
       };
     },
   };
 }
 
-async function runWrite(args: WriteArgs, settings: WriteSettings, context: ToolContext): Promise<ToolOutcome> {
+async function runWrite(args: WriteArgs, settings: WriteSettings, context: ToolContext, approvedTarget: string): Promise<ToolOutcome> {
   if (context.signal.aborted) return cancelledOutcome("write cancelled");
   const data = Buffer.from(args.content, "utf8");
   if (data.length > settings.maxWriteBytes) return failure(`write exceeds ${settings.maxWriteBytes} byte limit`, "limit");
   try {
-    return await writeConfined(args, data, context);
+    return await writeConfined(args, data, context, approvedTarget);
   } catch (error) {
     if (error instanceof WorkspacePathError) return failure(error.message);
     return failure(`write ${args.path}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
-async function writeConfined(args: WriteArgs, data: Buffer, context: ToolContext): Promise<ToolOutcome> {
+async function writeConfined(args: WriteArgs, data: Buffer, context: ToolContext, approvedTarget: string): Promise<ToolOutcome> {
   const { workspace, signal } = context;
   const create = args.mode === "create";
   const parent = await resolveParent(workspace, args.path, "write", create);
   if (parent.missing) return failure(`${args.path} does not exist`);
-  const target = join(parent.dir, parent.name);
+  const pinned = await pinDirectory(parent.dir, args.path);
+  try {
+    return await writeInPinned(args, data, context, approvedTarget, pinned, parent.name, signal);
+  } finally {
+    await pinned.handle?.close();
+  }
+}
+
+type PinnedDirectory = { base: string; real: string; handle?: FileHandle };
+
+/**
+ * Pins the target's directory: on Linux every later step goes through `/proc/self/fd/<n>/`, so a directory
+ * swapped for a symlink after the checks cannot redirect the write. Elsewhere the checked real path is used.
+ */
+async function pinDirectory(dir: string, path: string): Promise<PinnedDirectory> {
+  if (!HAS_PROC_FD) return { base: dir, real: dir };
+  let handle: FileHandle;
+  try {
+    handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (error) {
+    throw confinementError("write", path, error);
+  }
+  try {
+    const real = await readlink(`/proc/self/fd/${handle.fd}`);
+    return { base: `/proc/self/fd/${handle.fd}`, real, handle };
+  } catch (error) {
+    await handle.close();
+    throw confinementError("write", path, error);
+  }
+}
+
+async function writeInPinned(
+  args: WriteArgs,
+  data: Buffer,
+  context: ToolContext,
+  approvedTarget: string,
+  pinned: PinnedDirectory,
+  name: string,
+  signal: AbortSignal,
+): Promise<ToolOutcome> {
+  const { workspace, config } = context;
+  const create = args.mode === "create";
+  const realTarget = join(pinned.real, name);
+  if (!isInside(canonicalWorkspace(workspace), pinned.real)) {
+    throw confinementError("write", args.path, new WorkspacePathError("resolves outside the workspace"));
+  }
+  guardWriteTarget(config, workspace, args.path, realTarget, "write");
+  if (realTarget !== approvedTarget) {
+    return failure(`write ${args.path}: refused: the path now leads elsewhere than when it was approved; try again`);
+  }
+  const target = join(pinned.base, name);
   const existing = await lstatOrUndefined(target, args.path);
   if (create && existing !== undefined) return failure(`${args.path} already exists`);
   if (!create && existing === undefined) return failure(`${args.path} does not exist`);
   if (args.expected_sha256 !== undefined) {
-    const actual = await hashFile(workspace, args.path);
+    // A symlink is hashed by what it points at (inside the workspace), as before; the entry itself is replaced.
+    const actual = existing?.isSymbolicLink()
+      ? await hashHandle((await openGuardedForRead(config, workspace, args.path, "hash")).handle)
+      : await hashFile(target, args.path);
     if (actual !== args.expected_sha256.toLowerCase()) {
       return failure(`${args.path} changed: expected sha256 ${args.expected_sha256}, found ${actual}`);
     }
   }
-  const temporary = join(parent.dir, `.scv-write-${process.pid}-${temporaryCounter++}.tmp`);
+  const temporary = join(pinned.base, `.scv-write-${process.pid}-${temporaryCounter++}.tmp`);
   let handle: FileHandle;
   try {
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -127,7 +192,7 @@ async function writeConfined(args: WriteArgs, data: Buffer, context: ToolContext
   } finally {
     if (!placed) await unlink(temporary).catch(() => undefined);
   }
-  await syncDirectory(parent.dir);
+  await syncDirectory(pinned.base);
   const sha256 = createHash("sha256").update(data).digest("hex");
   return { success: true, output: JSON.stringify({ path: args.path, bytes: data.length, sha256 }), truncated: false };
 }
@@ -141,8 +206,17 @@ async function lstatOrUndefined(target: string, path: string) {
   }
 }
 
-async function hashFile(workspace: string, path: string): Promise<string> {
-  const handle = await openConfinedForRead(workspace, path, "hash");
+async function hashFile(target: string, path: string): Promise<string> {
+  let handle: FileHandle;
+  try {
+    handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    throw confinementError("hash", path, error);
+  }
+  return hashHandle(handle);
+}
+
+async function hashHandle(handle: FileHandle): Promise<string> {
   try {
     const hash = createHash("sha256");
     const chunk = Buffer.alloc(65536);

@@ -97,7 +97,7 @@ describe("approvals (§6.5)", () => {
     const proposed = await client.next("tool.proposed");
     const approval = await client.next();
     expect(approval.type).toBe("approval.requested");
-    expect(Object.keys(approval)).toEqual(["type", "request_id", "session_id", "turn_id", "seq", "approval_id", "call_id", "name", "risk", "cwd", "summary"]);
+    expect(Object.keys(approval)).toEqual(["type", "request_id", "session_id", "turn_id", "seq", "approval_id", "call_id", "name", "risk", "cwd", "summary", "detail"]);
     expect(approval).toMatchObject({
       request_id: "t",
       turn_id: proposed.turn_id,
@@ -106,6 +106,7 @@ describe("approvals (§6.5)", () => {
       risk: "process",
       cwd: harness.sandbox.workspace,
       summary: "Run with /bin/bash -lc: echo approved > out.txt; echo ok",
+      detail: "echo approved > out.txt; echo ok",
     });
     expect(approval.approval_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(existsSync(path.join(harness.sandbox.workspace, "out.txt"))).toBe(false);

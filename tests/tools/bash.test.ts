@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createBashTool, type BashSettings } from "../../lib/tools/bash.ts";
+import { createBashTool, MAX_COMMAND_CHARS, type BashSettings } from "../../lib/tools/bash.ts";
 import type { Tool } from "../../lib/tools/types.ts";
-import { makeSandbox, prepare, prepareError, run, type Sandbox } from "./helpers.ts";
+import { makeSandbox, prepare, prepareError, run, testConfig, type Sandbox } from "./helpers.ts";
 
 const base: BashSettings = { commandTimeoutSeconds: 30, maxTimeoutSeconds: 60, outputLimitBytes: 4096 };
 const started: number[] = [];
@@ -78,13 +78,23 @@ describe("bash", () => {
     expect(prepareError(tool, { command: ["ls"] }, box.workspace)).toBe('invalid arguments: "command" must be a string, found an array');
   });
 
-  it("has process risk and a bounded summary", () => {
+  it("has process risk and a summary and detail holding the whole command", () => {
     const call = prepare(tool, { command: "npm test" }, box.workspace);
     expect(call.risk).toBe("process");
     expect(call.summary).toBe("Run with /bin/bash -lc: npm test");
-    const long = "é".repeat(2001);
-    expect(prepare(tool, { command: long }, box.workspace).summary).toBe(`Run with /bin/bash -lc: ${"é".repeat(2000)}…`);
-    expect(prepare(tool, { command: "é".repeat(2000) }, box.workspace).summary).toBe(`Run with /bin/bash -lc: ${"é".repeat(2000)}`);
+    expect(call.detail).toBe("npm test");
+    // Past 2,000 characters nothing is cut any more: the dangerous tail stays in what is approved.
+    const long = `${"é".repeat(5000)}; rm -rf ~`;
+    expect(prepare(tool, { command: long }, box.workspace).summary).toBe(`Run with /bin/bash -lc: ${long}`);
+    expect(prepare(tool, { command: long }, box.workspace).detail).toBe(long);
+  });
+
+  it("refuses a command too long to show for approval, counting characters", () => {
+    expect(prepare(tool, { command: "é".repeat(MAX_COMMAND_CHARS) }, box.workspace).detail).toHaveLength(MAX_COMMAND_CHARS);
+    expect(prepareError(tool, { command: "é".repeat(MAX_COMMAND_CHARS + 1) }, box.workspace)).toBe(
+      `command is ${MAX_COMMAND_CHARS + 1} characters, longer than the ${MAX_COMMAND_CHARS} that can be shown for approval; ` +
+        "write the script to a file and run that instead",
+    );
   });
 
   it("runs in the workspace with stdin from /dev/null and the server environment", async () => {
@@ -98,6 +108,21 @@ describe("bash", () => {
       });
     } finally {
       delete process.env.SCV_TOOLS_TEST_VALUE;
+    }
+  });
+
+  it("drops the variables scv reads secrets from, except those passed through on purpose", async () => {
+    process.env.SCV_TEST_SECRET_A = "secret-a";
+    process.env.SCV_TEST_SECRET_B = "secret-b";
+    try {
+      const config = testConfig({ env_passthrough: ["SCV_TEST_SECRET_B"] });
+      config.secrets = { ...config.secrets, env_names: ["SCV_TEST_SECRET_A", "SCV_TEST_SECRET_B"] };
+      const call = prepare(tool, { command: 'echo "a=${SCV_TEST_SECRET_A-unset} b=${SCV_TEST_SECRET_B-unset}"' }, box.workspace);
+      const outcome = await run(call, box.workspace, { config });
+      expect(JSON.parse(outcome.output).output).toBe("a=unset b=secret-b\n");
+    } finally {
+      delete process.env.SCV_TEST_SECRET_A;
+      delete process.env.SCV_TEST_SECRET_B;
     }
   });
 

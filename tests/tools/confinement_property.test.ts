@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReadTool } from "../../lib/tools/read.ts";
 import { createWriteTool } from "../../lib/tools/write.ts";
-import { makeSandbox, run, type Sandbox } from "./helpers.ts";
+import { makeSandbox, run, testConfig, type Sandbox } from "./helpers.ts";
 
 const SECRET = "TOP-SECRET-OUTSIDE";
 const components = ["..", ".", "", "out", "sec", "in", "dir", "f.txt", "secret.txt", "loop", "abs", "new", "workspace", "outside"];
@@ -41,7 +41,7 @@ describe("confinement properties", () => {
     await fc.assert(
       fc.asyncProperty(pathArbitrary, fc.constantFrom("workspace", "alias"), async (path, which) => {
         const workspace = which === "workspace" ? box.workspace : symlinkedWorkspace;
-        const prepared = tool.prepare({ path }, { workspace, config: undefined as never });
+        const prepared = tool.prepare({ path }, { workspace, config: testConfig() });
         if ("error" in prepared) {
           expect(prepared.error).not.toContain(SECRET);
           return;
@@ -57,7 +57,7 @@ describe("confinement properties", () => {
     const tool = createWriteTool({ maxWriteBytes: 1024 });
     await fc.assert(
       fc.asyncProperty(pathArbitrary, fc.constantFrom("create", "replace"), async (path, mode) => {
-        const prepared = tool.prepare({ path, content: "WRITTEN", mode }, { workspace: box.workspace, config: undefined as never });
+        const prepared = tool.prepare({ path, content: "WRITTEN", mode }, { workspace: box.workspace, config: testConfig() });
         if ("error" in prepared) return;
         await run(prepared, box.workspace);
         expect(readdirSync(box.outside)).toEqual(["secret.txt"]);

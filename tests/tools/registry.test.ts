@@ -23,6 +23,34 @@ describe("buildToolRegistry", () => {
     expect(names).toEqual(["bash", "exec", "read", "read_skill", "write"]);
   });
 
+  it("redacts every known secret from each tool's output, progress and approval texts", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { makeSandbox } = await import("./helpers.ts");
+    const box = makeSandbox();
+    try {
+      const key = "sk-registry-secret-123";
+      const config = testConfig();
+      config.secrets = { ...config.secrets, values: [key] };
+      writeFileSync(join(box.workspace, "k.txt"), `key=${key}`);
+      const registry = buildToolRegistry(config, { noTools: false });
+      const read = registry.get("read")!.prepare({ path: "k.txt" }, { workspace: box.workspace, config });
+      if ("error" in read) throw new Error(read.error);
+      const outcome = await read.run({ workspace: box.workspace, config, signal: new AbortController().signal, progress: () => {} });
+      expect(JSON.parse(outcome.output).content).toBe("key=[REDACTED]");
+      const progress: string[] = [];
+      const bash = registry.get("bash")!.prepare({ command: `echo ${key}` }, { workspace: box.workspace, config });
+      if ("error" in bash) throw new Error(bash.error);
+      expect(bash.summary).toBe("Run with /bin/bash -lc: echo [REDACTED]");
+      expect(bash.detail).toBe("echo [REDACTED]");
+      const ran = await bash.run({ workspace: box.workspace, config, signal: new AbortController().signal, progress: (text) => progress.push(text) });
+      expect(ran.output).not.toContain(key);
+      for (const line of progress) expect(line).not.toContain(key);
+    } finally {
+      box.cleanup();
+    }
+  });
+
   it("registers nothing for no_tools", () => {
     const registry = buildToolRegistry(testConfig(), { noTools: true });
     expect(registry.list()).toEqual([]);

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, lstatSync, rmSync, mkdirSync, readdirSync, readF
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWriteTool } from "../../lib/tools/write.ts";
-import { makeSandbox, prepare, prepareError, run, type Sandbox } from "./helpers.ts";
+import { makeSandbox, prepare, prepareError, run, testConfig, type Sandbox } from "./helpers.ts";
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -23,6 +23,37 @@ describe("write", () => {
     // The temp file never remains, whatever the test did.
     expect(allFiles(box.root).filter((name) => name.includes(".scv-write-"))).toEqual([]);
     box.cleanup();
+  });
+
+  it("refuses scv's home and configuration files before asking, through symlinked parents too", () => {
+    const home = join(box.workspace, ".scv");
+    mkdirSync(home);
+    writeFileSync(join(home, "config.toml"), "");
+    symlinkSync(".scv", join(box.workspace, "alias"));
+    const config = testConfig();
+    config.secrets = { ...config.secrets, home, config_files: [{ path: join(box.workspace, "project.toml") }] };
+    const refusal = "refused: scv's instance home and configuration files are off limits to tools";
+    for (const path of [".scv/config.toml", "alias/config.toml", "alias/new/dir.txt", "project.toml"]) {
+      expect(prepareError(tool, { path, content: "x", mode: "create" }, box.workspace, config), path).toBe(`write ${path}: ${refusal}`);
+    }
+  });
+
+  it("carries the whole new content as detail", () => {
+    expect(prepare(tool, { path: "a.txt", content: "line 1\nline 2", mode: "create" }, box.workspace).detail).toBe("line 1\nline 2");
+  });
+
+  it("refuses to write where the path leads after approval when that differs from what was approved", async () => {
+    mkdirSync(join(box.workspace, "one"));
+    mkdirSync(join(box.workspace, "two"));
+    symlinkSync("one", join(box.workspace, "dir"));
+    const call = prepare(tool, { path: "dir/x.txt", content: "x", mode: "create" }, box.workspace);
+    rmSync(join(box.workspace, "dir"));
+    symlinkSync("two", join(box.workspace, "dir"));
+    expect(await run(call, box.workspace)).toMatchObject({
+      success: false,
+      output: "write dir/x.txt: refused: the path now leads elsewhere than when it was approved; try again",
+    });
+    expect(allFiles(box.workspace).filter((name) => name.endsWith("x.txt"))).toEqual([]);
   });
 
   it("declares its one schema", () => {
