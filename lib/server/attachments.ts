@@ -34,7 +34,8 @@ export async function attachmentError(attachments: readonly Attachment[], worksp
     if (real === undefined || !isInside(workspace, real) || real === workspace) {
       return `attach ${attachment.path}: resolves outside the workspace; path must remain within workspace`;
     }
-    if (isSecretLikePath(path.relative(workspace, real))) {
+    // Both spellings, as the file tools judge them: a symlinked name can hide a secret target and the other way round.
+    if (isSecretLikePath(path.relative(workspace, real)) || isSecretLikePath(path.relative(workspace, path.normalize(attachment.path)))) {
       return `attach ${attachment.path}: the path looks like it holds credentials and cannot be attached`;
     }
   }

@@ -205,6 +205,9 @@ describe("turn.start.attachments", () => {
     await symlink(outside, path.join(harness.sandbox.workspace, "shared"));
     const env = await image(".env", PNG);
     const key = await image("keys/credentials.png");
+    const ssh = await image(".ssh/shot.png");
+    // A harmless name that is a symlink to a secret-looking file is judged by its target too.
+    await symlink(harness.sandbox.workspace + "/.env", path.join(harness.sandbox.workspace, "keys", "innocent.png"));
     const client = await harness.startServer([]);
     const escapes = [foreign, path.join(harness.sandbox.workspace, "shared", "secret.png"), `${harness.sandbox.workspace}/${path.relative(harness.sandbox.workspace, foreign)}`];
     for (const file of escapes) {
@@ -212,7 +215,7 @@ describe("turn.start.attachments", () => {
       const error = await client.next("error");
       expect(error).toMatchObject({ code: "invalid_request", message: `attach ${file}: resolves outside the workspace; path must remain within workspace` });
     }
-    for (const file of [env, key]) {
+    for (const file of [env, key, ssh]) {
       turn(client, "look", [attach(file)], "secret");
       expect(await client.next("error")).toMatchObject({
         code: "invalid_request",
