@@ -170,6 +170,7 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
     signal: callSignal,
     progress: progress.push,
     nested: nestedCalls(input, call, callSignal),
+    approve: (nestedCall, nestedPrepared, approveSignal) => sink.approve(nestedCall, nestedPrepared, approveSignal),
   };
   let outcome: ToolOutcome;
   try {

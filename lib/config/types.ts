@@ -22,6 +22,8 @@ export interface ProviderProfile {
 export interface AgentConfig {
   max_steps: number;
   system_prompt: string;
+  /** Sub-agents nest while a session's depth is below it (upstream's default 2 when unset). */
+  max_delegation_depth?: number;
 }
 
 export interface SessionConfig {

@@ -13,8 +13,9 @@ import {
   type ContextWindowSource,
   type ProviderClient,
 } from "../provider/index.ts";
-import { buildToolRegistry, discoverSkills, ProcessGroups, skillsPromptSection, type ToolRegistry } from "../tools/index.ts";
+import { buildToolRegistry, createRegistry, discoverSkills, ProcessGroups, skillsPromptSection, type ToolRegistry } from "../tools/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
+import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
 
 /** What the command line contributes to every session of this process. */
@@ -35,7 +36,7 @@ export type ServerOptions = {
 /** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
 export type StartRequest = Pick<
   Extract<ClientMessage, { type: "session.start" }>,
-  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt"
+  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt" | "delegation_depth"
 >;
 
 export type SessionParts = {
@@ -95,7 +96,13 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
-  const tools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups }));
+  const ownTools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups }));
+  // A client that is itself a delegated agent declares its depth; sub-agents count from it (upstream semantics).
+  const depth = request.delegation_depth ?? 0;
+  const tools =
+    noTools || !offersAgent(config, depth)
+      ? ownTools
+      : createRegistry([...ownTools.list(), createAgentTool({ config, workspace, depth, provider: () => provider, processGroups })]);
   const provider = await step(() =>
     createProvider({
       profile: config.provider,

@@ -61,7 +61,7 @@ describe("exec nested calls (§11 item 27)", () => {
     expect(input[2]).toEqual({ type: "function_call_output", call_id: "x1", output: "alpha:5" });
     // Request 1 offers exec, sorted among the other tools, with the spec's schema.
     const tools = harness.provider.requests[0]!.body.tools;
-    expect(tools.map((tool: any) => tool.name)).toEqual(["bash", "exec", "read", "read_skill", "web_fetch", "write"]);
+    expect(tools.map((tool: any) => tool.name)).toEqual(["agent", "bash", "exec", "read", "read_skill", "web_fetch", "write"]);
     const exec = tools.find((tool: any) => tool.name === "exec");
     expect(exec.parameters).toMatchObject({ required: ["code"], additionalProperties: false, properties: { timeout_seconds: { minimum: 1, maximum: 14400 } } });
   });
