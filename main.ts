@@ -220,8 +220,20 @@ function withDefaultCommand(args: string[]): string[] {
   return [runtime!, script!, ...rest];
 }
 
+// The single-executable binary re-runs itself as a sandbox process (lib/sandbox/launch.ts); its
+// Node options (the permission model) come in NODE_OPTIONS. Modules are taken before the process
+// deletes `process.getBuiltinModule`.
+const SANDBOX_PROCESS_ARG = "--scv-sandbox-process";
+const getBuiltin = process.getBuiltinModule.bind(process) as (id: string) => unknown;
+
 // No top-level await: the compiled binary runs this file as a CommonJS bundle.
-program.parseAsync(argv).catch((error: unknown) => {
+if (process.argv[2] === SANDBOX_PROCESS_ARG) {
+  void import("./lib/sandbox/launch.ts").then(({ runSandboxProcess }) => runSandboxProcess(process.argv[3] ?? "{}", getBuiltin));
+} else {
+  program.parseAsync(argv).catch(reportError);
+}
+
+function reportError(error: unknown): void {
   if (error instanceof CommanderError) {
     // Help and version are successful exits; everything else commander reports is a usage error.
     if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
@@ -234,4 +246,4 @@ program.parseAsync(argv).catch((error: unknown) => {
     process.stderr.write(`Error: ${message}\n`);
     process.exitCode = 1;
   }
-});
+}

@@ -1,11 +1,34 @@
-import { defineConfig } from "vitest/config";
+import { availableParallelism } from "node:os";
+import { configDefaults, defineConfig } from "vitest/config";
+
+// Files that start processes or workers (the CLI, the worker sandbox) keep one fresh worker process per file;
+// the rest share workers (isolate: false), which skips a fork and a module graph per file. Measured on the
+// 2-core machine under load: the in-process folders 48 s → 20 s, every test passing.
+const PROCESS_LEVEL = ["tests/e2e/**", "tests/host/**", "tests/sandbox/**", "tests/release/**", "tests/docs/**"];
 
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: "forks",
+    // Vitest's default is cores - 1 (one worker on 2 cores); most of the suite's time is spent waiting on the
+    // child processes it starts, so one worker per core is faster (tests/e2e: 116 s → 101 s on 2 loaded cores).
+    maxWorkers: Math.max(2, availableParallelism()),
     reporters: ["default"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["tests/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...PROCESS_LEVEL],
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: { name: "process", include: PROCESS_LEVEL.map((folder) => `${folder}/*.test.ts`) },
+      },
+    ],
   },
 });

@@ -2,7 +2,7 @@
 // pinned Node binary, with V8's code caches for the application parts. It needs no node_modules and
 // no Node on PATH. scripts/release.ts calls compileBinary for other targets' Node binaries.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmod, copyFile, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, copyFile, rm, stat, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { currentTarget } from "../lib/build_info.ts";
 import { APP_PARTS, buildBundle, distPath, ROOT, wrapApp, type AppPart } from "./build.ts";
@@ -68,11 +68,19 @@ export async function compileBinary(options: CompileOptions = {}): Promise<strin
   await rm(output, { force: true });
   await copyFile(options.node ?? process.execPath, output);
   await chmod(output, 0o755);
-  if (options.strip) execFileSync("llvm-strip", ["--strip-all", output], { stdio: ["ignore", "ignore", "inherit"] });
+  if (options.strip) stripSymbols(output);
   inject(output, blob, options.macho ?? false);
   const size = (await stat(output)).size;
   process.stderr.write(`compiled ${output} (${target}, ${(size / 1024 / 1024).toFixed(1)} MiB) with Node ${process.version}\n`);
   return output;
+}
+
+/** llvm-strip handles every ELF architecture; without it the binary keeps its symbols (larger, same behaviour). */
+function stripSymbols(binary: string): void {
+  const result = spawnSync("llvm-strip", ["--strip-all", binary], { encoding: "utf8" });
+  if (result.error !== undefined || result.status !== 0) {
+    process.stderr.write(`compile: left ${binary} unstripped (llvm-strip: ${result.error?.message ?? result.stderr.trim()})\n`);
+  }
 }
 
 /**

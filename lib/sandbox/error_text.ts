@@ -1,6 +1,8 @@
 const FRAME = /^ {4}at /;
 const CELL_FILE = "exec_main.mjs";
 const RUNTIME_FILE = "scv-runtime.js";
+/** Node's own frames (the sandbox process's event loop, e.g. processTicksAndRejections) are scv-internal too. */
+const NODE_INTERNAL = /\(?node:internal\//;
 
 /**
  * Removes scv-internal stack frames from an `error_text` (host spec §7.1: frames read
@@ -27,6 +29,10 @@ export function cleanErrorText(text: string): string {
     }
   });
   return lines
-    .filter((line, index) => !FRAME.test(line) || (index > runtimeTop && index <= lastCellFrame && !line.includes(RUNTIME_FILE)))
+    .filter(
+      (line, index) =>
+        !FRAME.test(line) ||
+        (index > runtimeTop && index <= lastCellFrame && !line.includes(RUNTIME_FILE) && !NODE_INTERNAL.test(line)),
+    )
     .join("\n");
 }

@@ -1,41 +1,47 @@
-// Warm sandbox workers, keyed by heap limit. A worker runs one cell at a time; after its cell
-// finished it reports `idle` and goes back to the pool. A worker still draining its last cell
-// may be handed the next one (the start message waits in its queue); if it turns out stuck it is
-// discarded after a grace period and the not-yet-started cell is started elsewhere.
-// Terminated, out-of-memory or stuck workers are replaced in the background.
-import { cellRuntime } from "./runtime.ts";
-import { SandboxWorker } from "./worker.ts";
-import { CELL_PREFIX, CELL_SUFFIX } from "./worker_main.ts";
+// Warm sandbox processes that belong to no session yet, keyed by heap limit. A session takes one
+// for good (session.ts): a process is never handed from one session to another, so nothing a
+// session's code leaves behind (timers, finalizers, globals, caches) can run in another's cells.
+// Processes that die in the pool are replaced in the background; a process that refuses to run
+// cells (its restrictions are not on) makes the whole sandbox unavailable.
+import type { Launch } from "./launch.ts";
+import { SandboxProcess, type ProcessOwner, type WorkerExit } from "./sandbox_process.ts";
 
-const RUNTIME_SOURCE = String(cellRuntime);
-/**
- * See `answerSpinUs` in worker_main.ts. SCV_SANDBOX_SPIN_US overrides it (benchmarks; 0 turns it off).
- */
-const ANSWER_SPIN_US = Number(process.env.SCV_SANDBOX_SPIN_US ?? 500) || 0;
+/** Boots in a row that die before they are ready, after which the sandbox is declared unavailable. */
+const MAX_FAILED_BOOTS = 3;
 
 export interface PoolOptions {
-  /** Idle workers kept ready for the default heap limit. */
+  /** Idle processes kept ready for the default heap limit. */
   warmWorkers: number;
   defaultHeapMb: number;
   maxOutputChars: number;
+  storeQuotaChars: number;
+  /** Largest message a sandbox process may send. */
+  maxMessageBytes: number;
+  launch(heapMb: number): Launch;
+  log(line: string): void;
 }
 
-export class WorkerPool {
+export class WorkerPool implements ProcessOwner {
   readonly options: PoolOptions;
-  readonly #idle = new Map<number, SandboxWorker[]>();
-  readonly #draining = new Set<SandboxWorker>();
-  readonly #all = new Set<SandboxWorker>();
+  readonly #idle = new Map<number, SandboxProcess[]>();
+  readonly #all = new Set<SandboxProcess>();
   #closed = false;
-  /** Set by the first `warm()`: until then no worker exists (an idle host stays small). */
+  /** Set by the first `warm()`: until then no process exists (an idle host stays small). */
   #warmed = false;
+  #failedBoots = 0;
+  /** Why no cell can run here (a refused self-test, or processes that cannot start). */
+  unavailable: string | null = null;
 
   constructor(options: PoolOptions) {
     this.options = options;
   }
 
-  /** Starts booting the warm workers (once, when the first session opens). */
+  /**
+   * Boots the warm processes when a session opens, for its first cell. A process a session took
+   * is not replaced until the next session opens: a host with one session (Codex starts one host
+   * per session) keeps one sandbox process, not two.
+   */
   warm(): void {
-    if (this.#warmed) return;
     this.#warmed = true;
     this.#topUp();
   }
@@ -44,81 +50,65 @@ export class WorkerPool {
     return this.#closed;
   }
 
-  /**
-   * A worker for the given heap limit: an idle (or booting) one, else one draining its last cell,
-   * else a new one. Messages queue until a worker is ready for them.
-   */
-  acquire(heapMb: number = this.options.defaultHeapMb, allowDraining = true): SandboxWorker {
-    let worker = this.#idle.get(heapMb)?.shift();
-    // The most recently finished one is the likeliest to be ready soon.
-    if (allowDraining) worker ??= [...this.#draining].reverse().find((candidate) => candidate.heapMb === heapMb);
-    return worker ?? this.#spawn(heapMb);
+  /** A process for the given heap limit, now owned by `owner`: an idle (or booting) one, else a new one. */
+  take(heapMb: number, owner: ProcessOwner): SandboxProcess {
+    const process = this.#idle.get(heapMb)?.shift() ?? this.#spawn(heapMb);
+    this.#all.delete(process);
+    process.owner = owner;
+    return process;
   }
 
   /**
-   * Boots a worker for `heapMb` unless one is idle (or booting) already: with one warm worker,
-   * a second concurrent cell would otherwise wait for a boot (≈ 55 ms).
+   * Boots a process for `heapMb` unless one is idle (or booting) already: a session's second
+   * concurrent cell would otherwise wait for a boot.
    */
   ensureIdle(heapMb: number): void {
-    if (this.#closed) return;
+    if (this.#closed || this.unavailable !== null) return;
     const list = this.#idle.get(heapMb) ?? [];
     this.#idle.set(heapMb, list);
     if (list.length === 0) list.push(this.#spawn(heapMb));
   }
 
-  /** The worker starts a cell: it is neither idle nor draining any more. */
-  claim(worker: SandboxWorker): void {
-    this.#draining.delete(worker);
-    const list = this.#idle.get(worker.heapMb);
-    const index = list?.indexOf(worker) ?? -1;
+  release(process: SandboxProcess): void {
+    // Only booting processes belong to the pool; a ready one reports idle once and stays listed.
+    if (this.#closed) void process.terminate();
+  }
+
+  forget(process: SandboxProcess, exit: WorkerExit): void {
+    this.#all.delete(process);
+    const list = this.#idle.get(process.heapMb);
+    const index = list?.indexOf(process) ?? -1;
     if (index >= 0) list!.splice(index, 1);
-  }
-
-  draining(worker: SandboxWorker): void {
-    this.#draining.add(worker);
-  }
-
-  /** Takes back a worker whose cell finished and whose context was reset. */
-  release(worker: SandboxWorker): void {
-    this.#draining.delete(worker);
-    const list = this.#idle.get(worker.heapMb) ?? [];
-    const keep = worker.heapMb === this.options.defaultHeapMb ? Math.max(1, this.options.warmWorkers) : 1;
-    if (this.#closed || list.length >= keep) {
-      void worker.terminate();
+    if (this.#closed) return;
+    if (exit.kind === "refused") {
+      this.unavailable = `exec sandbox unavailable: ${exit.message}`;
+      this.options.log(`sandbox: ${this.unavailable}`);
       return;
     }
-    list.push(worker);
-    this.#idle.set(worker.heapMb, list);
-  }
-
-  forget(worker: SandboxWorker): void {
-    this.#all.delete(worker);
-    this.claim(worker);
-    if (!this.#closed && this.#warmed) queueMicrotask(() => this.#topUp());
+    if (process.ready || process.killed) this.#failedBoots = 0;
+    else if (++this.#failedBoots >= MAX_FAILED_BOOTS && this.unavailable === null) {
+      this.unavailable = `exec sandbox unavailable: sandbox processes die while starting (${exit.kind === "crash" ? exit.message : "out of memory"})`;
+      this.options.log(`sandbox: ${this.unavailable}`);
+      return;
+    }
+    if (this.#warmed) queueMicrotask(() => this.#topUp());
   }
 
   async shutdown(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#all].map((worker) => worker.terminate()));
+    await Promise.all([...this.#all].map((process) => process.terminate()));
     this.#idle.clear();
-    this.#draining.clear();
   }
 
-  #spawn(heapMb: number): SandboxWorker {
-    const worker = new SandboxWorker(this, heapMb, {
-      runtimeSource: RUNTIME_SOURCE,
-      maxOutputChars: this.options.maxOutputChars,
-      cellPrefix: CELL_PREFIX,
-      cellSuffix: CELL_SUFFIX,
-      answerSpinUs: ANSWER_SPIN_US,
-    });
-    this.#all.add(worker);
-    return worker;
+  #spawn(heapMb: number): SandboxProcess {
+    const process = new SandboxProcess(this, heapMb, this.options.launch(heapMb), this.options.maxMessageBytes, this.options.log);
+    this.#all.add(process);
+    return process;
   }
 
-  /** Keeps `warmWorkers` default workers booting or idle (at start and when workers die). */
+  /** Keeps `warmWorkers` default processes booting or idle (at start and when they are taken or die). */
   #topUp(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.unavailable !== null) return;
     const heapMb = this.options.defaultHeapMb;
     const list = this.#idle.get(heapMb) ?? [];
     this.#idle.set(heapMb, list);

@@ -8,8 +8,11 @@ export type HostCall = (op: string, a?: string | number, b?: string | number) =>
 
 /** What the worker calls on a cell's runtime. Arguments and results are primitives. */
 export interface RuntimeApi {
-  /** Installs the globals; `toolsJson` is `[{name, description}]`, `storeJson` `{key: json}`. */
-  setup(toolsJson: string, storeJson: string): void;
+  /**
+   * Installs the globals; `toolsJson` is `[{name, description}]`, `storeJson` `{key: json}`,
+   * `storeSize` the store's charged size and `storeQuota` its limit (UTF-16 units of keys and values).
+   */
+  setup(toolsJson: string, storeJson: string, storeSize: number, storeQuota: number): void;
   deliverTool(callId: number, ok: boolean, payload: string | undefined): void;
   fireTimer(id: number): void;
   /** Runs the compiled cell (an async function); reports completion through `done` or `fail`. */
@@ -274,6 +277,8 @@ export function cellRuntime(host: HostCall): RuntimeApi {
   // Store: a private snapshot per cell; only written keys are committed by the worker.
   let snapshot: Record<string, string> = createObject(null);
   const written: Record<string, string> = createObject(null);
+  let storeSize = 0;
+  let storeQuota = Infinity;
   const storeKey = (key: unknown, fn: string): string => {
     if (typeof key === "symbol") throw fn + " key must be a string";
     return StringCtor(key);
@@ -283,6 +288,12 @@ export function cellRuntime(host: HostCall): RuntimeApi {
     if (value === undefined) throw 'Unable to store "' + k + '". Only plain serializable objects can be stored.';
     const json = stringify(value);
     if (typeof json !== "string") throw FAILED_SERIALIZE;
+    const size = storeSize + json.length + (hasOwn(snapshot, k) ? -snapshot[k]!.length : k.length);
+    if (size > storeQuota) {
+      throw "exec store quota exceeded: storing \"" + k + "\" would bring the session store to " + size +
+        " characters (limit " + storeQuota + ")";
+    }
+    storeSize = size;
     snapshot[k] = json;
     written[k] = json;
     return undefined;
@@ -379,7 +390,9 @@ export function cellRuntime(host: HostCall): RuntimeApi {
   };
 
   return {
-    setup(toolsJson: string, storeJson: string): void {
+    setup(toolsJson: string, storeJson: string, size: number, quota: number): void {
+      storeSize = size;
+      storeQuota = quota;
       const list = parse(toolsJson) as { name: string; description: string }[];
       const tools: Record<string, unknown> = {};
       const all: { name: string; description: string }[] = [];

@@ -1,27 +1,52 @@
+import { prepareLaunch } from "./launch.ts";
 import { WorkerPool } from "./pool.ts";
 import { Session } from "./session.ts";
 import type { Sandbox, SandboxSession, SessionLimits } from "./types.ts";
 
-/** Heap limit of workers for sessions without `maxHeapSizeBytes`, in MiB. */
+/** Heap limit of sandbox processes for sessions without `maxHeapSizeBytes`, in MiB. */
 export const DEFAULT_HEAP_MB = 512;
+/** Default store quota per session, in UTF-16 units of keys and JSON values. */
+export const DEFAULT_STORE_QUOTA_CHARS = 64 * 1024 * 1024;
 
 export interface SandboxOptions {
   /**
-   * Idle workers kept ready for sessions without a heap limit (default 1: each is a V8 isolate
-   * of its own; more are started only for concurrent cells). None boot before the first session.
+   * Idle sandbox processes kept ready for sessions without a heap limit (default 1; more are
+   * started only for concurrent cells). None boot before the first session.
    */
   warmWorkers?: number;
-  /** Heap limit of workers for sessions without `maxHeapSizeBytes` (default DEFAULT_HEAP_MB). */
+  /** Heap limit of processes for sessions without `maxHeapSizeBytes` (default DEFAULT_HEAP_MB). */
   defaultHeapMb?: number;
-  /** A cell whose output (text, notifications, image and audio URLs) exceeds this many UTF-16 code units fails (default 128 Mi). */
+  /** A cell whose output (text, notifications, image and audio URLs, error text) exceeds this many UTF-16 code units fails (default 128 Mi). */
   maxOutputChars?: number;
+  /** A session's store may hold this many UTF-16 code units of keys and values (default 64 Mi). */
+  storeQuotaChars?: number;
 }
 
+const debugLog = (line: string): void => {
+  if (process.env.SCV_LOG?.trim().toLowerCase() === "debug") process.stderr.write(`scv sandbox debug: ${line}\n`);
+};
+
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const maxOutputChars = options.maxOutputChars ?? 128 * 1024 * 1024;
+  const storeQuotaChars = options.storeQuotaChars ?? DEFAULT_STORE_QUOTA_CHARS;
+  let launcher: ReturnType<typeof prepareLaunch> | null = null;
+  // Prepared on first use (a temporary folder), so a host that never runs a cell makes none.
+  const launch = (heapMb: number) => {
+    if (launcher === null) {
+      launcher = prepareLaunch({ maxOutputChars, storeQuotaChars });
+      debugLog(`sandbox processes run with: ${launcher.layers.join("; ")}`);
+    }
+    return launcher.forHeap(heapMb);
+  };
   const pool = new WorkerPool({
     warmWorkers: options.warmWorkers ?? 1,
     defaultHeapMb: options.defaultHeapMb ?? DEFAULT_HEAP_MB,
-    maxOutputChars: options.maxOutputChars ?? 128 * 1024 * 1024,
+    maxOutputChars,
+    storeQuotaChars,
+    // A message carries at most one output item (≤ 3 UTF-8 bytes per unit) or a cell's store writes.
+    maxMessageBytes: 3 * Math.max(maxOutputChars, storeQuotaChars) + 1024 * 1024,
+    launch,
+    log: debugLog,
   });
   const sessions = new Set<Session>();
   let stopped = false;
@@ -43,6 +68,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       await Promise.all([...sessions].map((session) => session.close()));
       sessions.clear();
       await pool.shutdown();
+      launcher?.dispose();
     },
   };
 }

@@ -1,8 +1,9 @@
 // A sandbox session: its cells, their observers and yield timers, and the session store
 // (host spec §6.2–§6.5, §7.3). Protocol-level conditions are returned as ObserveOutcomes.
+import { checkMessage, INVALID_MESSAGE, OutputMeter, storeCharge } from "./checks.ts";
 import { cleanErrorText } from "./error_text.ts";
 import type { WorkerPool } from "./pool.ts";
-import type { CellListener, SandboxWorker, WorkerExit } from "./worker.ts";
+import type { CellListener, ProcessOwner, SandboxProcess, WorkerExit } from "./sandbox_process.ts";
 import type {
   CellCallbacks,
   ContentItem,
@@ -24,8 +25,10 @@ const MIB = 1024 * 1024;
 const MAX_TIMER_MS = 2_147_483_647;
 
 let nextInternalCellId = 1;
-/** How often a cell whose worker died before starting it is started on another worker. */
+/** How often a cell whose process died before starting it is started on another process. */
 const MAX_RESTARTS = 2;
+/** Unanswered tool calls a cell may have (the sandbox process enforces it too). */
+const MAX_PENDING_CALLS = 4096;
 
 type StartPayload = Omit<Extract<ToWorker, { t: "start" }>, "t" | "cell">;
 
@@ -52,7 +55,9 @@ class Cell implements SandboxCell, CellListener {
   items: ContentItem[] = [];
   observer: Observer | null = null;
   result: { items: ContentItem[]; errorText: string | null; completedAt: bigint } | null = null;
-  worker: SandboxWorker | null = null;
+  worker: SandboxProcess | null = null;
+  /** The host's own count of the cell's output (the process's count is not trusted). */
+  readonly meter: OutputMeter;
   readonly toolCalls = new Map<number, AbortController>();
   readonly notifications: Promise<void>[] = [];
   readonly #session: Session;
@@ -71,6 +76,7 @@ class Cell implements SandboxCell, CellListener {
     this.#callbacks = options.callbacks;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
     this.#yieldMs = effectiveYieldMs(options.yieldTimeMs, session.limits.maxYieldTimeMs);
+    this.meter = new OutputMeter(session.pool.options.maxOutputChars);
     // The execute's timer starts once the worker starts the cell (a booting worker may take a while).
     this.initial = new Promise((resolve) => {
       this.observer = timedObserver(this, this.#yieldMs === 0 ? 0 : null, resolve);
@@ -78,7 +84,15 @@ class Cell implements SandboxCell, CellListener {
   }
 
   onMessage(message: FromWorker): void {
-    if (this.status !== "running") return;
+    // A terminating cell still takes the output its process wrote before it was killed.
+    const late = this.status === "terminating" && (message.t === "text" || message.t === "image" || message.t === "audio");
+    if (this.status !== "running" && !late) return;
+    // Everything from the process is checked here, as if an attacker had written it.
+    const violation = checkMessage(message, this.#tools.length, this.meter);
+    if (violation !== null) {
+      if (!late) this.#fail(violation);
+      return;
+    }
     switch (message.t) {
       case "started":
         this.#start = null;
@@ -107,7 +121,7 @@ class Cell implements SandboxCell, CellListener {
         this.#callTool(message.call, message.i, message.v);
         break;
       case "done":
-        void this.#complete(message.e === null ? null : cleanErrorText(message.e), message.w);
+        void this.#complete(message.e === null ? null : this.meter.errorText(cleanErrorText(message.e)), message.w);
         break;
     }
   }
@@ -116,18 +130,19 @@ class Cell implements SandboxCell, CellListener {
     if (this.status !== "running" && this.status !== "finishing") return;
     this.worker = null;
     // Queued behind a worker that died or got stuck before starting this cell: start it elsewhere.
-    if (this.#start !== null && !this.#session.pool.closed && this.#restarts++ < MAX_RESTARTS) {
+    if (this.#start !== null && exit.kind === "crash" && this.#session.canRestart() && this.#restarts++ < MAX_RESTARTS) {
       this.dispatch(this.#start, false);
       return;
     }
-    const text = exit.kind === "oom" ? heapLimitText(this.#session.heapBytes) : RUNTIME_ENDED_TEXT;
+    const text =
+      exit.kind === "oom" ? heapLimitText(this.#session.heapBytes) : exit.kind === "refused" ? `exec sandbox unavailable: ${exit.message}` : RUNTIME_ENDED_TEXT;
     this.#settle(text, null);
   }
 
-  /** Hands the cell to a worker (a restart never queues behind another draining worker). */
+  /** Hands the cell to one of the session's processes (a restart never queues behind a draining one). */
   dispatch(start: StartPayload, allowDraining = true): void {
     this.#start = start;
-    const worker = this.#session.pool.acquire(this.#session.heapMb, allowDraining);
+    const worker = this.#session.acquire(allowDraining);
     this.worker = worker;
     worker.run(this.internalId, this, start);
   }
@@ -137,7 +152,7 @@ class Cell implements SandboxCell, CellListener {
     const observer = this.observer;
     if (observer === null || (this.status !== "running" && this.status !== "finishing")) return false;
     observer.deliver({ kind: "yielded", cellId: this.id, items: this.takeItems() });
-    // A cell that yields keeps its worker: have one ready for the client's next cell.
+    // A cell that yields keeps its process: have one ready for the client's next cell.
     this.#session.pool.ensureIdle(this.#session.heapMb);
     return true;
   }
@@ -165,7 +180,7 @@ class Cell implements SandboxCell, CellListener {
   async terminate(): Promise<Observation> {
     this.status = "terminating";
     this.#abortToolCalls();
-    await this.worker?.terminate();
+    await this.worker?.terminate(true);
     this.worker = null;
     const observation: Observation = { kind: "terminated", cellId: this.id, items: this.takeItems() };
     // The terminate request is answered first, then a pending observer, then the cell closes.
@@ -183,13 +198,23 @@ class Cell implements SandboxCell, CellListener {
     this.#resolveClosed();
   }
 
+  /** Ends the cell with `errorText` because its process broke a rule: the process is killed, nothing committed. */
+  #fail(errorText: string): void {
+    const worker = this.worker;
+    this.worker = null;
+    this.#settle(errorText, null);
+    void worker?.terminate();
+  }
+
   async #complete(errorText: string | null, writes: string): Promise<void> {
     this.status = "finishing";
     this.worker = null;
     // A result waits for every notification the cell sent (no more arrive once it is done).
     await Promise.all(this.notifications);
     if (this.status !== "finishing") return;
-    this.#settle(errorText, writes);
+    const quota = this.#session.checkWrites(writes);
+    if (quota !== null) this.#settle(quota, null);
+    else this.#settle(errorText, writes);
   }
 
   #settle(errorText: string | null, writes: string | null): void {
@@ -209,6 +234,11 @@ class Cell implements SandboxCell, CellListener {
   #callTool(call: number, index: number, inputJson: string): void {
     const tool = this.#tools[index];
     if (tool === undefined) return;
+    // The process rejects calls beyond this itself; one that sends more (or repeats an id) is not ours.
+    if (this.toolCalls.size >= MAX_PENDING_CALLS || this.toolCalls.has(call)) {
+      this.#fail(INVALID_MESSAGE);
+      return;
+    }
     const controller = new AbortController();
     this.toolCalls.set(call, controller);
     const nested = { cellId: this.id, runtimeToolCallId: `tool-${call}`, tool, input: parseJson(inputJson, null) };
@@ -273,13 +303,20 @@ function timedObserver(cell: Cell, ms: number | null, resolve: (observation: Obs
   return observer;
 }
 
-export class Session implements SandboxSession {
+export class Session implements SandboxSession, ProcessOwner {
   readonly limits: SessionLimits;
   readonly cells = new Map<string, Cell>();
   readonly heapBytes: number;
   readonly heapMb: number;
   readonly pool: WorkerPool;
   readonly #store = new Map<string, string>();
+  /** Keys plus values of the store, in UTF-16 units (charged against the store quota). */
+  #storeSize = 0;
+  /** The session's own processes: never handed to another session, killed when it closes. */
+  readonly #processes = new Set<SandboxProcess>();
+  /** Its processes without a cell (at most one is kept), and those still draining their last cell. */
+  readonly #idle: SandboxProcess[] = [];
+  readonly #draining = new Set<SandboxProcess>();
   #nextCellId = 1;
   #closed = false;
 
@@ -307,12 +344,17 @@ export class Session implements SandboxSession {
       return cell;
     }
     this.cells.set(cell.id, cell);
+    if (this.pool.unavailable !== null) {
+      cell.onExit({ kind: "refused", message: this.pool.unavailable.replace(/^exec sandbox unavailable: /, "") });
+      return cell;
+    }
     const { code, firstImport } = moduleSource(options.source);
     cell.dispatch({
       source: code,
       firstImport,
       tools: JSON.stringify(options.tools.map((tool) => ({ name: tool.name, description: tool.description }))),
       store: JSON.stringify(Object.fromEntries(this.#store)),
+      storeSize: this.#storeSize,
     });
     return cell;
   }
@@ -320,7 +362,7 @@ export class Session implements SandboxSession {
   async wait(cellId: string, yieldTimeMs: number, signal?: AbortSignal): Promise<ObserveOutcome> {
     const cell = this.cells.get(cellId);
     if (cell === undefined) return missing(cellId);
-    if (cell.observer !== null) return { kind: "error", message: `exec cell ${cellId} already has an active observer` };
+    if (cell.observer !== null) return { kind: "error", code: "observer_active", message: `exec cell ${cellId} already has an active observer` };
     if (cell.status === "completed") return { kind: "observation", observation: cell.takeResult() };
     if (signal?.aborted) return cancelled();
     return new Promise<ObserveOutcome>((resolve) => {
@@ -340,7 +382,7 @@ export class Session implements SandboxSession {
   async terminate(cellId: string): Promise<ObserveOutcome> {
     const cell = this.cells.get(cellId);
     if (cell === undefined) return missing(cellId);
-    if (cell.status === "terminating") return { kind: "error", message: `exec cell ${cellId} is already terminating` };
+    if (cell.status === "terminating") return { kind: "error", code: "already_terminating", message: `exec cell ${cellId} is already terminating` };
     if (cell.status === "completed") return { kind: "observation", observation: cell.takeResult() };
     return { kind: "observation", observation: await cell.terminate() };
   }
@@ -360,21 +402,75 @@ export class Session implements SandboxSession {
         await cell.closed;
       }),
     );
+    await Promise.all([...this.#processes].map((process) => process.terminate()));
+  }
+
+  /** One of the session's processes for a cell: an idle one, else one draining its last cell, else a new one. */
+  acquire(allowDraining: boolean): SandboxProcess {
+    let process = this.#idle.shift();
+    // The most recently finished one is the likeliest to be ready soon.
+    if (process === undefined && allowDraining) process = [...this.#draining].pop();
+    if (process === undefined) {
+      process = this.pool.take(this.heapMb, this);
+      this.#processes.add(process);
+    }
+    this.#draining.delete(process);
+    return process;
+  }
+
+  /** A process finished its cell and drained (ProcessOwner). */
+  release(process: SandboxProcess): void {
+    this.#draining.delete(process);
+    if (this.#closed || this.#idle.length > 0) {
+      void process.terminate();
+      return;
+    }
+    this.#idle.push(process);
+  }
+
+  /** A process is gone (ProcessOwner). */
+  forget(process: SandboxProcess): void {
+    this.#processes.delete(process);
+    this.#draining.delete(process);
+    const index = this.#idle.indexOf(process);
+    if (index >= 0) this.#idle.splice(index, 1);
+  }
+
+  /** A process reported its cell done and may still be running leftover code of it. */
+  draining(process: SandboxProcess): void {
+    if (this.#processes.has(process)) this.#draining.add(process);
+  }
+
+  canRestart(): boolean {
+    return !this.#closed && !this.pool.closed && this.pool.unavailable === null;
+  }
+
+  /** The store quota error for a cell's writes, or null when they fit. */
+  checkWrites(writes: string): string | null {
+    if (writes === "{}") return null;
+    const entries = parseJson(writes, null);
+    if (entries === null || typeof entries !== "object") return null;
+    const size = storeCharge(this.#storeSize, this.#store, entries as Record<string, unknown>);
+    const quota = this.pool.options.storeQuotaChars;
+    return size > quota ? `exec store quota exceeded: the session store would hold ${size} characters (limit ${quota})` : null;
   }
 
   /** Merges a finished cell's writes (`{key: json}`) into the session store. */
   commit(writes: string): void {
     if (writes === "{}") return;
     const entries = parseJson(writes, {}) as Record<string, unknown>;
-    for (const [key, json] of Object.entries(entries)) if (typeof json === "string") this.#store.set(key, json);
+    for (const [key, json] of Object.entries(entries)) {
+      if (typeof json !== "string") continue;
+      const old = this.#store.get(key);
+      this.#storeSize += json.length - (old === undefined ? -key.length : old.length);
+      this.#store.set(key, json);
+    }
   }
 }
 
-/** Tests only: kills the worker running a cell as if it had crashed. */
-export function crashCellWorker(session: SandboxSession, cellId: string): boolean {
-  const worker = session instanceof Session ? session.cells.get(cellId)?.worker : undefined;
-  worker?.post({ t: "crash" });
-  return worker !== undefined && worker !== null;
+/** The process id of the sandbox process running a cell (tests kill it from outside). */
+export function cellProcessId(session: SandboxSession, cellId: string): number | undefined {
+  return session instanceof Session ? session.cells.get(cellId)?.worker?.pid : undefined;
 }
 
 /** JSON from a worker is produced by the runtime's own JSON.stringify; a host never crashes on it anyway. */
@@ -391,5 +487,5 @@ function missing(cellId: string): ObserveOutcome {
 }
 
 function cancelled(): ObserveOutcome {
-  return { kind: "error", message: "code-mode request cancelled" };
+  return { kind: "error", code: "cancelled", message: "code-mode request cancelled" };
 }

@@ -53,7 +53,8 @@ export type Observation =
       /**
        * `null` on success or `exit()`; else the cell's error (host spec §7.1), or
        * `exec cell heap limit exceeded (maxHeapSizeBytes: <n>)`, or
-       * `exec runtime ended unexpectedly` when its worker died abnormally (`initial` never rejects).
+       * `exec runtime ended unexpectedly` when its sandbox process died abnormally, or
+       * `exec sandbox unavailable: <reason>` when no sandbox process passes its self-test (`initial` never rejects).
        */
       errorText: string | null;
       /** ns from completion to delivery; 0 when an observer was already waiting. */
@@ -64,7 +65,7 @@ export type Observation =
 export interface SessionLimits {
   /** Caps every yield timer of the session (host spec §6.2). */
   maxYieldTimeMs?: number | null;
-  /** The JS heap limit of the worker running this session's cells (host spec §5.4). */
+  /** The JS heap limit of the sandbox processes running this session's cells (host spec §5.4); their resident memory is capped too. */
   maxHeapSizeBytes?: number | null;
 }
 
@@ -80,8 +81,11 @@ export interface StartCellOptions {
 export type ObserveOutcome =
   | { kind: "observation"; observation: Observation }
   | { kind: "missing"; errorText: string } // `exec cell <id> not found`
-  // `exec cell <id> already has an active observer`, `… is already terminating`, `code-mode request cancelled` (a wait's signal)
-  | { kind: "error"; message: string };
+  // `exec cell <id> already has an active observer`, `… is already terminating`, `code-mode request cancelled` (a wait's signal).
+  // `code` names the condition, so that a caller can word it for its own wire; `message` is the host spec's text.
+  | { kind: "error"; code: ObserveErrorCode; message: string };
+
+export type ObserveErrorCode = "observer_active" | "already_terminating" | "cancelled";
 
 export interface SandboxCell {
   readonly id: string;
@@ -106,6 +110,6 @@ export interface SandboxSession {
 
 export interface Sandbox {
   openSession(limits?: SessionLimits): SandboxSession;
-  /** Stops every worker. */
+  /** Stops every sandbox process. */
   shutdown(): Promise<void>;
 }

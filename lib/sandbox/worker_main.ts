@@ -1,20 +1,20 @@
-// The body of every sandbox worker thread. `workerMain` is embedded as a string
-// (`String(workerMain)`) and started with `new Worker(code, { eval: true })`, so it must stay
+// The cell host inside every sandbox process (child_main.ts starts it once its restrictions are
+// proven). `workerMain` is embedded as source text (`String(workerMain)`), so it must stay
 // self-contained: no imports, no references to anything outside its body.
 //
-// One cell at a time runs in a worker, each in a fresh vm context built by `cellRuntime`
-// (passed in as source text). Cell code only ever receives objects of its own realm.
+// One cell at a time runs in a sandbox process, each in a fresh vm context built by `cellRuntime`
+// (passed in as source text). Cell code only ever receives objects of its own realm. Nothing here
+// is trusted by the host: it re-checks every message (checks.ts).
 
-/** main → worker */
+/** host → sandbox process */
 export type ToWorker =
-  | { t: "start"; cell: number; source: string; firstImport: string | null; tools: string; store: string }
-  | { t: "tool"; cell: number; call: number; ok: boolean; v: string | undefined }
-  /** Tests only: makes the worker die abnormally. */
-  | { t: "crash" };
+  | { t: "start"; cell: number; source: string; firstImport: string | null; tools: string; store: string; storeSize: number }
+  | { t: "tool"; cell: number; call: number; ok: boolean; v: string | undefined };
 
-/** worker → main */
+/** sandbox process → host */
 export type FromWorker =
   | { t: "idle" }
+  | { t: "refused"; v: string }
   | { t: "started"; cell: number }
   | { t: "text"; cell: number; v: string }
   | { t: "image"; cell: number; v: string; d: string }
@@ -32,19 +32,18 @@ export interface WorkerConfig {
   runtimeSource: string;
   /** A cell whose text output exceeds this many UTF-16 units fails. */
   maxOutputChars: number;
+  /** The session store's quota in UTF-16 units (keys plus JSON values). */
+  storeQuotaChars: number;
+  maxErrorChars: number;
   cellPrefix: string;
   cellSuffix: string;
-  /** After a tool call, how long the worker polls for its answer before sleeping (µs; 0: never). */
-  answerSpinUs: number;
-  /** Where messages to the main thread go (a port the main thread can poll); else `parentPort`. */
-  port?: import("node:worker_threads").MessagePort;
-  /** Shared memory for messages a polling thread expects (mailbox.ts); else everything goes by message. */
-  mailbox?: { buffer: SharedArrayBuffer; toWorker: number; fromWorker: number; slotBytes: number };
 }
 
-type MakeSlot = typeof import("./mailbox.ts").mailboxSlot;
-
-export function workerMain(requireFn: (id: string) => unknown, config: WorkerConfig, makeSlot?: MakeSlot): void {
+export function workerMain(
+  config: WorkerConfig,
+  requireFn: (id: string) => unknown,
+  channel: { send(message: FromWorker): void; listen(handler: (message: ToWorker) => void): void },
+): void {
   "use strict";
   type Api = import("./runtime.ts").RuntimeApi;
   type Env = { context: object; api: Api; rec: Rec | null };
@@ -60,16 +59,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
     out: number;
   };
   const vm = requireFn("node:vm") as typeof import("node:vm");
-  const threads = requireFn("node:worker_threads") as typeof import("node:worker_threads");
-  const port = threads.parentPort!;
-  // One port for every message to the main thread, so that their order is kept.
-  const out = config.port ?? port;
-  /** Messages posted so far (int32): the mailbox may carry one only once all of them arrived. */
-  let posted = 0;
-  const post = (message: FromWorker): void => {
-    posted = (posted + 1) | 0;
-    out.postMessage(message);
-  };
+  const post = (message: FromWorker): void => channel.send(message);
   const MAX_DELAY = 2147483647;
   // Every message to the main thread is charged this many characters of output, so that a loop
   // of tiny text(), notify() or yield_control() calls cannot flood the host either.
@@ -81,33 +71,29 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   // Rejections the cell leaves unhandled are discarded (host spec §7.1).
   process.on("unhandledRejection", () => {});
 
+  // Node formats a cell's stacks with this realm's Error.prepareStackTrace when the cell sets none.
+  // It is the default format minus Node's own frames: promise jobs of a cell may run below the
+  // event loop's JS frames (runNextTicks, processTimers), which are no part of the cell's story.
+  const errorToString = Error.prototype.toString;
+  Error.prepareStackTrace = (error: unknown, sites: { getFileName(): unknown; toString(): string }[]): string => {
+    let head: string;
+    try {
+      head = errorToString.call(error);
+    } catch {
+      head = "Error";
+    }
+    let text = head;
+    for (const site of sites) {
+      const file = site.getFileName();
+      if (typeof file === "string" && file.startsWith("node:")) continue;
+      text += "\n    at " + site.toString();
+    }
+    return text;
+  };
+
   const runtimeScript = new vm.Script("(" + config.runtimeSource + ")", { filename: "scv-runtime.js" });
   const rejectImport = (): never => {
     throw "unsupported import in exec";
-  };
-
-  // Waking a sleeping worker thread costs ~40 µs here, a third of a fast delegate round trip. So
-  // after a tool call the worker polls for the answer (for at most answerSpinUs, and only while
-  // answers keep arriving within that time: a slow tool costs one spin, then none), then sleeps
-  // as usual. Nothing spins while no tool call is pending. While polling, the worker watches the
-  // shared mailbox (answers that fit) and, less often, its port (everything else).
-  const box = config.mailbox;
-  const answers = box && makeSlot ? makeSlot(box.buffer, box.toWorker, box.slotBytes) : null;
-  const requests = box && makeSlot ? makeSlot(box.buffer, box.fromWorker, box.slotBytes) : null;
-  // Deno's parentPort cannot be polled (receiveMessageOnPort refuses it): no polling there.
-  const SPIN_MS = answers !== null && port instanceof threads.MessagePort ? config.answerSpinUs / 1000 : 0;
-  let spinScheduled = false;
-  let spinUseful = true;
-  let lastCallAt = 0;
-  const receive = () => threads.receiveMessageOnPort(port);
-  const answerFromSlot = ([cell, call, ok, v]: import("./mailbox.ts").SlotMessage): void =>
-    handle({ t: "tool", cell, call, ok: ok === 1, v });
-  const fromPort = (message: unknown): void => handle(message as ToWorker);
-  const spinForAnswer = (): void => {
-    spinScheduled = false;
-    const rec = current;
-    if (rec === null || rec.done || rec.pending === 0 || answers === null) return;
-    if (!answers.poll(SPIN_MS, receive, answerFromSlot, fromPort)) spinUseful = false;
   };
 
   let current: Rec | null = null;
@@ -134,6 +120,8 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
     } catch {
       // A cell that broke its own realm commits nothing.
     }
+    // A huge thrown string must not become a huge frame: the host cuts it again and charges it.
+    if (errorText !== null && errorText.length > config.maxErrorChars) errorText = errorText.slice(0, config.maxErrorChars);
     post({ t: "done", cell: rec.id, e: errorText, w: writes });
     if (current === rec) current = null;
     // Only reached once the cell's microtasks drained: a worker stuck in cell code never
@@ -181,14 +169,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
         rec.pending++;
         const call = ++rec.calls;
         // The main thread may be polling for this call (after answering the previous one).
-        if (requests === null || !requests.offer(cell, call, a, b, posted)) post({ t: "tool", cell, call, i: a, v: b });
-        if (SPIN_MS > 0 && !spinScheduled && spinUseful) {
-          spinScheduled = true;
-          lastCallAt = performance.now();
-          setImmediate(spinForAnswer);
-        } else if (!spinUseful && lastCallAt === 0) {
-          lastCallAt = performance.now();
-        }
+        post({ t: "tool", cell, call, i: a, v: b });
         return call;
       }
       case "setTimer":
@@ -232,7 +213,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
     current = rec;
     post({ t: "started", cell: message.cell });
     try {
-      env.api.setup(message.tools, message.store);
+      env.api.setup(message.tools, message.store, message.storeSize, config.storeQuotaChars);
     } catch {
       finish(rec, "exec cell runtime setup failed");
       return;
@@ -264,18 +245,12 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   };
 
   const handle = (message: ToWorker): void => {
-    if (message.t === "crash") throw new Error("worker crash requested");
     if (message.t === "start") {
       start(message);
     } else if (message.t === "tool") {
       const rec = current;
       if (rec === null || rec.id !== message.cell || rec.done) return;
       rec.pending--;
-      if (lastCallAt !== 0) {
-        // Answers arriving within the spin budget again make spinning worthwhile.
-        spinUseful = performance.now() - lastCallAt < SPIN_MS;
-        lastCallAt = 0;
-      }
       try {
         rec.env.api.deliverTool(message.call, message.ok, message.v);
       } catch {
@@ -287,9 +262,7 @@ export function workerMain(requireFn: (id: string) => unknown, config: WorkerCon
   // Self-test before the first cell: `import()` must reject with our plain string. On a runtime
   // that ignores the dynamic-import callback it would hand the cell an error of this realm.
   let queued: ToWorker[] | null = [];
-  port.on("message", (message: ToWorker) => {
-    // The mailbox's order rule counts every message taken from the port.
-    answers?.countReceived();
+  channel.listen((message: ToWorker) => {
     if (queued !== null) queued.push(message);
     else handle(message);
   });

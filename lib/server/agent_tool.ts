@@ -7,7 +7,17 @@ import path from "node:path";
 import { runTurn, type TurnSink } from "../agent/index.ts";
 import type { ResolvedConfig } from "../config/index.ts";
 import type { ProviderClient } from "../provider/index.ts";
-import { buildToolRegistry, createRegistry, type PreparedCall, type ProcessGroups, type Risk, type Tool, type ToolContext, type ToolOutcome } from "../tools/index.ts";
+import {
+  buildToolRegistry,
+  createRegistry,
+  type ExecSandbox,
+  type PreparedCall,
+  type ProcessGroups,
+  type Risk,
+  type Tool,
+  type ToolContext,
+  type ToolOutcome,
+} from "../tools/index.ts";
 import { isInside } from "../util/path.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
@@ -23,6 +33,8 @@ export type AgentToolOptions = {
   depth: number;
   provider: () => ProviderClient;
   processGroups: ProcessGroups;
+  /** The session's exec sandbox, shared so its shutdown also stops the sub-agents' cells. */
+  execSandbox?: ExecSandbox;
 };
 
 let handles = 0;
@@ -34,7 +46,11 @@ export function offersAgent(config: ResolvedConfig, depth: number): boolean {
 
 /** The tools a sub-agent at `depth` gets: the session's own, and `agent` again while the depth allows. */
 export function subAgentTools(options: AgentToolOptions, depth: number): Tool[] {
-  const tools = buildToolRegistry(options.config, { noTools: false, processGroups: options.processGroups }).list();
+  const tools = buildToolRegistry(options.config, {
+    noTools: false,
+    processGroups: options.processGroups,
+    ...(options.execSandbox ? { execSandbox: options.execSandbox } : {}),
+  }).list();
   if (offersAgent(options.config, depth)) tools.push(createAgentTool({ ...options, depth }));
   return tools;
 }

@@ -2,7 +2,7 @@
 // Every method that answers a client message writes its replies before it resolves (sequential dispatch).
 import { randomUUID } from "node:crypto";
 import type { HistoryItem, ToolCallRecord } from "../provider/index.ts";
-import { type PreparedCall, shutdownProcessSandbox, type ToolOutcome } from "../tools/index.ts";
+import { type PreparedCall, type ToolOutcome } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
 import { Approvals, approvalTexts, decide } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
@@ -158,8 +158,8 @@ export class Session {
       if (!finished) this.parts.processGroups.killAll();
     }
     this.#lifetime.abort();
-    // One connection per process: its end stops the exec sandbox's workers (if a cell ever ran).
-    await shutdownProcessSandbox().catch((error: unknown) => this.#log.warn(`shut down exec sandbox: ${String(error)}`));
+    // The session's own sandbox processes (if a cell ever ran); other sessions' keep running.
+    await this.parts.execSandbox.shutdown().catch((error: unknown) => this.#log.warn(`shut down exec sandbox: ${String(error)}`));
     // Closing HTTP agents should be instant; never let it hold the exit deadline.
     let closeTimer: NodeJS.Timeout | undefined;
     await Promise.race([

@@ -13,7 +13,15 @@ import {
   type ContextWindowSource,
   type ProviderClient,
 } from "../provider/index.ts";
-import { buildToolRegistry, createRegistry, discoverSkills, ProcessGroups, skillsPromptSection, type ToolRegistry } from "../tools/index.ts";
+import {
+  buildToolRegistry,
+  createRegistry,
+  discoverSkills,
+  ExecSandbox,
+  ProcessGroups,
+  skillsPromptSection,
+  type ToolRegistry,
+} from "../tools/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
@@ -45,6 +53,8 @@ export type SessionParts = {
   tools: ToolRegistry;
   /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
   processGroups: ProcessGroups;
+  /** The session's exec sandbox: its sandbox processes end with the session, no other's. */
+  execSandbox: ExecSandbox;
   provider: ProviderClient;
   instructions: string;
   /** The context window the budget uses (`config.context.max_tokens`) and where it came from. */
@@ -96,13 +106,17 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
-  const ownTools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups }));
+  const execSandbox = new ExecSandbox();
+  const ownTools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups, execSandbox }));
   // A client that is itself a delegated agent declares its depth; sub-agents count from it (upstream semantics).
   const depth = request.delegation_depth ?? 0;
   const tools =
     noTools || !offersAgent(config, depth)
       ? ownTools
-      : createRegistry([...ownTools.list(), createAgentTool({ config, workspace, depth, provider: () => provider, processGroups })]);
+      : createRegistry([
+          ...ownTools.list(),
+          createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox }),
+        ]);
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -112,7 +126,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, processGroups, provider, instructions, contextWindow };
+  return { workspace, config, tools, processGroups, execSandbox, provider, instructions, contextWindow };
 }
 
 /**

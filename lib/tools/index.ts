@@ -4,7 +4,7 @@ import type { ResolvedConfig } from "../config/index.ts";
 import type { FunctionToolSchema } from "../provider/index.ts";
 import { createBashTool } from "./bash.ts";
 import { ProcessGroups } from "./process_group.ts";
-import { createExecTool } from "./exec/index.ts";
+import { createExecTool, type ExecSandbox } from "./exec/index.ts";
 import { createReadTool } from "./read.ts";
 import { withRedaction } from "./redacted_tool.ts";
 import { createRedactor } from "../util/redact.ts";
@@ -25,7 +25,7 @@ export type {
 } from "./types.ts";
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
-export { shutdownProcessSandbox } from "./exec/index.ts";
+export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
 export { isSecretLikePath } from "./secret_paths.ts";
 
 export type RegistryOptions = {
@@ -34,6 +34,8 @@ export type RegistryOptions = {
   skills?: Skill[];
   /** The session's running process groups; its shutdown kills them (a registry of its own when absent). */
   processGroups?: ProcessGroups;
+  /** The session's own exec sandbox (shut down with the session); without one, the process-wide sandbox. */
+  execSandbox?: ExecSandbox;
 };
 
 /**
@@ -45,14 +47,14 @@ export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptio
   const redact = createRedactor(config.secrets.values);
   return createRegistry(
     [
-      ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups()),
+      ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups(), options.execSandbox),
       createReadSkillTool(options.skills ?? [], config),
       ...createWebTools(config),
     ].map((tool) => withRedaction(tool, redact)),
   );
 }
 
-function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups): Tool[] {
+function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups, execSandbox?: ExecSandbox): Tool[] {
   const limits = config.tools;
   const timeouts = {
     commandTimeoutSeconds: limits.command_timeout_seconds,
@@ -61,7 +63,7 @@ function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessG
   };
   return [
     createBashTool({ ...timeouts, processGroups }),
-    ...(limits.code_mode ? [createExecTool(timeouts)] : []),
+    ...(limits.code_mode ? [createExecTool(timeouts, execSandbox)] : []),
     createReadTool({ maxReadBytes: limits.max_read_bytes }),
     createWriteTool({ maxWriteBytes: limits.max_write_bytes }),
   ];

@@ -9,20 +9,27 @@
 // cache: a binary just written (by the compiler, or a download) sits there in large folios that
 // are mapped whole, ~17 MB more than after it was read back from disk. So each host's binary is
 // dropped from the page cache before it starts (`dd iflag=nocache`, where the OS allows it), and
-// `runtimeFloorRssMb` is the peak RSS of this Node with one idle worker thread: the least any host
-// running cells in a Node worker can have.
+// `floorRssMb` is an idle Node process plus one idle sandbox process started as the host starts
+// it: the least a host running cells in sandbox processes can have.
+//
+// scv runs cells in sandbox processes, so CPU and peak RSS count the whole process tree (the host
+// and its children, sampled every 20 ms). Every figure is taken twice: on the machine as it is
+// ("quiet"), and with one core kept busy by a CPU-bound process this benchmark starts ("loaded").
 //
 // The client must not be the bottleneck (it is shared by both hosts, so a slow client hides the
 // difference): it decodes each chunk synchronously and answers every frame of a chunk from the
 // `data` handler itself, with one write per batch of answers, no promise hop or timer per frame.
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { encodeFrame, FrameDecoder } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
+import { MessageDecoder } from "../../lib/sandbox/channel.ts";
+import { prepareLaunch } from "../../lib/sandbox/launch.ts";
 import { DEFAULT_HEAP_MB } from "../../lib/sandbox/sandbox.ts";
 import { execute, hello, MAIN, open, ROOT, tool } from "../../tests/support/frame_client.ts";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// Frames are read as untyped wire JSON; the benchmark checks only the fields it counts.
+// deno-lint-ignore no-explicit-any
 type Frame = any;
 
 interface Figures {
@@ -30,8 +37,11 @@ interface Figures {
   cellLatencyP50Ms: number;
   cellLatencyP99Ms: number;
   nestedCallsPerSecond: number;
-  /** CPU time (user + system, all threads) the host spent per nested call, in µs (10 ms clock ticks). */
+  /** CPU time (user + system, all threads, host and sandbox processes) per nested call, in µs (10 ms clock ticks). */
   nestedCallCpuUs: number;
+  /** Peak of the summed resident sets of the host and its child processes, sampled every 20 ms. */
+  peakTreeRssMb: number;
+  /** Peak resident set of the host process alone (VmHWM). */
   peakRssMb: number;
   /** Resident set at the end of the run: anonymous (heaps, malloc) and file-backed (the binary's pages). */
   endRssAnonMb: number;
@@ -52,10 +62,59 @@ function peakRssMb(pid: number): number {
   return statusMb(pid, "VmHWM");
 }
 
-/** User + system CPU time of a process (all its threads), in ms. */
+/** User + system CPU time of a process (all its threads), in ms; 0 once it is gone. */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** The live child processes of `parent`. */
+function children(parent: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, "latin1").split(") ")[1]!.split(" ");
+      if (Number(fields[1]) === parent && fields[0] !== "Z") pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** The host and its children (sandbox processes). */
+const tree = (pid: number): number[] => [pid, ...children(pid)];
+const treeCpuMs = (pids: number[]): number => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+
+/** Samples the summed VmRSS of a process tree; `stop()` returns its peak in MB. */
+function treeRssSampler(pid: number): { stop(): number } {
+  let peak = 0;
+  let pids = tree(pid);
+  let round = 0;
+  const timer = setInterval(() => {
+    // Children come and go (a terminated cell's process is replaced): look again now and then.
+    if (++round % 10 === 0) pids = tree(pid);
+    let sum = 0;
+    for (const one of pids) {
+      try {
+        sum += Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${one}/status`, "utf8"))![1]);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    peak = Math.max(peak, sum);
+  }, 20);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.round((peak / 1024) * 10) / 10;
+    },
+  };
 }
 
 /** One `kB` field of /proc/<pid>/status, in MB. */
@@ -192,6 +251,7 @@ interface Subject {
   callSeconds: number;
   callCpuMs: number;
   nextId: number;
+  peakTreeRssMb: number;
 }
 
 /** Advises the OS to drop a file from the page cache; false where that is not possible. */
@@ -200,24 +260,27 @@ function dropFromPageCache(path: string): boolean {
   return result.status === 0;
 }
 
-/** Peak RSS of this Node running one idle worker thread (with the sandbox's limits), in MB. */
-async function runtimeFloorRssMb(): Promise<number> {
-  const script = `
-    const { Worker } = require("node:worker_threads");
-    const worker = new Worker("setTimeout(() => {}, 60000)", {
-      eval: true,
-      execArgv: ["--experimental-vm-modules"],
-      resourceLimits: { maxOldGenerationSizeMb: ${DEFAULT_HEAP_MB}, maxYoungGenerationSizeMb: 16 },
-    });
-    worker.on("online", () => setTimeout(() => process.stdout.write("ready"), 300));`;
-  const child = spawn(process.execPath, ["--max-semi-space-size=4", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.once("data", () => resolve());
-    child.once("exit", (code) => reject(new Error(`the runtime floor probe exited (${code}) before it was ready`)));
+/** Peak RSS of an idle Node plus one idle sandbox process (started as the host starts it), in MB. */
+async function floorRssMb(): Promise<{ idleNodeMb: number; idleSandboxProcessMb: number; floorRssMb: number }> {
+  const node = spawn(process.execPath, ["--max-semi-space-size=4", "-e", "setTimeout(() => {}, 60000); setTimeout(() => process.stdout.write('ready'), 300)"], {
+    stdio: ["ignore", "pipe", "inherit"],
   });
-  const rss = peakRssMb(child.pid!);
-  child.kill();
-  return rss;
+  await new Promise<void>((resolve) => node.stdout.once("data", () => resolve()));
+  const idleNodeMb = peakRssMb(node.pid!);
+  node.kill();
+  const launcher = prepareLaunch({ maxOutputChars: 128 * 1024 * 1024, storeQuotaChars: 64 * 1024 * 1024 });
+  const launch = launcher.forHeap(DEFAULT_HEAP_MB);
+  const sandbox = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, stdio: ["pipe", "pipe", "inherit"] });
+  const decoder = new MessageDecoder(1 << 20);
+  await new Promise<void>((resolve) =>
+    sandbox.stdout.on("data", (chunk: Buffer) => {
+      if ((decoder.push(chunk) as { t: string }[]).some((message) => message.t === "idle")) setTimeout(resolve, 300);
+    }),
+  );
+  const idleSandboxProcessMb = peakRssMb(sandbox.pid!);
+  sandbox.kill("SIGKILL");
+  launcher.dispose();
+  return { idleNodeMb, idleSandboxProcessMb, floorRssMb: Math.round((idleNodeMb + idleSandboxProcessMb) * 10) / 10 };
 }
 
 async function start(command: string, args: string[]): Promise<Subject> {
@@ -228,17 +291,29 @@ async function start(command: string, args: string[]): Promise<Subject> {
   await client.exchange(encodeFrame(open(1, "bench")), () => true);
   await runCells(client, 10, 50); // warm-up
   await runNestedCalls(client, 90, 200); // warm-up
-  return { client, latencies: [], cellSeconds: 0, calls: 0, callSeconds: 0, callCpuMs: 0, nextId: 1_000 };
+  return { client, latencies: [], cellSeconds: 0, calls: 0, callSeconds: 0, callCpuMs: 0, nextId: 1_000, peakTreeRssMb: 0 };
+}
+
+function reset(subject: Subject): void {
+  subject.latencies = [];
+  subject.cellSeconds = 0;
+  subject.calls = 0;
+  subject.callSeconds = 0;
+  subject.callCpuMs = 0;
+  subject.peakTreeRssMb = 0;
 }
 
 async function round(subject: Subject, cells: number, calls: number): Promise<void> {
+  const sampler = treeRssSampler(subject.client.child.pid!);
   const began = process.hrtime.bigint();
   subject.latencies.push(...(await runCells(subject.client, subject.nextId, cells)));
   subject.cellSeconds += Number(process.hrtime.bigint() - began) / 1e9;
   subject.nextId += cells;
-  const cpuBefore = cpuMs(subject.client.child.pid!);
+  const pids = tree(subject.client.child.pid!);
+  const cpuBefore = treeCpuMs(pids);
   const rate = await runNestedCalls(subject.client, subject.nextId++, calls);
-  subject.callCpuMs += cpuMs(subject.client.child.pid!) - cpuBefore;
+  subject.callCpuMs += treeCpuMs(pids) - cpuBefore;
+  subject.peakTreeRssMb = Math.max(subject.peakTreeRssMb, sampler.stop());
   subject.callSeconds += calls / rate;
   subject.calls += calls;
 }
@@ -252,6 +327,7 @@ function figures(subject: Subject): Figures {
     cellLatencyP99Ms: round2(percentile(sorted, 99)),
     nestedCallsPerSecond: round2(subject.calls / subject.callSeconds),
     nestedCallCpuUs: Math.round((subject.callCpuMs * 1000) / subject.calls),
+    peakTreeRssMb: subject.peakTreeRssMb,
     peakRssMb: peakRssMb(subject.client.child.pid!),
     endRssAnonMb: statusMb(subject.client.child.pid!, "RssAnon"),
     endRssFileMb: statusMb(subject.client.child.pid!, "RssFile"),
@@ -265,46 +341,61 @@ const reference = process.env.CODEX_HOST_BIN;
 const scvBinary = process.env.SCV_HOST_BIN;
 const subjects: Subject[] = [];
 let pageCacheDropped = true;
-let measured: Figures[];
+const conditions: Record<string, Figures[]> = {};
+let burner: ChildProcessWithoutNullStreams | null = null;
 try {
   subjects.push(await (scvBinary ? start(scvBinary, ["host"]) : start(process.execPath, [MAIN, "host"])));
   if (reference && existsSync(reference)) subjects.push(await start(reference, []));
-  // Interleaved rounds, so that a change in machine load affects both hosts alike.
-  for (let i = 0; i < rounds; i++) {
-    for (const subject of subjects) await round(subject, Math.ceil(cells / rounds), Math.ceil(calls / rounds));
+  for (const condition of ["quiet", "loaded"]) {
+    if (condition === "loaded") {
+      // One core kept busy, as Codex keeps one busy while cells run.
+      burner = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "pipe" });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    subjects.forEach(reset);
+    // Interleaved rounds, so that a change in machine load affects both hosts alike.
+    for (let i = 0; i < rounds; i++) {
+      for (const subject of subjects) await round(subject, Math.ceil(cells / rounds), Math.ceil(calls / rounds));
+    }
+    conditions[condition] = subjects.map(figures);
   }
-  measured = subjects.map(figures);
 } finally {
+  burner?.kill("SIGKILL");
   await Promise.all(subjects.map((subject) => subject.client.stop()));
 }
-const ours = measured[0]!;
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+const floor = await floorRssMb();
 const result: Record<string, unknown> = {
   cells,
   nestedCalls: calls,
   rounds,
   scvCommand: scvBinary ? `${scvBinary} host` : "node main.ts host",
-  scv: ours,
   binariesDroppedFromPageCache: pageCacheDropped,
-  runtimeFloorRssMb: await runtimeFloorRssMb(),
+  ...floor,
 };
-if (measured[1]) {
+for (const [condition, measured] of Object.entries(conditions)) {
+  const ours = measured[0]!;
+  const entry: Record<string, unknown> = { scv: ours, scvTreeRssOverFloorMb: Math.round((ours.peakTreeRssMb - floor.floorRssMb) * 10) / 10 };
   const theirs = measured[1];
-  const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
-  result.reference = theirs;
-  result.ratio = {
-    cellsPerSecond: ratio(ours.cellsPerSecond, theirs.cellsPerSecond),
-    cellLatencyP50: ratio(ours.cellLatencyP50Ms, theirs.cellLatencyP50Ms),
-    cellLatencyP99: ratio(ours.cellLatencyP99Ms, theirs.cellLatencyP99Ms),
-    nestedCallsPerSecond: ratio(ours.nestedCallsPerSecond, theirs.nestedCallsPerSecond),
-    peakRss: ratio(ours.peakRssMb, theirs.peakRssMb),
-  };
-  result.goals = {
-    cellsPerSecondAtLeast3x: ours.cellsPerSecond >= 3 * theirs.cellsPerSecond,
-    nestedCallsAtLeast2x: ours.nestedCallsPerSecond >= 2 * theirs.nestedCallsPerSecond,
-    rssAtMost80Mb: ours.peakRssMb <= 80,
-  };
-} else {
-  result.reference = "skipped: set CODEX_HOST_BIN to the reference codex-code-mode-host binary";
+  if (theirs) {
+    entry.reference = theirs;
+    entry.ratio = {
+      cellsPerSecond: ratio(ours.cellsPerSecond, theirs.cellsPerSecond),
+      cellLatencyP50: ratio(ours.cellLatencyP50Ms, theirs.cellLatencyP50Ms),
+      cellLatencyP99: ratio(ours.cellLatencyP99Ms, theirs.cellLatencyP99Ms),
+      nestedCallsPerSecond: ratio(ours.nestedCallsPerSecond, theirs.nestedCallsPerSecond),
+      nestedCallCpu: ratio(ours.nestedCallCpuUs, theirs.nestedCallCpuUs),
+      peakTreeRss: ratio(ours.peakTreeRssMb, theirs.peakTreeRssMb),
+    };
+    entry.goals = {
+      cellsPerSecondAtLeast3x: ours.cellsPerSecond >= 3 * theirs.cellsPerSecond,
+      nestedCallsAtLeast2x: ours.nestedCallsPerSecond >= 2 * theirs.nestedCallsPerSecond,
+      treeRssAtMostFloorPlus25Mb: ours.peakTreeRssMb <= floor.floorRssMb + 25,
+    };
+  } else {
+    entry.reference = "skipped: set CODEX_HOST_BIN to the reference codex-code-mode-host binary";
+  }
+  result[condition] = entry;
 }
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 process.exit(0);

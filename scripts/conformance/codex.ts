@@ -49,11 +49,11 @@ function script(): FakeResponse[] {
 }
 
 /** Tool outputs the model saw, in order, with timing text normalized. */
-function modelVisible(requests: { body: any }[]): unknown[] {
+function modelVisible(requests: { body: { input?: Array<Record<string, unknown>> } }[]): unknown[] {
   const last = requests.at(-1)?.body?.input ?? [];
   return last
-    .filter((item: any) => item.type === "custom_tool_call_output" || item.type === "function_call_output")
-    .map((item: any) => normalizeTimings({ type: item.type, call_id: item.call_id, output: item.output }));
+    .filter((item: Record<string, unknown>) => item.type === "custom_tool_call_output" || item.type === "function_call_output")
+    .map((item: Record<string, unknown>) => normalizeTimings({ type: item.type, call_id: item.call_id, output: item.output }));
 }
 
 function normalizeTimings(value: unknown): unknown {

@@ -6,6 +6,7 @@ import type { ClientEvent } from "../../lib/client/engine.ts";
 import { silentLogger } from "../../lib/util/log.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 import { startFakeProvider, textResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { settle } from "../support/wait.ts";
 
 let sandbox: ConfigSandbox;
 let provider: FakeProvider;
@@ -66,7 +67,7 @@ describe("engine client", () => {
     );
     engine.notify({ type: "turn.cancel", turn_id: "t1" });
     // An unhandled rejection would surface here and fail the run.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await settle();
   });
 
   it("reports engine.closed when the engine ends the connection on its own (fatal version_mismatch)", async () => {

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeLine, NdjsonWriter, readNdjson, type NdjsonItem } from "../../lib/codec/index.ts";
 import { collect, fromChunks, splitAt } from "../support/chunks.ts";
+import { settle } from "../support/wait.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -141,7 +142,7 @@ describe("NdjsonWriter", () => {
     const writer = new NdjsonWriter(slow);
     let done = false;
     const pending = writer.write({ big: "x".repeat(32) }).then(() => (done = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await settle();
     expect(done).toBe(false);
     release!();
     await pending;

@@ -2,9 +2,10 @@
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { waitFor } from "../support/wait.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const ESC = "\x1b";
@@ -98,8 +99,7 @@ describe("scv chat in plain line mode", () => {
       harness.provider.push({ events: [sse.textDelta("thinking\n")], mode: "chunked", end: "hang" });
       const { child, stdout } = harness.start(["chat"], { stdin: null });
       child.stdin!.write("long turn\n");
-      const deadline = Date.now() + 8000;
-      while (!stdout().includes("thinking") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(() => stdout().includes("thinking"), { timeoutMs: 8000, what: "the streamed text" });
       const started = Date.now();
       child.kill(signal);
       const exit = await new Promise<number | null>((resolve) => child.once("exit", resolve));

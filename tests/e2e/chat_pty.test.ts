@@ -4,6 +4,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cliEnv, cliShellCommand } from "../support/cli_command.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
 
@@ -24,14 +25,13 @@ function tmux(...args: string[]): string {
 type LaunchOptions = { args?: string[]; width?: number; height?: number; cwd?: string; shell?: boolean };
 
 async function launch(env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<void> {
-  const vars = sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color", ...env });
+  const vars = cliEnv(sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color", ...env }));
   const script = join(sandbox.root, "run.sh");
   const exports = Object.entries(vars)
     .filter(([key]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
     .map(([key, value]) => `export ${key}='${value.replace(/'/g, "'\\''")}'`)
     .join("\n");
-  const args = ["chat", ...(options.args ?? [])].map((arg) => `'${arg}'`).join(" ");
-  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n'${process.execPath}' '${join(ROOT, "main.ts")}' ${args} 2>'${join(sandbox.root, "stderr.txt")}'\necho "EXITED $?"\nsleep 60\n`);
+  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n${cliShellCommand(["chat", ...(options.args ?? [])])} 2>'${join(sandbox.root, "stderr.txt")}'\necho "EXITED $?"\nsleep 60\n`);
   await chmod(script, 0o755);
   socket = `scv-chat-test-${process.pid}-${++counter}`;
   const command = options.shell ? "env -i PATH=/usr/bin:/bin HOME=/tmp bash --norc --noprofile -i" : script;

@@ -6,10 +6,11 @@ import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { fakeProfileToml, writeConfigFile } from "../support/config_files.ts";
 import { startFakeProvider, textResponse } from "../support/fake_provider.ts";
+import type { ServerEvent } from "../support/server_client.ts";
 
 const harness = useCliHarness();
 
-function events(stdout: string): Array<Record<string, any>> {
+function events(stdout: string): ServerEvent[] {
   return stdout.trim().split("\n").map((line) => JSON.parse(line));
 }
 

@@ -1,10 +1,9 @@
 // `scv config`: every effective value with the layer it came from, secrets hidden; `scv config path`.
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createConfigSandbox, fakeProfileToml, type ConfigSandbox } from "../support/config_files.ts";
+import { cliCommand, cliEnv } from "../support/cli_command.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 let sandbox: ConfigSandbox;
 beforeEach(async () => {
   sandbox = await createConfigSandbox();
@@ -14,9 +13,10 @@ afterEach(async () => {
 });
 
 function scv(args: string[], env: Record<string, string | undefined> = {}) {
-  return spawnSync(process.execPath, [join(ROOT, "main.ts"), ...args], {
+  const { command, args: argv } = cliCommand(args);
+  return spawnSync(command, argv, {
     cwd: sandbox.workspace,
-    env: sandbox.env(env),
+    env: cliEnv(sandbox.env(env)),
     encoding: "utf8",
     timeout: 15_000,
   });

@@ -6,8 +6,13 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { VERSION } from "../../lib/version.ts";
 import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
 import { startFakeProvider, type FakeProvider } from "../support/fake_provider.ts";
+import { cliCommand, cliEnv, cliShellCommand, ROOT } from "../support/cli_command.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
+/** `[command, args]` of `scv …args` (main.ts relative to ROOT), for spawnSync. */
+const scv = (...args: string[]): [string, string[]] => {
+  const { command, args: argv } = cliCommand(args, "main.ts");
+  return [command, argv];
+};
 const socket = `scv-default-${process.pid}`;
 let sandbox: ConfigSandbox;
 let provider: FakeProvider;
@@ -23,13 +28,13 @@ afterEach(async () => {
 });
 
 it.skipIf(spawnSync("tmux", ["-V"]).status !== 0)("on a terminal, `scv` alone starts the chat", async () => {
-  const vars = sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color" });
+  const vars = cliEnv(sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color" }));
   const exports = Object.entries(vars)
     .filter(([key]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
     .map(([key, value]) => `export ${key}='${value!.replace(/'/g, "'\\''")}'`)
     .join("\n");
   const script = join(sandbox.root, "run.sh");
-  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${sandbox.workspace}'\n'${process.execPath}' '${join(ROOT, "main.ts")}'\necho "EXITED $?"\nsleep 30\n`);
+  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${sandbox.workspace}'\n${cliShellCommand([])}\necho "EXITED $?"\nsleep 30\n`);
   await chmod(script, 0o755);
   execFileSync("tmux", ["-L", socket, "new-session", "-d", "-x", "80", "-y", "24", script]);
   const screen = () => execFileSync("tmux", ["-L", socket, "capture-pane", "-p"], { encoding: "utf8" });
@@ -44,17 +49,18 @@ it.skipIf(spawnSync("tmux", ["-V"]).status !== 0)("on a terminal, `scv` alone st
 });
 
 it("piped, `scv` alone prints the help on stdout and exits 0; -v prints the version", () => {
-  const alone = spawnSync(process.execPath, ["main.ts"], { cwd: ROOT, encoding: "utf8", input: "", timeout: 15_000 });
+  const alone = spawnSync(...scv(), { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", input: "", timeout: 15_000 });
   expect(alone.status).toBe(0);
   expect(alone.stdout).toMatch(/^Usage: scv /);
-  const short = spawnSync(process.execPath, ["main.ts", "-v"], { cwd: ROOT, encoding: "utf8", timeout: 15_000 });
+  const short = spawnSync(...scv("-v"), { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", timeout: 15_000 });
   expect(short.status).toBe(0);
   expect(short.stdout.trim()).toBe(VERSION);
 });
 
 it("`--yes` with `--approval-policy never` warns that it has no effect", () => {
-  const result = spawnSync(process.execPath, ["main.ts", "exec", "--yes", "--approval-policy", "never", "--fake-responses", "/nonexistent", "hi"], {
+  const result = spawnSync(...scv("exec", "--yes", "--approval-policy", "never", "--fake-responses", "/nonexistent", "hi"), {
     cwd: ROOT,
+    env: cliEnv(process.env),
     encoding: "utf8",
     timeout: 15_000,
   });

@@ -2,9 +2,11 @@
 // 0/1/130/2 and prompts read from stdin.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import type { ServerEvent } from "../support/server_client.ts";
+import { waitFor } from "../support/wait.ts";
 
 const harness = useCliHarness();
 
@@ -14,7 +16,7 @@ function start(args: string[], options: { stdin?: string; env?: Record<string, s
 
 const run = (args: string[], options?: Parameters<typeof start>[1]) => start(args, options).done;
 
-function events(stdout: string): Array<Record<string, any>> {
+function events(stdout: string): ServerEvent[] {
   return stdout.trim().split("\n").map((line) => JSON.parse(line));
 }
 
@@ -114,8 +116,7 @@ describe("scv exec", () => {
   it("cancels the turn on SIGINT and exits 130", async () => {
     harness.provider.push({ events: [sse.textDelta("partial")], mode: "chunked", end: "hang" });
     const process = start(["--json", "wait"]);
-    const deadline = Date.now() + 10_000;
-    while (!process.stdout().includes("assistant.delta") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => process.stdout().includes("assistant.delta"), { timeoutMs: 10_000, what: "the first delta" });
     process.child.kill("SIGINT");
     const result = await process.done;
     expect(result.code).toBe(130);
@@ -125,8 +126,7 @@ describe("scv exec", () => {
   it("cancels the turn on SIGTERM and exits 143 (text mode says so on stderr)", async () => {
     harness.provider.push({ events: [sse.textDelta("partial")], mode: "chunked", end: "hang" });
     const json = start(["--json", "wait"]);
-    const deadline = Date.now() + 10_000;
-    while (!json.stdout().includes("assistant.delta") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => json.stdout().includes("assistant.delta"), { timeoutMs: 10_000, what: "the first delta" });
     json.child.kill("SIGTERM");
     const result = await json.done;
     expect(result.code).toBe(143);
@@ -134,7 +134,7 @@ describe("scv exec", () => {
 
     harness.provider.push({ events: [sse.textDelta("partial text")], mode: "chunked", end: "hang" });
     const text = start(["wait"]);
-    while (!text.stdout().includes("partial text") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => text.stdout().includes("partial text"), { timeoutMs: 10_000, what: "the partial text" });
     text.child.kill("SIGTERM");
     const plain = await text.done;
     expect(plain.code).toBe(143);

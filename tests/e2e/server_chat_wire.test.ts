@@ -5,17 +5,18 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fakeProfileToml } from "../support/config_files.ts";
 import { chat, chatTextResponse, type FakeResponse } from "../support/fake_provider.ts";
-import { spawnServer, type ServerClient } from "../support/server_client.ts";
+import type { ServerClient } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness();
+// Protocol rules: the server runs in-process (the spawned CLI is covered by server_seeds and others).
+const harness = useServerHarness(undefined, { inProcess: true });
 
 async function startServer(script: FakeResponse[], extraToml = ""): Promise<ServerClient> {
   await harness.startProvider(script);
   await harness.sandbox.writeUserConfig(
     fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model: "llama3.1", apiKey: "local" }) + 'wire_api = "chat"\n' + extraToml,
   );
-  const client = spawnServer({ env: harness.sandbox.env() });
+  const client = harness.server({ env: harness.sandbox.env() });
   await client.start({ cwd: harness.sandbox.workspace });
   return client;
 }
@@ -63,7 +64,7 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
       expect(request.headers.authorization).toBe("Bearer local");
       expect(request.chunked).toBe(false);
       expect(request.body).toMatchObject({ model: "llama3.1", stream: true, stream_options: { include_usage: true } });
-      expect(request.body.tools.map((tool: any) => tool.function.name)).toContain("read");
+      expect(request.body.tools.map((tool: { function: { name: string } }) => tool.function.name)).toContain("read");
       for (const tool of request.body.tools) expect(Object.keys(tool)).toEqual(["type", "function"]);
     }
     const system = first!.body.messages[0];
@@ -99,7 +100,7 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
     await client.finish();
     for (const request of harness.provider.requests) {
       expect(request.rawBody).not.toContain('"web_search"');
-      expect(request.body.tools.every((tool: any) => tool.type === "function")).toBe(true);
+      expect(request.body.tools.every((tool: { name?: string; type?: string }) => tool.type === "function")).toBe(true);
     }
     expect(client.stderr.match(/search = "provider"/g)).toHaveLength(1);
   });

@@ -5,15 +5,18 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fakeProfileToml } from "../support/config_files.ts";
 import { textResponse, toolCallResponse } from "../support/fake_provider.ts";
-import { spawnServer } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness(async (harness) => {
-  await harness.startProvider([textResponse(["hi"])]);
-});
+// Configuration rules: the server runs in-process, with the sandbox's environment as its own.
+const harness = useServerHarness(
+  async (harness) => {
+    await harness.startProvider([textResponse(["hi"])]);
+  },
+  { inProcess: true },
+);
 
 async function startError(options: { args?: string[]; env?: Record<string, string | undefined>; fields?: Record<string, unknown> }) {
-  const client = spawnServer({ args: options.args, env: harness.sandbox.env(options.env ?? { OPENAI_API_KEY: "test-only" }) });
+  const client = harness.server({ args: options.args, env: harness.sandbox.env(options.env ?? { OPENAI_API_KEY: "test-only" }) });
   await client.initialize();
   client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace, ...options.fields });
   const reply = await client.next();
@@ -24,7 +27,7 @@ async function startError(options: { args?: string[]; env?: Record<string, strin
 
 /** One no-tools turn on a server started with only `--base-url`: the instructions the provider received. */
 async function instructionsOfOneTurn(): Promise<unknown> {
-  const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+  const client = harness.server({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
   await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
   client.turn("hi");
   expect(await client.next(["turn.completed", "turn.failed"])).toMatchObject({ type: "turn.completed" });
@@ -72,7 +75,7 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
   });
 
   it("lets the client retry after a failed session.start", async () => {
-    const client = spawnServer({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = harness.server({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     await client.initialize();
     client.send({ type: "session.start", request_id: "bad", cwd: path.join(harness.sandbox.workspace, "nope") });
     expect(await client.next()).toMatchObject({ request_id: "bad", code: "invalid_request" });
@@ -87,7 +90,7 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
     await harness.sandbox.writeUserConfig(
       `${fakeProfileToml({ baseUrl: "http://127.0.0.1:9/v1" })}\n[context]\nmax_tokens = 64000\n\n[tui]\nmax_transcript_items = 500\n\n[protocol]\nmax_server_frame_bytes = 16777216\n`,
     );
-    const client = spawnServer({ args: ["--stdio", "--model", "flag-model", "--base-url", "http://127.0.0.1:9/v1"], env: harness.sandbox.env() });
+    const client = harness.server({ args: ["--stdio", "--model", "flag-model", "--base-url", "http://127.0.0.1:9/v1"], env: harness.sandbox.env() });
     const started = await client.start({ cwd: harness.sandbox.workspace, model: "message-model", base_url: harness.provider.url });
     expect(started).toMatchObject({
       model: "message-model",
@@ -120,7 +123,7 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
 
   it("applies the session's client frame limit after session.start", async () => {
     await harness.sandbox.writeUserConfig("[protocol]\nmax_client_frame_bytes = 4096\n");
-    const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = harness.server({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     await client.initialize();
     client.send({ type: "daemon.control", request_id: "big-before", command: { pad: "x".repeat(5000) } });
     expect(await client.next()).toMatchObject({ request_id: "big-before", code: "unsupported" });
@@ -147,7 +150,7 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
       textResponse(["done"]),
       textResponse(["tool-free"]),
     ]);
-    const client = spawnServer({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = harness.server({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     await client.start({ cwd: harness.sandbox.workspace });
     client.turn("release it");
     const completed = await client.next("tool.completed");

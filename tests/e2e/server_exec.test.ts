@@ -8,9 +8,13 @@ import { textResponse, toolCallResponse, type FakeResponse } from "../support/fa
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, terminal, useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness(async (harness) => {
-  await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
-});
+// The exec tool's protocol rules: the server runs in-process (its cells still run in the real worker sandbox).
+const harness = useServerHarness(
+  async (harness) => {
+    await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
+  },
+  { inProcess: true },
+);
 
 function startServer(script: FakeResponse[], options: { extraArgs?: string[]; start?: Record<string, unknown> } = {}): Promise<ServerClient> {
   return harness.startServer(script, options);
@@ -57,12 +61,13 @@ describe("exec nested calls (§11 item 27)", () => {
     await client.finish();
     // The replay has exec's call and output only: the nested call is not part of the history.
     const input = harness.provider.requests[1]!.body.input;
-    expect(input.map((item: any) => item.type ?? item.role)).toEqual(["user", "function_call", "function_call_output"]);
+    expect(input.map((item: Record<string, unknown>) => item.type ?? item.role)).toEqual(["user", "function_call", "function_call_output"]);
     expect(input[2]).toEqual({ type: "function_call_output", call_id: "x1", output: "alpha:5" });
     // Request 1 offers exec, sorted among the other tools, with the spec's schema.
     const tools = harness.provider.requests[0]!.body.tools;
-    expect(tools.map((tool: any) => tool.name)).toEqual(["agent", "bash", "exec", "read", "read_skill", "web_fetch", "write"]);
-    const exec = tools.find((tool: any) => tool.name === "exec");
+    // `agent` (issue 20) is offered too.
+    expect(tools.map((tool: { name?: string; type?: string }) => tool.name)).toEqual(["agent", "bash", "exec", "read", "read_skill", "web_fetch", "write"]);
+    const exec = tools.find((tool: { name?: string; type?: string }) => tool.name === "exec");
     expect(exec.parameters).toMatchObject({ required: ["code"], additionalProperties: false, properties: { timeout_seconds: { minimum: 1, maximum: 14400 } } });
   });
 
@@ -251,7 +256,7 @@ describe("exec registration", () => {
     client.turn("go");
     await terminal(client);
     await client.finish();
-    const names = harness.provider.requests[0]!.body.tools.map((tool: any) => tool.name);
+    const names = harness.provider.requests[0]!.body.tools.map((tool: { name?: string; type?: string }) => tool.name);
     expect(names).toContain("read");
     expect(names).not.toContain("exec");
   });

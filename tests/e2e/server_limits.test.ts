@@ -5,7 +5,8 @@ import { textResponse, toolCallResponse, type FakeResponse } from "../support/fa
 import type { ServerClient } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness();
+// Protocol rules: the server runs in-process (tests/e2e/server_seeds and the others keep the process level).
+const harness = useServerHarness(undefined, { inProcess: true });
 
 function startServer(script: FakeResponse[], toml = "", fields: Record<string, unknown> = {}): Promise<ServerClient> {
   return harness.startServer(script, { toml, start: fields });
@@ -125,7 +126,7 @@ describe("session history limits (§6.6)", () => {
     client.turn("third", "t3");
     await terminal(client);
     const input = harness.provider.requests[2]!.body.input;
-    expect(input.map((item: any) => item.content)).toEqual([
+    expect(input.map((item: Record<string, unknown>) => item.content)).toEqual([
       "[SCV compacted 2 earlier messages. Bounded extracts follow.]\nuser: first\nassistant: one",
       "second",
       "two",

@@ -5,7 +5,8 @@ import { textResponse, toolCallResponse, type FakeResponse } from "../support/fa
 import type { ServerClient } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness();
+// Protocol rules: the server runs in-process (tests/e2e/server_seeds and the others keep the process level).
+const harness = useServerHarness(undefined, { inProcess: true });
 
 const bashCall = (callId = "call_1", command = "echo hi") => toolCallResponse([{ call_id: callId, name: "bash", arguments: { command } }]);
 
@@ -86,7 +87,7 @@ describe("queue (§6.3)", () => {
     await client.finish();
     const replay = harness.provider.requests[3]!.body.input;
     expect(replay.at(-1)).toEqual({ role: "user", content: "B2" });
-    expect(replay.filter((item: any) => item.role === "user").map((item: any) => item.content)).toEqual(["A", "C", "B2"]);
+    expect(replay.filter((item: Record<string, unknown>) => item.role === "user").map((item: Record<string, unknown>) => item.content)).toEqual(["A", "C", "B2"]);
   });
 
   it("refuses the 65th entry and more than 4194304 queued prompt bytes", async () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { writeConfigFile } from "../support/config_files.ts";
 import { textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
-import { resolveApproval, terminal, useServerHarness } from "../support/server_harness.ts";
+import { resolveApproval, useServerHarness } from "../support/server_harness.ts";
 
 const harness = useServerHarness();
 

@@ -161,7 +161,7 @@ describe("server seeds", () => {
     expect(completed[0]!.output).toContain("non-public");
     expect(completed[1]!.output).toContain("denied");
     const tools = harness.provider.requests[0]!.body.tools;
-    expect(tools.some((tool: any) => tool.name === "web_fetch")).toBe(true);
+    expect(tools.some((tool: { name?: string; type?: string }) => tool.name === "web_fetch")).toBe(true);
     expect(tools).toContainEqual({ type: "web_search" });
   });
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
 import type { ServerClient } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
+import { waitFor } from "../support/wait.ts";
 
 const harness = useServerHarness();
 
@@ -24,15 +25,6 @@ function alive(pid: number): boolean {
   }
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 3000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe("signals", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -53,10 +45,13 @@ describe("signals", () => {
     const approval = await client.next("approval.requested");
     client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
     const pidFile = path.join(harness.sandbox.workspace, "pid.txt");
-    const pid = await waitFor(async () => {
-      const text = await readFile(pidFile, "utf8").catch(() => "");
-      return text.endsWith("\n") ? Number(text.trim()) : undefined;
-    });
+    const pid = await waitFor(
+      async () => {
+        const text = await readFile(pidFile, "utf8").catch(() => "");
+        return text.endsWith("\n") ? Number(text.trim()) : undefined;
+      },
+      { timeoutMs: 3000, what: "bash to write its pid" },
+    );
     harness.defer(() => {
       try {
         process.kill(-pid, "SIGKILL");
@@ -69,7 +64,7 @@ describe("signals", () => {
     client.child.kill("SIGTERM");
     expect(await client.exit(3000)).toEqual({ code: 0, signal: null });
     expect(Date.now() - sent).toBeLessThan(2500);
-    await waitFor(() => (alive(pid) ? undefined : true), 2000);
+    await waitFor(() => !alive(pid), { timeoutMs: 2000, what: `the bash process ${pid} to end` });
   });
 
   it("on SIGTERM mid-exec terminates the busy cell and exits 0", async () => {

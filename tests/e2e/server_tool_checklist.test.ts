@@ -9,9 +9,10 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sse, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
-import { resolveApproval, terminal, useServerHarness } from "../support/server_harness.ts";
+import { resolveApproval, useServerHarness } from "../support/server_harness.ts";
 
-const harness = useServerHarness();
+// Tool rules through the protocol: the server runs in-process (bash children inherit the test process environment).
+const harness = useServerHarness(undefined, { inProcess: true });
 
 type Call = { call_id: string; name: string; arguments: unknown };
 

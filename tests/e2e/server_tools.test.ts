@@ -5,13 +5,15 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { sse, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
-import { spawnServer, type ServerClient } from "../support/server_client.ts";
+import type { ServerClient } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
+import { waitFor } from "../support/wait.ts";
 
-const harness = useServerHarness();
+// Tool rules through the protocol run in-process; the process-group and EOF tests spawn the CLI.
+const harness = useServerHarness(undefined, { inProcess: true });
 
-function startServer(script: FakeResponse[], extraArgs: string[] = []): Promise<ServerClient> {
-  return harness.startServer(script, { extraArgs });
+function startServer(script: FakeResponse[], extraArgs: string[] = [], spawned = false): Promise<ServerClient> {
+  return harness.startServer(script, { extraArgs, spawned });
 }
 
 describe("turn event order (§6.4)", () => {
@@ -62,7 +64,7 @@ describe("turn event order (§6.4)", () => {
     await client.finish();
     // The second request replays the assistant text, three calls and three results in order.
     const input = harness.provider.requests[1]!.body.input;
-    expect(input.map((item: any) => item.type ?? item.role)).toEqual([
+    expect(input.map((item: Record<string, unknown>) => item.type ?? item.role)).toEqual([
       "user",
       "assistant",
       "function_call",
@@ -211,7 +213,7 @@ describe("policies (§6.5, §7.3)", () => {
   it("refuses a project file that weakens the policy", async () => {
     await harness.sandbox.writeUserConfig('[tools]\napproval_policy = "always"\n');
     await harness.sandbox.writeProjectConfig('[tools]\napproval_policy = "on-risk"\n');
-    const client = spawnServer({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = harness.server({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     await client.initialize();
     client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace });
     expect(await client.next()).toEqual({
@@ -251,15 +253,15 @@ describe("running tools", () => {
 
   it("cancels a running bash call: the group is killed, turn.cancelled, history restored", async () => {
     const marker = `sleep 40.${process.pid}${Date.now() % 100000}`;
-    const client = await startServer([toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }]), textResponse(["next"])]);
+    const client = await startServer([toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }]), textResponse(["next"])], [], true);
     client.turn("sleep", "t1");
     const approval = await client.next("approval.requested");
     client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
     const started = await client.next("tool.started");
-    await waitFor(() => processesMatching(marker) > 0);
+    await waitFor(() => processesMatching(marker) > 0, { timeoutMs: 3000, what: `a process matching ${marker}` });
     client.send({ type: "turn.cancel", request_id: "c", session_id: client.sessionId, turn_id: started.turn_id });
     expect(await client.next(["turn.cancelled", "turn.failed", "turn.completed"])).toMatchObject({ type: "turn.cancelled", request_id: "t1" });
-    await waitFor(() => processesMatching(marker) === 0);
+    await waitFor(() => processesMatching(marker) === 0, { timeoutMs: 3000, what: `no process matching ${marker}` });
     client.turn("after", "t2");
     expect((await terminal(client)).type).toBe("turn.completed");
     expect(harness.provider.requests[1]!.body.input).toEqual([{ role: "user", content: "after" }]);
@@ -273,17 +275,18 @@ describe("EOF mid-tool (§6.7)", () => {
     const client = await startServer(
       [toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }])],
       ["--approval-policy", "on-risk"],
+      true,
     );
     client.turn("sleep");
     const approval = await client.next("approval.requested");
     client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
     await client.next("tool.started");
-    await waitFor(() => processesMatching(marker) > 0);
+    await waitFor(() => processesMatching(marker) > 0, { timeoutMs: 3000, what: `a process matching ${marker}` });
     const started = Date.now();
     client.closeStdin();
     expect((await client.exit(4000)).code).toBe(0);
     expect(Date.now() - started).toBeLessThan(4000);
-    await waitFor(() => processesMatching(marker) === 0);
+    await waitFor(() => processesMatching(marker) === 0, { timeoutMs: 3000, what: `no process matching ${marker}` });
   });
 });
 
@@ -292,13 +295,5 @@ function processesMatching(marker: string): number {
     return execFileSync("pgrep", ["-f", marker], { encoding: "utf8" }).trim().split("\n").filter(Boolean).length;
   } catch {
     return 0;
-  }
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -3,6 +3,7 @@ import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../lib/provider/index.ts";
 import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { at } from "../support/at.ts";
 import { CREDENTIAL, DEFAULT_LIMITS, makeClient, NO_RETRY, run, runFailing, runFailingWithDeltas, useProviderClients } from "./helpers.ts";
 
 const { setup, track } = useProviderClients();
@@ -128,7 +129,7 @@ describe("limits", () => {
     );
     const error = await runFailing(client);
     expect(error).toMatchObject({ code: "tool_limit", message: "tool arguments exceeded byte limit" });
-    expect((await run(client)).response.calls[0].arguments).toEqual({ path: "a".repeat(80) });
+    expect(at((await run(client)).response.calls, 0).arguments).toEqual({ path: "a".repeat(80) });
   });
 });
 

@@ -1,6 +1,7 @@
 // Request shape of the Responses wire (spec §8.1, §8.2; checklist items 2, 4, 5/6 from the provider's side).
 import { describe, expect, it } from "vitest";
 import { startFakeProvider, textResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { at } from "../support/at.ts";
 import { BASH_TOOL, CREDENTIAL, makeClient, READ_TOOL, run, useProviderClients, type ClientOptions } from "./helpers.ts";
 
 const clients = useProviderClients();
@@ -10,7 +11,7 @@ describe("Responses request", () => {
   it("posts to <base_url>/responses with Content-Length, head and body in one write", async () => {
     const { fake, client } = await setup({ profile: { headers: { "X-Extra": "yes" } } });
     await run(client);
-    const [request] = fake.requests;
+    const request = at(fake.requests, 0);
     expect(request.requestLine).toBe("POST /v1/responses HTTP/1.1");
     expect(request.headers.authorization).toBe(`Bearer ${CREDENTIAL}`);
     expect(request.headers["content-type"]).toBe("application/json");
@@ -25,15 +26,15 @@ describe("Responses request", () => {
     const fake = clients.track(await startFakeProvider([textResponse(["ok"])]));
     const client = clients.track(makeClient(`${fake.url}//`).client);
     await run(client);
-    expect(fake.requests[0].path).toBe("/v1/responses");
+    expect(at(fake.requests, 0).path).toBe("/v1/responses");
   });
 
   it("sends exactly model, instructions, input, stream, store:false, the encrypted-reasoning include and a cache key", async () => {
     const { fake, client } = await setup({ hostedWebSearch: true });
     await run(client, { instructions: "Be brief.", history: [{ kind: "user", content: "read the README" }] });
-    const key = fake.requests[0].body.prompt_cache_key;
+    const key = at(fake.requests, 0).body.prompt_cache_key;
     expect(key).toMatch(/^[0-9a-f-]{36}$/);
-    expect(fake.requests[0].body).toEqual({
+    expect(at(fake.requests, 0).body).toEqual({
       model: "fake-model",
       instructions: "Be brief.",
       input: [{ role: "user", content: "read the README" }],
@@ -47,7 +48,7 @@ describe("Responses request", () => {
   it("lists function tools sorted by name with strict:false, then the hosted web_search tool", async () => {
     const { fake, client } = await setup({ hostedWebSearch: true, profile: { reasoning_effort: "high" } });
     await run(client, { tools: [READ_TOOL, BASH_TOOL] });
-    const body = fake.requests[0].body;
+    const body = at(fake.requests, 0).body;
     expect(body.tools).toEqual([
       { type: "function", name: "bash", description: BASH_TOOL.description, parameters: BASH_TOOL.parameters, strict: false },
       { type: "function", name: "read", description: READ_TOOL.description, parameters: READ_TOOL.parameters, strict: false },
@@ -60,10 +61,10 @@ describe("Responses request", () => {
   it("leaves out web_search and reasoning when not configured", async () => {
     const { fake, client } = await setup();
     await run(client, { tools: [READ_TOOL] });
-    expect(fake.requests[0].body.tools).toEqual([
+    expect(at(fake.requests, 0).body.tools).toEqual([
       { type: "function", name: "read", description: READ_TOOL.description, parameters: READ_TOOL.parameters, strict: false },
     ]);
-    expect(fake.requests[0].body).not.toHaveProperty("reasoning");
+    expect(at(fake.requests, 0).body).not.toHaveProperty("reasoning");
   });
 
   it("replays a call and its result as exactly three items with compact arguments (checklist 4)", async () => {
@@ -75,12 +76,12 @@ describe("Responses request", () => {
         { kind: "tool_result", call_id: "call_1", name: "read", output: '{"content":"fixture text"}', success: true },
       ],
     });
-    const input = fake.requests[0].body.input;
+    const input = at(fake.requests, 0).body.input;
     expect(input).toHaveLength(3);
     expect(input[1]).toEqual({ type: "function_call", call_id: "call_1", name: "read", arguments: '{"path":"README.md"}' });
     expect(Object.keys(input[1])).toEqual(["type", "call_id", "name", "arguments"]);
     expect(input[2]).toEqual({ type: "function_call_output", call_id: "call_1", output: '{"content":"fixture text"}' });
-    expect(fake.requests[0].rawBody).toContain('"arguments":"{\\"path\\":\\"README.md\\"}"');
+    expect(at(fake.requests, 0).rawBody).toContain('"arguments":"{\\"path\\":\\"README.md\\"}"');
   });
 
   it("maps assistant text and calls, and an empty text-only answer", async () => {
@@ -103,7 +104,7 @@ describe("Responses request", () => {
         { kind: "assistant", content: "Done.", calls: [] },
       ],
     });
-    expect(fake.requests[0].body.input).toEqual([
+    expect(at(fake.requests, 0).body.input).toEqual([
       { role: "user", content: "one" },
       { role: "assistant", content: "" },
       { role: "user", content: "two" },
@@ -136,7 +137,7 @@ describe("Responses request", () => {
         { kind: "assistant", content: "", calls: [{ call_id: "c3", name: "bash", arguments: { command: "true" } }] },
       ],
     });
-    expect(fake.requests[0].body.input).toEqual([
+    expect(at(fake.requests, 0).body.input).toEqual([
       { type: "function_call", call_id: "orphan", name: "bash", arguments: "{}" },
       { type: "function_call_output", call_id: "orphan", output: "late" },
       { role: "user", content: "next" },
@@ -160,7 +161,7 @@ describe("Responses request", () => {
         { kind: "tool_result", call_id: "c1", name: "read", output: "second", success: true },
       ],
     });
-    expect(fake.requests[0].body.input.slice(1)).toEqual([
+    expect(at(fake.requests, 0).body.input.slice(1)).toEqual([
       { type: "function_call", call_id: "c1", name: "read", arguments: "{}" },
       { type: "function_call_output", call_id: "c1", output: "first" },
       { type: "function_call", call_id: "c1", name: "read", arguments: "{}" },
@@ -172,6 +173,6 @@ describe("Responses request", () => {
     const { fake, client } = await setup({}, [{ status: 503, body: "busy" }, textResponse(["ok"])]);
     await run(client, { history: [{ kind: "user", content: "hello" }] });
     expect(fake.requests).toHaveLength(2);
-    expect(fake.requests[1].rawBody).toBe(fake.requests[0].rawBody);
+    expect(at(fake.requests, 1).rawBody).toBe(at(fake.requests, 0).rawBody);
   });
 });

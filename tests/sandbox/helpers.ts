@@ -1,5 +1,6 @@
 // Shared set-up for sandbox tests: one sandbox per test file, helpers to run cells and record
 // the nested tool calls and notifications a cell makes.
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { createSandbox, type SandboxOptions } from "../../lib/sandbox/index.ts";
 import type {
@@ -99,3 +100,42 @@ export function useSandbox(options: SandboxOptions = {}) {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Pids of the live (not zombie) child processes of `parent` (Linux /proc). */
+export function childPids(parent: number = process.pid): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      // Fields after the parenthesised command: state, ppid, …
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(ppid) === parent && state !== "Z") pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** CPU ticks (user + system) a process has used so far, or null once it is gone. */
+export function cpuTicks(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[0] === "Z") return null;
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+/** Polls `check` until it returns true or `ms` pass. */
+export async function until(check: () => boolean, ms: number, step = 20): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, step));
+  }
+  return check();
+}

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { effectiveYieldMs } from "../../lib/sandbox/yield_time.ts";
 import type { Observation } from "../../lib/sandbox/index.ts";
-import { recorder, sleep, tool, useSandbox } from "./helpers.ts";
+import { recorder, sleep, tool, until, useSandbox } from "./helpers.ts";
 
 const box = useSandbox();
 const texts = (observation: Observation): string[] =>
@@ -67,17 +67,26 @@ describe("yield timers", () => {
 describe("observers and deliveries", () => {
   it("yield_control delivers the items since the previous delivery; without an observer it does nothing", async () => {
     const session = box.session();
+    // The cell goes on only once the test says so (tool answers), so that no timing decides the order.
+    const releases: (() => void)[] = [];
+    const rec = recorder(() => new Promise((resolve) => releases.push(() => resolve(1))));
     const cell = box.start(
       session,
-      "text('a'); yield_control(); text('b'); yield_control(); text('c'); await new Promise((r) => setTimeout(r, 50)); yield_control(); text('d')",
+      "text('a'); yield_control(); text('b'); yield_control(); text('c'); await tools.gate(); yield_control(); await tools.gate(); text('d')",
+      { rec, tools: [tool("gate")] },
     );
     expect(texts(await cell.initial)).toEqual(["a"]);
     // The second yield_control() ran while nobody observed: 'b' and 'c' wait for the next delivery.
-    await sleep(20);
-    const outcome = await session.wait("1", 5_000);
+    expect(await until(() => releases.length === 1, 5_000)).toBe(true);
+    const waiting = session.wait("1", 5_000);
+    releases[0]!();
+    const outcome = await waiting;
     expect(outcome).toMatchObject({ kind: "observation", observation: { kind: "yielded" } });
     expect(outcome.kind === "observation" && texts(outcome.observation)).toEqual(["b", "c"]);
-    const last = await session.wait("1", 5_000);
+    expect(await until(() => releases.length === 2, 5_000)).toBe(true);
+    const lastWait = session.wait("1", 5_000);
+    releases[1]!();
+    const last = await lastWait;
     expect(last).toMatchObject({ kind: "observation", observation: { kind: "result", bufferedForNs: 0 } });
     expect(last.kind === "observation" && texts(last.observation)).toEqual(["d"]);
     await session.close();
@@ -105,14 +114,14 @@ describe("observers and deliveries", () => {
   it("allows a single observer; a cancelled wait frees the slot", async () => {
     const session = box.session();
     const cell = box.start(session, "await new Promise(() => {})", { yieldTimeMs: 5_000 });
-    expect(await session.wait("1", 100)).toEqual({ kind: "error", message: "exec cell 1 already has an active observer" });
+    expect(await session.wait("1", 100)).toEqual({ kind: "error", code: "observer_active", message: "exec cell 1 already has an active observer" });
     expect(session.yieldNow("1")).toBe(true);
     expect(await cell.initial).toEqual({ kind: "yielded", cellId: "1", items: [] });
     const controller = new AbortController();
     const first = session.wait("1", 10_000, controller.signal);
-    expect(await session.wait("1", 100)).toEqual({ kind: "error", message: "exec cell 1 already has an active observer" });
+    expect(await session.wait("1", 100)).toEqual({ kind: "error", code: "observer_active", message: "exec cell 1 already has an active observer" });
     controller.abort();
-    expect(await first).toEqual({ kind: "error", message: "code-mode request cancelled" });
+    expect(await first).toEqual({ kind: "error", code: "cancelled", message: "code-mode request cancelled" });
     const started = Date.now();
     const second = session.wait("1", 10_000);
     await sleep(10);
@@ -164,7 +173,7 @@ describe("terminate", () => {
     const wait = session.wait("1", 10_000);
     const [first, second] = await Promise.all([session.terminate("1"), session.terminate("1")]);
     expect(first).toEqual({ kind: "observation", observation: { kind: "terminated", cellId: "1", items: [{ type: "input_text", text: "b" }] } });
-    expect(second).toEqual({ kind: "error", message: "exec cell 1 is already terminating" });
+    expect(second).toEqual({ kind: "error", code: "already_terminating", message: "exec cell 1 is already terminating" });
     expect(await wait).toEqual(first);
     expect(rec.aborted).toEqual(["tool-1"]);
     await cell.closed;
@@ -225,10 +234,15 @@ describe("store snapshots", () => {
   it("a concurrent cell sees its own snapshot; commits merge per key, last commit wins", async () => {
     const session = box.session();
     await box.start(session, "store('a', 0); store('b', 0)").initial;
-    const slow = box.start(session, "store('a', 'slow'); yield_control(); await new Promise((r) => setTimeout(r, 80)); store('c', 'slow')");
+    // The slow cell commits after the fast one: it waits for a tool answer given once the fast one is done.
+    let release!: () => void;
+    const rec = recorder(() => new Promise((resolve) => (release = () => resolve(1))));
+    const slow = box.start(session, "store('a', 'slow'); yield_control(); await tools.gate(); store('c', 'slow')", { rec, tools: [tool("gate")] });
     expect((await slow.initial).kind).toBe("yielded");
     const fast = await box.start(session, "text(load('a')); store('b', 'fast'); store('c', 'fast')").initial;
     expect(texts(fast)).toEqual(["0"]);
+    expect(await until(() => rec.calls.length === 1, 5_000)).toBe(true);
+    release();
     await session.wait(slow.id, 5_000);
     const after = await box.start(session, "text([load('a'), load('b'), load('c')].join())").initial;
     expect(texts(after)).toEqual(["slow,fast,slow"]);

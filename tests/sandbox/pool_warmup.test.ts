@@ -1,14 +1,12 @@
-// The pool's memory policy: no worker before the first session, one warm worker by default,
-// and a spare booted when a cell yields (its worker stays busy while the client runs more cells).
-import { existsSync, readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+// The pool's memory policy: no sandbox process before the first session, one warm process booted
+// when a session opens (taken by its first cell), and a spare booted when a cell yields (its process stays busy while the client runs
+// more cells). A session's processes are its own: they end when it closes.
+import { existsSync } from "node:fs";
 import { afterEach, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../../lib/sandbox/index.ts";
-import { recorder, sleep } from "./helpers.ts";
+import { childPids, recorder, sleep, until } from "./helpers.ts";
 
-const procStatus = "/proc/self/status";
-const threads = (): number => Number(/Threads:\s+(\d+)/.exec(readFileSync(procStatus, "utf8"))![1]);
-const measurable = existsSync(procStatus) && !("Deno" in globalThis);
+const measurable = existsSync("/proc/self/stat");
 
 let sandbox: Sandbox | null = null;
 afterEach(async () => {
@@ -16,31 +14,33 @@ afterEach(async () => {
   sandbox = null;
 });
 
-it.skipIf(!measurable)("boots no worker before the first session, then one warm worker", async () => {
-  await readFile(procStatus); // the libuv thread pool exists before the baseline
-  const before = threads();
+it.skipIf(!measurable)("boots no process before the first session, then one per session, none after it closes", async () => {
+  const before = childPids().length;
   sandbox = createSandbox();
   await sleep(300);
-  expect(threads()).toBe(before);
+  expect(childPids().length).toBe(before);
   const session = sandbox.openSession();
   const cell = session.startCell({ source: "text('hi')", tools: [], yieldTimeMs: null, callbacks: recorder().callbacks });
   expect((await cell.initial).kind).toBe("result");
+  // The session keeps the process it took; no replacement boots until another session opens.
   await sleep(300);
-  expect(threads()).toBe(before + 1);
+  expect(childPids().length).toBe(before + 1);
+  const other = sandbox.openSession();
+  expect(await until(() => childPids().length === before + 2, 5_000)).toBe(true);
   await session.close();
+  await other.close();
+  expect(await until(() => childPids().length === before + 1, 5_000)).toBe(true);
 });
 
-it.skipIf(!measurable)("boots a spare worker when a cell yields, for the next concurrent cell", async () => {
-  await readFile(procStatus);
+it.skipIf(!measurable)("boots a spare process when a cell yields, for the next concurrent cell", async () => {
   sandbox = createSandbox();
   const session = sandbox.openSession();
   const callbacks = recorder().callbacks;
   const first = session.startCell({ source: "yield_control(); await new Promise(() => {})", tools: [], yieldTimeMs: null, callbacks });
-  const one = threads();
   expect((await first.initial).kind).toBe("yielded");
-  await sleep(300);
-  expect(threads()).toBeGreaterThan(one);
+  const one = childPids().length;
   const second = session.startCell({ source: "text('second')", tools: [], yieldTimeMs: null, callbacks });
   expect(await second.initial).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "second" }], errorText: null });
+  expect(childPids().length).toBeGreaterThanOrEqual(one);
   await session.close();
 });

@@ -48,6 +48,8 @@ async function sessionRunningBash(name: string): Promise<{ engine: EngineClient;
   ]);
   providers.push(provider);
   const events: ClientEvent[] = [];
+  // Read by the event callback that openEngine receives, so it cannot be a const assigned from openEngine's result.
+  // deno-lint-ignore prefer-const
   let engine: EngineClient | undefined;
   engine = await openEngine(
     { env: sandbox.env({ OPENAI_API_KEY: "k" }), cwd: sandbox.workspace, baseUrl: provider.url, model: "fake-model" },

@@ -1,6 +1,6 @@
 // The turn loop in-process: the real Responses provider against the fake SSE provider on 127.0.0.1, with small
 // hand-written tools to drive the loop's own rules (ordering, progress gating, failures, cancellation).
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ResolvedConfig } from "../../lib/config/types.ts";
 import { runTurn, type TurnInput, type TurnSink } from "../../lib/agent/turn.ts";
 import type { HistoryItem } from "../../lib/provider/types.ts";
@@ -10,6 +10,9 @@ import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } 
 import { useTurnProvider } from "./turn_provider.ts";
 
 const startProvider = useTurnProvider();
+afterEach(() => {
+  vi.useRealTimers();
+});
 let fake: FakeProvider | undefined;
 
 function tool(name: string, run: (context: ToolContext, args: unknown) => Promise<ToolOutcome>, risk: "read_only" | "process" = "read_only"): Tool {
@@ -98,7 +101,7 @@ describe("runTurn", () => {
     expect(outcome.history.map((item) => item.kind)).toEqual(["user", "user", "assistant", "tool_result", "tool_result", "assistant"]);
     expect(history).toEqual([{ kind: "user", content: "earlier" }]);
     expect(fake!.requests[0]!.body.instructions).toBe("be nice");
-    expect(fake!.requests[0]!.body.tools.map((entry: any) => entry.name)).toEqual(["echo"]);
+    expect(fake!.requests[0]!.body.tools.map((entry: { name: string }) => entry.name)).toEqual(["echo"]);
   });
 
   it("turns a throwing tool into a failed result and a success:false outcome without a code into failed", async () => {
@@ -125,20 +128,27 @@ describe("runTurn", () => {
   });
 
   it("gates progress to 512 bytes and at most 2 per second, dropping what is pending at completion", async () => {
+    const log: string[] = [];
     const { run } = await setup(
       [toolCallResponse([{ call_id: "p", name: "chatty", arguments: {} }]), textResponse(["ok"])],
       [
         tool("chatty", async (context) => {
+          // Time is the subject: the gate's clock (performance.now, setTimeout) is faked for the tool's run.
+          vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
           context.progress("é".repeat(400));
           for (let index = 0; index < 10; index += 1) context.progress(`tick ${index}`);
-          await new Promise((resolve) => setTimeout(resolve, 650));
+          await vi.advanceTimersByTimeAsync(499);
+          expect(log.filter((entry) => entry.startsWith("progress:"))).toHaveLength(1);
+          await vi.advanceTimersByTimeAsync(151);
           context.progress("late");
           return { success: true, output: "ok", truncated: false };
         }),
       ],
     );
-    const log: string[] = [];
     await run(recordingSink(log));
+    // Nothing is sent after completion, however long one waits.
+    await vi.advanceTimersByTimeAsync(2_000);
+    vi.useRealTimers();
     const progress = log.filter((entry) => entry.startsWith("progress:"));
     expect(progress).toEqual([`progress:p:${"é".repeat(256)}`, "progress:p:tick 9"]);
     expect(log.indexOf("progress:p:tick 9")).toBeLessThan(log.findIndex((entry) => entry.startsWith("done:p")));
@@ -158,7 +168,8 @@ describe("runTurn", () => {
     const controller = new AbortController();
     const cancelled = await run(
       recordingSink([], () => {
-        setTimeout(() => controller.abort(), 10);
+        // Aborted from the approval wait: once the loop is awaiting this answer.
+        setImmediate(() => controller.abort());
         return new Promise<boolean>(() => {});
       }),
       { prompt: "again", signal: controller.signal },

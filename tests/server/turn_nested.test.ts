@@ -10,6 +10,13 @@ import type { Risk, Tool, ToolContext, ToolOutcome } from "../../lib/tools/types
 import { chat, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { useTurnProvider } from "./turn_provider.ts";
 
+/** A promise and its resolve function: resolved when the nested call reaches its approval gate. */
+function signalled(): { reached: Promise<void>; reach: () => void } {
+  let reach = () => {};
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  return { reached, reach };
+}
+
 const startProvider = useTurnProvider();
 let client: ProviderClient | undefined;
 
@@ -108,10 +115,11 @@ describe("nested calls", () => {
     const config = await setup([toolCallResponse([{ call_id: "p1", name: "parent", arguments: {} }]), textResponse(["fin"])]);
     const log: string[] = [];
     let gateSignal: AbortSignal | undefined;
+    const gate = signalled();
     const parent = parentTool(async (context) => {
       const cell = new AbortController();
       const pending = context.nested!.run({ suffix: "tool-1", name: "asks", arguments: {} }, cell.signal);
-      setTimeout(() => cell.abort(), 30);
+      void gate.reached.then(() => cell.abort());
       const outcome = await pending;
       return `${outcome.error}:${outcome.output}`;
     });
@@ -121,6 +129,7 @@ describe("nested calls", () => {
       recordingSink(log, (id, _risk, signal) => {
         if (id === "p1") return true;
         gateSignal = signal;
+        gate.reach();
         return new Promise<boolean>(() => {});
       }),
     );
@@ -138,8 +147,9 @@ describe("nested calls", () => {
     const config = await setup([toolCallResponse([{ call_id: "p1", name: "parent", arguments: {} }])]);
     const controller = new AbortController();
     let nestedError: unknown;
+    const gate = signalled();
+    void gate.reached.then(() => controller.abort());
     const parent = parentTool(async (context) => {
-      setTimeout(() => controller.abort(), 30);
       try {
         await context.nested!.run({ suffix: "tool-1", name: "asks", arguments: {} }, new AbortController().signal);
       } catch (error) {
@@ -147,7 +157,13 @@ describe("nested calls", () => {
       }
       return "after";
     });
-    const outcome = await turn(config, [parent, simpleTool("asks", "process")], recordingSink([], (id) => id === "p1" || new Promise<boolean>(() => {})), controller.signal);
+    const outcome = await turn(config, [parent, simpleTool("asks", "process")], recordingSink([], (id) => {
+        if (id === "p1") return true;
+        gate.reach();
+        return new Promise<boolean>(() => {});
+      }),
+      controller.signal,
+    );
     expect(outcome).toEqual({ kind: "cancelled" });
     expect((nestedError as Error).name).toBe("AbortError");
   });

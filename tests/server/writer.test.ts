@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { events } from "../../lib/server/protocol.ts";
 import { EventWriter, FrameLimitError, WRITER_MAX_FRAMES, writerMaxBytes } from "../../lib/server/writer.ts";
+import { settle, waitFor } from "../support/wait.ts";
 
 /** A sink that holds every write until released, like a client that stopped reading. */
 class HeldSink extends Writable {
@@ -85,7 +86,7 @@ describe("EventWriter", () => {
     const waiting = writer.turn(events.assistantDelta(scope, "waiting"), controller.signal).finally(() => {
       settled = true;
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await settle();
     expect(settled).toBe(false);
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ name: "AbortError" });
@@ -123,7 +124,8 @@ describe("EventWriter", () => {
     });
     const writer = new EventWriter(broken, { frameLimit: 65536, onFailure: (error) => failures.push(error) });
     await writer.control(events.initialized("1", "0"));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => failures.length > 0, { what: "the write failure" });
+    await settle();
     // Reported once, although both the write callback and the stream's error event saw it.
     expect(failures.map((failure) => failure.message)).toEqual(["write protocol output: EPIPE"]);
     expect(writer.failed).toBe(true);

@@ -1,12 +1,10 @@
 // End-to-end harness for the client subcommands (`scv exec`, `scv chat`): a fresh config sandbox and fake
-// provider per test, and `scv <subcommand>` started as a real child process against them, killed afterwards.
+// provider per test, and `scv <subcommand>` (cli_command.ts: under Node or Deno) started as a real child process against them, killed afterwards.
 import { spawn, type ChildProcess } from "node:child_process";
-import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
+import { cliCommand, cliEnv } from "./cli_command.ts";
 import { createConfigSandbox, type ConfigSandbox } from "./config_files.ts";
 import { startFakeProvider, type FakeProvider } from "./fake_provider.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
 
 export type CliRun = { code: number | null; stdout: string; stderr: string };
 
@@ -54,14 +52,17 @@ export function useCliHarness(): CliHarness {
       return provider;
     },
     start(args, options = {}) {
-      const child = spawn(process.execPath, [join(ROOT, "main.ts"), ...args], {
+      const { command, args: argv } = cliCommand(args);
+      const child = spawn(command, argv, {
         cwd: options.cwd ?? harness.sandbox.workspace,
-        env: harness.sandbox.env({
-          OPENAI_API_KEY: "test-key",
-          SCV_BASE_URL: harness.provider.url,
-          SCV_MODEL: "fake-model",
-          ...options.env,
-        }),
+        env: cliEnv(
+          harness.sandbox.env({
+            OPENAI_API_KEY: "test-key",
+            SCV_BASE_URL: harness.provider.url,
+            SCV_MODEL: "fake-model",
+            ...options.env,
+          }),
+        ),
         stdio: ["pipe", "pipe", "pipe"],
       });
       children.add(child);

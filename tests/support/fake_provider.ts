@@ -43,7 +43,8 @@ export type RecordedRequest = {
   /** Lower-cased header names. */
   headers: Record<string, string>;
   rawBody: string;
-  /** The parsed JSON body, or undefined when it was not JSON. */
+  /** The parsed JSON body, or undefined when it was not JSON. Untyped: the tests check its shape by assertion. */
+  // deno-lint-ignore no-explicit-any
   body: any;
   chunked: boolean;
   /** True when the head and the whole body arrived in the first read from the socket. */

@@ -1,15 +1,15 @@
 // A framed test client for `scv host`: over a child process's real pipes, or over a real
 // WebSocket (the `ws` client). Frames use the shared codec.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { resolve } from "node:path";
 import { WebSocket } from "ws";
 import { decodeFrameMessage, encodeFrame, readFrames } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
+import { cliCommand, cliEnv, ROOT } from "./cli_command.ts";
 
-export const ROOT = resolve(import.meta.dirname, "../..");
-export const MAIN = resolve(ROOT, "main.ts");
+export { MAIN, ROOT } from "./cli_command.ts";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// Frames are untyped wire JSON on purpose: the tests check their shape by assertion, also for malformed input.
+// deno-lint-ignore no-explicit-any
 export type Frame = any;
 
 /** An async queue of received frames with timeouts. */
@@ -96,9 +96,10 @@ export interface HostProcess extends FramedClient {
 
 const live = new Set<ChildProcessWithoutNullStreams>();
 
-/** Starts `node main.ts host …args` with real pipes. */
+/** Starts `node main.ts host …args` (or `deno run -A main.ts host …`, see cli_command.ts) with real pipes. */
 export function startHost(args: string[] = [], env: Record<string, string> = {}, readStdout = true): HostProcess {
-  return startFramedProcess(process.execPath, [MAIN, "host", ...args], env, readStdout);
+  const { command, args: argv } = cliCommand(["host", ...args]);
+  return startFramedProcess(command, argv, cliEnv(env), readStdout);
 }
 
 /** Starts any framed host binary (scv or the reference) with real pipes. */

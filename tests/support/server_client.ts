@@ -1,12 +1,21 @@
-// An NDJSON test client over a spawned `node main.ts server --stdio`: real pipes, every stdout line parsed and
-// kept, `next(type)` waiting up to 3 s for the next event of a type (skipped events stay in `events`).
+// An NDJSON test client over a spawned `node main.ts server --stdio` (or Deno, see cli_command.ts): real pipes, every stdout line parsed and
+// kept, `next(type)` waiting up to 10 s for the next event of a type (skipped events stay in `events`).
+// `startInProcessServer` gives the same client over in-memory streams to serveStdio, the connection code the
+// CLI runs, for tests about protocol rules rather than the process (no spawn: milliseconds instead of ~1 s).
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import { createLogger } from "../../lib/util/log.ts";
+import type { ServerOptions } from "../../lib/server/session_start.ts";
+import { serveStdio } from "../../lib/server/stdio.ts";
+import { killEveryProcessGroup } from "../../lib/tools/process_group.ts";
+import { cliCommand, cliEnv, ROOT } from "./cli_command.ts";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const NEXT_TIMEOUT_MS = 3000;
+// A deadline for a wait, not a latency check (pass `timeoutMs` to assert one): a spawned server's first event
+// comes after Node's startup, which took over 3 s on 2 cores with one kept busy (scripts/stress_suite.ts).
+const NEXT_TIMEOUT_MS = 10_000;
 
+// Events are untyped wire JSON on purpose: the tests check their shape by assertion, not by the type checker.
+// deno-lint-ignore no-explicit-any
 export type ServerEvent = { type: string; [field: string]: any };
 
 const live = new Set<ServerClient>();
@@ -18,8 +27,77 @@ export type SpawnOptions = {
   cwd?: string;
 };
 
+type Exit = { code: number | null; signal: NodeJS.Signals | null };
+
+/** Where a client's bytes go and come from: a child process, or serveStdio in this process. */
+type Transport = {
+  stdin: Writable;
+  stdout: Readable;
+  stderr: Readable;
+  exited: Promise<Exit>;
+  kill(): void;
+  child?: ChildProcess;
+};
+
+function spawnTransport(options: SpawnOptions): Transport {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
+  const { command, args } = cliCommand(["server", ...(options.args ?? ["--stdio"])]);
+  const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: cliEnv(env), stdio: ["pipe", "pipe", "pipe"] });
+  const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  return { stdin: child.stdin!, stdout: child.stdout!, stderr: child.stderr!, exited, kill: () => child.kill("SIGKILL"), child };
+}
+
+/** The `scv server` flags as ServerOptions fields (the subset the tests use); other flags need a real process. */
+function serverFlags(args: readonly string[]): Omit<ServerOptions, "env" | "cwd"> {
+  const fields: Record<string, keyof Omit<ServerOptions, "env" | "cwd" | "warn">> = {
+    "--model": "model",
+    "--base-url": "baseUrl",
+    "--provider": "provider",
+    "--approval-policy": "approvalPolicy",
+    "--scv-home": "scvHome",
+    "--config-path": "configPath",
+  };
+  const options: Record<string, string> = {};
+  if (!args.includes("--stdio")) throw new Error("An in-process server needs --stdio (the CLI's usage errors need a real process)");
+  for (let index = 0; index < args.length; index += 1) {
+    const flag = args[index]!;
+    if (flag === "--stdio") continue;
+    const field = fields[flag];
+    const value = args[index + 1];
+    if (field === undefined || value === undefined) throw new Error(`An in-process server cannot take ${flag}: use a spawned one`);
+    options[field] = value;
+    index += 1;
+  }
+  return options as Omit<ServerOptions, "env" | "cwd">;
+}
+
+function inProcessTransport(options: SpawnOptions): Transport {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const stop = new AbortController();
+  const env = options.env;
+  const log = createLogger(env.SCV_LOG, "scv server", (line) => stderr.write(line));
+  const served = serveStdio(stdin, stdout, { ...serverFlags(options.args ?? ["--stdio"]), env, cwd: options.cwd ?? ROOT, warn: log.warn }, log, stop.signal);
+  const exited = served.then(
+    (result) => ({ code: result.exitCode, signal: null }),
+    (error: unknown) => {
+      stderr.write(`in-process server failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+      return { code: 1, signal: null };
+    },
+  ).then((exit) => {
+    // What runServer does after the connection: no bash process group outlives it.
+    killEveryProcessGroup();
+    stdout.end();
+    stderr.end();
+    return exit;
+  });
+  return { stdin, stdout, stderr, exited, kill: () => stop.abort() };
+}
+
 export class ServerClient {
-  readonly child: ChildProcess;
+  readonly #transport: Transport;
   /** Every event received so far, in order. */
   readonly events: ServerEvent[] = [];
   /** Raw stdout lines (protocol frames only, if the server is correct). */
@@ -32,30 +110,35 @@ export class ServerClient {
   #exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   sessionId = "";
 
-  constructor(options: SpawnOptions) {
-    const env: Record<string, string> = {};
-    for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
-    this.child = spawn(process.execPath, [path.join(ROOT, "main.ts"), "server", ...(options.args ?? ["--stdio"])], {
-      cwd: options.cwd ?? ROOT,
-      env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+  /** Spawns the CLI; `inProcess` runs serveStdio in this process instead (see startInProcessServer). */
+  constructor(options: SpawnOptions, inProcess = false) {
+    const transport = inProcess ? inProcessTransport(options) : spawnTransport(options);
+    this.#transport = transport;
     live.add(this);
-    this.child.stdin!.on("error", () => {});
-    this.child.stdout!.setEncoding("utf8");
-    this.child.stdout!.on("data", (chunk: string) => this.#onData(chunk));
-    this.child.stderr!.setEncoding("utf8");
-    this.child.stderr!.on("data", (chunk: string) => {
+    transport.stdin.on("error", () => {});
+    transport.stdout.setEncoding("utf8");
+    transport.stdout.on("data", (chunk: string) => this.#onData(chunk));
+    transport.stderr.setEncoding("utf8");
+    transport.stderr.on("data", (chunk: string) => {
       this.stderr += chunk;
     });
-    this.#exited = new Promise((resolve) => {
-      this.child.once("exit", (code, signal) => {
-        this.#exitInfo = { code, signal };
-        live.delete(this);
-        this.#notify();
-        resolve({ code, signal });
-      });
+    this.#exited = transport.exited.then((exit) => {
+      this.#exitInfo = exit;
+      live.delete(this);
+      this.#notify();
+      return exit;
     });
+  }
+
+  /** The server's process; throws for an in-process server, which has none. */
+  get child(): ChildProcess {
+    if (!this.#transport.child) throw new Error("An in-process server has no child process: spawn one (spawnServer) to test the process");
+    return this.#transport.child;
+  }
+
+  /** True when the server runs in this process (serveStdio over in-memory streams). */
+  get inProcess(): boolean {
+    return this.#transport.child === undefined;
   }
 
   #onData(chunk: string): void {
@@ -80,15 +163,15 @@ export class ServerClient {
   }
 
   send(message: Record<string, unknown>): void {
-    this.child.stdin!.write(`${JSON.stringify(message)}\n`);
+    this.#transport.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
   sendRaw(text: string): void {
-    this.child.stdin!.write(text);
+    this.#transport.stdin.write(text);
   }
 
   closeStdin(): void {
-    this.child.stdin!.end();
+    this.#transport.stdin.end();
   }
 
   /**
@@ -171,12 +254,21 @@ export class ServerClient {
   }
 
   kill(): void {
-    if (!this.#exitInfo) this.child.kill("SIGKILL");
+    if (!this.#exitInfo) this.#transport.kill();
   }
 }
 
 export function spawnServer(options: SpawnOptions): ServerClient {
   return new ServerClient(options);
+}
+
+/**
+ * The same client over serveStdio in this process, with `options.env` as the server's environment. For
+ * protocol rules; what needs the process (flags' usage errors, signals, stderr of the CLI, bash children's
+ * environment, which is this process's) needs spawnServer.
+ */
+export function startInProcessServer(options: SpawnOptions): ServerClient {
+  return new ServerClient(options, true);
 }
 
 /** Kills every client still running (for afterEach). */

@@ -4,7 +4,8 @@
 import { afterEach, beforeEach } from "vitest";
 import { createConfigSandbox, type ConfigSandbox } from "./config_files.ts";
 import { startFakeProvider, type FakeProvider, type FakeResponse } from "./fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient, type ServerEvent } from "./server_client.ts";
+import { UNDER_DENO } from "./cli_command.ts";
+import { killAllServers, spawnServer, startInProcessServer, type ServerClient, type ServerEvent, type SpawnOptions } from "./server_client.ts";
 
 export type StartOptions = {
   /** Arguments after `--stdio --model fake-model --base-url <provider>` (ignored when `args` is given). */
@@ -17,6 +18,8 @@ export type StartOptions = {
   start?: Record<string, unknown>;
   /** Environment changes on top of `OPENAI_API_KEY=test-only`. */
   env?: Record<string, string | undefined>;
+  /** Spawn the CLI even in an in-process harness (for the process-level tests of an otherwise in-process file). */
+  spawned?: boolean;
 };
 
 export type ServerHarness = {
@@ -32,12 +35,24 @@ export type ServerHarness = {
   startProvider(script?: FakeResponse[]): Promise<FakeProvider>;
   /** Starts the provider with `script`, then a server that is initialized and has a session. */
   startServer(script: FakeResponse[], options?: StartOptions): Promise<ServerClient>;
+  /** A server with these arguments and environment, not yet initialized: in-process or spawned, as the harness says. */
+  server(options: SpawnOptions): ServerClient;
   /** Runs `cleanup` after this test, before the sandbox is removed. */
   defer(cleanup: () => void | Promise<void>): void;
 };
 
+export type HarnessOptions = {
+  /**
+   * `startServer` runs the server in this process (serveStdio over in-memory streams) instead of spawning the
+   * CLI: for files about protocol rules. Under SCV_TEST_RUNTIME=deno they spawn anyway, so that the Deno run
+   * still covers them through the real CLI.
+   */
+  inProcess?: boolean;
+};
+
 /** Registers beforeEach/afterEach in the calling test file and returns the per-test harness. */
-export function useServerHarness(setup?: (harness: ServerHarness) => Promise<void>): ServerHarness {
+export function useServerHarness(setup?: (harness: ServerHarness) => Promise<void>, options: HarnessOptions = {}): ServerHarness {
+  const inProcess = options.inProcess === true && !UNDER_DENO;
   let sandbox: ConfigSandbox | undefined;
   let provider: FakeProvider | undefined;
   let deferred: Array<() => void | Promise<void>> = [];
@@ -62,13 +77,14 @@ export function useServerHarness(setup?: (harness: ServerHarness) => Promise<voi
     async startServer(script, options = {}) {
       const fake = await harness.startProvider(script);
       if (options.toml) await harness.sandbox.writeUserConfig(options.toml);
-      const client = spawnServer({
+      const client = (options.spawned ? spawnServer : harness.server)({
         args: options.args ?? [...harness.flags(fake.url), ...(options.extraArgs ?? [])],
         env: harness.env(options.env),
       });
       await client.start({ cwd: harness.sandbox.workspace, ...options.start });
       return client;
     },
+    server: (spawnOptions) => (inProcess ? startInProcessServer : spawnServer)(spawnOptions),
     defer(cleanup) {
       deferred.push(cleanup);
     },

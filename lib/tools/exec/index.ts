@@ -1,4 +1,4 @@
-// The `exec` tool (code mode, spec §9): JavaScript run as one cell of the process's worker-thread sandbox, whose
+// The `exec` tool (code mode, spec §9): JavaScript run as one cell of the session's process sandbox, whose
 // `await tools.<name>(args)` calls go through the turn loop's own call path (gate, events) as nested calls.
 import type { NestedToolCall, SandboxSession, ToolDefinition } from "../../sandbox/index.ts";
 import { failure } from "../outcome.ts";
@@ -6,11 +6,11 @@ import type { ObjectSchema } from "../schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "../schema.ts";
 import type { NestedCalls, Tool, ToolContext, ToolOutcome } from "../types.ts";
 import { execOutput } from "./output.ts";
-import { processSandbox } from "./process_sandbox.ts";
+import { processSandbox, type ExecSandbox } from "./process_sandbox.ts";
 import { runCell } from "./run_cell.ts";
 
 export type { NestedCallRequest, NestedCalls } from "../types.ts";
-export { shutdownProcessSandbox } from "./process_sandbox.ts";
+export { ExecSandbox, shutdownProcessSandbox } from "./process_sandbox.ts";
 
 export const EXEC_TOOL_NAME = "exec";
 
@@ -30,7 +30,11 @@ const DESCRIPTION = [
   "Use it to chain many tool calls or to compute over their results in one step.",
 ].join(" ");
 
-export function createExecTool(settings: ExecSettings): Tool {
+/**
+ * `owner` is the sandbox of the session the tool belongs to (shut down with that session); without
+ * one, the process-wide sandbox is used.
+ */
+export function createExecTool(settings: ExecSettings, owner?: ExecSandbox): Tool {
   const defaultTimeout = Math.min(settings.commandTimeoutSeconds, settings.maxTimeoutSeconds);
   const parameters: ObjectSchema = {
     type: "object",
@@ -43,7 +47,8 @@ export function createExecTool(settings: ExecSettings): Tool {
   };
   // One sandbox session per scv session (this tool is built once per session), opened on the first call.
   let session: Promise<SandboxSession> | undefined;
-  const openSession = () => (session ??= processSandbox().then((sandbox) => sandbox.openSession()));
+  const sandbox = () => (owner === undefined ? processSandbox() : owner.get());
+  const openSession = () => (session ??= sandbox().then((opened) => opened.openSession()));
   return {
     name: EXEC_TOOL_NAME,
     description: DESCRIPTION,

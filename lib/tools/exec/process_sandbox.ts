@@ -1,18 +1,34 @@
-// The one sandbox of this process, created on the first exec call (never at start-up: a server that
-// never runs a cell pays for no worker) and shut down when the connection ends.
+// Who owns the exec tool's sandbox. An ExecSandbox is created by whoever owns a session (and shut
+// down when that session ends), so one session's shutdown cannot stop another's cells; the
+// sandbox itself is made on the first exec call (a session that never runs a cell pays for no
+// sandbox process). `processSandbox()` is the process-wide fallback for callers that pass none.
 import type { Sandbox } from "../../sandbox/index.ts";
 
-let current: Promise<Sandbox> | undefined;
+export class ExecSandbox {
+  #current: Promise<Sandbox> | undefined;
 
-/** The process's sandbox, created on first use; `lib/sandbox` itself is loaded only then. */
-export function processSandbox(): Promise<Sandbox> {
-  current ??= import("../../sandbox/index.ts").then(({ createSandbox }) => createSandbox({ warmWorkers: 1 }));
-  return current;
+  /** The sandbox, created on first use; `lib/sandbox` itself is loaded only then. */
+  get(): Promise<Sandbox> {
+    this.#current ??= import("../../sandbox/index.ts").then(({ createSandbox }) => createSandbox({ warmWorkers: 1 }));
+    return this.#current;
+  }
+
+  /** Stops every sandbox process (no-op when no cell ever ran); a later exec call creates a fresh sandbox. */
+  async shutdown(): Promise<void> {
+    const sandbox = this.#current;
+    this.#current = undefined;
+    if (sandbox) await (await sandbox).shutdown();
+  }
 }
 
-/** Stops every worker (no-op when no cell ever ran); a later exec call creates a fresh sandbox. */
+const processWide = new ExecSandbox();
+
+/** The process-wide sandbox, for exec tools created without an owner. */
+export function processSandbox(): Promise<Sandbox> {
+  return processWide.get();
+}
+
+/** Stops the process-wide sandbox's processes. */
 export async function shutdownProcessSandbox(): Promise<void> {
-  const sandbox = current;
-  current = undefined;
-  if (sandbox) await (await sandbox).shutdown();
+  await processWide.shutdown();
 }

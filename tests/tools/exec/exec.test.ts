@@ -2,7 +2,8 @@
 // (the turn loop's part is covered by tests/server/turn_nested.test.ts and tests/e2e/server_exec.test.ts).
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../../lib/config/defaults.ts";
-import { createExecTool, shutdownProcessSandbox, type NestedCallRequest } from "../../../lib/tools/exec/index.ts";
+import { decide } from "../../../lib/server/approvals.ts";
+import { createExecTool, ExecSandbox, shutdownProcessSandbox, type NestedCallRequest } from "../../../lib/tools/exec/index.ts";
 import type { PreparedCall, ToolContext, ToolOutcome } from "../../../lib/tools/types.ts";
 
 afterAll(async () => {
@@ -83,7 +84,7 @@ describe("exec run", () => {
 
   it("waits for a nested call the cell left behind, whose signal aborts when the cell ends", async () => {
     const log: string[] = [];
-    const slow: Answer = (request, signal) =>
+    const slow: Answer = (_request, signal) =>
       new Promise((resolve) => signal.addEventListener("abort", () => resolve({ success: false, output: "cancelled", truncated: false, error: "cancelled" })));
     const outcome = await prepare({ code: "tools.echo({}); text('left')" }).run(context(slow, { log }));
     expect(outcome).toEqual(ok("left"));
@@ -131,15 +132,54 @@ describe("exec run", () => {
 
   it("terminates the cell when the turn is cancelled", async () => {
     const controller = new AbortController();
-    const started = Date.now();
-    setTimeout(() => controller.abort(), 100);
-    const outcome = await prepare({ code: "text('spin'); for (;;) {}", timeout_seconds: 30 }).run(context(echo, { signal: controller.signal }));
+    const progress: string[] = [];
+    // Cancelled once the cell runs (a sandbox process may take a while to boot on a loaded machine).
+    const timer = setInterval(() => {
+      if (progress.length === 0) return;
+      clearInterval(timer);
+      controller.abort();
+    }, 5);
+    let cancelledAt = 0;
+    controller.signal.addEventListener("abort", () => (cancelledAt = Date.now()));
+    const outcome = await prepare({ code: "text('spin'); notify('running'); for (;;) {}", timeout_seconds: 30 }).run(
+      context(echo, { signal: controller.signal, progress }),
+    );
     expect(outcome).toEqual({ success: false, output: "spin\nScript terminated: cancelled", truncated: false, error: "cancelled" });
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - cancelledAt).toBeLessThan(2000);
   });
 
   it("without a nested context offers no tools", async () => {
     const outcome = await prepare({ code: "text(typeof tools.echo)" }).run({ workspace: "/tmp", config, signal: new AbortController().signal, progress() {} });
     expect(outcome).toEqual(ok("undefined"));
+  });
+});
+
+describe("exec risk and ownership", () => {
+  it("asks under policy always; each nested call goes through the gate on its own", async () => {
+    const prepared = prepare({ code: "await tools.echo({ n: 1 }); await tools.echo({ n: 2 }); text('done')" });
+    expect(decide("always", prepared.risk)).toBe("ask");
+    const log: string[] = [];
+    const outcome = await prepared.run(context(echo, { log }));
+    expect(outcome).toMatchObject({ success: true, output: "done" });
+    expect(log).toEqual(["start tool-1 echo {\"n\":1}", "end tool-1", "start tool-2 echo {\"n\":2}", "end tool-2"]);
+  });
+
+  it("one session's sandbox shutdown does not stop another session's cell", async () => {
+    const first = new ExecSandbox();
+    const second = new ExecSandbox();
+    try {
+      const run = (owner: ExecSandbox, code: string) => {
+        const prepared = createExecTool(settings, owner).prepare({ code }, { workspace: "/tmp", config });
+        if ("error" in prepared) throw new Error(prepared.error);
+        return prepared.run(context(echo));
+      };
+      expect(await run(first, "text('first')")).toMatchObject({ success: true, output: "first" });
+      const slow = run(second, "await new Promise((r) => setTimeout(r, 500)); text('second')");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await first.shutdown();
+      expect(await slow).toMatchObject({ success: true, output: "second" });
+    } finally {
+      await Promise.all([first.shutdown(), second.shutdown()]);
+    }
   });
 });

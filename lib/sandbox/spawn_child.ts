@@ -1,0 +1,146 @@
+// Starts a sandbox process with exactly the environment it is given. Deno's node:child_process
+// merges `env` into the parent's environment and lets a spawned `deno` inherit the parent's
+// permissions (Deno 2.9), so under Deno the process is started with Deno.Command and `clearEnv`.
+import { spawn } from "node:child_process";
+import type { Launch } from "./launch.ts";
+
+export interface ChildHandle {
+  readonly pid: number | undefined;
+  write(bytes: Buffer): void;
+  /** Closes the child's stdin. */
+  end(): void;
+  kill(): void;
+  readonly exited: boolean;
+  ref(): void;
+  unref(): void;
+}
+
+export interface ChildEvents {
+  stdout(chunk: Buffer): void;
+  stderr(text: string): void;
+  /** Once the process ended and its output was read. */
+  exit(code: number | null, signal: string | null): void;
+  error(message: string): void;
+}
+
+interface DenoChild {
+  pid: number;
+  stdin: WritableStream<Uint8Array>;
+  stdout: ReadableStream<Uint8Array>;
+  stderr: ReadableStream<Uint8Array>;
+  status: Promise<{ code: number; signal: string | null }>;
+  kill(signal: string): void;
+  ref(): void;
+  unref(): void;
+}
+type DenoCommand = new (
+  command: string,
+  options: { args: string[]; env: Record<string, string>; clearEnv: boolean; cwd: string; stdin: "piped"; stdout: "piped"; stderr: "piped" },
+) => { spawn(): DenoChild };
+
+export function spawnChild(launch: Launch, events: ChildEvents): ChildHandle {
+  const deno = (globalThis as { Deno?: { Command: DenoCommand } }).Deno;
+  return deno === undefined ? spawnNode(launch, events) : spawnDeno(deno.Command, launch, events);
+}
+
+function spawnNode(launch: Launch, events: ChildEvents): ChildHandle {
+  const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, stdio: ["pipe", "pipe", "pipe"] });
+  let exited = false;
+  let status: [number | null, string | null] | null = null;
+  let open = 2;
+  const closed = (): void => {
+    if (--open === 0 && status !== null) events.exit(...status);
+  };
+  child.stdout!.on("data", events.stdout);
+  child.stdout!.on("close", closed);
+  child.stderr!.setEncoding("utf8");
+  child.stderr!.on("data", events.stderr);
+  child.stderr!.on("close", closed);
+  child.stdin!.on("error", () => undefined);
+  child.on("error", (error) => {
+    exited = true;
+    events.error(error.message);
+  });
+  child.on("exit", (code, signal) => {
+    exited = true;
+    status = [code, signal];
+    if (open === 0) events.exit(code, signal);
+  });
+  const streams = [child.stdout, child.stderr, child.stdin] as unknown as { ref?(): void; unref?(): void }[];
+  return {
+    get pid() {
+      return child.pid;
+    },
+    get exited() {
+      return exited;
+    },
+    write: (bytes) => void child.stdin!.write(bytes),
+    end: () => child.stdin!.destroy(),
+    kill: () => {
+      if (!exited) child.kill("SIGKILL");
+    },
+    ref: () => {
+      child.ref();
+      for (const stream of streams.slice(0, 2)) stream.ref?.();
+    },
+    unref: () => {
+      child.unref();
+      for (const stream of streams) stream.unref?.();
+    },
+  };
+}
+
+function spawnDeno(Command: DenoCommand, launch: Launch, events: ChildEvents): ChildHandle {
+  let child: DenoChild;
+  try {
+    child = new Command(launch.command, {
+      args: launch.args,
+      env: launch.env,
+      clearEnv: true,
+      cwd: launch.cwd,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (error) {
+    queueMicrotask(() => events.error(error instanceof Error ? error.message : String(error)));
+    return { pid: undefined, exited: true, write() {}, end() {}, kill() {}, ref() {}, unref() {} };
+  }
+  let exited = false;
+  const writer = child.stdin.getWriter();
+  const drain = async (stream: ReadableStream<Uint8Array>, sink: (chunk: Uint8Array) => void): Promise<void> => {
+    try {
+      for await (const chunk of stream) sink(chunk);
+    } catch {
+      // The process is gone.
+    }
+  };
+  const decoder = new TextDecoder();
+  const output = Promise.all([
+    drain(child.stdout, (chunk) => events.stdout(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))),
+    drain(child.stderr, (chunk) => events.stderr(decoder.decode(chunk, { stream: true }))),
+  ]);
+  void child.status.then(async (status) => {
+    exited = true;
+    await output;
+    events.exit(status.signal === null ? status.code : null, status.signal);
+  });
+  return {
+    pid: child.pid,
+    get exited() {
+      return exited;
+    },
+    write: (bytes) => void writer.write(bytes).catch(() => undefined),
+    end: () => void writer.close().catch(() => undefined),
+    kill: () => {
+      if (exited) return;
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    },
+    ref: () => child.ref(),
+    unref: () => child.unref(),
+  };
+}
