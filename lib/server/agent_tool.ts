@@ -17,7 +17,9 @@ import {
   type Tool,
   type ToolContext,
   type ToolOutcome,
+  withRedaction,
 } from "../tools/index.ts";
+import { createRedactor } from "../util/redact.ts";
 import { isInside } from "../util/path.ts";
 import { buildSystemPrompt } from "./system_prompt.ts";
 
@@ -60,6 +62,11 @@ export function createAgentTool(options: AgentToolOptions): Tool {
   const childTools = () => subAgentTools(options, childDepth);
   // The call may do whatever its most dangerous tool may: that is what approving it allows.
   const risk = maxRisk(childTools().map((tool) => toolRisk(tool.name)));
+  // The reply may quote what the sub-agent read: known secret values are kept out of it like any tool output.
+  return withRedaction(agentTool(options, childDepth, risk, childTools), createRedactor(options.config.secrets.values));
+}
+
+function agentTool(options: AgentToolOptions, childDepth: number, risk: Risk, childTools: () => Tool[]): Tool {
   return {
     name: "agent",
     description:

@@ -27,6 +27,7 @@ export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
 export { isSecretLikePath } from "./secret_paths.ts";
+export { withRedaction } from "./redacted_tool.ts";
 
 export type RegistryOptions = {
   noTools: boolean;
