@@ -151,7 +151,9 @@ export class SessionController {
           approvalId: event.approval_id,
           callId: event.call_id,
           name: event.name,
-          args: this.#proposed.get(event.call_id) ?? {},
+          // A sub-agent's call (issue 20) was never proposed to this client: what the approval shows stands for its
+          // arguments, so "always allow" covers only that exact call, not every call of the tool.
+          args: this.#proposed.get(event.call_id) ?? { approval: { summary: event.summary, detail: event.detail ?? null } },
           risk: event.risk,
           summary: event.summary,
         };

@@ -4,7 +4,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
-import { textResponse } from "../support/fake_provider.ts";
+import { textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { tinyPng } from "./png.ts";
 
 const harness = useCliHarness();
@@ -32,5 +32,27 @@ describe("scv chat images", () => {
     // Neither the pasted path nor the failed /image became a prompt of its own.
     expect(harness.provider.requests).toHaveLength(3);
     expect(third!.body.input.at(-1)).toEqual({ role: "user", content: "no image" });
+  });
+});
+
+describe("scv chat with a sub-agent", () => {
+  it("an 'always' answer to one sub-agent call does not approve its other calls of the same tool", async () => {
+    harness.provider.push(
+      toolCallResponse([{ call_id: "p1", name: "agent", arguments: { prompt: "run two commands" } }]),
+      toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: "echo one" } }]),
+      toolCallResponse([{ call_id: "b2", name: "bash", arguments: { command: "rm -rf important" } }]),
+      textResponse(["ran one, two was refused"]),
+      textResponse(["done"]),
+    );
+    // y: the delegation; a: always for `echo one`; n: the different second command must be asked, and is denied.
+    const result = await harness.start(["chat"], { stdin: "go\ny\na\nn\n" }).done;
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out.match(/Allow\? \[y\]es \/ \[n\]o \/ \[a\]lways for this session:/g)).toHaveLength(3);
+    expect(out).toContain("[agent-1 depth 1] ");
+    expect(out).not.toContain("approved (always allowed for this session)");
+    const third = harness.provider.requests[3]!.body.input;
+    const denied = third.find((item: any) => item.type === "function_call_output" && item.call_id === "b2");
+    expect(denied.output).toBe("tool call denied by policy or user");
   });
 });
