@@ -102,3 +102,26 @@ describe("agent tool", () => {
     expect(harness.provider.requests).toHaveLength(2);
   });
 });
+
+describe("agent tool configuration", () => {
+  it("a project file may lower [agent] max_delegation_depth but never raise it", async () => {
+    await harness.sandbox.writeProjectConfig("[agent]\nmax_delegation_depth = 3\n");
+    await harness.startProvider([]);
+    const { spawnServer } = await import("../support/server_client.ts");
+    const client = spawnServer({ args: harness.flags(harness.provider.url), env: harness.env() });
+    await client.initialize();
+    client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace });
+    expect(await client.next(["session.started", "error"])).toMatchObject({
+      type: "error",
+      message: expect.stringContaining("project configuration cannot raise agent.max_delegation_depth"),
+    });
+    await client.finish();
+
+    await harness.sandbox.writeProjectConfig("[agent]\nmax_delegation_depth = 0\n");
+    const lowered = await harness.startServer([textResponse(["ok"])]);
+    lowered.turn("hi");
+    await terminal(lowered);
+    await lowered.finish();
+    expect(toolNames(harness.provider.requests[0]!.body)).not.toContain("agent");
+  });
+});
