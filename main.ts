@@ -41,6 +41,31 @@ Example:
   });
 
 program
+  .command("acp")
+  .description("run an Agent Client Protocol (ACP v1) agent over stdio, for editors such as Zed")
+  .option("--model <model>", "model override")
+  .option("--base-url <url>", "provider base URL override")
+  .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
+  .addOption(
+    new Option("--approval-policy <policy>", "override tools.approval_policy").choices(["on-risk", "always", "never"]),
+  )
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+  .addHelpText(
+    "after",
+    `
+Protocol: newline-delimited JSON-RPC 2.0 on stdin/stdout (ACP v1); logs on stderr at SCV_LOG
+(error|warn|info|debug, default warn). Approvals are asked through session/request_permission.
+
+Zed (settings.json):
+  "agent_servers": { "scv": { "type": "custom", "command": "scv", "args": ["acp"] } }`,
+  )
+  .action(async (options) => {
+    const { runAcp } = await import("./lib/cli/acp.ts");
+    process.exitCode = await runAcp(options);
+  });
+
+program
   .command("host")
   .description("run the code-mode host (length-prefixed JSON frames over stdio or WebSocket)")
   .option("--listen <url>", "stdio, stdio:// or ws://IP:PORT", "stdio")

@@ -4,7 +4,14 @@ import { configDefaults, defineConfig } from "vitest/config";
 // Files that start processes or workers (the CLI, the worker sandbox) keep one fresh worker process per file;
 // the rest share workers (isolate: false), which skips a fork and a module graph per file. Measured on the
 // 2-core machine under load: the in-process folders 48 s → 20 s, every test passing.
-const PROCESS_LEVEL = ["tests/e2e/**", "tests/host/**", "tests/sandbox/**", "tests/release/**", "tests/docs/**"];
+const PROCESS_LEVEL = [
+  "tests/e2e/**",
+  "tests/host/**",
+  "tests/acp/**",
+  "tests/sandbox/**",
+  "tests/release/**",
+  "tests/docs/**",
+];
 
 export default defineConfig({
   test: {

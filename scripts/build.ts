@@ -4,11 +4,12 @@
 //   `scv --version` and `--help` parse and compile almost nothing;
 // - the application parts, loaded on first use of a subcommand: dist/scv-host.cjs (the code-mode
 //   host: codec, sandbox, ws; Codex starts one host process per session, so its start-up and memory
-//   count) and dist/scv-app.cjs (server, chat, exec: the agent with its provider, tools and config).
+//   count) and dist/scv-app.cjs (server, acp, chat, exec: the agent with its provider, tools and config).
 //   main.ts imports `./lib/cli/<name>.ts` lazily; in the launcher those imports load the part from
 //   the executable's embedded asset (or from beside the launcher when run as `node dist/scv.cjs`).
 import { build, type BuildResult, type Plugin } from "esbuild";
 import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -20,12 +21,19 @@ export interface AppPart {
   /** V8's code cache for the part, made by scripts/compile.ts with the binary's own Node and flags. */
   cacheAsset: string;
   subcommands: string[];
+  /** A library part instead: this module (from the root), which the other parts load through `scv.loadPart`. */
+  module?: string;
 }
 
 export const APP_PARTS: AppPart[] = [
   { asset: "scv-host.cjs", cacheAsset: "scv-host.cache", subcommands: ["host"] },
-  { asset: "scv-app.cjs", cacheAsset: "scv-app.cache", subcommands: ["server", "chat", "exec"] },
+  { asset: "scv-app.cjs", cacheAsset: "scv-app.cache", subcommands: ["server", "acp", "chat", "exec"] },
+  // The MCP SDK (with zod and ajv, ~60% of scv-app's size): parsed only when a session starts an MCP server.
+  { asset: "scv-mcp.cjs", cacheAsset: "scv-mcp.cache", subcommands: [], module: "lib/tools/mcp/sdk.ts" },
 ];
+
+/** Modules of the app parts that are library parts of their own, loaded at run time. */
+const LIBRARY_PARTS = APP_PARTS.filter((part) => part.module !== undefined);
 
 export const distPath = (asset: string): string => `${ROOT}dist/${asset}`;
 
@@ -34,10 +42,12 @@ const APP_PREFIX = "(function (module, exports, require) {";
 const APP_SUFFIX = "\n})";
 export const wrapApp = (source: string): string => APP_PREFIX + source + APP_SUFFIX;
 
-const SUBCOMMAND_MODULE = /^\.\/lib\/cli\/(server|host|chat|exec)\.ts$/;
+const SUBCOMMAND_MODULE = /^\.\/lib\/cli\/(server|acp|host|chat|exec)\.ts$/;
 
 const partEntry = (part: AppPart): string =>
-  part.subcommands.map((name) => `export * as ${name} from "./lib/cli/${name}.ts";`).join("\n");
+  part.module !== undefined
+    ? `export * from "./${part.module}";`
+    : part.subcommands.map((name) => `export * as ${name} from "./lib/cli/${name}.ts";`).join("\n");
 
 // Loads an application part once (with its code cache inside the executable) and returns one
 // subcommand's module from it.
@@ -46,9 +56,13 @@ const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
 const { Script } = require("node:vm");
 const PARTS = ${JSON.stringify(Object.fromEntries(APP_PARTS.flatMap((part) => part.subcommands.map((name) => [name, part]))))};
+const LIBRARIES = ${JSON.stringify(Object.fromEntries(APP_PARTS.filter((part) => part.module !== undefined).map((part) => [part.asset, part])))};
 const loaded = new Map();
+globalThis[Symbol.for("scv.loadPart")] = (asset) => loadPart(LIBRARIES[asset]);
 module.exports = function loadSubcommand(name) {
-  const part = PARTS[name];
+  return loadPart(PARTS[name])[name];
+};
+function loadPart(part) {
   let app = loaded.get(part.asset);
   if (app === undefined) {
     let sea;
@@ -65,9 +79,31 @@ module.exports = function loadSubcommand(name) {
     app = module.exports;
     loaded.set(part.asset, app);
   }
-  return app[name];
-};
+  return app;
+}
 `;
+
+/** In an application part, a library part's module becomes a run-time load of that part (through the launcher). */
+const libraryPlugin = (self: AppPart): Plugin => ({
+  name: "scv-library-parts",
+  setup(builder) {
+    const libraries = LIBRARY_PARTS.filter((library) => library !== self);
+    builder.onResolve({ filter: /\.ts$/ }, (args) => {
+      if (args.kind === "entry-point" || !args.path.startsWith(".")) return undefined;
+      const file = resolve(args.resolveDir, args.path);
+      const library = libraries.find((part) => resolve(ROOT, part.module!) === file);
+      return library === undefined ? undefined : { path: library.asset, namespace: "scv-library" };
+    });
+    builder.onLoad({ filter: /.*/, namespace: "scv-library" }, (args) => ({
+      contents: [
+        'const load = globalThis[Symbol.for("scv.loadPart")];',
+        `if (typeof load !== "function") throw new Error("only the scv launcher can load ${args.path}");`,
+        `module.exports = load(${JSON.stringify(args.path)});`,
+      ].join("\n"),
+      loader: "js",
+    }));
+  },
+});
 
 /** In the launcher, `import("./lib/cli/<name>.ts")` becomes a call into the application bundle. */
 const launcherPlugin: Plugin = {
@@ -107,6 +143,7 @@ export async function buildBundle(): Promise<string> {
       ...common,
       stdin: { contents: partEntry(part), resolveDir: ROOT, sourcefile: part.asset.replace(/\.cjs$/, ".ts"), loader: "ts" },
       outfile: distPath(part.asset),
+      plugins: [libraryPlugin(part)],
     });
     built.push(`${part.asset} (${size(result)})`);
   }

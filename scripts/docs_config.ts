@@ -10,7 +10,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { defaultConfig } from "../lib/config/defaults.ts";
+import { defaultConfig, MCP_SERVER_DEFAULTS } from "../lib/config/defaults.ts";
 import { checkProjectLayer } from "../lib/config/project.ts";
 import { PROFILE_SPEC, ROOT_SPEC } from "../lib/config/schema.ts";
 import type { KeySpec, RawTable, TableSpec } from "../lib/config/schema.ts";
@@ -41,6 +41,9 @@ export const DESCRIPTIONS: Record<string, string> = {
     "Sent as the reasoning effort (`reasoning.effort` on Responses, `reasoning_effort` on Chat) when set.",
   "provider.image_input":
     "Whether images attached to a turn go to the model as image input; when false they are only named. See [attachments.md](attachments.md).",
+  "provider.edit_tools":
+    "Which file-editing tools the model gets: `auto` (apply_patch and edit on the Responses wire, edit on chat), " +
+    "`edit`, `apply_patch` or `both`.",
   providers:
     "Named provider profiles, `[providers.<name>]`, each with the keys of `[provider]` but `active`; the chosen one replaces `[provider]` whole.",
   "agent.max_steps": "Provider calls allowed in one turn before it fails with `step_limit`.",
@@ -70,6 +73,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "tools.max_read_bytes": "Largest slice `read` returns (and its default `limit`); also caps the `AGENTS.md` read.",
   "tools.max_write_bytes": "Largest content `write` accepts.",
   "tools.code_mode": "Registers the `exec` tool (JavaScript in the sandbox, nested tool calls approved one by one).",
+  "tools.login_shell": "Runs `bash` as a login shell (`bash -lc`, the user's profile files on every call) instead of `bash -c`.",
   "tools.env_passthrough":
     "Variables scv reads keys from (`api_key_env`, the search key variable) that tool processes still get; they are dropped otherwise ([secrets](secrets.md)).",
   "tools.agent_timeout_seconds": IGNORED,
@@ -107,6 +111,22 @@ export const DESCRIPTIONS: Record<string, string> = {
   "web.brave_api_key": "Brave Search key itself; prefer `brave_api_key_env`.",
   "web.brave_api_key_env": "Environment variable holding the Brave Search key.",
   "web.max_search_results": "Results a search returns at most (and by default).",
+  mcp_servers:
+    "MCP servers, `[mcp_servers.<name>]` (Codex's key names); their tools appear as `mcp__<name>__<tool>`. Not in the project file.",
+  "mcp_servers.<name>.command": "Program that starts a stdio MCP server (set this or `url`).",
+  "mcp_servers.<name>.args": "Its arguments.",
+  "mcp_servers.<name>.env":
+    "The server's whole environment besides a minimal `PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`, `TERM`: scv's own variables (API keys included) are never passed on.",
+  "mcp_servers.<name>.cwd": "Working directory of the server (relative: to the workspace; default the workspace).",
+  "mcp_servers.<name>.url": "Endpoint of a streamable HTTP MCP server (set this or `command`).",
+  "mcp_servers.<name>.bearer_token_env_var": "Environment variable whose value is sent as `Authorization: Bearer …`.",
+  "mcp_servers.<name>.http_headers": "Extra HTTP headers sent to a `url` server.",
+  "mcp_servers.<name>.enabled": "`false` keeps the entry but starts nothing.",
+  "mcp_servers.<name>.startup_timeout_sec":
+    "Time the server has to answer `initialize` and list its tools; the first turn waits for it at most this long.",
+  "mcp_servers.<name>.tool_timeout_sec": "Time limit of one tool call; the call is then cancelled (MCP cancellation) and fails.",
+  "mcp_servers.<name>.enabled_tools": "When set, only these tools of the server are offered.",
+  "mcp_servers.<name>.disabled_tools": "Tools of the server never offered (applied after `enabled_tools`).",
   agents: IGNORED,
   update: IGNORED,
   channels: IGNORED,
@@ -116,6 +136,7 @@ export const DESCRIPTIONS: Record<string, string> = {
 const SECTION_TITLES: Record<string, string> = {
   "": "Top level",
   provider: "`[provider]` and `[providers.<name>]`",
+  mcp_servers: "`[mcp_servers.<name>]` (user file and `--config-path` only)",
 };
 
 type Row = { key: string; spec: KeySpec; defaultValue: unknown };
@@ -130,6 +151,15 @@ export function renderReference(): { text: string; missing: string[]; unknown: s
       const values = (defaults as unknown as Record<string, Record<string, unknown> | undefined>)[key] ?? {};
       for (const [inner, innerSpec] of Object.entries(spec.keys)) {
         add(key, { key: `${key}.${inner}`, spec: innerSpec, defaultValue: values[inner] });
+      }
+    } else if (key === "mcp_servers" && spec.kind === "named_tables" && spec.of.kind === "table") {
+      add("", { key, spec, defaultValue: undefined });
+      for (const [inner, innerSpec] of Object.entries(spec.of.keys)) {
+        add(key, {
+          key: `mcp_servers.<name>.${inner}`,
+          spec: innerSpec,
+          defaultValue: (MCP_SERVER_DEFAULTS as Record<string, unknown>)[inner],
+        });
       }
     } else if (key === "provider") {
       for (const [inner, innerSpec] of Object.entries((PROFILE_SPEC as TableSpec).keys)) {

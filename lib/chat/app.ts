@@ -4,6 +4,8 @@
 import type { ApprovalPolicy } from "../config/index.ts";
 import type { Attachment } from "../protocol/index.ts";
 import {
+  alwaysScope,
+  ApprovalMemory,
   createStyle,
   EngineError,
   formatUsage,
@@ -17,13 +19,13 @@ import {
   type Style,
 } from "../client/index.ts";
 import { createLogger, silentLogger, type Logger } from "../util/log.ts";
-import { ApprovalMemory } from "./approval_memory.ts";
 import { DemoPrompts, type DemoPacing } from "./demo_prompts.ts";
 import { DEFAULT_HISTORY_LIMITS, loadHistory, saveHistory, type HistoryLimits } from "./history_file.ts";
 import { KeyPrompts } from "./key_prompts.ts";
 import { LinePrompts } from "./line_prompts.ts";
 import { CONTINUATION, PROMPT, type ChatControls, type PromptSource } from "./prompt_source.ts";
 import { helpText, parseSlash, pastedPath } from "./slash.ts";
+import { mcpLines, type McpStatusEvent } from "./mcp_view.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
 
 export type ChatTerminal = ViewTerminal & {
@@ -69,6 +71,8 @@ export class ChatApp implements ChatControls {
   #queuedEchoes = new Map<string, string[]>();
   /** Images staged by `/image` (or a pasted path) for the next prompt. */
   #attachments: Attachment[] = [];
+  // The last mcp.server_status of each server of the current session (`/mcp`).
+  #mcp = new Map<string, McpStatusEvent>();
   /** The last prompt-history save, awaited before the chat ends. */
   #historySaved: Promise<void> = Promise.resolve();
 
@@ -166,10 +170,22 @@ export class ChatApp implements ChatControls {
     const pending = this.controller.answer(approved);
     if (!pending) return;
     if (answer === "a") this.#memory.remember(pending.name, pending.args);
-    const label = answer === "a" ? s.green("approved (always for this session)") : approved ? s.green("approved") : s.red("denied");
+    const always = `approved (a${alwaysScope(pending.name, pending.args)})`;
+    const label = answer === "a" ? s.green(always) : approved ? s.green("approved") : s.red("denied");
     this.render([`${this.indentOf(pending.callId)}  ${label}`]);
     const next = this.controller.asking;
     if (next) this.#source.ask(next);
+  }
+
+  /** `v` during an approval: the next page of its diff goes into the transcript (the terminal scrolls it). */
+  pageApproval(): void {
+    const pending = this.controller.asking;
+    if (!pending) return;
+    const { rows, remaining } = this.#view.transcript.moreOfApproval(pending.approvalId);
+    if (rows.length === 0) return this.render([]);
+    const indent = this.indentOf(pending.callId);
+    const more = remaining > 0 ? [`${indent}  ${this.style.dim(`… ${remaining} more diff lines: press v to show more`)}`] : [];
+    this.render([...rows, ...more]);
   }
 
   // Saves run one after another (two overlapping writes of one file can interleave) and never reject.
@@ -262,6 +278,13 @@ export class ChatApp implements ChatControls {
     if (this.#closing) return;
     const rows = this.#view.transcript.apply(event);
     switch (event.type) {
+      case "session.started":
+        this.#mcp.clear();
+        break;
+      case "mcp.server_status":
+        this.#mcp.set(event.server, event);
+        if (event.state === "failed") rows.push(this.style.yellow(`MCP server ${event.server} failed: ${event.reason ?? "no reason given"}`));
+        break;
       case "turn.started": {
         const echo = this.#queuedEchoes.get(event.request_id);
         this.#queuedEchoes.delete(event.request_id);
@@ -335,6 +358,9 @@ export class ChatApp implements ChatControls {
         }
         await this.#stageImage(argument, false);
         return false;
+      case "mcp":
+        note(mcpLines(this.#mcp));
+        return false;
       case "usage": {
         const { lastUsage, totalUsage } = this.#view.transcript;
         note([
@@ -357,7 +383,7 @@ export class ChatApp implements ChatControls {
           note([`model: ${this.controller.session?.model ?? "unknown"}`]);
           return false;
         }
-        return this.#restart({ ...this.#flags, model: argument }, `model ${argument}`);
+        return this.#configure({ model: argument }, { ...this.#flags, model: argument }, `model ${argument}`);
       case "approvals":
         if (argument === "") {
           const size = this.#memory.size;
@@ -371,31 +397,37 @@ export class ChatApp implements ChatControls {
           note([`unknown approval policy ${argument}; use on-risk, always or never`]);
           return false;
         }
-        return this.#restart({ ...this.#flags, approvalPolicy: argument as ApprovalPolicy }, `approvals ${argument}`);
+        return this.#configure(
+          { approval_policy: argument },
+          { ...this.#flags, approvalPolicy: argument as ApprovalPolicy },
+          `approvals ${argument}`,
+        );
       default:
         this.render([`${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`]);
         return false;
     }
   }
 
-  // The engine fixes the model and approval policy when a session starts, so changing them starts a new one.
-  async #restart(flags: ClientFlags, what: string): Promise<boolean> {
-    if (this.controller.busy) {
-      this.render([this.style.dim("cancel the running turn first (Esc)")]);
+  // `session.configure` changes the running session: the conversation (and the always-allowed calls) stay.
+  async #configure(fields: { model?: string; approval_policy?: string }, flags: ClientFlags, what: string): Promise<boolean> {
+    let reply;
+    try {
+      reply = await this.controller.configure(fields);
+    } catch (error) {
+      this.note([`could not switch to ${what}: ${(error as Error).message}`], this.style.red);
       return false;
     }
-    const previous = this.#flags;
-    await this.#stopEngine();
+    if (reply.type !== "session.configured") {
+      this.note([`could not switch to ${what}: ${"message" in reply ? reply.message : reply.type}`], this.style.red);
+      return false;
+    }
     this.#flags = flags;
-    this.#view.model = flags.model;
-    this.note([`starting a new session with ${what}; the conversation starts fresh`]);
-    if (await this.#startEngine()) return false;
-    this.#flags = previous;
-    this.#view.model = previous.model;
-    if (await this.#startEngine()) return false;
-    this.#exit(1);
-    return true;
+    this.#view.model = reply.model;
+    const when = this.controller.busy && fields.model !== undefined ? " (the model from the next turn)" : "";
+    this.note([`switched to ${what}${when}; the conversation continues`]);
+    return false;
   }
+
 }
 
 /** `/usage`'s context lines (session.started.context_window, issue 14): the budget's window and where it came from. */

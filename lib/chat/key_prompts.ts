@@ -75,8 +75,10 @@ export class KeyPrompts implements PromptSource {
       return this.#keys.suspend(() => chat.render([]));
     }
     if (chat.controller.asking) {
-      const text = key.name === "text" ? key.text.trim().toLowerCase() : "";
+      const text = key.name === "text" ? (key.text === " " ? " " : key.text.trim().toLowerCase()) : "";
       if (text === "y" || text === "n" || text === "a") return chat.answer(text);
+      // `v` or space: the next page of a long diff.
+      if (text === "v" || text === " ") return chat.pageApproval();
       if (key.name === "enter") return chat.answer("n");
       if (key.name !== "ctrl-c" && key.name !== "escape") return;
     }

@@ -1,7 +1,8 @@
 // Prompts read from a pipe or file, one per line, each sent once the previous turn has ended; an approval question
 // takes the next line as its answer (y or a approve, anything else denies; the end of input denies).
 import { createInterface } from "node:readline";
-import type { Style } from "../client/index.ts";
+import type { PendingApproval, Style } from "../client/index.ts";
+import { alwaysScope } from "../client/index.ts";
 import { LineEditor } from "./line_editor.ts";
 import type { ChatControls, PromptSource } from "./prompt_source.ts";
 
@@ -51,8 +52,8 @@ export class LinePrompts implements PromptSource {
     return undefined;
   }
 
-  ask(): void {
-    this.#chat.render(["Allow? [y]es / [n]o / [a]lways for this session:"]);
+  ask(approval: PendingApproval): void {
+    this.#chat.render([`Allow? [y]es / [n]o / [a]${alwaysScope(approval.name, approval.args)}:`]);
     this.#answerFromLines();
   }
 

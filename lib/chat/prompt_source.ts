@@ -22,6 +22,8 @@ export interface ChatControls {
   submit(text: string): Promise<boolean>;
   /** Answers the approval question being asked: yes, no, or always (for this session). */
   answer(answer: "y" | "n" | "a"): void;
+  /** Shows the next page of the asked approval's diff (when it is long). */
+  pageApproval(): void;
   /** Cancels the running turn (if any); false when there was none. */
   cancelTurn(): boolean;
   exit(code: number): void;

@@ -2,10 +2,11 @@
 
 export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: string }> = [
   { name: "help", usage: "/help", help: "show the commands and keys" },
-  { name: "model", usage: "/model [name]", help: "show the model, or switch to another (new session)" },
+  { name: "model", usage: "/model [name]", help: "show the model, or switch to another (the conversation continues)" },
   { name: "clear", usage: "/clear", help: "forget the conversation so far" },
   { name: "approvals", usage: "/approvals [policy]", help: "show the approval policy, or switch: on-risk, always, never" },
   { name: "image", usage: "/image PATH", help: "attach an image to your next prompt (or paste its path)" },
+  { name: "mcp", usage: "/mcp", help: "list the MCP servers, their state and tools" },
   { name: "usage", usage: "/usage", help: "token usage of the last turn and of this chat" },
   { name: "exit", usage: "/exit", help: "leave scv chat (also Ctrl-D, or Ctrl-C twice)" },
 ];

@@ -1,5 +1,6 @@
 // What the chat shows: committed transcript rows, and in a terminal the live region below them (the tail of the
 // streaming line, running tools' latest progress, the approval question, the prompt and the status line).
+import { alwaysScope } from "../client/index.ts";
 import {
   displayWidth,
   stripControls,
@@ -101,7 +102,7 @@ export class ChatView {
     const asking = this.#controller.asking;
     if (asking) {
       const name = truncateText(stripControls(asking.name), 20);
-      const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}lways for this session `;
+      const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}${alwaysScope(asking.name, asking.args)} `;
       const short = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("y")}/${s.bold("n")}/${s.bold("a")}(lways) `;
       rows.push(displayWidth(long) < width ? long : short);
       // The question takes the cursor; the prompt (and what was typed there) comes back once it is answered.

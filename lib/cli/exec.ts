@@ -7,6 +7,7 @@ import {
   EngineError,
   imageAttachment,
   prepareOptions,
+  revealControls,
   SessionController,
   stripControls,
   Transcript,
@@ -123,6 +124,11 @@ class ExecPrinter {
     if (this.#json) return;
     const verdict = approved ? "approved (--yes)" : "denied (no --yes; scv exec cannot ask)";
     process.stderr.write(`${verdict}: ${approval.name} (${approval.risk} risk): ${approval.summary}\n`);
+    // The change a write, edit or apply_patch would make, with hidden characters made visible.
+    if (approval.diff !== undefined && approval.diff !== "") {
+      const diff = revealControls(approval.diff);
+      process.stderr.write(diff.endsWith("\n") ? diff : `${diff}\n`);
+    }
   }
 
   // Text cut short by a failure or cancellation still ends its line on stdout.

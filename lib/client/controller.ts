@@ -14,6 +14,8 @@ export type PendingApproval = {
   args: unknown;
   risk: string;
   summary: string;
+  /** The unified diff of a file change (write, edit, apply_patch), bounded by the server. */
+  diff?: string;
 };
 
 export type TurnState = "starting" | "idle" | "working" | "approval" | "cancelling";
@@ -102,6 +104,17 @@ export class SessionController {
     return this.#engine.send(attachments.length > 0 ? { type: "turn.start", prompt, attachments } : { type: "turn.start", prompt });
   }
 
+  /**
+   * Changes the running session's approval policy and/or model (`session.configure`); resolves with the reply
+   * (`session.configured`, or the `error` that refused it). The conversation stays.
+   */
+  async configure(fields: { approval_policy?: string; model?: string }): Promise<ClientEvent> {
+    if (!this.#engine) throw new Error("the session is not open");
+    const reply = await this.#engine.request({ type: "session.configure", ...fields });
+    if (reply.type === "session.configured" && this.#engine.session) this.#engine.session = { ...this.#engine.session, model: reply.model };
+    return reply;
+  }
+
   /** Clears the conversation (session.clear). */
   async clear(): Promise<void> {
     await this.#engine?.send({ type: "session.clear" });
@@ -156,6 +169,7 @@ export class SessionController {
           args: this.#proposed.get(event.call_id) ?? { approval: { summary: event.summary, detail: event.detail ?? null } },
           risk: event.risk,
           summary: event.summary,
+          ...(event.diff === undefined ? {} : { diff: event.diff }),
         };
         break;
       case "turn.completed":

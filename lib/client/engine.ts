@@ -76,6 +76,14 @@ export class EngineClient {
     this.send(message).catch(() => {});
   }
 
+  /** Sends a request and resolves with its reply: the first event echoing its request id. */
+  async request(message: ClientRequest): Promise<ClientEvent> {
+    const id = `c${this.#nextId}`;
+    const reply = this.waitFor((event) => "request_id" in event && event.request_id === id);
+    await this.send(message);
+    return reply;
+  }
+
   /** Resolves with the first event matching `predicate` from now on. */
   waitFor<E extends ClientEvent>(predicate: (event: ClientEvent) => event is E): Promise<E>;
   waitFor(predicate: (event: ClientEvent) => boolean): Promise<ClientEvent>;

@@ -1,5 +1,7 @@
-// The protocol client that chat and exec share: the in-process engine, the session controller (turn state and
-// approval questions), session options (with the offline replay provider), and the rendering of events as rows.
+// The protocol client that chat, exec and acp share: the in-process engine, the session controller (turn state and
+// approval questions), the "always for this session" approval memory, session options (with the offline replay
+// provider), and the rendering of events as rows.
+export { alwaysScope, ApprovalMemory, approvalKey } from "./approval_memory.ts";
 export {
   SessionController,
   type ControllerHooks,
@@ -29,4 +31,6 @@ export {
   type Paint,
   type Style,
 } from "./style.ts";
+export { outputText, summarizeArguments } from "./tool_display.ts";
 export { formatUsage, Transcript } from "./transcript.ts";
+export { revealControls } from "./approval_view.ts";

@@ -20,6 +20,27 @@ export function summarizeArguments(name: string, args: unknown): string {
     case "bash":
       if (field("command") !== undefined) return oneLine(field("command")!);
       break;
+    case "edit":
+    case "list":
+      if (name === "list") return field("path") ?? ".";
+      if (field("path") !== undefined) return field("path")!;
+      break;
+    case "apply_patch":
+      if (field("input") !== undefined) {
+        const files = field("input")!
+          .split("\n")
+          .map((line) => /^\s*\*\*\* (Add|Delete|Update) File: (.*)$/.exec(line))
+          .filter((match) => match !== null)
+          .map((match) => `${match[1]![0]} ${match[2]!.trim()}`);
+        return files.join(", ");
+      }
+      break;
+    case "grep":
+      if (field("pattern") !== undefined) return `/${field("pattern")}/${field("path") ? ` in ${field("path")}` : ""}${field("glob") ? ` (${field("glob")})` : ""}`;
+      break;
+    case "glob":
+      if (field("pattern") !== undefined) return `${field("pattern")}${field("path") ? ` in ${field("path")}` : ""}`;
+      break;
     case "read":
     case "write":
       if (field("path") !== undefined) {
@@ -65,6 +86,17 @@ export function outputText(output: string): string {
     }
   }
   return output;
+}
+
+/**
+ * A failing call's preview: its first line, then its last `tail` lines (the error is usually at the end), with a
+ * count of the lines left out between them.
+ */
+export function headTailLines(text: string, tail: number, columns: number): string[] {
+  const lines = text.replace(/\r\n/g, "\n").split("\n").filter((line) => line.trim() !== "");
+  const cut = (line: string) => truncateText(stripControls(line.replace(/\t/g, "  ")), columns);
+  if (lines.length <= tail + 2) return lines.map(cut);
+  return [cut(lines[0]!), `… ${lines.length - 1 - tail} lines …`, ...lines.slice(-tail).map(cut)];
 }
 
 /** At most `maxLines` rows of preview, each cut to `columns`, with a count of what was left out. */

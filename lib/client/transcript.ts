@@ -4,7 +4,8 @@ import type { EventOf, Usage } from "../protocol/index.ts";
 import type { ClientEvent } from "./engine.ts";
 import { MarkdownRenderer } from "./markdown.ts";
 import { sanitizeValue, splitAtWidth, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
-import { outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
+import { approvedText, diffRows, DIFF_PAGE_ROWS, revealControls, wrapAll } from "./approval_view.ts";
+import { headTailLines, outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
 
 type CallInfo = { name: string; args: unknown; depth: number; shown: boolean };
@@ -32,6 +33,10 @@ export class Transcript {
   #style: Style;
   #width: number;
   #calls = new Map<string, CallInfo>();
+  /** Arguments as proposed, unsanitized: an approval reveals their control characters instead of hiding them. */
+  #rawArgs = new Map<string, unknown>();
+  /** Diff rows of an approval not yet shown, by approval id (paged with `moreOfApproval`). */
+  #approvalPages = new Map<string, string[]>();
   #partial = "";
   #streamed = false;
   #liveProgress = new Map<string, string>();
@@ -59,6 +64,16 @@ export class Transcript {
     });
   }
 
+  /** The next page of an approval's diff, and how many rows remain after it. */
+  moreOfApproval(approvalId: string): { rows: string[]; remaining: number } {
+    const rest = this.#approvalPages.get(approvalId) ?? [];
+    const rows = rest.slice(0, DIFF_PAGE_ROWS);
+    const remaining = rest.length - rows.length;
+    if (remaining > 0) this.#approvalPages.set(approvalId, rest.slice(DIFF_PAGE_ROWS));
+    else this.#approvalPages.delete(approvalId);
+    return { rows, remaining };
+  }
+
   setWidth(width: number): void {
     this.#width = width;
     this.#renderer.setWidth(width);
@@ -72,6 +87,8 @@ export class Transcript {
     switch (event.type) {
       case "turn.started":
         this.#calls.clear();
+        this.#rawArgs.clear();
+        this.#approvalPages.clear();
         this.#liveProgress.clear();
         return [];
       case "assistant.delta":
@@ -79,6 +96,7 @@ export class Transcript {
       case "assistant.completed":
         return this.#completeMessage(event.content);
       case "tool.proposed":
+        if (raw.type === "tool.proposed") this.#rawArgs.set(raw.call_id, raw.arguments);
         this.#calls.set(event.call_id, {
           name: event.name,
           args: event.arguments,
@@ -89,12 +107,26 @@ export class Transcript {
       case "approval.requested": {
         const call = this.#call(event.call_id, event.name);
         const pad = indent(call.depth);
-        return [
+        if (raw.type !== "approval.requested") return [];
+        const columns = this.#width - pad.length - 2;
+        // The whole command or summary, wrapped and never cut, with hidden characters shown: what is approved
+        // must be visible.
+        const text = revealControls(approvedText(raw, this.#rawArgs.get(raw.call_id)));
+        const rows = [
           ...this.#flush(),
           `${pad}${s.yellow("?")} ${s.bold(`Approve ${event.name}`)} ${s.yellow(`(${event.risk} risk)`)}`,
-          // The whole summary (wrapped, never cut mid-line): what is approved must be visible.
-          ...summaryRows(event.summary, this.#width - pad.length - 2).map((line) => `${pad}  ${line}`),
+          ...wrapAll(text, columns).map((line) => `${pad}  ${line}`),
         ];
+        if (typeof raw.diff === "string" && raw.diff !== "") {
+          const diff = diffRows(raw.diff, columns, s).map((row) => `${pad}  ${row}`);
+          rows.push(...diff.slice(0, DIFF_PAGE_ROWS));
+          const rest = diff.slice(DIFF_PAGE_ROWS);
+          if (rest.length > 0) {
+            this.#approvalPages.set(raw.approval_id, rest);
+            rows.push(`${pad}  ${s.dim(`… ${rest.length} more diff lines: press v to show the next ${Math.min(DIFF_PAGE_ROWS, rest.length)}`)}`);
+          }
+        }
+        return rows;
       }
       case "tool.started": {
         const call = this.#call(event.call_id, event.name);
@@ -193,9 +225,11 @@ export class Transcript {
       rows.push(...lines.slice(1).map((line, index) => `${pad}  ${s.dim(line)}${index === lines.length - 2 ? truncated : ""}`));
     } else {
       const code = event.error ?? "failed";
-      const first = lines[0] ? `: ${truncateText(lines[0], Math.max(10, columns - code.length - 2))}` : "";
+      // A failure shows its first line and its last ones: the error is usually at the end.
+      const failedLines = headTailLines(text, PREVIEW_LINES - 1, columns);
+      const first = failedLines[0] ? `: ${truncateText(failedLines[0], Math.max(10, columns - code.length - 2))}` : "";
       rows.push(`${pad}${s.red("✗")} ${s.red(code)}${first}`);
-      rows.push(...lines.slice(1).map((line) => `${pad}  ${s.dim(line)}`));
+      rows.push(...failedLines.slice(1).map((line) => `${pad}  ${s.dim(line)}`));
     }
     return rows;
   }

@@ -3,6 +3,17 @@ import type { ResolvedConfig } from "./types.ts";
 export const DEFAULT_SYSTEM_PROMPT =
   "You are SCV, a concise and careful coding agent. Use tools to inspect, change, and verify the workspace.";
 
+/** The defaults of one `[mcp_servers.<name>]` (Codex's). */
+export const MCP_SERVER_DEFAULTS = {
+  args: [] as string[],
+  env: {} as Record<string, string>,
+  http_headers: {} as Record<string, string>,
+  enabled: true,
+  startup_timeout_sec: 10,
+  tool_timeout_sec: 60,
+  disabled_tools: [] as string[],
+};
+
 /** Layer 1 of spec §7.1. `skillsUserDir` is the resolved default of `skills.user_dir`. */
 export function defaultConfig(skillsUserDir: string): ResolvedConfig {
   return {
@@ -15,6 +26,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       timeout_seconds: 600,
       headers: {},
       image_input: true,
+      edit_tools: "auto",
     },
     agent: { max_steps: 128, system_prompt: DEFAULT_SYSTEM_PROMPT },
     session: { max_history_bytes: 16777216, max_messages: 10000 },
@@ -33,6 +45,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       max_read_bytes: 262144,
       max_write_bytes: 1048576,
       code_mode: true,
+      login_shell: false,
       env_passthrough: [],
     },
     protocol: { max_client_frame_bytes: 1048576, max_server_frame_bytes: 8388608 },
@@ -76,6 +89,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       brave_api_key_env: "BRAVE_SEARCH_API_KEY",
       max_search_results: 8,
     },
+    mcp_servers: {},
     secrets: { home: "", config_files: [], env_names: [], values: [] },
   };
 }

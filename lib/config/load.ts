@@ -1,7 +1,7 @@
 // loadConfig: the six layers of spec §7.1, the project rules of §7.3 and the checks of §7.2.
 import { realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep, isAbsolute } from "node:path";
-import { defaultConfig } from "./defaults.ts";
+import { defaultConfig, MCP_SERVER_DEFAULTS } from "./defaults.ts";
 import { expandTilde, userHome } from "./home.ts";
 import { deepMerge } from "./merge.ts";
 import { checkProjectLayer } from "./project.ts";
@@ -13,6 +13,7 @@ import { validateConfig } from "./validate.ts";
 import {
   ConfigError,
   type LoadConfigOptions,
+  type McpServerConfig,
   type ConfigFileRef,
   type ProviderProfile,
   type ResolvedConfig,
@@ -41,7 +42,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
 
   // Layer 3: the workspace file (optional, untrusted, exempt from the permission rule).
   const project = await readProjectLayer(options.workspace, user);
-  if (project !== undefined) checkProjectLayer(project, trusted);
+  if (project !== undefined) checkProjectLayer(project, trusted, join(options.workspace, ".scv", "config.toml"));
   if (origins !== undefined && project !== undefined) {
     recordOrigins(project, `project file ${join(options.workspace, ".scv", "config.toml")}`, origins);
   }
@@ -181,6 +182,7 @@ function assemble(
     provider_limits: pick("provider_limits", defaults.provider_limits),
     skills,
     web: pick("web", defaults.web, ["searxng_url", "brave_api_key"]),
+    mcp_servers: mcpServers(merged),
     secrets,
   };
 }
@@ -218,6 +220,15 @@ async function collectSecrets(
   }
   addString(names, web.brave_api_key_env);
   addString(values, web.brave_api_key);
+  // MCP credentials: a bearer token's variable, and header or env values named like credentials.
+  const mcpServers = isTable(merged.mcp_servers) ? Object.values(merged.mcp_servers).filter(isTable) : [];
+  for (const server of mcpServers) {
+    addString(names, server.bearer_token_env_var);
+    for (const table of [server.http_headers, server.env]) {
+      if (!isTable(table)) continue;
+      for (const [name, value] of Object.entries(table)) if (SECRET_HEADER.test(name)) addString(values, value);
+    }
+  }
   for (const name of names) addString(values, env[name]);
   return {
     home: await realpath(home).catch(() => resolve(home)),
@@ -237,4 +248,15 @@ async function fileRef(path: string): Promise<ConfigFileRef> {
     const parent = await realpath(dirname(path)).catch(() => dirname(path));
     return { path: join(parent, basename(path)) };
   }
+}
+
+/** Each `[mcp_servers.<name>]` over Codex's defaults; a relative `cwd` stays as written (the client resolves it). */
+function mcpServers(merged: RawTable): Record<string, McpServerConfig> {
+  const servers = isTable(merged.mcp_servers) ? merged.mcp_servers : {};
+  const out: Record<string, McpServerConfig> = {};
+  for (const [name, raw] of Object.entries(servers)) {
+    if (!isTable(raw)) continue;
+    out[name] = { ...structuredClone(MCP_SERVER_DEFAULTS), ...(structuredClone(raw) as Partial<McpServerConfig>) };
+  }
+  return out;
 }

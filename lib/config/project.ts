@@ -45,7 +45,11 @@ function fail(message: string): never {
  * Checks the schema-checked project table against `trusted`, the merge of layers 1–2
  * (with every default present). Throws the first violation.
  */
-export function checkProjectLayer(project: RawTable, trusted: RawTable): void {
+export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: string): void {
+  // MCP servers run commands with the user's rights: an untrusted checkout may neither add nor change one.
+  if ("mcp_servers" in project) {
+    fail(`${file === undefined ? "" : `${file} `}cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`);
+  }
   for (const key of Object.keys(project)) {
     if (FORBIDDEN_TABLES.includes(key)) fail(`cannot set [${key}]`);
   }

@@ -32,10 +32,30 @@ export const PROFILE_SPEC: KeySpec = {
     headers: { kind: "string_map" },
     reasoning_effort: string,
     image_input: bool,
+    edit_tools: string,
   },
 };
 
 export type TableSpec = Extract<KeySpec, { kind: "table" }>;
+
+/** One `[mcp_servers.<name>]`, with Codex's key names: stdio (`command`…) or streamable HTTP (`url`…). */
+export const MCP_SERVER_SPEC: KeySpec = {
+  kind: "table",
+  keys: {
+    command: string,
+    args: { kind: "strings" },
+    env: { kind: "string_map" },
+    cwd: string,
+    url: string,
+    bearer_token_env_var: string,
+    http_headers: { kind: "string_map" },
+    enabled: bool,
+    startup_timeout_sec: count,
+    tool_timeout_sec: count,
+    enabled_tools: { kind: "strings" },
+    disabled_tools: { kind: "strings" },
+  },
+};
 
 export const ROOT_SPEC: TableSpec = {
   kind: "table",
@@ -80,6 +100,7 @@ export const ROOT_SPEC: TableSpec = {
         max_read_bytes: count,
         max_write_bytes: count,
         code_mode: bool,
+        login_shell: bool,
         env_passthrough: { kind: "strings" },
         agent_timeout_seconds: count, // ignored
       },
@@ -126,6 +147,7 @@ export const ROOT_SPEC: TableSpec = {
         max_search_results: count,
       },
     },
+    mcp_servers: { kind: "named_tables", of: MCP_SERVER_SPEC },
     agents: { kind: "ignored_table" },
     update: { kind: "ignored_table" },
     notify: { kind: "ignored_table" },

@@ -17,7 +17,14 @@ export interface ProviderProfile {
   headers: Record<string, string>;
   reasoning_effort?: string;
   image_input: boolean;
+  /**
+   * Which file-editing tools this profile's model gets: `auto` (apply_patch and edit on the Responses wire, edit
+   * on chat), `edit`, `apply_patch` or `both`.
+   */
+  edit_tools?: EditTools;
 }
+
+export type EditTools = "auto" | "edit" | "apply_patch" | "both";
 
 export interface AgentConfig {
   max_steps: number;
@@ -47,6 +54,8 @@ export interface ToolsConfig {
   max_read_bytes: number;
   max_write_bytes: number;
   code_mode: boolean;
+  /** Run `bash -lc` (a login shell, the user's profile files on every call) instead of `bash -c`. */
+  login_shell: boolean;
   /** Variables scv reads secrets from that tool processes still receive, on the user's purpose. */
   env_passthrough: string[];
 }
@@ -97,6 +106,22 @@ export interface WebConfig {
   max_search_results: number;
 }
 
+/** One `[mcp_servers.<name>]` (Codex's key names), defaults filled in; `command` xor `url` (validated). */
+export interface McpServerConfig {
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  bearer_token_env_var?: string;
+  http_headers: Record<string, string>;
+  enabled: boolean;
+  startup_timeout_sec: number;
+  tool_timeout_sec: number;
+  enabled_tools?: string[];
+  disabled_tools: string[];
+}
+
 /** A configuration file scv read (or would read): its real path and, when it existed, its identity. */
 export interface ConfigFileRef {
   path: string;
@@ -131,6 +156,8 @@ export interface ResolvedConfig {
   provider_limits: ProviderLimitsConfig;
   skills: SkillsConfig;
   web: WebConfig;
+  /** Only the user file and `--config-path` define these (the project layer may not). */
+  mcp_servers: Record<string, McpServerConfig>;
   secrets: SecretsConfig;
   /**
    * True when no layer set `[context] max_tokens`: the default applies, and the session may learn the model's

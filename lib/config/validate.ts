@@ -53,6 +53,45 @@ export function validateConfig(config: ResolvedConfig): void {
   }
 
   validateWeb(config);
+  validateMcpServers(config);
+}
+
+/** Server names become part of tool names (`mcp__<name>__<tool>`). */
+const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+function validateMcpServers(config: ResolvedConfig): void {
+  for (const [name, server] of Object.entries(config.mcp_servers ?? {})) {
+    const key = `mcp_servers.${name}`;
+    if (!MCP_SERVER_NAME.test(name)) fail(`${key}: a server name may use only letters, digits, _ and - (at most 64)`);
+    const stdio = server.command !== undefined;
+    const http = server.url !== undefined;
+    if (stdio === http) fail(`${key} needs exactly one of command (stdio) or url (streamable HTTP)`);
+    if (stdio) {
+      if (isBlank(server.command)) fail(`${key}.command must be non-empty`);
+      for (const field of ["bearer_token_env_var", "http_headers"] as const) {
+        const value = server[field];
+        if (value !== undefined && (typeof value === "string" || Object.keys(value).length > 0)) {
+          fail(`${key}.${field} applies to url servers only`);
+        }
+      }
+      for (const envName of Object.keys(server.env)) {
+        if (!ENV_NAME.test(envName)) fail(`${key}.env: "${envName}" is not an environment variable name`);
+      }
+    } else {
+      if (!isHttpUrl(server.url!)) fail(`${key}.url must be an http or https URL`);
+      if (server.args.length > 0 || Object.keys(server.env).length > 0 || server.cwd !== undefined) {
+        fail(`${key}: args, env and cwd apply to command servers only`);
+      }
+      if (server.bearer_token_env_var !== undefined && !ENV_NAME.test(server.bearer_token_env_var)) {
+        fail(`${key}.bearer_token_env_var must name an environment variable`);
+      }
+    }
+    if (server.startup_timeout_sec <= 0) fail(`${key}.startup_timeout_sec must be positive`);
+    if (server.tool_timeout_sec <= 0) fail(`${key}.tool_timeout_sec must be positive`);
+    if (server.startup_timeout_sec > MAX_TIMEOUT_CAP || server.tool_timeout_sec > MAX_TIMEOUT_CAP) {
+      fail(`${key}: timeouts must be at most ${MAX_TIMEOUT_CAP} seconds`);
+    }
+  }
 }
 
 function validateProfile(config: ResolvedConfig): void {
@@ -60,6 +99,9 @@ function validateProfile(config: ResolvedConfig): void {
   if (profile.kind !== "openai-compatible") fail("provider.kind must be openai-compatible in v0.1");
   if (profile.wire_api !== "responses" && profile.wire_api !== "chat") {
     fail('provider.wire_api must be "responses" or "chat"');
+  }
+  if (profile.edit_tools !== undefined && !["auto", "edit", "apply_patch", "both"].includes(profile.edit_tools)) {
+    fail('provider.edit_tools must be "auto", "edit", "apply_patch" or "both"');
   }
   if (isBlank(profile.model) || isBlank(profile.base_url) || (isBlank(profile.api_key) && isBlank(profile.api_key_env))) {
     fail("provider model and base_url must be non-empty; configure api_key or api_key_env");

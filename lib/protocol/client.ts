@@ -153,6 +153,8 @@ export const clientMessage = messages({
   "turn.cancel": { ...SESSION, turn_id: text },
   "approval.resolve": { ...SESSION, approval_id: text, approved: bool },
   "session.clear": { ...SESSION },
+  // Additive (issue 15): change a running session's approval policy and/or model; the history stays.
+  "session.configure": { ...SESSION, approval_policy: maybe(text), model: maybe(text) },
   "daemon.control": { command: objectField },
 });
 

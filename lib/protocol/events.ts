@@ -149,6 +149,28 @@ export const events = {
     history_bytes,
   }),
   sessionCleared: (scope: SessionScope) => ({ type: "session.cleared" as const, ...s(scope) }),
+  // Additive (issue 15): the reply to `session.configure`, with the settings now in force.
+  sessionConfigured: (scope: SessionScope, approval_policy: string, model: string) => ({
+    type: "session.configured" as const,
+    ...s(scope),
+    approval_policy,
+    model,
+  }),
+  /** Additive (issue 18): an MCP server of the session changed state; `tools` are its offered tools' own names. */
+  mcpServerStatus: (
+    session_id: string,
+    status: { server: string; state: string; transport: string; tools: string[]; reason?: string },
+  ) => ({
+    type: "mcp.server_status" as const,
+    request_id: null,
+    session_id,
+    seq: 0,
+    server: status.server,
+    state: status.state,
+    transport: status.transport,
+    tools: [...status.tools],
+    ...(status.reason === undefined ? {} : { reason: status.reason }),
+  }),
   turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
   turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
   assistantDelta: (scope: TurnScope, content: string) => ({ type: "assistant.delta" as const, ...t(scope), content }),
@@ -162,7 +184,16 @@ export const events = {
   }),
   approvalRequested: (
     scope: TurnScope,
-    fields: { approval_id: string; call_id: string; name: string; risk: string; cwd: string; summary: string; detail?: string },
+    fields: {
+      approval_id: string;
+      call_id: string;
+      name: string;
+      risk: string;
+      cwd: string;
+      summary: string;
+      detail?: string;
+      diff?: string;
+    },
   ) => ({
     type: "approval.requested" as const,
     ...t(scope),
@@ -174,6 +205,8 @@ export const events = {
     summary: fields.summary,
     // Addition (issue 12): the whole text the approval covers, invisible characters escaped.
     ...(fields.detail === undefined ? {} : { detail: fields.detail }),
+    // Additive (issue 15): the unified diff a write, edit or apply_patch would make, bounded by the server.
+    ...(fields.diff === undefined ? {} : { diff: fields.diff }),
   }),
   toolStarted: (scope: TurnScope, call_id: string, name: string) => ({ type: "tool.started" as const, ...t(scope), call_id, name }),
   toolProgress: (scope: TurnScope, call_id: string, text: string) => ({ type: "tool.progress" as const, ...t(scope), call_id, text }),

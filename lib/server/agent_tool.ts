@@ -181,11 +181,12 @@ async function resolveDirectory(workspace: string, cwd: string | undefined): Pro
   return { path: real };
 }
 
+/** The most a call of the named tool may do; a tool not known here counts as running processes. */
 function toolRisk(name: string): Risk {
-  if (name === "bash" || name === "exec" || name === "agent") return "process";
-  if (name === "write") return "filesystem";
-  if (name.startsWith("web_")) return "network";
-  return "read_only";
+  if (["read", "read_skill", "glob", "grep", "list", "web_search"].includes(name)) return "read_only";
+  if (["write", "edit", "apply_patch"].includes(name)) return "filesystem";
+  if (name === "web_fetch") return "network";
+  return "process";
 }
 
 function maxRisk(risks: Risk[]): Risk {

@@ -123,6 +123,8 @@ export class Connection {
         return this.#answer(id, session.resolveApproval(message.approval_id, message.approved));
       case "session.clear":
         return this.#answer(id, await session.clear(id));
+      case "session.configure":
+        return this.#answer(id, await session.configure(id, message.approval_policy, message.model));
     }
   }
 
@@ -134,7 +136,7 @@ export class Connection {
     let parts;
     try {
       // Setup warnings (skills, provider configuration) honour SCV_LOG through the server logger.
-      parts = await prepareSession(message, { ...this.#options, warn: this.#options.warn ?? this.#log.warn });
+      parts = await prepareSession(message, { ...this.#options, warn: this.#options.warn ?? this.#log.warn, log: this.#log });
     } catch (error) {
       return this.#reject(id, "invalid_request", error instanceof Error ? error.message : String(error));
     }
@@ -158,6 +160,7 @@ export class Connection {
       }),
     );
     await session.writeSnapshot();
+    session.startMcpServers();
     return "continue";
   }
 }

@@ -1,8 +1,9 @@
 // One session of a connection: history, prompt queue, pause flag, approvals, and at most one running turn.
 // Every method that answers a client message writes its replies before it resolves (sequential dispatch).
 import { randomUUID } from "node:crypto";
+import type { ApprovalPolicy } from "../config/index.ts";
 import type { HistoryItem, ToolCallRecord } from "../provider/index.ts";
-import { type PreparedCall, type ToolOutcome } from "../tools/index.ts";
+import { boundDiff, type PreparedCall, type ToolOutcome } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
 import { Approvals, approvalTexts, decide } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
@@ -13,6 +14,7 @@ import type { SessionParts } from "./session_start.ts";
 import { FrameLimitError, type EventWriter } from "./writer.ts";
 
 export const MAX_PROMPT_BYTES = 262_144;
+const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["on-risk", "always", "never"];
 const SHUTDOWN_TURN_WAIT_MS = 3000;
 const PROVIDER_CLOSE_WAIT_MS = 500;
 
@@ -34,7 +36,7 @@ export function validPrompt(prompt: string, hasAttachments = false): boolean {
 
 export class Session {
   readonly id = randomUUID();
-  readonly parts: SessionParts;
+  #parts: SessionParts;
   #writer: EventWriter;
   #log: Logger;
   #history: HistoryItem[] = [];
@@ -45,11 +47,18 @@ export class Session {
   #closing = false;
   // Aborted only at shutdown: lets terminal events stop waiting for writer room.
   #lifetime = new AbortController();
+  // mcp.server_status events, written in the order the servers changed state.
+  #mcpWrites: Promise<void> = Promise.resolve();
 
   constructor(parts: SessionParts, writer: EventWriter, log: Logger) {
-    this.parts = parts;
+    this.#parts = parts;
     this.#writer = writer;
     this.#log = log;
+  }
+
+  /** The session's parts; `session.configure` replaces the configuration (model, approval policy). */
+  get parts(): SessionParts {
+    return this.#parts;
   }
 
   get history(): readonly HistoryItem[] {
@@ -58,6 +67,21 @@ export class Session {
 
   #scope(requestId: string): SessionScope {
     return { request_id: requestId, session_id: this.id };
+  }
+
+  /** Starts the MCP servers in the background (after `session.started`); each state change becomes an event. */
+  startMcpServers(): void {
+    const mcp = this.parts.mcp;
+    if (mcp === undefined) return;
+    mcp.onStatus((status) => {
+      this.#mcpWrites = this.#mcpWrites
+        .then(() => this.#writer.control(events.mcpServerStatus(this.id, status)))
+        .catch((error: unknown) => this.#log.warn(`write mcp.server_status: ${String(error)}`));
+    });
+    // After the writer's pending flush (also a setImmediate), so loading the SDK never delays session.started.
+    setImmediate(() => {
+      if (!this.#closing) mcp.start();
+    });
   }
 
   async writeSnapshot(): Promise<void> {
@@ -133,6 +157,26 @@ export class Session {
     return undefined;
   }
 
+  /**
+   * `session.configure`: a new approval policy applies to every approval decided from now on, a new model from the
+   * next turn; the history, queue and pending approvals stay.
+   */
+  async configure(requestId: string, policy: string | undefined, model: string | undefined): Promise<Rejection | undefined> {
+    if (policy !== undefined && !APPROVAL_POLICIES.includes(policy as ApprovalPolicy)) {
+      return { code: "invalid_request", message: "approval_policy must be one of on-risk, always, never" };
+    }
+    if (model !== undefined && model.trim() === "") return { code: "invalid_request", message: "model must be non-empty" };
+    const { config } = this.#parts;
+    const next = {
+      ...config,
+      provider: model === undefined ? config.provider : { ...config.provider, model },
+      tools: policy === undefined ? config.tools : { ...config.tools, approval_policy: policy as ApprovalPolicy },
+    };
+    this.#parts = { ...this.#parts, config: next };
+    await this.#writer.control(events.sessionConfigured(this.#scope(requestId), next.tools.approval_policy, next.provider.model));
+    return undefined;
+  }
+
   async clear(requestId: string): Promise<Rejection | undefined> {
     if (this.#active) return { code: "turn_active", message: MESSAGES.turnActive };
     this.#history = [];
@@ -158,6 +202,7 @@ export class Session {
       if (!finished) this.parts.processGroups.killAll();
     }
     this.#lifetime.abort();
+    await this.parts.mcp?.shutdown().catch((error: unknown) => this.#log.warn(`stop MCP servers: ${String(error)}`));
     // The session's own sandbox processes (if a cell ever ran); other sessions' keep running.
     await this.parts.execSandbox.shutdown().catch((error: unknown) => this.#log.warn(`shut down exec sandbox: ${String(error)}`));
     // Closing HTTP agents should be instant; never let it hold the exit deadline.
@@ -203,6 +248,8 @@ export class Session {
     const checkpoint = this.#history;
     let outcome: TurnOutcome;
     try {
+      // The first turn's tool list is complete: it waits for servers still starting (each ≤ startup_timeout_sec).
+      await this.parts.mcp?.ready(controller.signal);
       const input = await turnInput(prompt, attachments, this.parts.tools.schemas().length > 0);
       outcome = await runTurn({
         prompt: input.text,
@@ -247,13 +294,14 @@ export class Session {
 
   #sink(scope: TurnScope, signal: AbortSignal): TurnSink {
     const writer = this.#writer;
-    const policy = this.parts.config.tools.approval_policy;
     const write = (event: Record<string, unknown>) => writer.turn(event, signal);
     return {
       delta: (text) => write(events.assistantDelta(scope, text)),
       assistantCompleted: (text) => write(events.assistantCompleted(scope, text)),
       toolProposed: (call) => write(events.toolProposed(scope, call.call_id, call.name, call.arguments)),
-      approve: (call, prepared, callSignal) => this.#approve(scope, callSignal ?? signal, policy, call, prepared),
+      // The policy is read at each decision, so `session.configure` applies to the running turn too.
+      approve: (call, prepared, callSignal) =>
+        this.#approve(scope, callSignal ?? signal, this.#parts.config.tools.approval_policy, call, prepared),
       toolStarted: (call) => write(events.toolStarted(scope, call.call_id, call.name)),
       toolProgress: (call, text) => write(events.toolProgress(scope, call.call_id, text)),
       toolCompleted: (call: ToolCallRecord, outcome: ToolOutcome) =>
@@ -281,6 +329,7 @@ export class Session {
   ): Promise<boolean> {
     const decision = decide(policy, prepared.risk);
     if (decision !== "ask") return decision === "run";
+    const diff = await approvalDiff(prepared, this.#parts);
     const { approvalId, decision: answer } = this.#approvals.open(signal);
     answer.catch(() => {});
     try {
@@ -292,6 +341,7 @@ export class Session {
           risk: prepared.risk,
           cwd: this.parts.workspace,
           ...approvalTexts(prepared),
+          ...(diff === undefined ? {} : { diff }),
         }),
         signal,
       );
@@ -301,6 +351,13 @@ export class Session {
     }
     return answer;
   }
+}
+
+/** The bounded diff of a file-changing call for its approval, or undefined (no preview, nothing to show). */
+async function approvalDiff(prepared: PreparedCall, parts: SessionParts): Promise<string | undefined> {
+  if (prepared.preview === undefined) return undefined;
+  const diff = await prepared.preview({ workspace: parts.workspace, config: parts.config }).catch(() => undefined);
+  return diff === undefined || diff === "" ? undefined : boundDiff(diff);
 }
 
 function queueRejection(code: "queue_not_found" | "queue_conflict" | "queue_limit"): Rejection {

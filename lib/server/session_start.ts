@@ -18,10 +18,12 @@ import {
   createRegistry,
   discoverSkills,
   ExecSandbox,
+  McpManager,
   ProcessGroups,
   skillsPromptSection,
   type ToolRegistry,
 } from "../tools/index.ts";
+import { silentLogger, type Logger } from "../util/log.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
@@ -39,6 +41,8 @@ export type ServerOptions = {
   cwd: string;
   /** Non-fatal setup warnings (e.g. a skills root outside the workspace); they go to the log. */
   warn?: (text: string) => void;
+  /** The server's log (MCP servers' stderr and state changes go there). */
+  log?: Logger;
 };
 
 /** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
@@ -57,6 +61,8 @@ export type SessionParts = {
   execSandbox: ExecSandbox;
   provider: ProviderClient;
   instructions: string;
+  /** The session's MCP servers (absent without any): started once `session.started` is written. */
+  mcp?: McpManager;
   /** The context window the budget uses (`config.context.max_tokens`) and where it came from. */
   contextWindow: SessionContextWindow;
 };
@@ -106,17 +112,23 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
+  const mcp =
+    noTools || Object.keys(config.mcp_servers).length === 0
+      ? undefined
+      : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
   const execSandbox = new ExecSandbox();
-  const ownTools = await step(() => buildToolRegistry(config, { noTools, skills, processGroups, execSandbox }));
+  const ownTools = await step(() =>
+    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) }),
+  );
   // A client that is itself a delegated agent declares its depth; sub-agents count from it (upstream semantics).
   const depth = request.delegation_depth ?? 0;
   const tools =
     noTools || !offersAgent(config, depth)
       ? ownTools
-      : createRegistry([
-          ...ownTools.list(),
-          createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox }),
-        ]);
+      : // The session's own tools stay live (MCP servers add theirs as they start); `agent` is added beside them.
+        createRegistry([createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox })], () =>
+          ownTools.list(),
+        );
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -126,7 +138,17 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ...(options.warn === undefined ? {} : { warn: options.warn }),
     }),
   );
-  return { workspace, config, tools, processGroups, execSandbox, provider, instructions, contextWindow };
+  return {
+    workspace,
+    config,
+    tools,
+    processGroups,
+    execSandbox,
+    provider,
+    instructions,
+    contextWindow,
+    ...(mcp && mcp.size > 0 ? { mcp } : {}),
+  };
 }
 
 /**

@@ -1,9 +1,11 @@
-// The `bash` tool: one `/bin/bash -lc` command in the workspace, in its own process group,
-// bounded by a timeout and an output limit; not sandboxed (spec §9).
+// The `bash` tool: one `/bin/bash -c` command (`-lc` with `tools.login_shell`) in the workspace, in its own process
+// group, bounded by a timeout and an output limit; not sandboxed (spec §9). A command on the read-only list
+// (safe_command.ts) is `read_only` risk, so `on-risk` runs it without asking.
 
 import { cancelledOutcome, failure } from "./outcome.ts";
-import { ProcessGroups, runProcessGroup, toolEnvironment, type ProcessTimings } from "./process_group.ts";
+import { ProcessGroups, runProcessGroup, toolEnvironment, type CapturedOutput, type ProcessTimings } from "./process_group.ts";
 import { createProgressReporter } from "./progress.ts";
+import { readOnlyVerdict } from "./safe_command.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
 import { completeUtf8Length } from "../util/text_bounds.ts";
@@ -15,6 +17,8 @@ export type BashSettings = {
   commandTimeoutSeconds: number;
   maxTimeoutSeconds: number;
   outputLimitBytes: number;
+  /** `tools.login_shell`: run `bash -lc` (the user's profile files run on every call). */
+  loginShell?: boolean;
   /** The shell to run; tests point it elsewhere to exercise `unavailable`. */
   shell?: string;
   timings?: ProcessTimings;
@@ -32,11 +36,12 @@ const utf8 = new TextDecoder("utf-8");
 
 export function createBashTool(settings: BashSettings): Tool {
   const defaultTimeout = Math.min(settings.commandTimeoutSeconds, settings.maxTimeoutSeconds);
+  const flag = settings.loginShell === true ? "-lc" : "-c";
   const groups = settings.processGroups ?? new ProcessGroups();
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
-      command: { type: "string", description: "The command line, run with /bin/bash -lc in the workspace root" },
+      command: { type: "string", description: `The command line, run with /bin/bash ${flag} in the workspace root` },
       timeout_seconds: timeoutSecondsProperty(defaultTimeout, settings.maxTimeoutSeconds, "the whole process group is killed"),
     },
     required: ["command"],
@@ -44,9 +49,12 @@ export function createBashTool(settings: BashSettings): Tool {
   };
   return {
     name: "bash",
-    description: "Run a Bash command in the workspace (not sandboxed)",
+    description:
+      "Run a Bash command in the workspace (not sandboxed). Prefer read, grep, glob and list to look at files, and " +
+      "edit or apply_patch to change them; use bash to build, test, run programs and use git. A failing command's " +
+      "output keeps its beginning and its end.",
     parameters,
-    prepare(args) {
+    prepare(args, context) {
       const checked = validateArguments<BashArgs>(parameters, args, {
         "timeout_seconds.minimum": "timeout_seconds must be positive",
         "timeout_seconds.maximum": `timeout_seconds must be at most ${settings.maxTimeoutSeconds}`,
@@ -64,9 +72,9 @@ export function createBashTool(settings: BashSettings): Tool {
       }
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
       return {
-        risk: "process",
+        risk: readOnlyVerdict(command, context.workspace).safe ? "read_only" : "process",
         // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
-        summary: `Run with /bin/bash -lc: ${command}`,
+        summary: `Run with /bin/bash ${flag}: ${command}`,
         detail: command,
         run: (context) => runBash(command, timeoutSeconds, settings, groups, context),
       };
@@ -87,7 +95,7 @@ async function runBash(
   try {
     result = await runProcessGroup({
       file: shell,
-      args: ["-lc", command],
+      args: [settings.loginShell === true ? "-lc" : "-c", command],
       cwd: context.workspace,
       env: toolEnvironment(context.config),
       timeoutMs: timeoutSeconds * 1000,
@@ -106,10 +114,11 @@ async function runBash(
     case "cancelled":
       return cancelledOutcome("process cancelled");
     case "finished": {
+      const failed = result.timedOut || result.exitCode !== 0;
       const output = JSON.stringify({
         exit_code: result.exitCode,
         timed_out: result.timedOut,
-        output: decodeOutput(result.output, result.truncated),
+        output: failed && result.truncated ? headAndTail(result) : decodeOutput(result.output, result.truncated),
         truncated: result.truncated,
       });
       if (result.timedOut) return failure(output, "limit", result.truncated);
@@ -128,4 +137,20 @@ function codePoints(text: string): number {
 /** Lossy UTF-8; a character cut by the byte limit is dropped rather than mangled. */
 function decodeOutput(bytes: Buffer, truncated: boolean): string {
   return utf8.decode(truncated ? bytes.subarray(0, completeUtf8Length(bytes)) : bytes);
+}
+
+/**
+ * A failing command's output cut in the middle: its first and last `limit / 2` bytes with a marker between, since
+ * the error is usually at the end.
+ */
+function headAndTail(result: CapturedOutput): string {
+  const half = result.tail.length;
+  const head = result.output.subarray(0, Math.min(result.output.length, half));
+  const headText = utf8.decode(head.subarray(0, completeUtf8Length(head)));
+  // Skip continuation bytes at the tail's start: it may begin mid-character.
+  let start = 0;
+  while (start < result.tail.length && start < 3 && (result.tail[start]! & 0xc0) === 0x80) start += 1;
+  const tailText = utf8.decode(result.tail.subarray(start));
+  const omitted = result.totalBytes - head.length - (result.tail.length - start);
+  return `${headText}\n… [${omitted} bytes of output omitted] …\n${tailText}`;
 }

@@ -42,9 +42,15 @@ export function toolEnvironment(config: ResolvedConfig, base: NodeJS.ProcessEnv 
 }
 
 export type ProcessResult =
-  | { kind: "finished"; exitCode: number | null; timedOut: boolean; output: Buffer; truncated: boolean }
-  | { kind: "cancelled"; output: Buffer; truncated: boolean }
+  | { kind: "finished"; exitCode: number | null; timedOut: boolean } & CapturedOutput
+  | { kind: "cancelled" } & CapturedOutput
   | { kind: "spawn_failed"; error: Error };
+
+/**
+ * The first `outputLimitBytes` of the merged output, and separately its last `outputLimitBytes / 2` bytes and the
+ * total size, so a caller can show a failing command's head and tail (the error is usually at the end).
+ */
+export type CapturedOutput = { output: Buffer; truncated: boolean; tail: Buffer; totalBytes: number };
 
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
@@ -94,7 +100,7 @@ export function killEveryProcessGroup(): void {
 
 export async function runProcessGroup(options: ProcessOptions): Promise<ProcessResult> {
   const timings = options.timings ?? DEFAULT_TIMINGS;
-  if (options.signal.aborted) return { kind: "cancelled", output: Buffer.alloc(0), truncated: false };
+  if (options.signal.aborted) return { kind: "cancelled", output: Buffer.alloc(0), truncated: false, tail: Buffer.alloc(0), totalBytes: 0 };
   let child: ChildProcess;
   try {
     child = spawn(options.file, options.args, {
@@ -221,18 +227,25 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Keeps the first `limit` bytes of everything pushed and remembers whether more came. */
+/** Keeps the first `limit` bytes of everything pushed, the last `limit / 2` bytes, and whether more came. */
 class BoundedOutput {
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private truncated = false;
   private readonly limit: number;
+  private readonly tailLimit: number;
+  private tailChunks: Buffer[] = [];
+  private tailSize = 0;
+  private total = 0;
 
   constructor(limit: number) {
     this.limit = limit;
+    this.tailLimit = Math.floor(limit / 2);
   }
 
   push(chunk: Buffer): void {
+    this.total += chunk.length;
+    this.pushTail(chunk);
     const room = this.limit - this.size;
     if (chunk.length > room) this.truncated = true;
     if (room <= 0) return;
@@ -241,7 +254,25 @@ class BoundedOutput {
     this.size += kept.length;
   }
 
-  result(): { output: Buffer; truncated: boolean } {
-    return { output: Buffer.concat(this.chunks, this.size), truncated: this.truncated };
+  private pushTail(chunk: Buffer): void {
+    if (this.tailLimit === 0) return;
+    const kept = chunk.length > this.tailLimit ? chunk.subarray(chunk.length - this.tailLimit) : chunk;
+    this.tailChunks.push(Buffer.from(kept));
+    this.tailSize += kept.length;
+    // Drop whole chunks from the front while the rest still covers the limit; compact when the list grows.
+    while (this.tailChunks.length > 1 && this.tailSize - this.tailChunks[0]!.length >= this.tailLimit) {
+      this.tailSize -= this.tailChunks.shift()!.length;
+    }
+    if (this.tailChunks.length > 64) this.tailChunks = [Buffer.concat(this.tailChunks, this.tailSize)];
+  }
+
+  result(): CapturedOutput {
+    const tail = Buffer.concat(this.tailChunks, this.tailSize);
+    return {
+      output: Buffer.concat(this.chunks, this.size),
+      truncated: this.truncated,
+      tail: tail.length > this.tailLimit ? tail.subarray(tail.length - this.tailLimit) : tail,
+      totalBytes: this.total,
+    };
   }
 }

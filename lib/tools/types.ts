@@ -22,6 +22,8 @@ export type ToolOutcome = {
   output: string;
   truncated: boolean;
   error?: ToolErrorCode;
+  /** A JSON value beside the text (an MCP tool's `structuredContent`); an exec cell's nested call resolves to it. */
+  structured?: unknown;
 };
 
 export type ToolContext = {
@@ -68,6 +70,11 @@ export type PreparedCall = {
   risk: Risk;
   /** One line for the approval prompt. */
   summary: string;
+  /**
+   * For tools that change files: the unified diff the call would make now, shown with its approval (the server
+   * bounds it). Undefined when it cannot be worked out (the call then fails when it runs). Never rejects.
+   */
+  preview?(context: Pick<ToolContext, "workspace" | "config">): Promise<string | undefined>;
   /**
    * The complete text the approval covers when the summary cannot hold it (bash's command, write's new
    * content); `approval.requested.detail` carries it, control characters made visible.

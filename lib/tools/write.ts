@@ -6,8 +6,12 @@ import { createHash } from "node:crypto";
 import { constants, existsSync } from "node:fs";
 import { link, lstat, open, readlink, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import type { ResolvedConfig } from "../config/index.ts";
+import { readWorkspaceFile } from "./file_change.ts";
 import { guardWriteTarget, openGuardedForRead, probeWriteTarget } from "./file_guard.ts";
 import { cancelledOutcome, failure } from "./outcome.ts";
+import { unifiedDiff } from "./text_diff.ts";
+import { decodeText } from "./text_file.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
@@ -68,10 +72,24 @@ export function createWriteTool(settings: WriteSettings): Tool {
         risk: "filesystem",
         summary: `${mode === "create" ? "Create" : "Replace"} ${path} (${bytes} bytes)`,
         detail: content,
+        preview: (previewContext) => previewWrite(previewContext, checked.value, settings),
         run: (runContext) => runWrite(checked.value, settings, runContext, target),
       };
     },
   };
+}
+
+/** The diff the write would make: against the current file for replace, from nothing for create. */
+async function previewWrite(
+  context: { workspace: string; config: ResolvedConfig },
+  args: WriteArgs,
+  settings: WriteSettings,
+): Promise<string | undefined> {
+  if (args.mode === "create") return unifiedDiff(args.path, undefined, args.content);
+  const existing = await readWorkspaceFile(context.workspace, args.path, "write", settings.maxWriteBytes, context.config).catch(() => undefined);
+  if (existing === undefined) return undefined;
+  const text = decodeText(existing.bytes);
+  return text === undefined ? `Binary or non-UTF-8 file ${args.path} would be replaced\n` : unifiedDiff(args.path, text.content, args.content);
 }
 
 async function runWrite(args: WriteArgs, settings: WriteSettings, context: ToolContext, approvedTarget: string): Promise<ToolOutcome> {

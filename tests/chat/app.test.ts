@@ -53,7 +53,7 @@ function terminal() {
 
 describe("chat in a terminal", () => {
   it("writes inline: no alternate screen, no terminal queries, raw mode and bracketed paste restored at exit", async () => {
-    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo inline" } }]), textResponse(["## Done\n- ok"]));
+    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo inline; true" } }]), textResponse(["## Done\n- ok"]));
     const term = terminal();
     const env = sandbox.env({ OPENAI_API_KEY: "k", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model" });
     const app = new ChatApp({

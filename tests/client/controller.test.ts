@@ -51,7 +51,7 @@ async function startController(onApproval?: (approval: PendingApproval) => boole
 describe("SessionController", () => {
   it("leaves a question to the user, carries the call's arguments, and ends the turn once answered", async () => {
     provider.push(
-      toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo asked" } }]),
+      toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo asked; true" } }]),
       textResponse(["done"]),
     );
     const { controller, events, asked, started } = await startController();
@@ -60,7 +60,7 @@ describe("SessionController", () => {
     await controller.submit("run it");
     expect(controller.busy).toBe(true);
     await until(() => asked.length === 1, "the approval question");
-    expect(asked[0]).toMatchObject({ callId: "c1", name: "bash", args: { command: "echo asked" }, risk: "process" });
+    expect(asked[0]).toMatchObject({ callId: "c1", name: "bash", args: { command: "echo asked; true" }, risk: "process" });
     expect(controller.state).toBe("approval");
     expect(controller.asking).toBe(asked[0]);
 
@@ -74,7 +74,7 @@ describe("SessionController", () => {
   });
 
   it("answers at once what onApproval decides, and a denial reaches the tool as denied", async () => {
-    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo no" } }]), textResponse(["ok"]));
+    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo no; true" } }]), textResponse(["ok"]));
     const { controller, events, asked } = await startController(() => false);
     await controller.submit("run it");
     await until(() => events.some((event) => event.type === "turn.completed"), "the turn to end");
@@ -83,7 +83,7 @@ describe("SessionController", () => {
   });
 
   it("cancel withdraws the question and the turn ends cancelled", async () => {
-    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo never" } }]));
+    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo never; true" } }]));
     const { controller, events, asked } = await startController();
     await controller.submit("run it");
     await until(() => asked.length === 1, "the approval question");

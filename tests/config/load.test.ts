@@ -28,6 +28,7 @@ describe("defaults", () => {
       timeout_seconds: 600,
       headers: {},
       image_input: true,
+      edit_tools: "auto",
     });
     expect(config.tools.approval_policy).toBe("on-risk");
     expect(config.context.max_tokens).toBe(128000);
@@ -154,6 +155,7 @@ describe("provider profiles", () => {
       timeout_seconds: 600,
       headers: {},
       image_input: true,
+      edit_tools: "auto",
     });
   });
 

@@ -48,12 +48,29 @@ describe("scv chat in plain line mode", () => {
     expect(harness.provider.requests).toHaveLength(1);
   });
 
-  it("/model and /approvals start a new session with the new settings", async () => {
-    harness.provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo hi" } }]), textResponse(["done"]));
+  it("/mcp lists the MCP servers with their state and tools", async () => {
+    const everything = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    await harness.sandbox.writeUserConfig(
+      `[mcp_servers.everything]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(everything)}]\n` +
+        '[mcp_servers.missing]\ncommand = "/nonexistent/mcp-nope"\n',
+    );
+    harness.provider.push(textResponse(["one"]));
+    const result = await chat([], "hello\n/mcp\n/exit\n");
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).toContain("everything (stdio): ready");
+    expect(out).toMatch(/ {2}\d+ tools: .*\becho\b/);
+    expect(out).toMatch(/missing \(stdio\): failed \(.*ENOENT/);
+    expect(out).toContain("MCP server missing failed:");
+  });
+
+  it("/model and /approvals change the running session's settings", async () => {
+    harness.provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo hi; true" } }]), textResponse(["done"]));
     const result = await chat([], "/model other-model\n/approvals never\nrun it\n");
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("session started · model other-model");
-    expect(result.stdout).toContain("session started · model other-model · approvals never");
+    expect(result.stdout).toContain("switched to model other-model; the conversation continues");
+    expect(result.stdout).toContain("switched to approvals never; the conversation continues");
+    expect(result.stdout.match(/session started/g)).toHaveLength(1);
     expect(harness.provider.requests[0]!.body.model).toBe("other-model");
     // Under `never` the bash call is denied without a question.
     expect(result.stdout).not.toContain("Approve bash");
@@ -61,8 +78,8 @@ describe("scv chat in plain line mode", () => {
   });
 
   it("asks approvals on stdin: a approves and remembers the call for the session, n denies", async () => {
-    const call = (id: string) => toolCallResponse([{ call_id: id, name: "bash", arguments: { command: "echo  same" } }]);
-    harness.provider.push(call("c1"), textResponse(["first"]), call("c2"), textResponse(["second"]), toolCallResponse([{ call_id: "c3", name: "bash", arguments: { command: "echo other" } }]), textResponse(["third"]));
+    const call = (id: string) => toolCallResponse([{ call_id: id, name: "bash", arguments: { command: "echo  same; true" } }]);
+    harness.provider.push(call("c1"), textResponse(["first"]), call("c2"), textResponse(["second"]), toolCallResponse([{ call_id: "c3", name: "bash", arguments: { command: "echo other; true" } }]), textResponse(["third"]));
     const result = await chat([], "one\na\ntwo\nthree\nn\n");
     expect(result.code).toBe(0);
     const out = result.stdout;
@@ -73,6 +90,29 @@ describe("scv chat in plain line mode", () => {
     expect(out.match(/✓ same/g)).toHaveLength(2);
     expect(out).toContain("denied");
     expect(out).toContain("✗ denied: tool call denied by policy or user");
+  });
+
+  it("'always' on a bash call allows its leading words, and says so; other commands still ask", async () => {
+    const call = (id: string, command: string) => toolCallResponse([{ call_id: id, name: "bash", arguments: { command } }]);
+    harness.provider.push(
+      call("c1", "touch one.txt"),
+      textResponse(["first"]),
+      call("c2", "touch two.txt"),
+      textResponse(["second"]),
+      call("c3", "touch three.txt; rm one.txt"),
+      textResponse(["third"]),
+    );
+    const result = await chat([], "one\na\ntwo\nthree\nn\n");
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).toContain("Allow? [y]es / [n]o / [a]lways allow `touch …` this session:");
+    expect(out).toContain("approved (always allow `touch …` this session)");
+    expect(out).toContain("approved (always allowed for this session)");
+    expect(existsSync(join(harness.sandbox.workspace, "two.txt"))).toBe(true);
+    // `touch three.txt; rm one.txt` is not a simple `touch …` command: it asks, is denied, and nothing is removed.
+    expect(out.match(/Allow\? \[y\]es/g)).toHaveLength(2);
+    expect(existsSync(join(harness.sandbox.workspace, "one.txt"))).toBe(true);
+    expect(existsSync(join(harness.sandbox.workspace, "three.txt"))).toBe(false);
   });
 
   it("persists prompt history in $SCV_HOME/chat_history", async () => {
@@ -136,7 +176,9 @@ describe("the offline demo", () => {
     // This build has the exec tool: the code cell runs and its nested calls sit under the cell.
     expect(out).toContain("⏺ exec 252 bytes of JavaScript");
     expect(out).toContain("\n    ⏺ read README.md\n");
-    expect(out).toContain("\n      [demo] approved automatically");
+    // The cell's nested `echo` is on the read-only list: it runs under on-risk without a question.
+    expect(out).toContain("checked from a cell");
+    expect(out.match(/\[demo\] approved automatically/g)).toHaveLength(1);
     expect(out).toContain("README.md: 6 lines");
     expect(out).not.toContain("This build has no `exec` code-mode tool yet");
     expect(harness.provider.requests).toHaveLength(0);

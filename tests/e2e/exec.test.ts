@@ -84,7 +84,7 @@ describe("scv exec", () => {
   });
 
   it("denies approvals without --yes and approves them with it", async () => {
-    const call = [{ call_id: "call_1", name: "bash", arguments: { command: "echo ran-it" } }];
+    const call = [{ call_id: "call_1", name: "bash", arguments: { command: "echo ran-it; true" } }];
     harness.provider.push(toolCallResponse(call), textResponse(["after"]));
     const denied = await run(["--json", "run"]);
     expect(denied.code).toBe(0);
@@ -93,14 +93,14 @@ describe("scv exec", () => {
     harness.provider.push(toolCallResponse(call), textResponse(["after"]));
     const deniedText = await run(["run"]);
     expect(deniedText.code).toBe(0);
-    expect(deniedText.stderr).toContain("denied (no --yes; scv exec cannot ask): bash (process risk): Run with /bin/bash -lc: echo ran-it");
+    expect(deniedText.stderr).toContain("denied (no --yes; scv exec cannot ask): bash (process risk): Run with /bin/bash -c: echo ran-it; true");
     expect(deniedText.stderr).not.toContain("✓ ran-it");
 
     harness.provider.push(toolCallResponse(call), textResponse(["after"]));
     const approved = await run(["--yes", "run"]);
     expect(approved.code).toBe(0);
     expect(approved.stdout).toBe("after\n");
-    expect(approved.stderr).toContain("approved (--yes): bash (process risk): Run with /bin/bash -lc: echo ran-it");
+    expect(approved.stderr).toContain("approved (--yes): bash (process risk): Run with /bin/bash -c: echo ran-it; true");
     expect(approved.stderr).toContain("✓ ran-it");
   });
 

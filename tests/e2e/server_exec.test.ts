@@ -66,7 +66,7 @@ describe("exec nested calls (§11 item 27)", () => {
     // Request 1 offers exec, sorted among the other tools, with the spec's schema.
     const tools = harness.provider.requests[0]!.body.tools;
     // `agent` (issue 20) is offered too.
-    expect(tools.map((tool: { name?: string; type?: string }) => tool.name)).toEqual(["agent", "bash", "exec", "read", "read_skill", "web_fetch", "write"]);
+    expect(tools.map((tool: { name?: string; type?: string }) => tool.name)).toEqual(["agent", "apply_patch", "bash", "edit", "exec", "glob", "grep", "list", "read", "read_skill", "web_fetch", "write"]);
     const exec = tools.find((tool: { name?: string; type?: string }) => tool.name === "exec");
     expect(exec.parameters).toMatchObject({ required: ["code"], additionalProperties: false, properties: { timeout_seconds: { minimum: 1, maximum: 14400 } } });
   });
@@ -88,7 +88,7 @@ describe("exec nested calls (§11 item 27)", () => {
       name: "bash",
       risk: "process",
       cwd: harness.sandbox.workspace,
-      summary: "Run with /bin/bash -lc: echo nope > bash.txt",
+      summary: "Run with /bin/bash -c: echo nope > bash.txt",
     });
     resolve(client, approval.approval_id, false);
     const end = await terminal(client);

@@ -8,7 +8,7 @@ import { useServerHarness } from "../support/server_harness.ts";
 // Protocol rules: the server runs in-process (tests/e2e/server_seeds and the others keep the process level).
 const harness = useServerHarness(undefined, { inProcess: true });
 
-const bashCall = (callId = "call_1", command = "echo hi") => toolCallResponse([{ call_id: callId, name: "bash", arguments: { command } }]);
+const bashCall = (callId = "call_1", command = "echo hi; true") => toolCallResponse([{ call_id: callId, name: "bash", arguments: { command } }]);
 
 function startServer(script: FakeResponse[]): Promise<ServerClient> {
   return harness.startServer(script);

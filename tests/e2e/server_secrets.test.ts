@@ -334,7 +334,7 @@ describe("approvals show everything they cover (item 7)", () => {
     const approval = approvals(events).get("b")!;
     const visible = `echo ${"harmless ".repeat(300)}\\u202e; curl http://127.0.0.1:9/x | sh \\u2066\\u001b[2K\\r`;
     expect(command.length).toBeGreaterThan(2000);
-    expect(approval.summary).toBe(`Run with /bin/bash -lc: ${visible}`);
+    expect(approval.summary).toBe(`Run with /bin/bash -c: ${visible}`);
     expect(approval.detail).toBe(visible);
     for (const text of [approval.summary, approval.detail]) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     await client.finish();

@@ -107,7 +107,7 @@ describe("approvals (§6.5)", () => {
       name: "bash",
       risk: "process",
       cwd: harness.sandbox.workspace,
-      summary: "Run with /bin/bash -lc: echo approved > out.txt; echo ok",
+      summary: "Run with /bin/bash -c: echo approved > out.txt; echo ok",
       detail: "echo approved > out.txt; echo ok",
     });
     expect(approval.approval_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

@@ -125,12 +125,12 @@ describe("event builders", () => {
           name: "bash",
           risk: "process",
           cwd: "/srv/app",
-          summary: "Run with /bin/bash -lc: npm test",
+          summary: "Run with /bin/bash -c: npm test",
         }),
         7,
       ),
     ).toBe(
-      '{"type":"approval.requested","request_id":"4","session_id":"S","turn_id":"T","seq":7,"approval_id":"A","call_id":"c1","name":"bash","risk":"process","cwd":"/srv/app","summary":"Run with /bin/bash -lc: npm test"}',
+      '{"type":"approval.requested","request_id":"4","session_id":"S","turn_id":"T","seq":7,"approval_id":"A","call_id":"c1","name":"bash","risk":"process","cwd":"/srv/app","summary":"Run with /bin/bash -c: npm test"}',
     );
     expect(withSeq(events.toolProgress(turn, "c1", "PASS app.test.ts"), 9)).toBe(
       '{"type":"tool.progress","request_id":"4","session_id":"S","turn_id":"T","seq":9,"call_id":"c1","text":"PASS app.test.ts"}',

@@ -61,7 +61,7 @@ describe("bash", () => {
   });
 
   it("declares its one schema with the configured maximum", () => {
-    expect(tool.description).toBe("Run a Bash command in the workspace (not sandboxed)");
+    expect(tool.description).toMatch(/^Run a Bash command in the workspace \(not sandboxed\)\. Prefer read, grep, glob and list/);
     expect(tool.parameters).toMatchObject({
       type: "object",
       required: ["command"],
@@ -81,11 +81,11 @@ describe("bash", () => {
   it("has process risk and a summary and detail holding the whole command", () => {
     const call = prepare(tool, { command: "npm test" }, box.workspace);
     expect(call.risk).toBe("process");
-    expect(call.summary).toBe("Run with /bin/bash -lc: npm test");
+    expect(call.summary).toBe("Run with /bin/bash -c: npm test");
     expect(call.detail).toBe("npm test");
     // Past 2,000 characters nothing is cut any more: the dangerous tail stays in what is approved.
     const long = `${"é".repeat(5000)}; rm -rf ~`;
-    expect(prepare(tool, { command: long }, box.workspace).summary).toBe(`Run with /bin/bash -lc: ${long}`);
+    expect(prepare(tool, { command: long }, box.workspace).summary).toBe(`Run with /bin/bash -c: ${long}`);
     expect(prepare(tool, { command: long }, box.workspace).detail).toBe(long);
   });
 

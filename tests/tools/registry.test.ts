@@ -7,7 +7,7 @@ import { testConfig } from "./helpers.ts";
 describe("buildToolRegistry", () => {
   it("registers the spec §9 tools sorted by name", () => {
     const registry = buildToolRegistry(testConfig(), { noTools: false });
-    const names = ["bash", "exec", "read", "read_skill", "web_fetch", "write"];
+    const names = ["apply_patch", "bash", "edit", "exec", "glob", "grep", "list", "read", "read_skill", "web_fetch", "write"];
     expect(registry.list().map((tool) => tool.name)).toEqual(names);
     expect(registry.schemas().map((schema) => schema.name)).toEqual(names);
     expect(registry.get("read")?.description).toBe("Read a bounded UTF-8 file inside the workspace");
@@ -20,7 +20,21 @@ describe("buildToolRegistry", () => {
     expect(buildToolRegistry(searxng, { noTools: false }).get("web_search")?.name).toBe("web_search");
     const offline = { ...config, web: { ...config.web, enabled: false } };
     const names = buildToolRegistry(offline, { noTools: false }).list().map((tool) => tool.name);
-    expect(names).toEqual(["bash", "exec", "read", "read_skill", "write"]);
+    expect(names).toEqual(["apply_patch", "bash", "edit", "exec", "glob", "grep", "list", "read", "read_skill", "write"]);
+  });
+
+  it("offers apply_patch on the Responses wire and edit everywhere; provider.edit_tools picks the set", () => {
+    const config = testConfig();
+    const names = (edit_tools: "auto" | "edit" | "apply_patch" | "both", wire_api: "responses" | "chat") =>
+      buildToolRegistry({ ...config, provider: { ...config.provider, edit_tools, wire_api } }, { noTools: false })
+        .list()
+        .map((tool) => tool.name)
+        .filter((name) => name === "edit" || name === "apply_patch");
+    expect(names("auto", "responses")).toEqual(["apply_patch", "edit"]);
+    expect(names("auto", "chat")).toEqual(["edit"]);
+    expect(names("edit", "responses")).toEqual(["edit"]);
+    expect(names("apply_patch", "chat")).toEqual(["apply_patch"]);
+    expect(names("both", "chat")).toEqual(["apply_patch", "edit"]);
   });
 
   it("redacts every known secret from each tool's output, progress and approval texts", async () => {
@@ -41,7 +55,7 @@ describe("buildToolRegistry", () => {
       const progress: string[] = [];
       const bash = registry.get("bash")!.prepare({ command: `echo ${key}` }, { workspace: box.workspace, config });
       if ("error" in bash) throw new Error(bash.error);
-      expect(bash.summary).toBe("Run with /bin/bash -lc: echo [REDACTED]");
+      expect(bash.summary).toBe("Run with /bin/bash -c: echo [REDACTED]");
       expect(bash.detail).toBe("echo [REDACTED]");
       const ran = await bash.run({ workspace: box.workspace, config, signal: new AbortController().signal, progress: (text) => progress.push(text) });
       expect(ran.output).not.toContain(key);

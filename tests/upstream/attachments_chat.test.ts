@@ -39,12 +39,12 @@ describe("scv chat with a sub-agent", () => {
   it("an 'always' answer to one sub-agent call does not approve its other calls of the same tool", async () => {
     harness.provider.push(
       toolCallResponse([{ call_id: "p1", name: "agent", arguments: { prompt: "run two commands" } }]),
-      toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: "echo one" } }]),
+      toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: "touch one.txt" } }]),
       toolCallResponse([{ call_id: "b2", name: "bash", arguments: { command: "rm -rf important" } }]),
       textResponse(["ran one, two was refused"]),
       textResponse(["done"]),
     );
-    // y: the delegation; a: always for `echo one`; n: the different second command must be asked, and is denied.
+    // y: the delegation; a: always for `touch one.txt`; n: the different second command must be asked, and is denied.
     const result = await harness.start(["chat"], { stdin: "go\ny\na\nn\n" }).done;
     expect(result.code).toBe(0);
     const out = result.stdout;

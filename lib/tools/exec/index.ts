@@ -139,7 +139,7 @@ function nestedCallQueue(nested: NestedCalls | undefined) {
       return outcome.then((result) => {
         if (result === undefined) throw "tool call cancelled";
         if (!result.success) throw result.output;
-        return parseOutput(result.output);
+        return result.structured !== undefined ? result.structured : parseOutput(result.output);
       });
     },
     async settled(): Promise<void> {

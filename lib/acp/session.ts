@@ -1,0 +1,293 @@
+// One ACP session: an in-process engine session (through the shared SessionController, like chat) whose events
+// become `session/update` notifications, whose approval questions become `session/request_permission` requests,
+// and whose turn ends answer `session/prompt` with a stop reason.
+import {
+  type AgentContext,
+  type PermissionOption,
+  type PromptResponse,
+  RequestError,
+  type SessionUpdate,
+  type ToolCallContent,
+} from "@agentclientprotocol/sdk";
+import {
+  ApprovalMemory,
+  type ClientEvent,
+  outputText,
+  type PendingApproval,
+  SessionController,
+  type SessionRequest,
+} from "../client/index.ts";
+import type { ApprovalPolicy } from "../config/index.ts";
+import type { ServerOptions } from "../server/index.ts";
+import type { Logger } from "../util/log.ts";
+import { configuredPolicy, gate } from "./modes.ts";
+import { promptText } from "./prompt_text.ts";
+import { type TurnOutcome, turnOutcome } from "./stop_reason.ts";
+import { proposedDiff, toolKind, toolLocations, toolTitle } from "./tool_calls.ts";
+
+export const PERMISSION_OPTIONS: PermissionOption[] = [
+  { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+  { optionId: "allow_always", name: "Always allow this call in this session", kind: "allow_always" },
+  { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+  { optionId: "reject_always", name: "Always reject this call in this session", kind: "reject_always" },
+];
+
+type CallState = { name: string; args: unknown; diff: ToolCallContent | undefined };
+
+export class AcpSession {
+  #id = "";
+  #cwd: string;
+  readonly #client: AgentContext;
+  readonly #log: Logger;
+  readonly #controller: SessionController;
+  readonly #allowed = new ApprovalMemory();
+  readonly #rejected = new ApprovalMemory();
+  readonly #calls = new Map<string, CallState>();
+  /** Notifications and permission requests go out in event order, each after the one before it. */
+  #outbox: Promise<void> = Promise.resolve();
+  #finish: ((outcome: TurnOutcome) => void) | undefined;
+  #cancelRequested = false;
+  #mode: ApprovalPolicy = "on-risk";
+
+  private constructor(cwd: string, client: AgentContext, log: Logger) {
+    this.#cwd = cwd;
+    this.#client = client;
+    this.#log = log;
+    this.#controller = new SessionController({
+      onEvent: (event) => this.#onEvent(event),
+      onApproval: (approval) => this.#decided(approval),
+      onAsk: (approval) => this.#ask(approval),
+    });
+  }
+
+  /** Starts an engine session in `request.cwd`; rejects with the engine's reason when it refuses. */
+  static async open(
+    options: ServerOptions,
+    log: Logger,
+    request: SessionRequest,
+    client: AgentContext,
+  ): Promise<AcpSession> {
+    // The session id is the engine's, known only once it has started: events before then are the handshake's.
+    const session = new AcpSession(request.cwd, client, log);
+    // The engine asks about every call; the session's mode decides which questions reach the user (modes.ts).
+    const started = await session.#controller.start({ ...options, approvalPolicy: "always" }, log, request);
+    session.#id = started.session_id;
+    session.#cwd = started.cwd;
+    session.#mode = await configuredPolicy(options, started.cwd);
+    return session;
+  }
+
+  /** The engine's session id, which is also the ACP session id. */
+  get id(): string {
+    return this.#id;
+  }
+
+  /** The canonical workspace the engine runs in. */
+  get cwd(): string {
+    return this.#cwd;
+  }
+
+  /** The approval policy in force (the ACP session mode). */
+  get mode(): ApprovalPolicy {
+    return this.#mode;
+  }
+
+  set mode(mode: ApprovalPolicy) {
+    this.#mode = mode;
+  }
+
+  get busy(): boolean {
+    return this.#finish !== undefined;
+  }
+
+  /** Runs one prompt turn; resolves with its stop reason once every update of the turn has been sent. */
+  async prompt(blocks: Parameters<typeof promptText>[0]): Promise<PromptResponse> {
+    const text = promptText(blocks);
+    if (this.#finish) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+    if (!this.#controller.open || this.#controller.engineClosed) {
+      throw RequestError.internalError(undefined, "the scv engine of this session has stopped");
+    }
+    this.#cancelRequested = false;
+    const ended = new Promise<TurnOutcome>((resolve) => (this.#finish = resolve));
+    try {
+      await this.#controller.submit(text);
+      const outcome = await ended;
+      await this.#outbox;
+      // A cancelled prompt reports `cancelled` whatever the engine's last word was (ACP requires it).
+      if (this.#cancelRequested) return { stopReason: "cancelled" };
+      if ("error" in outcome) throw RequestError.internalError(undefined, outcome.error);
+      return { stopReason: outcome.stopReason };
+    } finally {
+      this.#finish = undefined;
+    }
+  }
+
+  /** `session/cancel`: cancels the running turn (or the one about to start); a no-op when none runs. */
+  cancel(): void {
+    if (!this.#finish) return;
+    this.#cancelRequested = true;
+    this.#controller.cancel();
+  }
+
+  async close(): Promise<void> {
+    await this.#controller.close();
+  }
+
+  #update(update: SessionUpdate): void {
+    this.#enqueue(() => this.#client.notify("session/update", { sessionId: this.id, update }));
+  }
+
+  #enqueue(work: () => Promise<void> | void): void {
+    this.#outbox = this.#outbox
+      .then(work)
+      .catch((error: unknown) => this.#log.warn(`could not send to the ACP client: ${(error as Error).message}`));
+  }
+
+  #onEvent(event: ClientEvent): void {
+    switch (event.type) {
+      case "turn.started":
+        // Cancelled between session/prompt and the turn's start: cancel it now that it has an id.
+        if (this.#cancelRequested) this.#controller.cancel();
+        break;
+      case "assistant.delta":
+        if (event.content !== "")
+          this.#update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.content } });
+        break;
+      case "tool.proposed":
+        this.#proposed(event.call_id, event.name, event.arguments);
+        break;
+      case "tool.started":
+        this.#update({ sessionUpdate: "tool_call_update", toolCallId: event.call_id, status: "in_progress" });
+        break;
+      case "tool.progress":
+        this.#progress(event.call_id, event.text);
+        break;
+      case "tool.completed":
+        this.#completed(event);
+        break;
+      case "error":
+        // A refused turn.start (the engine's own limits) ends the prompt with the engine's reason. A turn.cancel that
+        // crossed the turn's end is answered turn_not_found, possibly once the next prompt is under way: not its end.
+        if (event.code === "turn_not_found" || event.code === "approval_not_found") this.#log.debug(event.message);
+        else if (this.#controller.turnId === undefined) this.#finish?.({ error: event.message });
+        else this.#log.warn(`engine error during the turn: ${event.message}`);
+        break;
+    }
+    const outcome = turnOutcome(event);
+    if (outcome) {
+      this.#calls.clear();
+      this.#finish?.(outcome);
+    }
+  }
+
+  #proposed(callId: string, name: string, args: unknown): void {
+    const call: CallState = { name, args, diff: undefined };
+    this.#calls.set(callId, call);
+    this.#enqueue(async () => {
+      // Read the file's text before the call can run (it waits for this update's turn or for an approval).
+      call.diff = await proposedDiff(name, args, this.cwd);
+      await this.#client.notify("session/update", {
+        sessionId: this.id,
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId: callId,
+          title: toolTitle(name, args),
+          kind: toolKind(name),
+          status: "pending",
+          rawInput: args,
+          locations: toolLocations(args, this.cwd),
+          ...(call.diff ? { content: [call.diff] } : {}),
+        },
+      });
+    });
+  }
+
+  /** The engine's progress is the call's latest output line (throttled by the engine): it is the live content. */
+  #progress(callId: string, text: string): void {
+    const call = this.#calls.get(callId);
+    if (!call) return;
+    this.#update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: callId,
+      content: [...(call.diff ? [call.diff] : []), textContent(text)],
+    });
+  }
+
+  #completed(event: Extract<ClientEvent, { type: "tool.completed" }>): void {
+    const call = this.#calls.get(event.call_id);
+    this.#calls.delete(event.call_id);
+    const text = outputText(event.output);
+    // The diff stays only on a call that made its change.
+    this.#enqueue(() =>
+      this.#client.notify("session/update", {
+        sessionId: this.id,
+        update: {
+          sessionUpdate: "tool_call_update",
+          toolCallId: event.call_id,
+          status: event.success ? "completed" : "failed",
+          content: [...(event.success && call?.diff ? [call.diff] : []), ...(text === "" ? [] : [textContent(text)])],
+          rawOutput: {
+            output: event.output,
+            truncated: event.truncated,
+            ...(event.success ? {} : { error: event.error }),
+          },
+        },
+      })
+    );
+  }
+
+  /** Answers a question the mode decides, or one the user already answered "always" for in this session. */
+  #decided(approval: PendingApproval): boolean | undefined {
+    const decision = gate(this.#mode, approval.risk);
+    if (decision !== "ask") return decision === "run";
+    if (this.#allowed.allows(approval.name, approval.args)) return true;
+    if (this.#rejected.allows(approval.name, approval.args)) return false;
+    return undefined;
+  }
+
+  #ask(approval: PendingApproval): void {
+    this.#enqueue(() => {
+      // Not awaited: updates of other calls keep flowing while the user decides.
+      this.#client
+        .request("session/request_permission", {
+          sessionId: this.id,
+          toolCall: {
+            toolCallId: approval.callId,
+            title: `${toolTitle(approval.name, approval.args)} (${approval.risk} risk: ${approval.summary})`,
+            kind: toolKind(approval.name),
+            status: "pending",
+          },
+          options: PERMISSION_OPTIONS,
+        })
+        .then(
+          (response) =>
+            this.#answer(approval, response.outcome.outcome === "selected" ? response.outcome.optionId : undefined),
+          (error: unknown) => {
+            this.#log.warn(`permission request failed: ${(error as Error).message}; denying the call`);
+            this.#answer(approval, undefined);
+          },
+        );
+    });
+  }
+
+  /** The user's choice (undefined: the request was cancelled or failed, which denies). */
+  #answer(approval: PendingApproval, optionId: string | undefined): void {
+    // A cancelled turn withdrew its questions: a late answer has nothing left to decide.
+    if (this.#controller.asking?.approvalId !== approval.approvalId) return;
+    const approved = optionId === "allow_once" || optionId === "allow_always";
+    if (optionId === "allow_always") this.#allowed.remember(approval.name, approval.args);
+    if (optionId === "reject_always") this.#rejected.remember(approval.name, approval.args);
+    this.#controller.answer(approved);
+    // The next waiting question (if any) is now the current one; remembered ones answer themselves.
+    const current = this.#controller.asking;
+    if (current) {
+      const decided = this.#decided(current);
+      if (decided === undefined) this.#ask(current);
+      else this.#answer(current, decided ? "allow_once" : "reject_once");
+    }
+  }
+}
+
+function textContent(text: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
+}

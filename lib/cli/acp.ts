@@ -1,0 +1,47 @@
+// `scv acp`: an Agent Client Protocol (v1) agent on stdin/stdout for editors such as Zed; logs go to stderr.
+import { serveAcp } from "../acp/index.ts";
+import type { ServerOptions } from "../server/index.ts";
+import { killEveryProcessGroup } from "../tools/index.ts";
+import { createLogger } from "../util/log.ts";
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS } from "./exit.ts";
+import { forceExitAfter, handleSignals } from "./process.ts";
+
+/** The command-line flags: the session defaults of ServerOptions, as `scv server` takes them. */
+export type AcpCliOptions = Omit<ServerOptions, "env" | "cwd" | "warn">;
+
+export async function runAcp(options: AcpCliOptions): Promise<number> {
+  const log = createLogger(process.env.SCV_LOG, "scv acp");
+  // An editor stops its agent with a signal: the bash process groups go with it (exit handlers do not run).
+  const removeSignals = handleSignals({
+    SIGTERM: () => {
+      killEveryProcessGroup();
+      process.exit(EXIT_SIGNALS.SIGTERM);
+    },
+    SIGINT: () => {
+      killEveryProcessGroup();
+      process.exit(EXIT_INTERRUPTED);
+    },
+  });
+  // A closed stdout means the editor has gone: stop instead of throwing on every write.
+  process.stdout.on("error", () => process.stdin.destroy());
+  await serveAcp(
+    process.stdin,
+    process.stdout,
+    {
+      model: options.model,
+      baseUrl: options.baseUrl,
+      provider: options.provider,
+      approvalPolicy: options.approvalPolicy,
+      scvHome: options.scvHome,
+      configPath: options.configPath,
+      env: process.env,
+      cwd: process.cwd(),
+      warn: log.warn,
+    },
+    log,
+  );
+  removeSignals();
+  killEveryProcessGroup();
+  forceExitAfter(EXIT_OK);
+  return EXIT_OK;
+}

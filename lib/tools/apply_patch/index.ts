@@ -1,0 +1,145 @@
+// The `apply_patch` tool (issue 15): a patch in the Codex CLI grammar, applied to every file it names or to none.
+
+import type { ResolvedConfig } from "../../config/index.ts";
+import { applyChanges, readWorkspaceFile, type FileChange } from "../file_change.ts";
+import { cancelledOutcome, failure } from "../outcome.ts";
+import type { ObjectSchema } from "../schema.ts";
+import { validateArguments } from "../schema.ts";
+import { unifiedDiff } from "../text_diff.ts";
+import { decodeText, encodeText } from "../text_file.ts";
+import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
+import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../workspace_path.ts";
+import { applyPatch, type FinalState } from "./apply.ts";
+import { parsePatch, type PatchHunk } from "./parse.ts";
+
+export type ApplyPatchSettings = { maxWriteBytes: number };
+
+type Meta = { mode: number; bom: boolean };
+type Computed =
+  | { ok: true; files: Map<string, FinalState>; meta: Map<string, Meta>; summary: string[] }
+  | { ok: false; error: string };
+
+const DESCRIPTION = [
+  "Create, change, move and delete files with one patch; all files change or none do. Prefer this for edits",
+  "to existing files (several places or files at once). Format:",
+  "*** Begin Patch",
+  "*** Add File: path/new.txt",
+  "+every line of the new file, each starting with +",
+  "*** Delete File: path/old.txt",
+  "*** Update File: path/file.py",
+  "*** Move to: path/renamed.py   (optional)",
+  "@@ def some_function():   (optional: a line above the change, to find the place)",
+  " context line (starts with a space)",
+  "-removed line",
+  "+added line",
+  "*** End of File   (optional: the chunk ends at the end of the file)",
+  "*** End Patch",
+  "Give about 3 lines of context above and below each change; paths are relative to the workspace.",
+].join("\n");
+
+export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
+  const parameters: ObjectSchema = {
+    type: "object",
+    properties: { input: { type: "string", description: "The whole patch, from *** Begin Patch to *** End Patch" } },
+    required: ["input"],
+    additionalProperties: false,
+  };
+  return {
+    name: "apply_patch",
+    description: DESCRIPTION,
+    parameters,
+    prepare(args, context) {
+      const checked = validateArguments<{ input: string }>(parameters, args);
+      if (!checked.ok) return { error: checked.error };
+      const parsed = parsePatch(checked.value.input);
+      if (!parsed.ok) return { error: parsed.error };
+      const hunks = parsed.hunks;
+      for (const path of hunkPaths(hunks)) {
+        const shape = checkRelativePath(path);
+        if (shape !== undefined) return { error: `apply_patch ${path}: ${shape}` };
+        if (probePath(context.workspace, path).escaped) {
+          return { error: confinementError("apply_patch", path, new WorkspacePathError("resolves outside the workspace")).message };
+        }
+      }
+      return {
+        risk: "filesystem",
+        summary: `Apply a patch: ${hunks.map(describeHunk).join(", ")}`,
+        preview: async (runContext) => {
+          const computed = await compute(hunks, settings, runContext.workspace, runContext.config).catch(() => undefined);
+          return computed?.ok === true ? diffOf(computed.files) : undefined;
+        },
+        run: (runContext) => runApplyPatch(hunks, settings, runContext),
+      };
+    },
+  };
+}
+
+function hunkPaths(hunks: PatchHunk[]): string[] {
+  return hunks.flatMap((hunk) => (hunk.kind === "update" && hunk.moveTo !== undefined ? [hunk.path, hunk.moveTo] : [hunk.path]));
+}
+
+function describeHunk(hunk: PatchHunk): string {
+  switch (hunk.kind) {
+    case "add":
+      return `add ${hunk.path}`;
+    case "delete":
+      return `delete ${hunk.path}`;
+    case "update":
+      return hunk.moveTo !== undefined ? `update ${hunk.path} and move it to ${hunk.moveTo}` : `update ${hunk.path}`;
+  }
+}
+
+async function compute(hunks: PatchHunk[], settings: ApplyPatchSettings, workspace: string, config?: ResolvedConfig): Promise<Computed> {
+  const meta = new Map<string, Meta>();
+  let readError: string | undefined;
+  const result = await applyPatch(hunks, async (path) => {
+    const existing = await readWorkspaceFile(workspace, path, "apply_patch", settings.maxWriteBytes, config).catch((error: unknown) => {
+      readError = error instanceof Error ? error.message : String(error);
+      throw error;
+    });
+    if (existing === undefined) return undefined;
+    const text = decodeText(existing.bytes);
+    if (text === undefined) {
+      readError = `apply_patch ${path}: the file is not UTF-8 text`;
+      throw new Error(readError);
+    }
+    meta.set(path, { mode: existing.mode, bom: text.bom });
+    // CRLF files are patched in LF form and written back as CRLF.
+    return { content: text.crlf ? text.content.replaceAll("\r\n", "\n") : text.content, crlf: text.crlf };
+  }).catch((error: unknown) => ({ ok: false as const, error: readError ?? (error instanceof Error ? error.message : String(error)) }));
+  if (!result.ok) return { ok: false, error: result.error };
+  return { ok: true, files: result.files, meta, summary: result.summary };
+}
+
+function diffOf(files: Map<string, FinalState>): string {
+  return [...files.entries()].map(([path, state]) => unifiedDiff(path, state.before, state.after)).join("");
+}
+
+async function runApplyPatch(hunks: PatchHunk[], settings: ApplyPatchSettings, context: ToolContext): Promise<ToolOutcome> {
+  if (context.signal.aborted) return cancelledOutcome("apply_patch cancelled");
+  try {
+    const computed = await compute(hunks, settings, context.workspace, context.config);
+    if (!computed.ok) return failure(`apply_patch failed, no file was changed: ${computed.error}`);
+    const changes: FileChange[] = [];
+    for (const [path, state] of computed.files) {
+      if (state.after === undefined) {
+        if (state.before !== undefined) changes.push({ kind: "delete", path });
+        continue;
+      }
+      if (state.after === state.before && state.movedFrom === undefined) continue;
+      const meta = computed.meta.get(state.movedFrom ?? path) ?? computed.meta.get(path);
+      const content = state.crlf ? state.after.replaceAll("\n", "\r\n") : state.after;
+      const data = encodeText({ content, bom: meta?.bom ?? false });
+      if (data.length > settings.maxWriteBytes) return failure(`apply_patch: ${path} would exceed the ${settings.maxWriteBytes} byte limit`, "limit");
+      changes.push({ kind: "write", path, data, ...(meta === undefined ? {} : { mode: meta.mode }) });
+    }
+    if (context.signal.aborted) return cancelledOutcome("apply_patch cancelled");
+    await applyChanges(context.workspace, changes, "apply_patch", context.config);
+    const listed = [...new Set(computed.summary)];
+    const output = `Success. Updated the following files:\n${listed.join("\n")}\n\n${diffOf(computed.files)}`;
+    return { success: true, output, truncated: false };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return failure(`apply_patch failed, no file was changed: ${message}`);
+  }
+}

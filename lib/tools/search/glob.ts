@@ -1,0 +1,91 @@
+// The `glob` tool: workspace files whose path matches a glob, sorted, honouring .gitignore, at most 1,000.
+
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
+import { cancelledOutcome, failure } from "../outcome.ts";
+import type { ObjectSchema } from "../schema.ts";
+import { validateArguments } from "../schema.ts";
+import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
+import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
+import { checkSearchPath, givenPath, resolveStart } from "./common.ts";
+import { compileGlob, type GlobMatcher } from "./glob_pattern.ts";
+import { walk, yieldToLoop } from "./walk.ts";
+
+export const GLOB_MAX_RESULTS = 1000;
+const YIELD_EVERY_MS = 20;
+
+export function createGlobTool(): Tool {
+  const parameters: ObjectSchema = {
+    type: "object",
+    properties: {
+      pattern: {
+        type: "string",
+        description: "A glob relative to `path`: `*` and `?` stay in one folder, `**` crosses folders, `{a,b}` and `[abc]` work (e.g. `**/*.ts`, `src/*/index.{js,ts}`)",
+      },
+      path: { type: "string", description: "The folder the pattern is relative to (default: the workspace root)" },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  };
+  return {
+    name: "glob",
+    description:
+      "Find files by name pattern; read-only, never asks. Prefer this over bash find/ls to locate files. " +
+      `Prints workspace-relative paths, one per line, sorted; honours .gitignore; at most ${GLOB_MAX_RESULTS}.`,
+    parameters,
+    prepare(args, context) {
+      const checked = validateArguments<{ pattern: string; path?: string }>(parameters, args);
+      if (!checked.ok) return { error: checked.error };
+      const pattern = checked.value.pattern.startsWith("./") ? checked.value.pattern.slice(2) : checked.value.pattern;
+      if (pattern === "" || pattern.startsWith("/") || pattern.split("/").includes("..")) {
+        return { error: "pattern must be non-empty and relative, without `..`" };
+      }
+      const matcher = compileGlob(pattern);
+      if ("error" in matcher) return { error: matcher.error };
+      const path = givenPath(checked.value.path);
+      const check = checkSearchPath("glob", context.workspace, path);
+      if ("error" in check) return check;
+      return {
+        risk: check.risk,
+        summary: `Find files matching ${pattern}${path === "." ? "" : ` in ${path}`}`,
+        run: (runContext) => runGlob(matcher, path, runContext),
+      };
+    },
+  };
+}
+
+async function runGlob(matcher: GlobMatcher, path: string, context: ToolContext): Promise<ToolOutcome> {
+  let base: string;
+  try {
+    base = await resolveStart("glob", context.workspace, path);
+  } catch (error) {
+    return failure(error instanceof WorkspacePathError ? error.message : String(error));
+  }
+  const workspace = canonicalWorkspace(context.workspace);
+  // Start below the pattern's literal folders (`src/lib/**` walks only src/lib), when they exist.
+  let start = base;
+  if (matcher.literalPrefix !== "") {
+    const candidate = base === "" ? matcher.literalPrefix : `${base}/${matcher.literalPrefix}`;
+    const info = await lstat(join(workspace, candidate)).catch(() => undefined);
+    if (!info?.isDirectory()) return { success: true, output: "No files matched.", truncated: false };
+    start = candidate;
+  }
+  const found: string[] = [];
+  let total = 0;
+  let last = Date.now();
+  const offset = base === "" ? 0 : base.length + 1;
+  for (const entry of walk(workspace, start)) {
+    if (entry.kind !== "directory" && matcher.test(entry.path.slice(offset))) {
+      total += 1;
+      if (found.length < GLOB_MAX_RESULTS) found.push(entry.path);
+    }
+    if (Date.now() - last > YIELD_EVERY_MS) {
+      await yieldToLoop();
+      if (context.signal.aborted) return cancelledOutcome("glob cancelled");
+      last = Date.now();
+    }
+  }
+  if (found.length === 0) return { success: true, output: "No files matched.", truncated: false };
+  const notice = total > found.length ? [`… ${total - found.length} more files not shown (at most ${GLOB_MAX_RESULTS}); narrow the pattern`] : [];
+  return { success: true, output: [...found, ...notice].join("\n"), truncated: total > found.length };
+}

@@ -1,0 +1,73 @@
+// The `list` tool: the entries under a folder (default the workspace, depth 2), folders ending in `/`, sorted,
+// honouring .gitignore, bounded.
+
+import { lstat } from "node:fs/promises";
+import { cancelledOutcome, failure } from "../outcome.ts";
+import type { ObjectSchema } from "../schema.ts";
+import { validateArguments } from "../schema.ts";
+import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
+import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
+import { checkSearchPath, givenPath, resolveStart } from "./common.ts";
+import { walk, yieldToLoop } from "./walk.ts";
+
+export const LIST_MAX_ENTRIES = 1000;
+const MAX_DEPTH = 10;
+
+export function createListTool(): Tool {
+  const parameters: ObjectSchema = {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "The folder to list, relative to the workspace (default: the workspace root)" },
+      depth: { type: "integer", minimum: 1, maximum: MAX_DEPTH, description: "How many levels of folders to show (default 2)" },
+    },
+    required: [],
+    additionalProperties: false,
+  };
+  return {
+    name: "list",
+    description:
+      "List the files and folders under a folder; read-only, never asks. Prefer this over bash ls/tree to see a " +
+      `project's layout. Folders end in /; honours .gitignore; at most ${LIST_MAX_ENTRIES} entries.`,
+    parameters,
+    prepare(args, context) {
+      const checked = validateArguments<{ path?: string; depth?: number }>(parameters, args ?? {});
+      if (!checked.ok) return { error: checked.error };
+      const path = givenPath(checked.value.path);
+      const check = checkSearchPath("list", context.workspace, path);
+      if ("error" in check) return check;
+      const depth = checked.value.depth ?? 2;
+      return {
+        risk: check.risk,
+        summary: `List ${path === "." ? "the workspace" : path} (depth ${depth})`,
+        run: (runContext) => runList(path, depth, runContext),
+      };
+    },
+  };
+}
+
+async function runList(path: string, depth: number, context: ToolContext): Promise<ToolOutcome> {
+  let start: string;
+  try {
+    start = await resolveStart("list", context.workspace, path);
+  } catch (error) {
+    return failure(error instanceof WorkspacePathError ? error.message : String(error));
+  }
+  const workspace = canonicalWorkspace(context.workspace);
+  const info = await lstat(workspace + (start === "" ? "" : `/${start}`)).catch(() => undefined);
+  if (!info?.isDirectory()) return failure(`list ${path}: not a directory`);
+  const rows: string[] = [];
+  let total = 0;
+  let last = Date.now();
+  for (const entry of walk(workspace, start, { maxDepth: depth })) {
+    total += 1;
+    if (rows.length < LIST_MAX_ENTRIES) rows.push(entry.kind === "directory" ? `${entry.path}/` : entry.path);
+    if (Date.now() - last > 20) {
+      await yieldToLoop();
+      if (context.signal.aborted) return cancelledOutcome("list cancelled");
+      last = Date.now();
+    }
+  }
+  if (rows.length === 0) return { success: true, output: `${path === "." ? "The workspace" : path} is empty.`, truncated: false };
+  const notice = total > rows.length ? [`… ${total - rows.length} more entries not shown (at most ${LIST_MAX_ENTRIES}); list a subfolder or lower depth`] : [];
+  return { success: true, output: [...rows, ...notice].join("\n"), truncated: total > rows.length };
+}
