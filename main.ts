@@ -132,6 +132,7 @@ program
   .addOption(
     new Option("--approval-policy <policy>", "answer approvals by this policy").choices(["on-risk", "always", "never"]),
   )
+  .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image in the workspace (repeatable)", collect, [])
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--base-url <url>", "provider base URL override")
@@ -148,6 +149,7 @@ Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session 
 
 Examples:
   scv exec "Summarise README.md"
+  scv exec --image shot.png "What is wrong in this screenshot?"
   git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON
   scv exec --continue "Now add a test"   # a follow-up in this workspace's latest session`,
   )
@@ -225,6 +227,11 @@ program
   });
 
 /** `-C DIR`: work in DIR, as `git -C` does; a missing folder is a usage error. */
+/** Commander's accumulator for a repeatable option. */
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function enterDirectory(directory: string | undefined, command: string): boolean {
   if (directory === undefined) return true;
   try {

@@ -39,7 +39,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "provider.headers": "Extra HTTP headers sent with every provider request.",
   "provider.reasoning_effort":
     "Sent as the reasoning effort (`reasoning.effort` on Responses, `reasoning_effort` on Chat) when set.",
-  "provider.image_input": IGNORED,
+  "provider.image_input":
+    "Whether images attached to a turn go to the model as image input; when false they are only named. See [attachments.md](attachments.md).",
   "provider.edit_tools":
     "Which file-editing tools the model gets: `auto` (apply_patch and edit on the Responses wire, edit on chat), " +
     "`edit`, `apply_patch` or `both`.",
@@ -48,7 +49,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "agent.max_steps": "Provider calls allowed in one turn before it fails with `step_limit`.",
   "agent.system_prompt":
     "The first part of the system prompt; the workspace path, `AGENTS.md` and the skill list follow it.",
-  "agent.max_delegation_depth": IGNORED,
+  "agent.max_delegation_depth":
+    "The `agent` tool (sub-agents) is offered while a session's delegation depth is below it; unset means 2. See [attachments.md](attachments.md#sub-agents-the-agent-tool).",
   "agent.max_conversations": IGNORED,
   "agent.conversation_idle_seconds": IGNORED,
   "agent.max_background": IGNORED,

@@ -3,7 +3,7 @@
 import { abortError, raceAbort } from "../util/abort.ts";
 import type { ResolvedConfig } from "../config/index.ts";
 import type { TurnFailureCode } from "../protocol/index.ts";
-import type { HistoryItem, ProviderClient, ToolCallRecord, Usage } from "../provider/index.ts";
+import type { HistoryItem, ImageInput, ProviderClient, ToolCallRecord, Usage } from "../provider/index.ts";
 import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/index.ts";
 import { cutToBytes } from "../util/text_bounds.ts";
 import { selectContext, trimHistory } from "./context.ts";
@@ -33,6 +33,8 @@ export interface TurnSink {
 
 export type TurnInput = {
   prompt: string;
+  /** Images attached to the prompt (read from disk for each request, never stored in the history). */
+  images?: ImageInput[];
   /** The history at the start of the turn (the checkpoint); it is not modified. */
   history: readonly HistoryItem[];
   provider: ProviderClient;
@@ -84,7 +86,10 @@ function isProviderError(error: unknown): error is Error & { code: "provider_err
 
 async function loop(input: TurnInput): Promise<TurnOutcome> {
   const { config, signal, sink } = input;
-  const working: HistoryItem[] = [...input.history, { kind: "user", content: input.prompt }];
+  const user: HistoryItem = input.images?.length
+    ? { kind: "user", content: input.prompt, images: input.images }
+    : { kind: "user", content: input.prompt };
+  const working: HistoryItem[] = [...input.history, user];
   const turnStart = input.history.length;
   const schemas = input.tools.schemas();
   const fixedBytes = Buffer.byteLength(input.instructions) + (schemas.length > 0 ? Buffer.byteLength(JSON.stringify(schemas)) : 0);
@@ -166,6 +171,7 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
     signal: callSignal,
     progress: progress.push,
     nested: nestedCalls(input, call, callSignal),
+    approve: (nestedCall, nestedPrepared, approveSignal) => sink.approve(nestedCall, nestedPrepared, approveSignal),
   };
   let outcome: ToolOutcome;
   try {

@@ -2,6 +2,7 @@
 // one prompt source (keys, lines or the demo) chosen here once; approvals are answered with y / n / a (or
 // remembered for the session), and slash commands change the session.
 import type { ApprovalPolicy } from "../config/index.ts";
+import type { Attachment } from "../protocol/index.ts";
 import {
   alwaysScope,
   ApprovalMemory,
@@ -10,6 +11,7 @@ import {
   formatUsage,
   listStoredSessions,
   NO_SESSION_TO_CONTINUE,
+  imageAttachment,
   SessionController,
   type ClientEvent,
   type ClientFlags,
@@ -24,8 +26,8 @@ import { DEFAULT_HISTORY_LIMITS, loadHistory, saveHistory, type HistoryLimits } 
 import { KeyPrompts } from "./key_prompts.ts";
 import { LinePrompts } from "./line_prompts.ts";
 import { CONTINUATION, PROMPT, type ChatControls, type PromptSource } from "./prompt_source.ts";
-import { helpText, parseSlash } from "./slash.ts";
 import { pickerRows, pickSession, replayRows, type StoredSessionRow } from "./session_picker.ts";
+import { helpText, parseSlash, pastedPath } from "./slash.ts";
 import { mcpLines, type McpStatusEvent } from "./mcp_view.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
 
@@ -78,6 +80,8 @@ export class ChatApp implements ChatControls {
   #picking: StoredSessionRow[] | undefined;
   /** The engine's error code when the last session start was refused. */
   #startFailure: string | undefined;
+  /** Images staged by `/image` (or a pasted path) for the next prompt. */
+  #attachments: Attachment[] = [];
   // The last mcp.server_status of each server of the current session (`/mcp`).
   #mcp = new Map<string, McpStatusEvent>();
   /** The last prompt-history save, awaited before the chat ends. */
@@ -218,6 +222,9 @@ export class ChatApp implements ChatControls {
     if (this.#picking) return this.#answerPicker(text);
     const slash = parseSlash(text);
     if (slash) return this.#command(slash.name, slash.argument);
+    // A pasted path of an image file (terminals may quote it) stages the image instead of sending the path.
+    const pasted = pastedPath(text);
+    if (pasted !== undefined && (await this.#stageImage(pasted, true))) return false;
     const echo = text.split("\n").map((line, index) => `${s.bold(index === 0 ? PROMPT : CONTINUATION)}${s.bold(line)}`);
     if (!this.controller.open) {
       this.render([s.dim("the session is not ready yet; try again in a moment")]);
@@ -227,7 +234,10 @@ export class ChatApp implements ChatControls {
     // transcript reads prompt, answer, prompt, answer.
     const queued = this.controller.busy;
     if (!queued) this.render(echo);
-    const requestId = await this.controller.submit(text);
+    const attachments = this.#attachments;
+    this.#attachments = [];
+    if (attachments.length > 0) echo.push(s.dim(`  with ${attachments.map((attachment) => attachment.name).join(", ")}`));
+    const requestId = await this.controller.submit(text, attachments);
     if (queued) this.#queuedEchoes.set(requestId, echo);
     this.render([]);
     return false;
@@ -380,6 +390,24 @@ export class ChatApp implements ChatControls {
 
   // ---- slash commands ----
 
+  /** Stages the image at `file` for the next prompt; a pasted path that is no image is quietly sent as text. */
+  async #stageImage(file: string, pasted: boolean): Promise<boolean> {
+    let attachment: Attachment;
+    try {
+      attachment = await imageAttachment(file, this.#setup.cwd);
+    } catch (error) {
+      if (!pasted) this.note([`error: ${(error as Error).message}`], this.style.red);
+      return false;
+    }
+    if (this.#attachments.length >= 16) {
+      this.note(["a turn may attach at most 16 files"], this.style.red);
+      return true;
+    }
+    this.#attachments.push(attachment);
+    this.note([`attached ${attachment.name} (${attachment.mime}, ${attachment.size} bytes); it goes with your next prompt`]);
+    return true;
+  }
+
   async #command(name: string, argument: string): Promise<boolean> {
     const note = (rows: string[]) => this.note(rows);
     switch (name) {
@@ -389,6 +417,14 @@ export class ChatApp implements ChatControls {
       case "exit":
         this.#exit(0);
         return true;
+      case "image":
+        if (argument === "") {
+          const staged = this.#attachments.map((attachment) => attachment.name).join(", ");
+          note([staged === "" ? "usage: /image PATH (a PNG, JPEG, GIF or WebP file in the workspace)" : `next prompt attaches: ${staged}`]);
+          return false;
+        }
+        await this.#stageImage(argument, false);
+        return false;
       case "mcp":
         note(mcpLines(this.#mcp));
         return false;

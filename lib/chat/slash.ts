@@ -7,6 +7,7 @@ export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: 
   { name: "resume", usage: "/resume [id]", help: "continue a stored session (no id: pick from a list)" },
   { name: "fork", usage: "/fork", help: "copy this session into a new one and go on there" },
   { name: "approvals", usage: "/approvals [policy]", help: "show the approval policy, or switch: on-risk, always, never" },
+  { name: "image", usage: "/image PATH", help: "attach an image to your next prompt (or paste its path)" },
   { name: "mcp", usage: "/mcp", help: "list the MCP servers, their state and tools" },
   { name: "usage", usage: "/usage", help: "token usage of the last turn and of this chat" },
   { name: "exit", usage: "/exit", help: "leave scv chat (also Ctrl-D, or Ctrl-C twice)" },
@@ -30,4 +31,19 @@ export function helpText(): string[] {
     "Keys: Enter sends · Ctrl-J adds a line · Up/Down browse history",
     "      Esc or Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D exits",
   ];
+}
+
+/**
+ * The path in `text` when it looks like a pasted file path of an image: one line, ending in an image extension,
+ * maybe quoted or with backslash-escaped spaces (as terminals paste dropped files). Undefined otherwise.
+ */
+export function pastedPath(text: string): string | undefined {
+  let candidate = text.trim();
+  if (candidate === "" || candidate.includes("\n")) return undefined;
+  const quoted = /^(['"])(.*)\1$/.exec(candidate);
+  if (quoted) candidate = quoted[2]!;
+  else candidate = candidate.replace(/\\ /g, " ");
+  if (!/\.(png|jpe?g|gif|webp)$/i.test(candidate)) return undefined;
+  if (/\s/.test(candidate) && !quoted && !/\\ /.test(text)) return undefined;
+  return candidate;
 }

@@ -1,10 +1,12 @@
 // `scv exec [--json] [--yes|--approval-policy P] PROMPT`: one turn, non-interactively, through the in-process
 // engine. Text mode prints the assistant text on stdout and tool activity on stderr; --json prints every event.
 import type { ApprovalPolicy } from "../config/index.ts";
+import type { Attachment } from "../protocol/index.ts";
 import {
   createStyle,
   EngineError,
   NO_SESSION_TO_CONTINUE,
+  imageAttachment,
   prepareOptions,
   revealControls,
   SessionController,
@@ -27,6 +29,8 @@ export type ExecCliOptions = ClientFlags & {
   continue?: boolean;
   /** Continue the stored session with this id. */
   resume?: string;
+  /** `--image PATH`, repeatable: images attached to the turn. */
+  image?: string[];
 };
 
 /** How long a signalled exec waits for the cancelled turn to end before leaving anyway. */
@@ -47,7 +51,17 @@ function writeOut(text: string): void {
 export async function runExec(promptArg: string, options: ExecCliOptions): Promise<number> {
   process.stdout.on("error", () => {});
   const prompt = promptArg === "-" ? (await readStdin()).replace(/\r?\n$/, "") : promptArg;
-  if (prompt.trim() === "") {
+  const attachments: Attachment[] = [];
+  for (const file of options.image ?? []) {
+    try {
+      attachments.push(await imageAttachment(file, process.cwd()));
+    } catch (error) {
+      process.stderr.write(`scv exec: ${(error as Error).message}\n`);
+      return EXIT_USAGE;
+    }
+  }
+  // With images the prompt may be empty (the server lists them for the model).
+  if (prompt.trim() === "" && attachments.length === 0) {
     process.stderr.write("scv exec: the prompt is empty\n");
     return EXIT_USAGE;
   }
@@ -64,7 +78,7 @@ export async function runExec(promptArg: string, options: ExecCliOptions): Promi
   }
   let code: number;
   try {
-    code = await runTurn(prompt, options, prepared);
+    code = await runTurn(prompt, attachments, options, prepared);
   } finally {
     // The replay provider and its session-only configuration file go away even if the turn threw.
     await prepared.close();
@@ -151,7 +165,12 @@ function exitCodeOf(event: ClientEvent, turnRuns: boolean): number | undefined {
   }
 }
 
-async function runTurn(prompt: string, options: ExecCliOptions, prepared: PreparedOptions): Promise<number> {
+async function runTurn(
+  prompt: string,
+  attachments: Attachment[],
+  options: ExecCliOptions,
+  prepared: PreparedOptions,
+): Promise<number> {
   const json = options.json ?? false;
   const approve = options.yes ?? false;
   const printer = new ExecPrinter(json);
@@ -211,7 +230,7 @@ async function runTurn(prompt: string, options: ExecCliOptions, prepared: Prepar
     // Interrupted or signalled while the session started: no turn, but the engine is still shut down.
     if (interrupts > 0) finish(EXIT_INTERRUPTED);
     else if (signalled !== undefined) finish(signalled);
-    else await controller.submit(prompt);
+    else await controller.submit(prompt, attachments);
     const code = await finished;
     await controller.close();
     return code;

@@ -1,7 +1,7 @@
 // The protocol client's state for one session at a time, shared by chat and exec: the engine's lifecycle, the turn
 // that is running (or asked for), and the approval questions waiting for an answer. It never prints: the caller
 // renders each event and answers the questions it is asked.
-import type { EventOf } from "../protocol/index.ts";
+import type { Attachment, EventOf } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
 import type { ServerOptions } from "../server/index.ts";
 import { openEngine, type ClientEvent, type EngineClient, type SessionRequest } from "./engine.ts";
@@ -98,10 +98,10 @@ export class SessionController {
   }
 
   /** Sends a prompt (queued by the engine behind a running turn); resolves with the turn.start's request id. */
-  async submit(prompt: string): Promise<string> {
+  async submit(prompt: string, attachments: Attachment[] = []): Promise<string> {
     if (!this.#engine) throw new Error("the session is not open");
     this.#busy = true;
-    return this.#engine.send({ type: "turn.start", prompt });
+    return this.#engine.send(attachments.length > 0 ? { type: "turn.start", prompt, attachments } : { type: "turn.start", prompt });
   }
 
   /** Forks the open session into a new stored one (session.fork); resolves with the new id. */
@@ -173,7 +173,9 @@ export class SessionController {
           approvalId: event.approval_id,
           callId: event.call_id,
           name: event.name,
-          args: this.#proposed.get(event.call_id) ?? {},
+          // A sub-agent's call (issue 20) was never proposed to this client: what the approval shows stands for its
+          // arguments, so "always allow" covers only that exact call, not every call of the tool.
+          args: this.#proposed.get(event.call_id) ?? { approval: { summary: event.summary, detail: event.detail ?? null } },
           risk: event.risk,
           summary: event.summary,
           ...(event.diff === undefined ? {} : { diff: event.diff }),

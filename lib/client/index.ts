@@ -9,6 +9,7 @@ export {
   type TurnState,
 } from "./controller.ts";
 export { EngineClient, EngineError, listStoredSessions, NO_SESSION_TO_CONTINUE, openEngine, type ClientEvent, type SessionRequest } from "./engine.ts";
+export { imageAttachment } from "./image_attachment.ts";
 export { parseReplayScript, type ReplayScript } from "./replay.ts";
 export {
   fakeResponsesPath,

@@ -173,7 +173,7 @@ function assemble(
   if (typeof rawSkills.user_dir === "string") skills.user_dir = resolve(home, expandTilde(rawSkills.user_dir, env));
   return {
     provider,
-    agent: pick("agent", defaults.agent),
+    agent: pick("agent", defaults.agent, ["max_delegation_depth"]),
     session: pick("session", defaults.session),
     sessions: pick("sessions", defaults.sessions),
     context: pick("context", defaults.context),

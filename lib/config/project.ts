@@ -74,6 +74,13 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
     }
   }
 
+  // Unset means upstream's default 2 (issue 20): a project may lower the sub-agent nesting, never raise it.
+  const depth = agent.max_delegation_depth;
+  const trustedDepth = base("agent").max_delegation_depth;
+  if (typeof depth === "number" && depth > (typeof trustedDepth === "number" ? trustedDepth : 2)) {
+    fail("cannot raise agent.max_delegation_depth");
+  }
+
   const context = table("context");
   for (const key of ["reserve_output_tokens", "safety_margin_tokens"]) {
     const value = context[key];

@@ -68,8 +68,8 @@ export const ROOT_SPEC: TableSpec = {
       keys: {
         max_steps: count,
         system_prompt: string,
-        // Ignored, type-checked only.
         max_delegation_depth: count,
+        // Ignored, type-checked only.
         max_conversations: count,
         conversation_idle_seconds: count,
         max_background: count,

@@ -36,6 +36,8 @@ export type EditTools = "auto" | "edit" | "apply_patch" | "both";
 export interface AgentConfig {
   max_steps: number;
   system_prompt: string;
+  /** Sub-agents nest while a session's depth is below it (upstream's default 2 when unset). */
+  max_delegation_depth?: number;
 }
 
 export interface SessionConfig {

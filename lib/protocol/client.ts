@@ -50,6 +50,41 @@ const peer: Field<PeerInfo> = {
   },
 };
 
+/** A file that comes with a turn (upstream's `Attachment`): already on the server's host, inside the workspace. */
+export type Attachment = {
+  /** `image`, `audio`, `video`, `file` or `sticker`. */
+  kind: string;
+  /** Absolute path of a regular file. */
+  path: string;
+  name?: string;
+  /** MIME type such as `image/png`. */
+  mime?: string;
+  /** Size in bytes, as the client saw it. */
+  size: number;
+  /** What a voice message said, when the client transcribed it. */
+  transcript?: string;
+};
+
+const ATTACHMENT_FIELDS = "an array of attachments, each with string kind and path, unsigned size, and optional string name, mime and transcript";
+const attachmentList: Field<Attachment[]> = {
+  expected: ATTACHMENT_FIELDS,
+  parse(value) {
+    if (!Array.isArray(value)) throw new DecodeError(ATTACHMENT_FIELDS);
+    return value.map((raw): Attachment => {
+      if (!isPlainObject(raw) || typeof raw.kind !== "string" || typeof raw.path !== "string") throw new DecodeError(ATTACHMENT_FIELDS);
+      if (!Number.isInteger(raw.size) || (raw.size as number) < 0) throw new DecodeError(ATTACHMENT_FIELDS);
+      const attachment: Attachment = { kind: raw.kind, path: raw.path, size: raw.size as number };
+      for (const key of ["name", "mime", "transcript"] as const) {
+        const field = raw[key];
+        if (field === undefined || field === null) continue;
+        if (typeof field !== "string") throw new DecodeError(ATTACHMENT_FIELDS);
+        attachment[key] = field;
+      }
+      return attachment;
+    });
+  },
+};
+
 type Flat<T> = { [K in keyof T]: T[K] };
 type RequiredKeys<S extends Shape> = { [K in keyof S]: S[K] extends { optional: true } ? never : K }[keyof S];
 type Fields<S extends Shape> = Flat<
@@ -107,9 +142,10 @@ export const clientMessage = messages({
     no_tools: maybe(bool),
     delegation_depth: maybe(u32Field),
     auto_approve: maybe(bool),
+    system_prompt: maybe(text),
   },
   "session.attach": { ...SESSION, cwd: text },
-  "turn.start": { ...SESSION, prompt: text },
+  "turn.start": { ...SESSION, prompt: text, attachments: maybe(attachmentList) },
   "queue.update": { ...SESSION, queue_id: text, revision: u64Field, prompt: text },
   "queue.move": { ...SESSION, queue_id: text, revision: u64Field, before_queue_id: stringOrNull },
   "queue.remove": { ...SESSION, queue_id: text, revision: u64Field },

@@ -1,6 +1,7 @@
 // Server events of the agent protocol (server spec §4–§5): one builder per event, each with its literal `type`, and
 // the `ServerEvent` union of what they build. Builders put every field in wire order; `seq` is a placeholder the
 // EventWriter overwrites in place when it writes the event, so the key order stays the one below.
+import type { Attachment } from "./client.ts";
 
 export const PROTOCOL_VERSION = 3;
 export const SERVER_NAME = "scv-server";
@@ -48,7 +49,8 @@ export type ReplayTurn = {
   status: "completed" | "failed" | "cancelled" | "interrupted";
 };
 
-export type QueueEntry = { queue_id: string; revision: number; prompt: string; submitter: string };
+/** A queued prompt; `attachments` only when the turn.start carried some (issue 20). */
+export type QueueEntry = { queue_id: string; revision: number; prompt: string; submitter: string; attachments?: Attachment[] };
 /** Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent. */
 export type Usage = { input_tokens?: number; output_tokens?: number };
 
@@ -304,7 +306,9 @@ export type ServerEventType = ServerEvent["type"];
 export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
 
 function entry(queued: QueueEntry): QueueEntry {
-  return { queue_id: queued.queue_id, revision: queued.revision, prompt: queued.prompt, submitter: queued.submitter };
+  const wire: QueueEntry = { queue_id: queued.queue_id, revision: queued.revision, prompt: queued.prompt, submitter: queued.submitter };
+  if (queued.attachments?.length) wire.attachments = queued.attachments;
+  return wire;
 }
 
 function storedSession(session: StoredSession): StoredSession {

@@ -3,6 +3,7 @@
 export {
   clientMessage,
   parseClientMessage,
+  type Attachment,
   type ClientMessage,
   type ClientMessageType,
   type ClientRequest,

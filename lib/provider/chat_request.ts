@@ -1,4 +1,5 @@
 // The Chat Completions request body (spec §8.3): system prompt, then the paired history as messages.
+import { userContent } from "./images.ts";
 import { pairHistory, serializeArguments } from "./pairing.ts";
 import type { ProviderRequest } from "./types.ts";
 
@@ -8,7 +9,11 @@ export function buildChatBody(request: ProviderRequest, options: ChatBodyOptions
   const messages: Array<Record<string, unknown>> = [{ role: "system", content: request.instructions }];
   for (const item of pairHistory(request.history)) {
     if (item.kind === "user") {
-      messages.push({ role: "user", content: item.content });
+      if (item.images?.length) {
+        const { text, urls } = userContent(item);
+        const parts = urls.map((url) => ({ type: "image_url", image_url: { url } }));
+        messages.push({ role: "user", content: [{ type: "text", text }, ...parts] });
+      } else messages.push({ role: "user", content: item.content });
     } else if (item.kind === "assistant") {
       // An empty answer with no calls is not sent back as `"content":""` (spec §8.3).
       if (item.content === "" && item.calls.length === 0) continue;

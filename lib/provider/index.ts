@@ -3,6 +3,7 @@ import { createResponsesProvider } from "./responses.ts";
 import type { CreateProviderOptions, ProviderClient } from "./types.ts";
 
 export * from "./types.ts";
+export { IMAGE_TYPES, MAX_IMAGE_BYTES } from "./images.ts";
 
 /** Builds the client for the profile's wire API: `responses` (spec §8.2) or `chat` (§8.3). */
 export function createProvider(options: CreateProviderOptions): ProviderClient {

@@ -1,11 +1,11 @@
 // Call/result pairing shared by the wire formats (spec §8.2 "Pairing"): every call is
 // followed by exactly one result before the next message, whatever the stored history holds.
-import type { AssistantReplay, HistoryItem, ToolCallRecord } from "./types.ts";
+import type { AssistantReplay, HistoryItem, ImageInput, ToolCallRecord } from "./types.ts";
 
 export const UNFINISHED_CALL_OUTPUT = "Tool call did not complete: the turn ended before it returned a result.";
 
 export type PairedItem =
-  | { kind: "user"; content: string }
+  | { kind: "user"; content: string; images?: ImageInput[] }
   /** `calls` may be empty; `synthetic` marks a call invented for an orphan result. */
   | { kind: "assistant"; content: string; calls: ToolCallRecord[]; synthetic: boolean; replay?: AssistantReplay }
   | { kind: "tool_result"; call_id: string; name: string; output: string };
@@ -22,7 +22,7 @@ export function pairHistory(history: readonly HistoryItem[]): PairedItem[] {
   for (const item of history) {
     if (item.kind === "user") {
       flush();
-      items.push({ kind: "user", content: item.content });
+      items.push(item.images?.length ? { kind: "user", content: item.content, images: item.images } : { kind: "user", content: item.content });
     } else if (item.kind === "assistant") {
       flush();
       items.push({

@@ -1,4 +1,5 @@
 // The Responses API request body (spec §8.2).
+import { userContent } from "./images.ts";
 import { pairHistory, serializeArguments, type PairedItem } from "./pairing.ts";
 import type { ProviderRequest } from "./types.ts";
 
@@ -8,7 +9,11 @@ export function buildResponsesBody(request: ProviderRequest, options: ResponsesB
   const input: Array<Record<string, unknown>> = [];
   for (const item of pairHistory(request.history)) {
     if (item.kind === "user") {
-      input.push({ role: "user", content: item.content });
+      if (item.images?.length) {
+        const { text, urls } = userContent(item);
+        const parts = urls.map((url) => ({ type: "input_image", image_url: url }));
+        input.push({ role: "user", content: [{ type: "input_text", text }, ...parts] });
+      } else input.push({ role: "user", content: item.content });
     } else if (item.kind === "assistant") {
       // Reasoning first, so the model keeps its chain of thought between tool calls (spec §8.2, Changed).
       for (const reasoning of item.replay?.reasoning ?? []) input.push(reasoning);

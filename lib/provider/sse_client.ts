@@ -11,6 +11,7 @@ import {
   sanitize,
 } from "./errors.ts";
 import { withConfigurationHint } from "./hints.ts";
+import { rejectsImages, withImageData } from "./images.ts";
 import { createDispatcher, postJson, readBounded, type ProviderHttpResponse } from "./http.ts";
 import { defaultTiming, withRetries } from "./retry.ts";
 import { isPermanent, retryHintMs } from "./retry_policy.ts";
@@ -138,16 +139,45 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
   }
 
   let closed = false;
+  // `image_input`, cleared for the client's lifetime once the endpoint rejects an image (upstream's fallback).
+  let imageInput = profile.image_input;
+  const send = async (request: ProviderRequest, handlers: StreamHandlers) => {
+    const prepared = await withImageData(request.history, imageInput);
+    const body = JSON.stringify(wire.buildBody({ ...request, history: prepared.history }));
+    let streamed = false;
+    const tracked: StreamHandlers = {
+      ...handlers,
+      onTextDelta: (text) => {
+        streamed = true;
+        return handlers.onTextDelta(text);
+      },
+    };
+    try {
+      return await withRetries(() => attempt(request, body, tracked), {
+        maxRetries: limits.max_retries,
+        timing,
+        signal: handlers.signal,
+      });
+    } catch (error) {
+      // A model or endpoint without image input refuses the request: describe the images from now on and ask again.
+      if (prepared.shown === 0 || streamed || handlers.signal.aborted) throw error;
+      if (!(error instanceof ProviderError) || error.code !== "provider_error" || !rejectsImages(error.message)) throw error;
+      imageInput = false;
+      options.warn?.(`provider rejected image input (${error.message}); sending image notes instead`);
+      const fallback = await withImageData(request.history, false);
+      const retryBody = JSON.stringify(wire.buildBody({ ...request, history: fallback.history }));
+      return await withRetries(() => attempt(request, retryBody, handlers), {
+        maxRetries: limits.max_retries,
+        timing,
+        signal: handlers.signal,
+      });
+    }
+  };
   return {
     async stream(request: ProviderRequest, handlers: StreamHandlers): Promise<ProviderResponse> {
       if (closed) throw new ProviderError("provider_error", "provider client is closed");
-      const body = JSON.stringify(wire.buildBody(request));
       try {
-        return await withRetries(() => attempt(request, body, handlers), {
-          maxRetries: limits.max_retries,
-          timing,
-          signal: handlers.signal,
-        });
+        return await send(request, handlers);
       } catch (error) {
         if (error instanceof ProviderError && error.code === "provider_error") {
           const message = withConfigurationHint(error.message);

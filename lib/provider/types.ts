@@ -32,8 +32,21 @@ export type AssistantReplay = {
   reasoning_text?: { field: "reasoning_content" | "reasoning"; text: string };
 };
 
+/**
+ * An image of a user message (a turn's attachment), kept by path: the file is read for each request, never stored
+ * in the history. `data_url` and `omitted` are set only on the copy one request is built from.
+ */
+export type ImageInput = {
+  /** The canonical path the server checked when the turn was submitted. */
+  path: string;
+  mime: string;
+  data_url?: string;
+  /** Why the image is described instead of shown: image input is off (or older than the newest images), or unreadable. */
+  omitted?: "not_shown" | "unreadable";
+};
+
 export type HistoryItem =
-  | { kind: "user"; content: string }
+  | { kind: "user"; content: string; images?: ImageInput[] }
   | { kind: "assistant"; content: string; calls: ToolCallRecord[]; replay?: AssistantReplay }
   | { kind: "tool_result"; call_id: string; name: string; output: string; success: boolean };
 

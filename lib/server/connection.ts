@@ -113,7 +113,7 @@ export class Connection {
     if (message.session_id !== session.id) return this.#reject(id, "session_not_found", MESSAGES.sessionMismatch);
     switch (message.type) {
       case "turn.start":
-        return this.#answer(id, await session.turnStart(id, message.prompt));
+        return this.#answer(id, await session.turnStart(id, message.prompt, message.attachments));
       case "queue.update":
         return this.#answer(id, await session.queueUpdate(id, message.queue_id, message.revision, message.prompt));
       case "queue.move":

@@ -1,6 +1,6 @@
 // The session's prompt queue (spec §6.3): entries with revisions, edited, moved or removed until they start.
 import { randomUUID } from "node:crypto";
-import type { QueueEntry } from "../protocol/index.ts";
+import type { Attachment, QueueEntry } from "../protocol/index.ts";
 
 export const MAX_QUEUE_ENTRIES = 64;
 export const MAX_QUEUE_BYTES = 4_194_304;
@@ -27,11 +27,12 @@ export class PromptQueue {
     return total;
   }
 
-  enqueue(prompt: string, submitter: string): QueueResult<{ entry: QueueEntry; position: number }> {
+  enqueue(prompt: string, submitter: string, attachments: readonly Attachment[] = []): QueueResult<{ entry: QueueEntry; position: number }> {
     if (this.#entries.length >= MAX_QUEUE_ENTRIES || this.#bytes() + Buffer.byteLength(prompt) > MAX_QUEUE_BYTES) {
       return fail("queue_limit");
     }
     const entry: QueueEntry = { queue_id: randomUUID(), revision: 1, prompt, submitter };
+    if (attachments.length > 0) entry.attachments = [...attachments];
     this.#entries.push(entry);
     return { ok: true, value: { entry, position: this.#entries.length - 1 } };
   }

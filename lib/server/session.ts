@@ -7,7 +7,8 @@ import { boundDiff, type PreparedCall, type ToolOutcome } from "../tools/index.t
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
 import { Approvals, approvalTexts, decide } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
-import { events, MESSAGES, type ErrorCode, type SessionScope, type TurnScope } from "../protocol/index.ts";
+import { events, MESSAGES, type Attachment, type ErrorCode, type SessionScope, type TurnScope } from "../protocol/index.ts";
+import { attachmentError, turnInput } from "./attachments.ts";
 import { PromptQueue } from "./queue.ts";
 import type { SessionParts } from "./session_start.ts";
 import { FrameLimitError, type EventWriter } from "./writer.ts";
@@ -30,8 +31,9 @@ type ActiveTurn = { scope: TurnScope; controller: AbortController; done: Promise
 /** A rejected request: the connection answers it with `error`. */
 export type Rejection = { code: ErrorCode; message: string };
 
-export function validPrompt(prompt: string): boolean {
-  return prompt.trim() !== "" && Buffer.byteLength(prompt) <= MAX_PROMPT_BYTES;
+/** A prompt may be empty when files come with it (upstream's attachments). */
+export function validPrompt(prompt: string, hasAttachments = false): boolean {
+  return (hasAttachments || prompt.trim() !== "") && Buffer.byteLength(prompt) <= MAX_PROMPT_BYTES;
 }
 
 export class Session {
@@ -103,10 +105,12 @@ export class Session {
     await this.#writer.control(events.queueSnapshot(this.id, [...this.#queue.entries], this.#paused));
   }
 
-  async turnStart(requestId: string, prompt: string): Promise<Rejection | undefined> {
-    if (!validPrompt(prompt)) return { code: "invalid_request", message: MESSAGES.badPrompt };
+  async turnStart(requestId: string, prompt: string, attachments: readonly Attachment[] = []): Promise<Rejection | undefined> {
+    if (!validPrompt(prompt, attachments.length > 0)) return { code: "invalid_request", message: MESSAGES.badPrompt };
+    const refused = await attachmentError(attachments, this.parts.workspace);
+    if (refused !== undefined) return { code: "invalid_request", message: refused };
     if (this.#active) {
-      const queued = this.#queue.enqueue(prompt, requestId);
+      const queued = this.#queue.enqueue(prompt, requestId, attachments);
       if (!queued.ok) return { code: queued.code, message: MESSAGES.queueLimit };
       const { entry, position } = queued.value;
       const reply = events.queueEnqueued(this.#scope(requestId), entry, position);
@@ -117,13 +121,13 @@ export class Session {
       await this.#writer.control(reply);
       return undefined;
     }
-    await this.#begin(requestId, prompt);
+    await this.#begin(requestId, prompt, undefined, attachments);
     return undefined;
   }
 
   async queueUpdate(requestId: string, queueId: string, revision: number, prompt: string): Promise<Rejection | undefined> {
-    if (!validPrompt(prompt)) return { code: "invalid_request", message: MESSAGES.badPrompt };
     const current = this.#queue.entries.find((entry) => entry.queue_id === queueId && entry.revision === revision);
+    if (!validPrompt(prompt, (current?.attachments?.length ?? 0) > 0)) return { code: "invalid_request", message: MESSAGES.badPrompt };
     if (current && !this.#writer.fits(events.queueUpdated(this.#scope(requestId), { ...current, revision: revision + 1, prompt }), SEQ_SLACK)) {
       return FRAME_LIMIT_REJECTION;
     }
@@ -234,7 +238,7 @@ export class Session {
 
   // Claims the session for the turn synchronously (so no other turn can start), writes [queue.dequeued]
   // turn.started, and runs the loop in the background. Resolves once turn.started is written.
-  #begin(requestId: string, prompt: string, dequeued?: string): Promise<void> {
+  #begin(requestId: string, prompt: string, dequeued?: string, attachments: readonly Attachment[] = []): Promise<void> {
     const scope: TurnScope = { request_id: requestId, session_id: this.id, turn_id: randomUUID() };
     const controller = new AbortController();
     const active: ActiveTurn = { scope, controller, done: Promise.resolve() };
@@ -254,12 +258,12 @@ export class Session {
       } finally {
         started();
       }
-      await this.#run(active, prompt);
+      await this.#run(active, prompt, attachments);
     })();
     return written;
   }
 
-  async #run(active: ActiveTurn, prompt: string): Promise<void> {
+  async #run(active: ActiveTurn, prompt: string, attachments: readonly Attachment[]): Promise<void> {
     const { scope, controller } = active;
     const checkpoint = this.#history;
     this.#journalled(() => this.#journal?.turnStarted(scope.turn_id, prompt));
@@ -274,8 +278,10 @@ export class Session {
     try {
       // The first turn's tool list is complete: it waits for servers still starting (each ≤ startup_timeout_sec).
       await this.parts.mcp?.ready(controller.signal);
+      const input = await turnInput(prompt, attachments, this.parts.tools.schemas().length > 0);
       outcome = await runTurn({
-        prompt,
+        prompt: input.text,
+        images: input.images,
         history: checkpoint,
         provider: this.parts.provider,
         tools: this.parts.tools,
@@ -338,7 +344,7 @@ export class Session {
   async #startNext(): Promise<void> {
     if (this.#closing || this.#paused || this.#active || this.#queue.length === 0) return;
     const entry = this.#queue.shift()!;
-    await this.#begin(entry.submitter, entry.prompt, entry.queue_id);
+    await this.#begin(entry.submitter, entry.prompt, entry.queue_id, entry.attachments);
   }
 
   #sink(scope: TurnScope, signal: AbortSignal): TurnSink {

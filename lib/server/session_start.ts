@@ -15,6 +15,7 @@ import {
 } from "../provider/index.ts";
 import {
   buildToolRegistry,
+  createRegistry,
   discoverSkills,
   ExecSandbox,
   McpManager,
@@ -24,7 +25,8 @@ import {
 } from "../tools/index.ts";
 import { silentLogger, type Logger } from "../util/log.ts";
 import type { ClientMessage } from "../protocol/index.ts";
-import { buildSystemPrompt } from "./system_prompt.ts";
+import { createAgentTool, offersAgent } from "./agent_tool.ts";
+import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
 
 /** What the command line contributes to every session of this process. */
 export type ServerOptions = {
@@ -43,8 +45,11 @@ export type ServerOptions = {
   log?: Logger;
 };
 
-/** The fields of `session.start` that shape the session (`delegation_depth` and `auto_approve` have no effect). */
-export type StartRequest = Pick<Extract<ClientMessage, { type: "session.start" }>, "cwd" | "provider" | "model" | "base_url" | "no_tools">;
+/** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
+export type StartRequest = Pick<
+  Extract<ClientMessage, { type: "session.start" }>,
+  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt" | "delegation_depth"
+>;
 
 export type SessionParts = {
   workspace: string;
@@ -75,6 +80,8 @@ export class StartError extends Error {
 }
 
 export async function prepareSession(request: StartRequest, options: ServerOptions): Promise<SessionParts> {
+  const promptError = clientSystemPromptError(request);
+  if (promptError !== undefined) throw new StartError(promptError);
   const workspace = await canonicalWorkspace(request.cwd, options.cwd);
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
@@ -103,7 +110,8 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       : { ...loaded, context: contextForWindow(loaded.context, contextWindow.tokens) };
   const noTools = request.no_tools ?? false;
   const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
-  const instructions = await buildSystemPrompt({
+  // A tool-free client may bring its whole system prompt: then none of the configured instructions reach the model.
+  const instructions = request.system_prompt ?? await buildSystemPrompt({
     systemPrompt: config.agent.system_prompt,
     workspace,
     maxReadBytes: config.tools.max_read_bytes,
@@ -115,9 +123,18 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       ? undefined
       : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
   const execSandbox = new ExecSandbox();
-  const tools = await step(() =>
+  const ownTools = await step(() =>
     buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) }),
   );
+  // A client that is itself a delegated agent declares its depth; sub-agents count from it (upstream semantics).
+  const depth = request.delegation_depth ?? 0;
+  const tools =
+    noTools || !offersAgent(config, depth)
+      ? ownTools
+      : // The session's own tools stay live (MCP servers add theirs as they start); `agent` is added beside them.
+        createRegistry([createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox })], () =>
+          ownTools.list(),
+        );
   const provider = await step(() =>
     createProvider({
       profile: config.provider,

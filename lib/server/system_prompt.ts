@@ -5,6 +5,30 @@ import path from "node:path";
 import { completeUtf8Length } from "../util/text_bounds.ts";
 import { isInside } from "../util/path.ts";
 
+/** The longest system prompt a client may bring in `session.start` (upstream's limit), in UTF-8 bytes. */
+export const MAX_CLIENT_SYSTEM_PROMPT_BYTES = 16_384;
+
+export const CLIENT_PROMPT_MESSAGES = {
+  needsNoTools: "system_prompt requires no_tools: true",
+  invalid: `system_prompt must be at most ${MAX_CLIENT_SYSTEM_PROMPT_BYTES} bytes, with no control characters other than line breaks and tabs`,
+} as const;
+
+/**
+ * Why a client's own `system_prompt` is refused, or undefined when there is none or it may replace the whole
+ * prompt: only a tool-free session takes one (so tools never run under instructions the owner did not write),
+ * bounded, and with no control characters but `\n` and `\t`.
+ */
+export function clientSystemPromptError(request: { system_prompt?: string; no_tools?: boolean }): string | undefined {
+  const prompt = request.system_prompt;
+  if (prompt === undefined) return undefined;
+  if (request.no_tools !== true) return CLIENT_PROMPT_MESSAGES.needsNoTools;
+  // deno-lint-ignore no-control-regex
+  if (Buffer.byteLength(prompt) > MAX_CLIENT_SYSTEM_PROMPT_BYTES || /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(prompt)) {
+    return CLIENT_PROMPT_MESSAGES.invalid;
+  }
+  return undefined;
+}
+
 export async function buildSystemPrompt(options: {
   systemPrompt: string;
   workspace: string;

@@ -32,6 +32,8 @@ export type {
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
+export { isSecretLikePath } from "./secret_paths.ts";
+export { withRedaction } from "./redacted_tool.ts";
 export { boundDiff } from "./text_diff.ts";
 export { leadingWords, startsWithWords } from "./safe_command.ts";
 export { McpManager, mcpToolName, type McpServerState, type McpStatus } from "./mcp/index.ts";

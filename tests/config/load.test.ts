@@ -106,7 +106,8 @@ describe("layers and deep merge", () => {
         "[tools]\nagent_timeout_seconds = 60\n[agents.reviewer]\nmodel = \"x\"\n[update]\nchannel = \"beta\"\n[channels.slack]\ntoken_env = \"T\"\n",
     );
     const config = await load(sandbox);
-    expect(Object.keys(config.agent).sort()).toEqual(["max_steps", "system_prompt"]);
+    // max_delegation_depth bounds the agent tool since issue 20.
+    expect(Object.keys(config.agent).sort()).toEqual(["max_delegation_depth", "max_steps", "system_prompt"]);
     expect("agent_timeout_seconds" in config.tools).toBe(false);
     expect("agents" in config).toBe(false);
   });

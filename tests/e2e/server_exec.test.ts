@@ -65,7 +65,8 @@ describe("exec nested calls (§11 item 27)", () => {
     expect(input[2]).toEqual({ type: "function_call_output", call_id: "x1", output: "alpha:5" });
     // Request 1 offers exec, sorted among the other tools, with the spec's schema.
     const tools = harness.provider.requests[0]!.body.tools;
-    expect(tools.map((tool: { name?: string; type?: string }) => tool.name)).toEqual(["apply_patch", "bash", "edit", "exec", "glob", "grep", "list", "read", "read_skill", "web_fetch", "write"]);
+    // `agent` (issue 20) is offered too.
+    expect(tools.map((tool: { name?: string; type?: string }) => tool.name)).toEqual(["agent", "apply_patch", "bash", "edit", "exec", "glob", "grep", "list", "read", "read_skill", "web_fetch", "write"]);
     const exec = tools.find((tool: { name?: string; type?: string }) => tool.name === "exec");
     expect(exec.parameters).toMatchObject({ required: ["code"], additionalProperties: false, properties: { timeout_seconds: { minimum: 1, maximum: 14400 } } });
   });

@@ -41,7 +41,8 @@ describe("parseClientMessage", () => {
     });
     expect(parsed).toEqual({
       ok: true,
-      message: { type: "session.start", request_id: "2", cwd: ".", delegation_depth: 2, auto_approve: true },
+      // system_prompt is kept since issue 20 (upstream parity).
+      message: { type: "session.start", request_id: "2", cwd: ".", system_prompt: "no", delegation_depth: 2, auto_approve: true },
     });
   });
 
