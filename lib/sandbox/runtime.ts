@@ -275,7 +275,7 @@ export function cellRuntime(host: HostCall): RuntimeApi {
   };
 
   // Store: a private snapshot per cell; only written keys are committed by the worker.
-  let snapshot: Record<string, string> = createObject(null);
+  const snapshot: Record<string, string> = createObject(null);
   const written: Record<string, string> = createObject(null);
   let storeSize = 0;
   let storeQuota = Infinity;

@@ -9,6 +9,7 @@
 // - stream: one turn of `--deltas` one-word deltas through to agent_message_chunk lines, chunks/s.
 // - cancel_ms: session/cancel sent → the prompt's `cancelled` answer read, while the provider holds the stream
 //   (p50/max over `--cancels` turns; the issue's bound is 2000 ms).
+// deno-lint-ignore-file no-explicit-any -- reads untyped wire JSON (request bodies, JSON-RPC messages)
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,5 +1,6 @@
 // MCP servers (issue 18) through `scv server --stdio` against real reference servers nobody here wrote
 // (@modelcontextprotocol/server-everything, server-filesystem) and the scripted fake provider.
+// deno-lint-ignore-file no-explicit-any -- reads untyped wire JSON (request bodies, JSON-RPC messages)
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";

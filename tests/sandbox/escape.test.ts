@@ -134,7 +134,7 @@ describe("stack introspection", () => {
   it("error stacks name no worker files", async () => {
     const { texts } = await box.result("setTimeout(() => text(new Error('x').stack), 0); await new Promise((r) => setTimeout(r, 5)); try { text(c) } catch (e) { text(e.stack) }");
     for (const stack of texts) {
-      expect(stack).toMatch(/^(Error: x|ReferenceError: c is not defined)\n    at exec_main.mjs:1:\d+/);
+      expect(stack).toMatch(/^(Error: x|ReferenceError: c is not defined)\n {4}at exec_main.mjs:1:\d+/);
       expect(stack).not.toMatch(/node:|worker/);
     }
   });

@@ -1,5 +1,6 @@
 // The `agent` tool (issue 20): a sub-agent with its own context in a directory of the workspace, through
 // `node main.ts server --stdio` against the fake provider, which sees the sub-agent's own request stream.
+// deno-lint-ignore-file no-explicit-any -- reads untyped wire JSON (request bodies, JSON-RPC messages)
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

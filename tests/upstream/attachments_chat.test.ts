@@ -1,5 +1,6 @@
 // `scv chat` `/image PATH` and a pasted image path (issue 20), in plain line mode through the real CLI against the
 // fake provider: the staged image goes with the next prompt only.
+// deno-lint-ignore-file no-explicit-any -- reads untyped wire JSON (request bodies, JSON-RPC messages)
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

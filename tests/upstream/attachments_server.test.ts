@@ -1,5 +1,6 @@
 // `turn.start.attachments` (issue 20) through `node main.ts server --stdio` against the fake provider: images go to
 // the model on both wires, the fallbacks describe them instead, and the limits and path rules refuse bad input.
+// deno-lint-ignore-file no-explicit-any -- reads untyped wire JSON (request bodies, JSON-RPC messages)
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
