@@ -155,7 +155,9 @@ Examples:
   )
   .action(async (prompt: string, options) => {
     if (options.yes === true && options.approvalPolicy === "never") {
-      process.stderr.write("scv exec: warning: --yes has no effect with --approval-policy never (risky calls are denied)\n");
+      process.stderr.write(
+        "scv exec: warning: --yes has no effect with --approval-policy never (risky calls are denied)\n",
+      );
     }
     if (!enterDirectory(options.cd, "exec")) return;
     const { runExec } = await import("./lib/cli/exec.ts");
@@ -284,7 +286,9 @@ const getBuiltin = process.getBuiltinModule.bind(process) as (id: string) => unk
 
 // No top-level await: the compiled binary runs this file as a CommonJS bundle.
 if (process.argv[2] === SANDBOX_PROCESS_ARG) {
-  void import("./lib/sandbox/launch.ts").then(({ runSandboxProcess }) => runSandboxProcess(process.argv[3] ?? "{}", getBuiltin));
+  void import("./lib/sandbox/launch.ts").then(({ runSandboxProcess }) =>
+    runSandboxProcess(process.argv[3] ?? "{}", getBuiltin)
+  );
 } else {
   program.parseAsync(argv).catch(reportError);
 }
@@ -292,7 +296,9 @@ if (process.argv[2] === SANDBOX_PROCESS_ARG) {
 function reportError(error: unknown): void {
   if (error instanceof CommanderError) {
     // Help and version are successful exits; everything else commander reports is a usage error.
-    if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
+    if (
+      error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help"
+    ) {
       process.exitCode = 0;
     } else {
       exitWithUsageError();

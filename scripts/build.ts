@@ -55,8 +55,14 @@ const LOADER = `
 const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
 const { Script } = require("node:vm");
-const PARTS = ${JSON.stringify(Object.fromEntries(APP_PARTS.flatMap((part) => part.subcommands.map((name) => [name, part]))))};
-const LIBRARIES = ${JSON.stringify(Object.fromEntries(APP_PARTS.filter((part) => part.module !== undefined).map((part) => [part.asset, part])))};
+const PARTS = ${
+  JSON.stringify(Object.fromEntries(APP_PARTS.flatMap((part) => part.subcommands.map((name) => [name, part]))))
+};
+const LIBRARIES = ${
+  JSON.stringify(Object.fromEntries(
+    APP_PARTS.filter((part) => part.module !== undefined).map((part) => [part.asset, part]),
+  ))
+};
 const loaded = new Map();
 globalThis[Symbol.for("scv.loadPart")] = (asset) => loadPart(LIBRARIES[asset]);
 module.exports = function loadSubcommand(name) {
@@ -73,7 +79,9 @@ function loadPart(part) {
     if (embedded) {
       try { cachedData = Buffer.from(sea.getAsset(part.cacheAsset)); } catch {}
     }
-    const script = new Script(${JSON.stringify(APP_PREFIX)} + source + ${JSON.stringify(APP_SUFFIX)}, { filename: part.asset, cachedData });
+    const script = new Script(${JSON.stringify(APP_PREFIX)} + source + ${
+  JSON.stringify(APP_SUFFIX)
+}, { filename: part.asset, cachedData });
     const module = { exports: {} };
     script.runInThisContext()(module, module.exports, require);
     app = module.exports;
@@ -134,14 +142,24 @@ const common = {
 
 export async function buildBundle(): Promise<string> {
   await mkdir(`${ROOT}dist`, { recursive: true });
-  const launcher = await build({ ...common, entryPoints: [`${ROOT}main.ts`], outfile: BUNDLE, plugins: [launcherPlugin] });
+  const launcher = await build({
+    ...common,
+    entryPoints: [`${ROOT}main.ts`],
+    outfile: BUNDLE,
+    plugins: [launcherPlugin],
+  });
   const size = (result: BuildResult) =>
     `${(Object.values(result.metafile!.outputs).reduce((sum, output) => sum + output.bytes, 0) / 1024).toFixed(0)} KiB`;
   const built = [`${BUNDLE} (${size(launcher)})`];
   for (const part of APP_PARTS) {
     const result = await build({
       ...common,
-      stdin: { contents: partEntry(part), resolveDir: ROOT, sourcefile: part.asset.replace(/\.cjs$/, ".ts"), loader: "ts" },
+      stdin: {
+        contents: partEntry(part),
+        resolveDir: ROOT,
+        sourcefile: part.asset.replace(/\.cjs$/, ".ts"),
+        loader: "ts",
+      },
       outfile: distPath(part.asset),
       plugins: [libraryPlugin(part)],
     });

@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { chmod, copyFile, rm, stat, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { currentTarget } from "../lib/build_info.ts";
-import { APP_PARTS, buildBundle, distPath, ROOT, wrapApp, type AppPart } from "./build.ts";
+import { APP_PARTS, type AppPart, buildBundle, distPath, ROOT, wrapApp } from "./build.ts";
 
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 export const BINARY = `${ROOT}dist/scv`;
@@ -71,7 +71,9 @@ export async function compileBinary(options: CompileOptions = {}): Promise<strin
   if (options.strip) stripSymbols(output);
   inject(output, blob, options.macho ?? false);
   const size = (await stat(output)).size;
-  process.stderr.write(`compiled ${output} (${target}, ${(size / 1024 / 1024).toFixed(1)} MiB) with Node ${process.version}\n`);
+  process.stderr.write(
+    `compiled ${output} (${target}, ${(size / 1024 / 1024).toFixed(1)} MiB) with Node ${process.version}\n`,
+  );
   return output;
 }
 
@@ -79,7 +81,9 @@ export async function compileBinary(options: CompileOptions = {}): Promise<strin
 function stripSymbols(binary: string): void {
   const result = spawnSync("llvm-strip", ["--strip-all", binary], { encoding: "utf8" });
   if (result.error !== undefined || result.status !== 0) {
-    process.stderr.write(`compile: left ${binary} unstripped (llvm-strip: ${result.error?.message ?? result.stderr.trim()})\n`);
+    process.stderr.write(
+      `compile: left ${binary} unstripped (llvm-strip: ${result.error?.message ?? result.stderr.trim()})\n`,
+    );
   }
 }
 

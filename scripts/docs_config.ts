@@ -60,7 +60,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "session.max_history_bytes":
     "History size after which the oldest exchanges are folded into a note (`session.trimmed`).",
   "session.max_messages": "History length after which the oldest exchanges are folded into a note.",
-  "sessions.persist": "Keep a journal of each session under `<home>/sessions/` so it can be listed and resumed (docs/sessions.md).",
+  "sessions.persist":
+    "Keep a journal of each session under `<home>/sessions/` so it can be listed and resumed (docs/sessions.md).",
   "sessions.keep_count": "Keep only the newest N stored sessions, pruned when a session starts; 0 keeps all.",
   "sessions.keep_days": "Delete stored sessions not updated for this many days, when a session starts; 0 keeps all.",
   "context.max_tokens": "The model's context window, in estimated tokens.",
@@ -76,7 +77,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "tools.max_read_bytes": "Largest slice `read` returns (and its default `limit`); also caps the `AGENTS.md` read.",
   "tools.max_write_bytes": "Largest content `write` accepts.",
   "tools.code_mode": "Registers the `exec` tool (JavaScript in the sandbox, nested tool calls approved one by one).",
-  "tools.login_shell": "Runs `bash` as a login shell (`bash -lc`, the user's profile files on every call) instead of `bash -c`.",
+  "tools.login_shell":
+    "Runs `bash` as a login shell (`bash -lc`, the user's profile files on every call) instead of `bash -c`.",
   "tools.env_passthrough":
     "Variables scv reads keys from (`api_key_env`, the search key variable) that tool processes still get; they are dropped otherwise ([secrets](secrets.md)).",
   "tools.agent_timeout_seconds": IGNORED,
@@ -127,7 +129,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "mcp_servers.<name>.enabled": "`false` keeps the entry but starts nothing.",
   "mcp_servers.<name>.startup_timeout_sec":
     "Time the server has to answer `initialize` and list its tools; the first turn waits for it at most this long.",
-  "mcp_servers.<name>.tool_timeout_sec": "Time limit of one tool call; the call is then cancelled (MCP cancellation) and fails.",
+  "mcp_servers.<name>.tool_timeout_sec":
+    "Time limit of one tool call; the call is then cancelled (MCP cancellation) and fails.",
   "mcp_servers.<name>.enabled_tools": "When set, only these tools of the server are offered.",
   "mcp_servers.<name>.disabled_tools": "Tools of the server never offered (applied after `enabled_tools`).",
   agents: IGNORED,

@@ -88,7 +88,10 @@ function cacheRunnerFor(target: ReleaseTarget, node: string): string[] | null {
     const sysroot = "/usr/aarch64-linux-gnu";
     const runner = ["qemu-aarch64", "-L", sysroot, node];
     // The emulated Node must start (its shared libraries come from the arm64 cross packages).
-    if (commandExists("qemu-aarch64") && spawnSync(runner[0]!, [...runner.slice(1), "--version"], { stdio: "ignore" }).status === 0) {
+    if (
+      commandExists("qemu-aarch64") &&
+      spawnSync(runner[0]!, [...runner.slice(1), "--version"], { stdio: "ignore" }).status === 0
+    ) {
       return runner;
     }
     process.stderr.write(
@@ -121,7 +124,9 @@ async function archive(target: ReleaseTarget, binary: string): Promise<string> {
     return file;
   }
   const file = join(RELEASE_DIR, `${name}.tar.gz`);
-  execFileSync("sh", ["-c", `tar --owner=0 --group=0 --numeric-owner -cf - "${name}" | gzip -9 > "${file}"`], { cwd: parent });
+  execFileSync("sh", ["-c", `tar --owner=0 --group=0 --numeric-owner -cf - "${name}" | gzip -9 > "${file}"`], {
+    cwd: parent,
+  });
   return file;
 }
 
@@ -137,7 +142,11 @@ Put \`${exe}\` on your PATH, set OPENAI_API_KEY or configure a provider in ~/.sc
 \`${exe} --help\`. \`${exe} chat --demo\` plays an offline demo. \`${exe} version\` says what you run.
 
 The binary embeds Node.js ${RELEASE_NODE_VERSION}; its license is in LICENSE.node.
-${target.format === "pe" ? "\nThis Windows build is not code-signed.\n" : ""}${target.format === "macho" ? "\nThis macOS build carries an ad-hoc signature and is not notarized: it was built and checked on Linux.\n" : ""}`;
+${target.format === "pe" ? "\nThis Windows build is not code-signed.\n" : ""}${
+    target.format === "macho"
+      ? "\nThis macOS build carries an ad-hoc signature and is not notarized: it was built and checked on Linux.\n"
+      : ""
+  }`;
 }
 
 /** install.sh with this release's version and, when SCV_RELEASE_BASE_URL is set, where it is served. */
@@ -146,7 +155,10 @@ async function writeInstaller(file: string): Promise<void> {
   const base = process.env.SCV_RELEASE_BASE_URL ?? "";
   await writeFile(
     file,
-    template.replaceAll("__SCV_VERSION__", VERSION).replace('"${SCV_DOWNLOAD_BASE:-__SCV_DOWNLOAD_BASE__}"', `"\${SCV_DOWNLOAD_BASE:-${base}}"`),
+    template.replaceAll("__SCV_VERSION__", VERSION).replace(
+      '"${SCV_DOWNLOAD_BASE:-__SCV_DOWNLOAD_BASE__}"',
+      `"\${SCV_DOWNLOAD_BASE:-${base}}"`,
+    ),
     { mode: 0o755 },
   );
 }

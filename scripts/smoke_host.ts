@@ -16,13 +16,31 @@ const timer = setTimeout(() => {
   child.kill("SIGKILL");
 }, 30_000);
 
-child.stdin.write(encodeFrame({ type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [] }));
-child.stdin.write(encodeFrame({ type: "operation/request", id: 1, request: { method: "session/open", sessionId: "s1" } }));
+child.stdin.write(
+  encodeFrame({ type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [] }),
+);
+child.stdin.write(
+  encodeFrame({ type: "operation/request", id: 1, request: { method: "session/open", sessionId: "s1" } }),
+);
 // Ten sequential tool calls, each answered with its input plus one: the delegate round trip.
-const inc = { name: "inc", tool_name: { name: "inc", namespace: null }, description: "adds one", kind: "function", input_schema: null, output_schema: null };
-const source = "let n = 0; for (let i = 0; i < 10; i++) n = await tools.inc(n); text(String(n * 4 + 2)); text(typeof process)";
+const inc = {
+  name: "inc",
+  tool_name: { name: "inc", namespace: null },
+  description: "adds one",
+  kind: "function",
+  input_schema: null,
+  output_schema: null,
+};
+const source =
+  "let n = 0; for (let i = 0; i < 10; i++) n = await tools.inc(n); text(String(n * 4 + 2)); text(typeof process)";
 const execute = { tool_call_id: "call_1", enabled_tools: [inc], source, yield_time_ms: 10_000 };
-child.stdin.write(encodeFrame({ type: "operation/request", id: 2, request: { method: "session/execute", sessionId: "s1", request: execute } }));
+child.stdin.write(
+  encodeFrame({
+    type: "operation/request",
+    id: 2,
+    request: { method: "session/execute", sessionId: "s1", request: execute },
+  }),
+);
 
 let texts = "";
 for await (const frame of readFrames(child.stdout)) {
@@ -37,7 +55,8 @@ for await (const frame of readFrames(child.stdout)) {
     child.stdin.write(encodeFrame({ type: "delegate/response", id: message.id, result: { status: "ok", value } }));
   }
   const result = message.result?.value?.Result;
-  if (message.type === "execute/initialResponse" && result) texts = result.content_items.map((item) => item.text).join(",");
+  if (message.type === "execute/initialResponse" && result)
+    texts = result.content_items.map((item) => item.text).join(",");
   if (message.type === "cell/closed") child.stdin.end();
 }
 const code = await exited;

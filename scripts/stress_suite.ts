@@ -6,7 +6,7 @@
 //   node scripts/stress_suite.ts --runs 3 tests/e2e    three runs of some folders
 //   node scripts/stress_suite.ts --busy 0              no load (for a baseline)
 //   SCV_TEST_RUNTIME=deno node scripts/stress_suite.ts the CLI under Deno (the environment is passed on)
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,7 +20,11 @@ type Report = {
   numFailedTests: number;
   numPendingTests: number;
   numTodoTests: number;
-  testResults: { name: string; assertionResults: { status: string; fullName: string; failureMessages?: string[] }[]; message?: string }[];
+  testResults: {
+    name: string;
+    assertionResults: { status: string; fullName: string; failureMessages?: string[] }[];
+    message?: string;
+  }[];
 };
 
 type RunResult = {
@@ -42,7 +46,8 @@ function usage(message: string): never {
 
 function count(value: string, name: string, min: number): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min) usage(`--${name} must be an integer of at least ${min}, not ${JSON.stringify(value)}`);
+  if (!Number.isInteger(parsed) || parsed < min)
+    usage(`--${name} must be an integer of at least ${min}, not ${JSON.stringify(value)}`);
   return parsed;
 }
 
@@ -73,7 +78,13 @@ function runSuite(run: number, outputFile: string): Promise<RunResult> {
   const started = performance.now();
   const loadBefore = loadavg()[0]!;
   return new Promise((resolve) => {
-    const child = spawn(VITEST, ["run", ...positionals, "--reporter=dot", "--reporter=json", `--outputFile=${outputFile}`], {
+    const child = spawn(VITEST, [
+      "run",
+      ...positionals,
+      "--reporter=dot",
+      "--reporter=json",
+      `--outputFile=${outputFile}`,
+    ], {
       cwd: ROOT,
       stdio: ["ignore", "ignore", "inherit"],
     });
@@ -85,15 +96,21 @@ function runSuite(run: number, outputFile: string): Promise<RunResult> {
       } catch {
         report = undefined;
       }
-      const failures =
-        report?.testResults.flatMap((file) => [
-          ...file.assertionResults
-            .filter((test) => test.status === "failed")
-            .map((test) => `${file.name.replace(`${ROOT}/`, "")} > ${test.fullName}: ${(test.failureMessages?.[0] ?? "").split("\n")[0]}`),
-          // A file that fails to load or in a hook has no failed test, only a message.
-          ...(file.assertionResults.length === 0 && file.message ? [`${file.name.replace(`${ROOT}/`, "")}: ${file.message.split("\n")[0]}`] : []),
-        ]) ?? [`run ${run}: no JSON report (vitest exited with ${exitCode})`];
-      if (exitCode !== 0 && failures.length === 0) failures.push(`vitest exited with ${exitCode} without a failed test (see its output above)`);
+      const failures = report?.testResults.flatMap((file) => [
+        ...file.assertionResults
+          .filter((test) => test.status === "failed")
+          .map((test) =>
+            `${file.name.replace(`${ROOT}/`, "")} > ${test.fullName}: ${
+              (test.failureMessages?.[0] ?? "").split("\n")[0]
+            }`
+          ),
+        // A file that fails to load or in a hook has no failed test, only a message.
+        ...(file.assertionResults.length === 0 && file.message
+          ? [`${file.name.replace(`${ROOT}/`, "")}: ${file.message.split("\n")[0]}`]
+          : []),
+      ]) ?? [`run ${run}: no JSON report (vitest exited with ${exitCode})`];
+      if (exitCode !== 0 && failures.length === 0)
+        failures.push(`vitest exited with ${exitCode} without a failed test (see its output above)`);
       resolve({
         run,
         ok: exitCode === 0 && report !== undefined && report.numFailedTests === 0,
@@ -122,7 +139,9 @@ const dir = mkdtempSync(join(tmpdir(), "scv-stress-"));
 const results: RunResult[] = [];
 try {
   for (let run = 1; run <= runs; run += 1) {
-    process.stderr.write(`stress_suite: run ${run} of ${runs}${busyCores > 0 ? `, ${busyCores} core(s) kept busy` : ""}\n`);
+    process.stderr.write(
+      `stress_suite: run ${run} of ${runs}${busyCores > 0 ? `, ${busyCores} core(s) kept busy` : ""}\n`,
+    );
     const result = await runSuite(run, join(dir, `run-${run}.json`));
     process.stderr.write(`stress_suite: run ${run} ${result.ok ? "passed" : "FAILED"} in ${result.seconds} s\n`);
     results.push(result);
@@ -141,7 +160,11 @@ const summary = {
   cores: availableParallelism(),
   runtime: process.env.SCV_TEST_RUNTIME || "node",
   filters: positionals,
-  seconds: { min: Math.min(...seconds), max: Math.max(...seconds), mean: Math.round((seconds.reduce((a, b) => a + b, 0) / runs) * 10) / 10 },
+  seconds: {
+    min: Math.min(...seconds),
+    max: Math.max(...seconds),
+    mean: Math.round((seconds.reduce((a, b) => a + b, 0) / runs) * 10) / 10,
+  },
   results,
 };
 process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);

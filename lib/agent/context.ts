@@ -19,7 +19,11 @@ export type ContextLimits = {
 };
 
 export type ContextSelection =
-  | { ok: true; items: HistoryItem[]; compacted?: { before_tokens: number; after_tokens: number; removed_messages: number } }
+  | {
+    ok: true;
+    items: HistoryItem[];
+    compacted?: { before_tokens: number; after_tokens: number; removed_messages: number };
+  }
   | { ok: false; message: string };
 
 /** Tokens left for history once the output reserve, safety margin, system prompt and tool schemas are taken. */
@@ -32,7 +36,11 @@ export function historyBudget(limits: ContextLimits, fixedBytes: number): number
   );
 }
 
-export function selectContext(history: readonly HistoryItem[], limits: ContextLimits, fixedBytes: number): ContextSelection {
+export function selectContext(
+  history: readonly HistoryItem[],
+  limits: ContextLimits,
+  fixedBytes: number,
+): ContextSelection {
   const budget = historyBudget(limits, fixedBytes);
   if (budget <= 0) return { ok: false, message: CONTEXT_MESSAGES.fixedTooLarge };
   const tokens = (items: readonly HistoryItem[]) => tokensFor(historyBytes(items), limits.bytes_per_token);

@@ -76,7 +76,9 @@ export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
   }
 }
 
-function isProviderError(error: unknown): error is Error & { code: "provider_error" | "response_limit" | "tool_limit" } {
+function isProviderError(
+  error: unknown,
+): error is Error & { code: "provider_error" | "response_limit" | "tool_limit" } {
   return (
     error instanceof Error &&
     error.name === "ProviderError" &&
@@ -92,7 +94,8 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
   const working: HistoryItem[] = [...input.history, user];
   const turnStart = input.history.length;
   const schemas = input.tools.schemas();
-  const fixedBytes = Buffer.byteLength(input.instructions) + (schemas.length > 0 ? Buffer.byteLength(JSON.stringify(schemas)) : 0);
+  const fixedBytes = Buffer.byteLength(input.instructions) +
+    (schemas.length > 0 ? Buffer.byteLength(JSON.stringify(schemas)) : 0);
   const usage: Usage = {};
 
   for (let step = 1; step <= config.agent.max_steps; step += 1) {
@@ -104,7 +107,13 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
     }
 
     const response = await input.provider.stream(
-      { model: config.provider.model, instructions: input.instructions, history: selection.items, tools: schemas, step },
+      {
+        model: config.provider.model,
+        instructions: input.instructions,
+        history: selection.items,
+        tools: schemas,
+        step,
+      },
       { signal, onTextDelta: (text) => sink.delta(text) },
     );
     throwIfAborted(signal);
@@ -130,7 +139,13 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
 
     for (const call of response.calls) {
       const outcome = await runCall(input, call, signal);
-      working.push({ kind: "tool_result", call_id: call.call_id, name: call.name, output: outcome.output, success: outcome.success });
+      working.push({
+        kind: "tool_result",
+        call_id: call.call_id,
+        name: call.name,
+        output: outcome.output,
+        success: outcome.success,
+      });
     }
   }
   throw new TurnFailure("step_limit", `agent reached ${config.agent.max_steps} steps`);
@@ -150,9 +165,11 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
     return outcome;
   };
   const tool = input.tools.get(call.name);
-  if (!tool) return finish({ success: false, output: `unknown tool: ${call.name}`, truncated: false, error: "unknown_tool" });
+  if (!tool)
+    return finish({ success: false, output: `unknown tool: ${call.name}`, truncated: false, error: "unknown_tool" });
   const prepared = tool.prepare(call.arguments, { workspace: input.workspace, config: input.config });
-  if ("error" in prepared) return finish({ success: false, output: prepared.error, truncated: false, error: "invalid_arguments" });
+  if ("error" in prepared)
+    return finish({ success: false, output: prepared.error, truncated: false, error: "invalid_arguments" });
 
   let approved: boolean;
   try {
@@ -177,7 +194,12 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
   try {
     outcome = await prepared.run(context);
   } catch (error) {
-    outcome = { success: false, output: error instanceof Error ? error.message : String(error), truncated: false, error: "failed" };
+    outcome = {
+      success: false,
+      output: error instanceof Error ? error.message : String(error),
+      truncated: false,
+      error: "failed",
+    };
   }
   await progress.close();
   throwIfAborted(signal);

@@ -6,26 +6,26 @@ import type { Attachment } from "../protocol/index.ts";
 import {
   alwaysScope,
   ApprovalMemory,
+  type ClientEvent,
+  type ClientFlags,
   createStyle,
   EngineError,
   formatUsage,
+  imageAttachment,
   listStoredSessions,
   NO_SESSION_TO_CONTINUE,
-  imageAttachment,
-  SessionController,
-  type ClientEvent,
-  type ClientFlags,
   type Paint,
   type PendingApproval,
   type PreparedOptions,
+  SessionController,
   type Style,
 } from "../client/index.ts";
-import { createLogger, silentLogger, type Logger } from "../util/log.ts";
-import { DemoPrompts, type DemoPacing } from "./demo_prompts.ts";
-import { DEFAULT_HISTORY_LIMITS, loadHistory, saveHistory, type HistoryLimits } from "./history_file.ts";
+import { createLogger, type Logger, silentLogger } from "../util/log.ts";
+import { type DemoPacing, DemoPrompts } from "./demo_prompts.ts";
+import { DEFAULT_HISTORY_LIMITS, type HistoryLimits, loadHistory, saveHistory } from "./history_file.ts";
 import { KeyPrompts } from "./key_prompts.ts";
 import { LinePrompts } from "./line_prompts.ts";
-import { CONTINUATION, PROMPT, type ChatControls, type PromptSource } from "./prompt_source.ts";
+import { type ChatControls, CONTINUATION, PROMPT, type PromptSource } from "./prompt_source.ts";
 import { pickerRows, pickSession, replayRows, type StoredSessionRow } from "./session_picker.ts";
 import { helpText, parseSlash, pastedPath } from "./slash.ts";
 import { mcpLines, type McpStatusEvent } from "./mcp_view.ts";
@@ -127,7 +127,11 @@ export class ChatApp implements ChatControls {
         await this.#shutdown();
         return 1;
       }
-    } else if (!(await this.#startEngine(resume === undefined ? {} : "id" in resume ? { resume: resume.id } : { continue: true }))) {
+    } else if (
+      !(await this.#startEngine(
+        resume === undefined ? {} : "id" in resume ? { resume: resume.id } : { continue: true },
+      ))
+    ) {
       await this.#shutdown();
       // An unknown session id (or nothing to continue) is a usage error, as in scv exec.
       return this.#startFailure === "session_not_found" ? 2 : 1;
@@ -203,7 +207,9 @@ export class ChatApp implements ChatControls {
     const { rows, remaining } = this.#view.transcript.moreOfApproval(pending.approvalId);
     if (rows.length === 0) return this.render([]);
     const indent = this.indentOf(pending.callId);
-    const more = remaining > 0 ? [`${indent}  ${this.style.dim(`… ${remaining} more diff lines: press v to show more`)}`] : [];
+    const more = remaining > 0
+      ? [`${indent}  ${this.style.dim(`… ${remaining} more diff lines: press v to show more`)}`]
+      : [];
     this.render([...rows, ...more]);
   }
 
@@ -236,7 +242,8 @@ export class ChatApp implements ChatControls {
     if (!queued) this.render(echo);
     const attachments = this.#attachments;
     this.#attachments = [];
-    if (attachments.length > 0) echo.push(s.dim(`  with ${attachments.map((attachment) => attachment.name).join(", ")}`));
+    if (attachments.length > 0)
+      echo.push(s.dim(`  with ${attachments.map((attachment) => attachment.name).join(", ")}`));
     const requestId = await this.controller.submit(text, attachments);
     if (queued) this.#queuedEchoes.set(requestId, echo);
     this.render([]);
@@ -289,7 +296,10 @@ export class ChatApp implements ChatControls {
   async #startEngine(request: StartRequest = {}): Promise<boolean> {
     try {
       this.#prepared = await this.#setup.prepare(this.#flags);
-      const started = await this.controller.start(this.#prepared.options, this.#log(), { cwd: this.#setup.cwd, ...request });
+      const started = await this.controller.start(this.#prepared.options, this.#log(), {
+        cwd: this.#setup.cwd,
+        ...request,
+      });
       this.#historyLimits = {
         maxItems: started.max_prompt_history_items || DEFAULT_HISTORY_LIMITS.maxItems,
         maxBytes: started.max_prompt_history_bytes || DEFAULT_HISTORY_LIMITS.maxBytes,
@@ -346,7 +356,8 @@ export class ChatApp implements ChatControls {
         break;
       case "mcp.server_status":
         this.#mcp.set(event.server, event);
-        if (event.state === "failed") rows.push(this.style.yellow(`MCP server ${event.server} failed: ${event.reason ?? "no reason given"}`));
+        if (event.state === "failed")
+          rows.push(this.style.yellow(`MCP server ${event.server} failed: ${event.reason ?? "no reason given"}`));
         break;
       case "turn.started": {
         const echo = this.#queuedEchoes.get(event.request_id);
@@ -378,7 +389,9 @@ export class ChatApp implements ChatControls {
     if (decided !== undefined) return decided;
     if (!this.#memory.allows(approval.name, approval.args)) return undefined;
     const s = this.style;
-    this.render([`${this.indentOf(approval.callId)}  ${s.green("approved")} ${s.dim("(always allowed for this session)")}`]);
+    this.render([
+      `${this.indentOf(approval.callId)}  ${s.green("approved")} ${s.dim("(always allowed for this session)")}`,
+    ]);
     return true;
   }
 
@@ -404,7 +417,9 @@ export class ChatApp implements ChatControls {
       return true;
     }
     this.#attachments.push(attachment);
-    this.note([`attached ${attachment.name} (${attachment.mime}, ${attachment.size} bytes); it goes with your next prompt`]);
+    this.note([
+      `attached ${attachment.name} (${attachment.mime}, ${attachment.size} bytes); it goes with your next prompt`,
+    ]);
     return true;
   }
 
@@ -420,7 +435,11 @@ export class ChatApp implements ChatControls {
       case "image":
         if (argument === "") {
           const staged = this.#attachments.map((attachment) => attachment.name).join(", ");
-          note([staged === "" ? "usage: /image PATH (a PNG, JPEG, GIF or WebP file in the workspace)" : `next prompt attaches: ${staged}`]);
+          note([
+            staged === ""
+              ? "usage: /image PATH (a PNG, JPEG, GIF or WebP file in the workspace)"
+              : `next prompt attaches: ${staged}`,
+          ]);
           return false;
         }
         await this.#stageImage(argument, false);
@@ -473,7 +492,9 @@ export class ChatApp implements ChatControls {
           `approvals ${argument}`,
         );
       default:
-        this.render([`${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`]);
+        this.render([
+          `${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`,
+        ]);
         return false;
     }
   }
@@ -490,7 +511,11 @@ export class ChatApp implements ChatControls {
         id = await this.controller.fork();
       } catch (error) {
         const nothing = error instanceof EngineError && error.code === "session_not_found";
-        this.note([nothing ? "nothing to fork yet: this session has no turns" : `error: could not fork: ${(error as Error).message}`]);
+        this.note([
+          nothing
+            ? "nothing to fork yet: this session has no turns"
+            : `error: could not fork: ${(error as Error).message}`,
+        ]);
         return false;
       }
       this.note([`forked into session ${id}; going on in the fork (the original is unchanged)`]);
@@ -509,7 +534,11 @@ export class ChatApp implements ChatControls {
   }
 
   // `session.configure` changes the running session: the conversation (and the always-allowed calls) stay.
-  async #configure(fields: { model?: string; approval_policy?: string }, flags: ClientFlags, what: string): Promise<boolean> {
+  async #configure(
+    fields: { model?: string; approval_policy?: string },
+    flags: ClientFlags,
+    what: string,
+  ): Promise<boolean> {
     let reply;
     try {
       reply = await this.controller.configure(fields);
@@ -538,7 +567,9 @@ function contextWindowLines(window: { tokens: number; source: string; warning?: 
     known_model: "known for this model",
     server: "reported by the server",
   };
-  const lines = [`context window: ${window.tokens} tokens (${sources[window.source] ?? `reported by ${window.source}`})`];
+  const lines = [
+    `context window: ${window.tokens} tokens (${sources[window.source] ?? `reported by ${window.source}`})`,
+  ];
   if (window.warning) lines.push(`warning: ${window.warning}`);
   return lines;
 }

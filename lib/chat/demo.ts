@@ -6,7 +6,7 @@ import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DEMO_SCRIPT, DEMO_WORKSPACE } from "./demo_assets.ts";
-import { parseReplayScript, startReplaySession, type ClientFlags, type PreparedOptions } from "../client/index.ts";
+import { type ClientFlags, parseReplayScript, type PreparedOptions, startReplaySession } from "../client/index.ts";
 
 export type Demo = {
   workspace: string;
@@ -18,9 +18,21 @@ export type Demo = {
 export const DEMO_MODEL = "scv-demo";
 
 /** Variables that would pull the user's own scv configuration or credentials into the demo. */
-const ISOLATED = ["SCV_HOME", "SCV_CONFIG", "SCV_MODEL", "SCV_PROVIDER", "SCV_BASE_URL", "SCV_API_KEY_ENV", "OPENAI_API_KEY", "BRAVE_SEARCH_API_KEY"];
+const ISOLATED = [
+  "SCV_HOME",
+  "SCV_CONFIG",
+  "SCV_MODEL",
+  "SCV_PROVIDER",
+  "SCV_BASE_URL",
+  "SCV_API_KEY_ENV",
+  "OPENAI_API_KEY",
+  "BRAVE_SEARCH_API_KEY",
+];
 
-export async function prepareDemo(env: Record<string, string | undefined>, options: { delayMs?: number } = {}): Promise<Demo> {
+export async function prepareDemo(
+  env: Record<string, string | undefined>,
+  options: { delayMs?: number } = {},
+): Promise<Demo> {
   const script = parseReplayScript(DEMO_SCRIPT);
   const root = await realpath(await mkdtemp(join(tmpdir(), "scv-demo-")));
   const workspace = join(root, "workspace");
@@ -44,7 +56,12 @@ export async function prepareDemo(env: Record<string, string | undefined>, optio
     workspace,
     prompts: script.prompts,
     prepare(flags) {
-      const base = { model: flags.model ?? DEMO_MODEL, approvalPolicy: flags.approvalPolicy, env: demoEnv, cwd: workspace };
+      const base = {
+        model: flags.model ?? DEMO_MODEL,
+        approvalPolicy: flags.approvalPolicy,
+        env: demoEnv,
+        cwd: workspace,
+      };
       return startReplaySession(script, base, options);
     },
     cleanup: () => rm(root, { recursive: true, force: true }),

@@ -2,8 +2,8 @@
 // in a terminal Ctrl-C, Esc or q stop it (the recorded script cannot resume from a cancelled turn, so it leaves).
 import type { PendingApproval, Style } from "../client/index.ts";
 import type { Key } from "./keys.ts";
-import { PROMPT, type ChatControls, type PromptSource, type PromptView } from "./prompt_source.ts";
-import { RawKeys, type KeyTerminal } from "./raw_keys.ts";
+import { type ChatControls, PROMPT, type PromptSource, type PromptView } from "./prompt_source.ts";
+import { type KeyTerminal, RawKeys } from "./raw_keys.ts";
 import { cursorColumn } from "./screen.ts";
 
 export type DemoPacing = { pauseMs: number; typeMs: number };
@@ -47,7 +47,10 @@ export class DemoPrompts implements PromptSource {
 
   decide(approval: PendingApproval): boolean {
     const indent = this.#chat.indentOf(approval.callId);
-    this.#chat.note([`${indent}  [demo] approved automatically (in a real chat you answer y, n or a)`], this.#style.yellow);
+    this.#chat.note(
+      [`${indent}  [demo] approved automatically (in a real chat you answer y, n or a)`],
+      this.#style.yellow,
+    );
     return true;
   }
 
@@ -55,7 +58,11 @@ export class DemoPrompts implements PromptSource {
 
   view(): PromptView | undefined {
     if (this.#typed === undefined) return undefined;
-    return { rows: [`${this.#style.bold(PROMPT)}${this.#typed}`], cursorRow: 0, cursorColumn: cursorColumn(PROMPT, this.#typed) };
+    return {
+      rows: [`${this.#style.bold(PROMPT)}${this.#typed}`],
+      cursorRow: 0,
+      cursorColumn: cursorColumn(PROMPT, this.#typed),
+    };
   }
 
   interrupt(): void {
@@ -74,7 +81,9 @@ export class DemoPrompts implements PromptSource {
       return this.#keys!.suspend(() => chat.render([]));
     }
     if (key.name === "ctrl-c") this.#stop(130);
-    else if (key.name === "escape" || key.name === "ctrl-d" || (key.name === "text" && key.text.trim().toLowerCase() === "q")) this.#stop(0);
+    else if (
+      key.name === "escape" || key.name === "ctrl-d" || (key.name === "text" && key.text.trim().toLowerCase() === "q")
+    ) this.#stop(0);
   }
 
   #stopped(): boolean {

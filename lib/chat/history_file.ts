@@ -40,7 +40,11 @@ export function capHistory(entries: readonly string[], limits: HistoryLimits): s
   return kept.reverse();
 }
 
-export async function saveHistory(path: string, entries: readonly string[], limits: HistoryLimits = DEFAULT_HISTORY_LIMITS): Promise<void> {
+export async function saveHistory(
+  path: string,
+  entries: readonly string[],
+  limits: HistoryLimits = DEFAULT_HISTORY_LIMITS,
+): Promise<void> {
   const kept = capHistory(entries, limits);
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writeFile(path, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(""), { mode: 0o600 });

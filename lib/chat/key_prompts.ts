@@ -3,8 +3,8 @@
 import type { Style } from "../client/index.ts";
 import type { Key } from "./keys.ts";
 import { LineEditor } from "./line_editor.ts";
-import { CONTINUATION, PROMPT, type ChatControls, type PromptSource, type PromptView } from "./prompt_source.ts";
-import { RawKeys, type KeyTerminal } from "./raw_keys.ts";
+import { type ChatControls, CONTINUATION, PROMPT, type PromptSource, type PromptView } from "./prompt_source.ts";
+import { type KeyTerminal, RawKeys } from "./raw_keys.ts";
 import { cursorColumn } from "./screen.ts";
 
 export class KeyPrompts implements PromptSource {

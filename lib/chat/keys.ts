@@ -3,26 +3,26 @@
 export type Key =
   | { name: "text"; text: string }
   | {
-      name:
-        | "enter"
-        | "newline"
-        | "backspace"
-        | "delete"
-        | "left"
-        | "right"
-        | "up"
-        | "down"
-        | "home"
-        | "end"
-        | "ctrl-c"
-        | "ctrl-d"
-        | "escape"
-        | "kill-line-start"
-        | "kill-line-end"
-        | "kill-word"
-        | "redraw"
-        | "suspend";
-    };
+    name:
+      | "enter"
+      | "newline"
+      | "backspace"
+      | "delete"
+      | "left"
+      | "right"
+      | "up"
+      | "down"
+      | "home"
+      | "end"
+      | "ctrl-c"
+      | "ctrl-d"
+      | "escape"
+      | "kill-line-start"
+      | "kill-line-end"
+      | "kill-word"
+      | "redraw"
+      | "suspend";
+  };
 
 const SEQUENCES: Record<string, Key["name"]> = {
   "[A": "up",

@@ -1,6 +1,6 @@
 // The terminal in raw mode: keys decoded one by one, bracketed paste on (a mode switch, not a query, so pasted line
 // breaks stay in the prompt), and both restored when the chat ends or is suspended with Ctrl-Z.
-import { KeyReader, type Key } from "./keys.ts";
+import { type Key, KeyReader } from "./keys.ts";
 
 export type KeyTerminal = {
   input: NodeJS.ReadableStream & { setRawMode?: (raw: boolean) => unknown };

@@ -43,7 +43,9 @@ export class InlineScreen implements Screen {
     const columns = Math.max(1, this.#columns());
     let text = "\x1b[?25l";
     if (this.#drawn) {
-      const up = this.#last && this.#last.columns !== columns ? reflowedCursorRow(this.#last.live, columns) : this.#cursorFromTop;
+      const up = this.#last && this.#last.columns !== columns
+        ? reflowedCursorRow(this.#last.live, columns)
+        : this.#cursorFromTop;
       text += `\r${up > 0 ? `\x1b[${up}A` : ""}\x1b[J`;
     }
     for (const row of commit) text += `${row}\n`;
@@ -89,7 +91,8 @@ export class InlineScreen implements Screen {
  */
 export function reflowedCursorRow(live: LiveRegion, columns: number): number {
   let row = 0;
-  for (let index = 0; index < live.cursorRow && index < live.rows.length; index += 1) row += rowsFor(live.rows[index]!, columns);
+  for (let index = 0; index < live.cursorRow && index < live.rows.length; index += 1)
+    row += rowsFor(live.rows[index]!, columns);
   return row + Math.floor(live.cursorColumn / columns);
 }
 

@@ -24,12 +24,22 @@ export function pickerRows(sessions: readonly StoredSessionRow[], style: Style):
     const title = session.title === "" ? "(no prompt)" : stripControls(session.title);
     return `${String(index + 1).padStart(3)}  ${title}  ${style.dim(`${ageOf(session.updated_at)} · ${turns}`)}`;
   });
-  const more = sessions.length > SHOWN ? [style.dim(`  … and ${sessions.length - SHOWN} older (scv sessions lists them)`)] : [];
-  return ["Stored sessions, newest first:", ...rows, ...more, style.dim("Type a number to resume it, or press Enter for a new session.")];
+  const more = sessions.length > SHOWN
+    ? [style.dim(`  … and ${sessions.length - SHOWN} older (scv sessions lists them)`)]
+    : [];
+  return [
+    "Stored sessions, newest first:",
+    ...rows,
+    ...more,
+    style.dim("Type a number to resume it, or press Enter for a new session."),
+  ];
 }
 
 /** The session a picker answer chooses: undefined for a new session, "invalid" for anything else. */
-export function pickSession(answer: string, sessions: readonly StoredSessionRow[]): StoredSessionRow | undefined | "invalid" {
+export function pickSession(
+  answer: string,
+  sessions: readonly StoredSessionRow[],
+): StoredSessionRow | undefined | "invalid" {
   const text = answer.trim();
   if (text === "") return undefined;
   const number = Number(text);

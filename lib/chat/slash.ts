@@ -6,7 +6,11 @@ export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: 
   { name: "clear", usage: "/clear", help: "forget the conversation so far" },
   { name: "resume", usage: "/resume [id]", help: "continue a stored session (no id: pick from a list)" },
   { name: "fork", usage: "/fork", help: "copy this session into a new one and go on there" },
-  { name: "approvals", usage: "/approvals [policy]", help: "show the approval policy, or switch: on-risk, always, never" },
+  {
+    name: "approvals",
+    usage: "/approvals [policy]",
+    help: "show the approval policy, or switch: on-risk, always, never",
+  },
   { name: "image", usage: "/image PATH", help: "attach an image to your next prompt (or paste its path)" },
   { name: "mcp", usage: "/mcp", help: "list the MCP servers, their state and tools" },
   { name: "usage", usage: "/usage", help: "token usage of the last turn and of this chat" },

@@ -1,5 +1,5 @@
 // The status line under the prompt: model, what the engine is doing, last turn and session token usage.
-import { formatUsage, truncateText, type Style } from "../client/index.ts";
+import { formatUsage, type Style, truncateText } from "../client/index.ts";
 import type { Usage } from "../protocol/index.ts";
 
 export type StatusInfo = {

@@ -3,17 +3,17 @@
 import { alwaysScope } from "../client/index.ts";
 import {
   displayWidth,
+  type Paint,
+  type SessionController,
   stripControls,
+  type Style,
   tailAtWidth,
   Transcript,
   truncateText,
   wrapPlain,
-  type Paint,
-  type SessionController,
-  type Style,
 } from "../client/index.ts";
 import type { PromptView } from "./prompt_source.ts";
-import { InlineScreen, PlainScreen, type LiveRegion, type Screen } from "./screen.ts";
+import { InlineScreen, type LiveRegion, PlainScreen, type Screen } from "./screen.ts";
 import { formatStatus } from "./status.ts";
 
 export type ViewTerminal = {
@@ -55,7 +55,9 @@ export class ChatView {
     this.#controller = controller;
     this.#prompt = prompt;
     this.style = style;
-    this.#screen = terminal.interactive ? new InlineScreen(terminal.output, terminal.columns) : new PlainScreen(terminal.output);
+    this.#screen = terminal.interactive
+      ? new InlineScreen(terminal.output, terminal.columns)
+      : new PlainScreen(terminal.output);
     this.transcript = new Transcript(this.style, this.width());
   }
 
@@ -102,7 +104,9 @@ export class ChatView {
     const asking = this.#controller.asking;
     if (asking) {
       const name = truncateText(stripControls(asking.name), 20);
-      const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}${alwaysScope(asking.name, asking.args)} `;
+      const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}${
+        alwaysScope(asking.name, asking.args)
+      } `;
       const short = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("y")}/${s.bold("n")}/${s.bold("a")}(lways) `;
       rows.push(displayWidth(long) < width ? long : short);
       // The question takes the cursor; the prompt (and what was typed there) comes back once it is answered.

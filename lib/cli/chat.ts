@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { resolveHome } from "../config/index.ts";
 import { ChatApp, prepareDemo } from "../chat/index.ts";
-import { colorEnabled, prepareOptions, type ClientFlags } from "../client/index.ts";
+import { type ClientFlags, colorEnabled, prepareOptions } from "../client/index.ts";
 import { EXIT_FAILURE, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 
@@ -44,14 +44,13 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     process.stderr.write("scv chat: --continue and --resume cannot be combined\n");
     return EXIT_USAGE;
   }
-  const resume =
-    typeof options.resume === "string"
-      ? { id: options.resume }
-      : options.resume === true
-        ? { pick: true as const }
-        : options.continue === true
-          ? { latest: true as const }
-          : undefined;
+  const resume = typeof options.resume === "string"
+    ? { id: options.resume }
+    : options.resume === true
+    ? { pick: true as const }
+    : options.continue === true
+    ? { latest: true as const }
+    : undefined;
   const interactive = options.demo ? stdout.isTTY === true : stdout.isTTY === true && stdin.isTTY === true;
   const app = new ChatApp({
     terminal: {

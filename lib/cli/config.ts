@@ -2,7 +2,7 @@
 // the files scv reads. Reads files only; secrets are shown as `[set]`.
 import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { ConfigError, expandTilde, loadConfig, resolveHome, type ResolvedConfig } from "../config/index.ts";
+import { ConfigError, expandTilde, loadConfig, type ResolvedConfig, resolveHome } from "../config/index.ts";
 import { EXIT_FAILURE, EXIT_OK } from "./exit.ts";
 
 export type ConfigCliOptions = {

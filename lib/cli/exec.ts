@@ -3,19 +3,19 @@
 import type { ApprovalPolicy } from "../config/index.ts";
 import type { Attachment } from "../protocol/index.ts";
 import {
+  type ClientEvent,
+  type ClientFlags,
   createStyle,
   EngineError,
-  NO_SESSION_TO_CONTINUE,
   imageAttachment,
+  NO_SESSION_TO_CONTINUE,
+  type PendingApproval,
+  type PreparedOptions,
   prepareOptions,
   revealControls,
   SessionController,
   stripControls,
   Transcript,
-  type ClientEvent,
-  type ClientFlags,
-  type PendingApproval,
-  type PreparedOptions,
 } from "../client/index.ts";
 import { createLogger } from "../util/log.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";

@@ -24,7 +24,9 @@ type Listen = { kind: "stdio" } | { kind: "ws"; host: string; port: number };
 export function parseListen(url: string | undefined): Listen {
   if (url === undefined || url === "stdio" || url === "stdio://") return { kind: "stdio" };
   if (!url.startsWith("ws://")) {
-    throw new HostUsageError(`unsupported --listen URL \`${url}\`; expected \`ws://IP:PORT\`, \`stdio\`, or \`stdio://\``);
+    throw new HostUsageError(
+      `unsupported --listen URL \`${url}\`; expected \`ws://IP:PORT\`, \`stdio\`, or \`stdio://\``,
+    );
   }
   const invalid = new HostUsageError(`invalid websocket --listen URL \`${url}\`; expected \`ws://IP:PORT\``);
   const match = /^ws:\/\/(?:\[([^\]]+)\]|([^:/\[\]]+)):(\d{1,5})\/?$/.exec(url);
@@ -43,7 +45,6 @@ function logLine(line: string): void {
     // stderr is gone; nothing else can report it.
   }
 }
-
 
 /** Runs the host; resolves with the exit code (and ends the process itself in stdio mode). */
 export async function runHost(options: HostOptions): Promise<number> {

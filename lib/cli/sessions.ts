@@ -23,23 +23,35 @@ function shortTime(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
   const pad = (value: number) => String(value).padStart(2, "0");
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${
+    pad(date.getMinutes())
+  }`;
 }
 
 function printTable(sessions: SessionSummary[], all: boolean, total: number): void {
   if (sessions.length === 0 && total === 0) {
-    process.stdout.write(all ? "No stored sessions.\n" : "No stored sessions in this workspace (scv sessions --all lists every one).\n");
+    process.stdout.write(
+      all ? "No stored sessions.\n" : "No stored sessions in this workspace (scv sessions --all lists every one).\n",
+    );
     return;
   }
   const rows = sessions.map((session) => {
     const title = session.title === "" ? "(no prompt)" : session.title;
-    return `${session.id}  ${shortTime(session.updated_at)}  ${String(session.turns).padStart(5)}  ${title}${all ? `  (${session.cwd})` : ""}`;
+    return `${session.id}  ${shortTime(session.updated_at)}  ${String(session.turns).padStart(5)}  ${title}${
+      all ? `  (${session.cwd})` : ""
+    }`;
   });
   const more = total > sessions.length ? `… ${total - sessions.length} older (--limit 0 shows all)\n` : "";
-  process.stdout.write(`${"ID".padEnd(36)}  ${"UPDATED".padEnd(16)}  TURNS  TITLE\n${rows.map((row) => `${row}\n`).join("")}${more}`);
+  process.stdout.write(
+    `${"ID".padEnd(36)}  ${"UPDATED".padEnd(16)}  TURNS  TITLE\n${rows.map((row) => `${row}\n`).join("")}${more}`,
+  );
 }
 
-export async function runSessions(action: string | undefined, id: string | undefined, options: SessionsCliOptions): Promise<number> {
+export async function runSessions(
+  action: string | undefined,
+  id: string | undefined,
+  options: SessionsCliOptions,
+): Promise<number> {
   const home = resolveHome(options.scvHome, process.env).home;
   if (action !== undefined && action !== "delete") {
     process.stderr.write(`scv sessions: unknown action '${action}' (expected: delete)\n`);
@@ -64,7 +76,9 @@ export async function runSessions(action: string | undefined, id: string | undef
   if (options.limit !== undefined) {
     limit = Number(options.limit);
     if (!Number.isInteger(limit) || limit < 0) {
-      process.stderr.write(`scv sessions: --limit must be a whole number (0 for all), not ${JSON.stringify(options.limit)}\n`);
+      process.stderr.write(
+        `scv sessions: --limit must be a whole number (0 for all), not ${JSON.stringify(options.limit)}\n`,
+      );
       return EXIT_USAGE;
     }
   }

@@ -30,7 +30,9 @@ export function bashPrefix(args: unknown): string[] | undefined {
 /** What "always" covers for a call, as the question says it after "[a]": `lways allow \`npm test …\` this session`. */
 export function alwaysScope(name: string, args: unknown): string {
   const prefix = name === "bash" ? bashPrefix(args) : undefined;
-  return prefix === undefined ? "lways for this session" : `lways allow \`${stripControls(prefix.join(" "))} …\` this session`;
+  return prefix === undefined
+    ? "lways for this session"
+    : `lways allow \`${stripControls(prefix.join(" "))} …\` this session`;
 }
 
 export class ApprovalMemory {

@@ -8,8 +8,23 @@ import { displayWidth } from "./style.ts";
 export const DIFF_PAGE_ROWS = 20;
 
 const INVISIBLE = new Set([
-  0x061c, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066, 0x2067, 0x2068,
-  0x2069, 0xfeff,
+  0x061c,
+  0x200b,
+  0x200c,
+  0x200d,
+  0x200e,
+  0x200f,
+  0x202a,
+  0x202b,
+  0x202c,
+  0x202d,
+  0x202e,
+  0x2060,
+  0x2066,
+  0x2067,
+  0x2068,
+  0x2069,
+  0xfeff,
 ]);
 
 /**
@@ -23,7 +38,8 @@ export function revealControls(text: string): string {
     if (char === "\n" || char === "\t") out += char;
     else if (code < 0x20) out += `^${String.fromCharCode(code + 0x40)}`;
     else if (code === 0x7f) out += "^?";
-    else if ((code >= 0x80 && code <= 0x9f) || INVISIBLE.has(code)) out += `<U+${code.toString(16).toUpperCase().padStart(4, "0")}>`;
+    else if ((code >= 0x80 && code <= 0x9f) || INVISIBLE.has(code))
+      out += `<U+${code.toString(16).toUpperCase().padStart(4, "0")}>`;
     else out += char;
   }
   return out;

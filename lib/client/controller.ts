@@ -4,7 +4,7 @@
 import type { Attachment, EventOf } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
 import type { ServerOptions } from "../server/index.ts";
-import { openEngine, type ClientEvent, type EngineClient, type SessionRequest } from "./engine.ts";
+import { type ClientEvent, type EngineClient, openEngine, type SessionRequest } from "./engine.ts";
 
 export type PendingApproval = {
   approvalId: string;
@@ -101,7 +101,9 @@ export class SessionController {
   async submit(prompt: string, attachments: Attachment[] = []): Promise<string> {
     if (!this.#engine) throw new Error("the session is not open");
     this.#busy = true;
-    return this.#engine.send(attachments.length > 0 ? { type: "turn.start", prompt, attachments } : { type: "turn.start", prompt });
+    return this.#engine.send(
+      attachments.length > 0 ? { type: "turn.start", prompt, attachments } : { type: "turn.start", prompt },
+    );
   }
 
   /** Forks the open session into a new stored one (session.fork); resolves with the new id. */
@@ -120,7 +122,8 @@ export class SessionController {
   async configure(fields: { approval_policy?: string; model?: string }): Promise<ClientEvent> {
     if (!this.#engine) throw new Error("the session is not open");
     const reply = await this.#engine.request({ type: "session.configure", ...fields });
-    if (reply.type === "session.configured" && this.#engine.session) this.#engine.session = { ...this.#engine.session, model: reply.model };
+    if (reply.type === "session.configured" && this.#engine.session)
+      this.#engine.session = { ...this.#engine.session, model: reply.model };
     return reply;
   }
 
@@ -175,7 +178,8 @@ export class SessionController {
           name: event.name,
           // A sub-agent's call (issue 20) was never proposed to this client: what the approval shows stands for its
           // arguments, so "always allow" covers only that exact call, not every call of the tool.
-          args: this.#proposed.get(event.call_id) ?? { approval: { summary: event.summary, detail: event.detail ?? null } },
+          args: this.#proposed.get(event.call_id) ??
+            { approval: { summary: event.summary, detail: event.detail ?? null } },
           risk: event.risk,
           summary: event.summary,
           ...(event.diff === undefined ? {} : { diff: event.diff }),

@@ -2,7 +2,13 @@
 // codec, events come back the same way, exactly as `scv server --stdio` would carry them.
 import { PassThrough } from "node:stream";
 import { MAX_FRAME_BYTES, NdjsonWriter, readNdjson } from "../codec/index.ts";
-import { PROTOCOL_VERSION, type ClientMessage, type ClientRequest, type EventOf, type ServerEvent } from "../protocol/index.ts";
+import {
+  type ClientMessage,
+  type ClientRequest,
+  type EventOf,
+  PROTOCOL_VERSION,
+  type ServerEvent,
+} from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
 import { type ServeResult, type ServerOptions, serveStdio } from "../server/index.ts";
 import { VERSION } from "../version.ts";
@@ -26,7 +32,10 @@ export const NO_SESSION_TO_CONTINUE = "no earlier session in this workspace to c
 
 /** Messages about stored sessions, which name their session themselves. */
 type StoredRequest = {
-  [T in "session.list" | "session.resume" | "session.fork" | "session.delete"]: Omit<Extract<ClientMessage, { type: T }>, "request_id">;
+  [T in "session.list" | "session.resume" | "session.fork" | "session.delete"]: Omit<
+    Extract<ClientMessage, { type: T }>,
+    "request_id"
+  >;
 }["session.list" | "session.resume" | "session.fork" | "session.delete"];
 
 /** The engine answered a request with an `error` event. */
@@ -108,7 +117,11 @@ export class EngineClient {
   async initialize(): Promise<void> {
     const id = `c${this.#nextId}`;
     const reply = this.waitFor((event) => "request_id" in event && event.request_id === id);
-    await this.send({ type: "initialize", protocol_version: PROTOCOL_VERSION, client: { name: "scv-chat", version: VERSION } });
+    await this.send({
+      type: "initialize",
+      protocol_version: PROTOCOL_VERSION,
+      client: { name: "scv-chat", version: VERSION },
+    });
     const event = await reply;
     if (event.type === "error") throw new EngineError(event.code, event.message);
   }
@@ -152,7 +165,11 @@ export class EngineClient {
     const reply = (id: string) => this.waitFor((event) => "request_id" in event && event.request_id === id);
     const initId = `c${this.#nextId}`;
     const initialized = reply(initId);
-    await this.send({ type: "initialize", protocol_version: PROTOCOL_VERSION, client: { name: "scv-chat", version: VERSION } });
+    await this.send({
+      type: "initialize",
+      protocol_version: PROTOCOL_VERSION,
+      client: { name: "scv-chat", version: VERSION },
+    });
     const init = await initialized;
     if (init.type === "error") throw new EngineError(init.code, init.message);
     if (init.type !== "initialized") throw new Error(`the engine answered initialize with ${init.type}`);
@@ -215,7 +232,9 @@ export async function listStoredSessions(
   const engine = new EngineClient(options, log);
   try {
     await engine.initialize();
-    const listed = await engine.requestStored(cwd === undefined ? { type: "session.list", all: true } : { type: "session.list", cwd });
+    const listed = await engine.requestStored(
+      cwd === undefined ? { type: "session.list", all: true } : { type: "session.list", cwd },
+    );
     return listed.type === "sessions.listed" ? listed.sessions : [];
   } finally {
     await engine.close();

@@ -5,12 +5,16 @@ import path from "node:path";
 import type { Attachment } from "../protocol/index.ts";
 
 const SIGNATURES: Array<{ mime: string; matches: (head: Buffer) => boolean }> = [
-  { mime: "image/png", matches: (head) => head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) },
+  {
+    mime: "image/png",
+    matches: (head) => head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  },
   { mime: "image/jpeg", matches: (head) => head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff },
   { mime: "image/gif", matches: (head) => ["GIF87a", "GIF89a"].includes(head.subarray(0, 6).toString("latin1")) },
   {
     mime: "image/webp",
-    matches: (head) => head.subarray(0, 4).toString("latin1") === "RIFF" && head.subarray(8, 12).toString("latin1") === "WEBP",
+    matches: (head) =>
+      head.subarray(0, 4).toString("latin1") === "RIFF" && head.subarray(8, 12).toString("latin1") === "WEBP",
   },
 ];
 

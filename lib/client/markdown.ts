@@ -2,7 +2,7 @@
 // fenced code blocks with their language, inline code, emphasis and links. It is fed one complete
 // source line at a time, so streamed text can be rendered as soon as each line ends.
 // Without colour it emits no escape codes: inline code keeps its backticks, links show their URL.
-import { displayWidth, splitAtWidth, type Paint, type Style } from "./style.ts";
+import { displayWidth, type Paint, splitAtWidth, type Style } from "./style.ts";
 
 type Segment = { text: string; paint: Paint };
 
@@ -37,7 +37,8 @@ export class MarkdownRenderer {
     const s = this.#style;
     const fence = FENCE.exec(source);
     if (this.#fence) {
-      const closing = fence && fence[2]!.startsWith(this.#fence.marker[0]!) && fence[2]!.length >= this.#fence.marker.length && !fence[3];
+      const closing = fence && fence[2]!.startsWith(this.#fence.marker[0]!) &&
+        fence[2]!.length >= this.#fence.marker.length && !fence[3];
       if (closing) {
         this.#fence = undefined;
         return [s.dim("  └─")];
@@ -65,13 +66,23 @@ export class MarkdownRenderer {
       const level = heading[1]!.length;
       const text = plainInline(heading[2]!);
       const paint: Paint = level === 1 ? (t) => s.bold(s.underline(t)) : s.bold;
-      const rows = this.#wrap(parseInline(heading[2]!, s).map((seg) => ({ text: seg.text, paint: (t: string) => paint(seg.paint(t)) })), "", "");
-      if (level <= 2) rows.push(s.dim((level === 1 ? "═" : "─").repeat(Math.min(this.#width, Math.max(3, displayWidth(text))))));
+      const rows = this.#wrap(
+        parseInline(heading[2]!, s).map((seg) => ({ text: seg.text, paint: (t: string) => paint(seg.paint(t)) })),
+        "",
+        "",
+      );
+      if (level <= 2)
+        rows.push(s.dim((level === 1 ? "═" : "─").repeat(Math.min(this.#width, Math.max(3, displayWidth(text))))));
       return rows;
     }
     if (RULE.test(source)) return [s.dim("─".repeat(Math.min(this.#width, 40)))];
     const quote = QUOTE.exec(source);
-    if (quote) return this.#wrap(parseInline(quote[1]!, s).map((seg) => ({ text: seg.text, paint: (t: string) => s.dim(seg.paint(t)) })), s.dim("│ "), s.dim("│ "));
+    if (quote)
+      return this.#wrap(
+        parseInline(quote[1]!, s).map((seg) => ({ text: seg.text, paint: (t: string) => s.dim(seg.paint(t)) })),
+        s.dim("│ "),
+        s.dim("│ "),
+      );
     const bullet = BULLET.exec(source);
     if (bullet) {
       const depth = Math.floor(bullet[1]!.replace(/\t/g, "  ").length / 2);
@@ -84,7 +95,11 @@ export class MarkdownRenderer {
       const depth = Math.floor(ordered[1]!.replace(/\t/g, "  ").length / 2);
       const indent = "  ".repeat(depth);
       const marker = `${ordered[2]}${ordered[3]}`;
-      return this.#wrap(parseInline(ordered[4]!, s), `${indent}  ${s.yellow(marker)} `, `${indent}  ${" ".repeat(marker.length + 1)}`);
+      return this.#wrap(
+        parseInline(ordered[4]!, s),
+        `${indent}  ${s.yellow(marker)} `,
+        `${indent}  ${" ".repeat(marker.length + 1)}`,
+      );
     }
     return this.#wrap(parseInline(source.trim(), s), "", "");
   }
@@ -151,7 +166,8 @@ function leadingSpaces(text: string): number {
   return text.length - text.trimStart().length;
 }
 
-const INLINE = /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|(?<![\w])_([^_\s][^_]*)_(?![\w])|\[([^\]]+)\]\(([^)\s]+)(?:\s+"[^"]*")?\)|<(https?:\/\/[^>\s]+)>/g;
+const INLINE =
+  /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|(?<![\w])_([^_\s][^_]*)_(?![\w])|\[([^\]]+)\]\(([^)\s]+)(?:\s+"[^"]*")?\)|<(https?:\/\/[^>\s]+)>/g;
 
 /** Splits one line of Markdown into painted segments. */
 export function parseInline(text: string, s: Style): Segment[] {

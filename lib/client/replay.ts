@@ -27,7 +27,8 @@ export class ReplayScriptError extends Error {
 }
 
 function isEvent(value: unknown): value is ReplayEvent {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && typeof (value as { type?: unknown }).type === "string";
+  return value !== null && typeof value === "object" && !Array.isArray(value) &&
+    typeof (value as { type?: unknown }).type === "string";
 }
 
 function parseResponse(value: unknown, index: number): ReplayResponse {
@@ -78,7 +79,8 @@ export function parseReplayScript(text: string): ReplayScript {
     } catch (error) {
       throw new ReplayScriptError(`line ${index + 1} is not JSON: ${(error as Error).message}`);
     }
-    if (!isEvent(value)) throw new ReplayScriptError(`line ${index + 1} must be an SSE event object with a string "type"`);
+    if (!isEvent(value))
+      throw new ReplayScriptError(`line ${index + 1} must be an SSE event object with a string "type"`);
     current.push(value);
     if (TERMINAL_EVENTS.has(value.type)) {
       responses.push({ events: current });
@@ -122,7 +124,10 @@ function sendJson(response: http.ServerResponse, status: number, message: string
 }
 
 /** Serves `script.responses` in order; once they run out, each request fails with HTTP 400 (never retried). */
-export async function startReplayServer(script: ReplayScript, options: { delayMs?: number } = {}): Promise<ReplayServer> {
+export async function startReplayServer(
+  script: ReplayScript,
+  options: { delayMs?: number } = {},
+): Promise<ReplayServer> {
   let next = 0;
   const received: http.IncomingHttpHeaders[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -150,7 +155,11 @@ export async function startReplayServer(script: ReplayScript, options: { delayMs
     request.on("end", () => {
       void (async () => {
         if (request.method !== "POST" || !request.url?.endsWith("/responses")) {
-          sendJson(response, 404, "the replay provider serves only POST <base_url>/responses (set wire_api = \"responses\")");
+          sendJson(
+            response,
+            404,
+            'the replay provider serves only POST <base_url>/responses (set wire_api = "responses")',
+          );
           return;
         }
         const offered = toolNames(Buffer.concat(chunks).toString("utf8"));
@@ -190,4 +199,3 @@ export async function startReplayServer(script: ReplayScript, options: { delayMs
     },
   };
 }
-

@@ -2,7 +2,7 @@
 // recorded script is given (`--fake-responses FILE` or SCV_FAKE_RESPONSES) with a placeholder credential.
 import type { ApprovalPolicy } from "../config/index.ts";
 import type { ServerOptions } from "../server/index.ts";
-import { loadReplayScript, startReplayServer, type ReplayScript, type ReplayServer } from "./replay.ts";
+import { loadReplayScript, type ReplayScript, type ReplayServer, startReplayServer } from "./replay.ts";
 import { replaySessionOptions } from "./replay_session.ts";
 
 export type ClientFlags = {

@@ -14,7 +14,9 @@ function oneLine(text: string): string {
 
 /** A short, human summary of a call's arguments, e.g. the command of `bash` or the path of `read`. */
 export function summarizeArguments(name: string, args: unknown): string {
-  const record = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : undefined;
+  const record = args !== null && typeof args === "object" && !Array.isArray(args)
+    ? (args as Record<string, unknown>)
+    : undefined;
   const field = (key: string) => (typeof record?.[key] === "string" ? (record[key] as string) : undefined);
   switch (name) {
     case "bash":
@@ -36,7 +38,10 @@ export function summarizeArguments(name: string, args: unknown): string {
       }
       break;
     case "grep":
-      if (field("pattern") !== undefined) return `/${field("pattern")}/${field("path") ? ` in ${field("path")}` : ""}${field("glob") ? ` (${field("glob")})` : ""}`;
+      if (field("pattern") !== undefined)
+        return `/${field("pattern")}/${field("path") ? ` in ${field("path")}` : ""}${
+          field("glob") ? ` (${field("glob")})` : ""
+        }`;
       break;
     case "glob":
       if (field("pattern") !== undefined) return `${field("pattern")}${field("path") ? ` in ${field("path")}` : ""}`;
@@ -80,7 +85,8 @@ export function outputText(output: string): string {
         const exit = typeof value.exit_code === "number" && value.exit_code !== 0 ? `[exit ${value.exit_code}] ` : "";
         return exit + value.output;
       }
-      if (typeof value.path === "string" && typeof value.bytes === "number") return `wrote ${value.bytes} bytes to ${value.path}`;
+      if (typeof value.path === "string" && typeof value.bytes === "number")
+        return `wrote ${value.bytes} bytes to ${value.path}`;
     } catch {
       // Not JSON after all: show it as text.
     }

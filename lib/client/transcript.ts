@@ -3,10 +3,17 @@
 import type { EventOf, Usage } from "../protocol/index.ts";
 import type { ClientEvent } from "./engine.ts";
 import { MarkdownRenderer } from "./markdown.ts";
-import { sanitizeValue, splitAtWidth, stripControls, truncateText, wrapPlain, type Paint, type Style } from "./style.ts";
-import { approvedText, diffRows, DIFF_PAGE_ROWS, revealControls, wrapAll } from "./approval_view.ts";
+import {
+  type Paint,
+  sanitizeValue,
+  splitAtWidth,
+  stripControls,
+  type Style,
+  truncateText,
+  wrapPlain,
+} from "./style.ts";
+import { approvedText, DIFF_PAGE_ROWS, diffRows, revealControls, wrapAll } from "./approval_view.ts";
 import { headTailLines, outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
-
 
 type CallInfo = { name: string; args: unknown; depth: number; shown: boolean };
 
@@ -15,7 +22,10 @@ const PREVIEW_LINES = 4;
 const LIVE_PROGRESS_TOOLS = new Set(["bash"]);
 
 export function addUsage(total: Usage, more: Usage): Usage {
-  const sum = (a: number | undefined, b: number | undefined) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
+  const sum = (
+    a: number | undefined,
+    b: number | undefined,
+  ) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
   const result: Usage = {};
   const input = sum(total.input_tokens, more.input_tokens);
   const output = sum(total.output_tokens, more.output_tokens);
@@ -123,7 +133,13 @@ export class Transcript {
           const rest = diff.slice(DIFF_PAGE_ROWS);
           if (rest.length > 0) {
             this.#approvalPages.set(raw.approval_id, rest);
-            rows.push(`${pad}  ${s.dim(`… ${rest.length} more diff lines: press v to show the next ${Math.min(DIFF_PAGE_ROWS, rest.length)}`)}`);
+            rows.push(
+              `${pad}  ${
+                s.dim(
+                  `… ${rest.length} more diff lines: press v to show the next ${Math.min(DIFF_PAGE_ROWS, rest.length)}`,
+                )
+              }`,
+            );
           }
         }
         return rows;
@@ -146,7 +162,10 @@ export class Transcript {
       case "tool.completed":
         return this.#toolCompleted(event);
       case "context.compacted":
-        return this.#wrap(`  (context compacted: ${event.removed_messages} older messages summarized, ${event.before_tokens} → ${event.after_tokens} tokens)`, s.dim);
+        return this.#wrap(
+          `  (context compacted: ${event.removed_messages} older messages summarized, ${event.before_tokens} → ${event.after_tokens} tokens)`,
+          s.dim,
+        );
       case "session.trimmed":
         return this.#wrap(`  (history trimmed: ${event.removed_messages} older messages summarized)`, s.dim);
       case "turn.completed": {
@@ -155,8 +174,14 @@ export class Transcript {
         this.lastUsage = usage;
         this.totalUsage = addUsage(this.totalUsage, usage);
         const steps = event.steps;
-        const tokens = usage.input_tokens === undefined && usage.output_tokens === undefined ? "" : ` · tokens ${formatUsage(usage)}`;
-        return [...this.#flush(), ...this.#wrap(`  · done in ${steps} step${steps === 1 ? "" : "s"}${tokens}`, s.dim), ""];
+        const tokens = usage.input_tokens === undefined && usage.output_tokens === undefined
+          ? ""
+          : ` · tokens ${formatUsage(usage)}`;
+        return [
+          ...this.#flush(),
+          ...this.#wrap(`  · done in ${steps} step${steps === 1 ? "" : "s"}${tokens}`, s.dim),
+          "",
+        ];
       }
       case "turn.failed":
         this.#liveProgress.clear();
@@ -165,7 +190,13 @@ export class Transcript {
         this.#liveProgress.clear();
         return [...this.#flush(), s.yellow("⊘ turn cancelled"), ""];
       case "queue.enqueued":
-        return [s.dim(`  (queued at position ${event.position + 1}: ${truncateText(event.entry.prompt.replace(/\n/g, " "), this.#width - 30)})`)];
+        return [
+          s.dim(
+            `  (queued at position ${event.position + 1}: ${
+              truncateText(event.entry.prompt.replace(/\n/g, " "), this.#width - 30)
+            })`,
+          ),
+        ];
       case "session.cleared":
         this.lastUsage = undefined;
         return [s.dim("  (conversation cleared)")];
@@ -206,7 +237,11 @@ export class Transcript {
     const pad = indent(call.depth);
     const summary = summarizeArguments(call.name, call.args);
     const room = this.#width - pad.length - call.name.length - 3;
-    return [`${pad}${s.cyan("⏺")} ${s.bold(call.name)}${summary ? ` ${s.dim(truncateText(summary, Math.max(10, room)))}` : ""}`];
+    return [
+      `${pad}${s.cyan("⏺")} ${s.bold(call.name)}${
+        summary ? ` ${s.dim(truncateText(summary, Math.max(10, room)))}` : ""
+      }`,
+    ];
   }
 
   #toolCompleted(event: EventOf<"tool.completed">): string[] {
@@ -222,7 +257,9 @@ export class Transcript {
     const truncated = event.truncated ? s.dim(" (output truncated)") : "";
     if (event.success) {
       rows.push(`${pad}${s.green("✓")} ${s.dim(lines[0] ?? "ok")}${lines.length <= 1 ? truncated : ""}`);
-      rows.push(...lines.slice(1).map((line, index) => `${pad}  ${s.dim(line)}${index === lines.length - 2 ? truncated : ""}`));
+      rows.push(
+        ...lines.slice(1).map((line, index) => `${pad}  ${s.dim(line)}${index === lines.length - 2 ? truncated : ""}`),
+      );
     } else {
       const code = event.error ?? "failed";
       // A failure shows its first line and its last ones: the error is usually at the end.

@@ -68,7 +68,10 @@ function readLength(bytes: Uint8Array, offset: number): number {
  * Yields each frame's parsed JSON. Ends cleanly at EOF on a frame boundary; throws FrameError
  * `early eof` for EOF inside a frame, and checks a declared length before reading its payload.
  */
-export async function* readFrames(source: AsyncIterable<Uint8Array>, options: FrameReadOptions = {}): AsyncGenerator<unknown> {
+export async function* readFrames(
+  source: AsyncIterable<Uint8Array>,
+  options: FrameReadOptions = {},
+): AsyncGenerator<unknown> {
   for await (const batch of readFrameBatches(source, options)) yield* batch;
 }
 

@@ -20,7 +20,10 @@ const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 
 /** Yields one item per line of `source`. */
-export async function* readNdjson(source: AsyncIterable<Uint8Array>, options: NdjsonReadOptions): AsyncGenerator<NdjsonItem> {
+export async function* readNdjson(
+  source: AsyncIterable<Uint8Array>,
+  options: NdjsonReadOptions,
+): AsyncGenerator<NdjsonItem> {
   for await (const batch of readNdjsonBatches(source, options)) yield* batch;
 }
 

@@ -25,7 +25,8 @@ export class NdjsonWriter {
 /** Resolves on `drain`; rejects if the stream fails or closes first. */
 export async function waitForDrain(stream: NodeJS.WritableStream): Promise<void> {
   // A destroyed stream refuses writes without any further event: waiting would never end.
-  if ((stream as { destroyed?: boolean }).destroyed) throw new Error("cannot wait for drain: the stream is already closed");
+  if ((stream as { destroyed?: boolean }).destroyed)
+    throw new Error("cannot wait for drain: the stream is already closed");
   const controller = new AbortController();
   try {
     await Promise.race([

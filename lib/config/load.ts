@@ -1,20 +1,20 @@
 // loadConfig: the six layers of spec §7.1, the project rules of §7.3 and the checks of §7.2.
 import { realpath, stat } from "node:fs/promises";
-import { basename, dirname, join, relative, resolve, sep, isAbsolute } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { defaultConfig, MCP_SERVER_DEFAULTS } from "./defaults.ts";
 import { expandTilde, userHome } from "./home.ts";
 import { deepMerge } from "./merge.ts";
 import { checkProjectLayer } from "./project.ts";
 import { describeFsError } from "./fs_error.ts";
-import { readConfigFile, type LoadedFile } from "./read_file.ts";
+import { type LoadedFile, readConfigFile } from "./read_file.ts";
 import { recordOrigins } from "./origins.ts";
 import { isTable, type RawTable } from "./schema.ts";
 import { validateConfig } from "./validate.ts";
 import {
   ConfigError,
+  type ConfigFileRef,
   type LoadConfigOptions,
   type McpServerConfig,
-  type ConfigFileRef,
   type ProviderProfile,
   type ResolvedConfig,
   type SecretsConfig,
@@ -50,8 +50,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   // Layer 4: the explicit file (must exist, private).
   const explicitPath = nonEmpty(options.explicitConfigPath) ?? nonEmpty(env.SCV_CONFIG);
   const explicitFile = explicitPath === undefined ? undefined : resolve(expandTilde(explicitPath, env));
-  const explicit =
-    explicitFile === undefined ? undefined : await readConfigFile(explicitFile, "explicit", { optional: false });
+  const explicit = explicitFile === undefined
+    ? undefined
+    : await readConfigFile(explicitFile, "explicit", { optional: false });
 
   if (origins !== undefined && explicit !== undefined) {
     recordOrigins(explicit.table, `explicit file ${resolve(expandTilde(explicitPath!, env))}`, origins);
@@ -62,8 +63,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
 
   // OPENAI_BASE_URL (set for every OpenAI SDK) replaces the default base_url; files and SCV_BASE_URL win over it.
   const envOpenAiBaseUrl = nonEmpty(env.OPENAI_BASE_URL);
-  const profileDefaults =
-    envOpenAiBaseUrl === undefined ? defaults.provider : { ...defaults.provider, base_url: envOpenAiBaseUrl };
+  const profileDefaults = envOpenAiBaseUrl === undefined
+    ? defaults.provider
+    : { ...defaults.provider, base_url: envOpenAiBaseUrl };
   const requestedProfile = nonEmpty(overrides.provider) ?? nonEmpty(env.SCV_PROVIDER);
   const profile = buildProfile(merged, profileDefaults, requestedProfile);
   const profileName = selectedProfileName(merged, requestedProfile);
@@ -90,10 +92,15 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   if (overrides.base_url !== undefined) origins?.set("provider.base_url", "flag --base-url");
   if (overrides.approval_policy !== undefined) origins?.set("tools.approval_policy", "flag --approval-policy");
 
-  const configFiles = [userPath, join(options.workspace, ".scv", "config.toml"), ...(explicitFile ? [explicitFile] : [])];
+  const configFiles = [
+    userPath,
+    join(options.workspace, ".scv", "config.toml"),
+    ...(explicitFile ? [explicitFile] : []),
+  ];
   const secrets = await collectSecrets(merged, profile, home, configFiles, env);
   const config = assemble(merged, defaults, profile, home, env, secrets);
-  const setsMaxTokens = (table: RawTable | undefined) => isTable(table?.context) && table.context.max_tokens !== undefined;
+  const setsMaxTokens = (table: RawTable | undefined) =>
+    isTable(table?.context) && table.context.max_tokens !== undefined;
   if (![user?.table, project, explicit?.table].some(setsMaxTokens)) config.context_max_tokens_default = true;
   if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
   if (profileName !== undefined) config.provider_name = profileName;
@@ -130,8 +137,8 @@ function selectedProfileName(merged: RawTable, requested: string | undefined): s
   const provider = isTable(merged.provider) ? merged.provider : {};
   return (
     requested ??
-    nonEmpty(typeof merged.provider_active === "string" ? merged.provider_active : undefined) ??
-    nonEmpty(typeof provider.active === "string" ? provider.active : undefined)
+      nonEmpty(typeof merged.provider_active === "string" ? merged.provider_active : undefined) ??
+      nonEmpty(typeof provider.active === "string" ? provider.active : undefined)
   );
 }
 
@@ -216,7 +223,8 @@ async function collectSecrets(
     addString(names, profile.api_key_env);
     addString(values, profile.api_key);
     if (isTable(profile.headers)) {
-      for (const [name, value] of Object.entries(profile.headers)) if (SECRET_HEADER.test(name)) addString(values, value);
+      for (const [name, value] of Object.entries(profile.headers))
+        if (SECRET_HEADER.test(name)) addString(values, value);
     }
   }
   addString(names, web.brave_api_key_env);

@@ -49,7 +49,11 @@ function fail(message: string): never {
 export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: string): void {
   // MCP servers run commands with the user's rights: an untrusted checkout may neither add nor change one.
   if ("mcp_servers" in project) {
-    fail(`${file === undefined ? "" : `${file} `}cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`);
+    fail(
+      `${
+        file === undefined ? "" : `${file} `
+      }cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`,
+    );
   }
   for (const key of Object.keys(project)) {
     if (FORBIDDEN_TABLES.includes(key)) fail(`cannot set [${key}]`);

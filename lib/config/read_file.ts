@@ -1,7 +1,7 @@
 // Reading one configuration file: permission rule (before any byte is read), 1 MiB cap,
 // fatal UTF-8 decoding and TOML parsing whose errors give the line but never its text.
 import { constants } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import { parse, TomlError } from "smol-toml";
 import { ConfigError } from "./types.ts";
 import { checkAgainstSchema, type RawTable } from "./schema.ts";

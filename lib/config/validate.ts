@@ -103,7 +103,9 @@ function validateProfile(config: ResolvedConfig): void {
   if (profile.edit_tools !== undefined && !["auto", "edit", "apply_patch", "both"].includes(profile.edit_tools)) {
     fail('provider.edit_tools must be "auto", "edit", "apply_patch" or "both"');
   }
-  if (isBlank(profile.model) || isBlank(profile.base_url) || (isBlank(profile.api_key) && isBlank(profile.api_key_env))) {
+  if (
+    isBlank(profile.model) || isBlank(profile.base_url) || (isBlank(profile.api_key) && isBlank(profile.api_key_env))
+  ) {
     fail("provider model and base_url must be non-empty; configure api_key or api_key_env");
   }
 }

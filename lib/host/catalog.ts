@@ -23,7 +23,9 @@ export function resolveCatalog(
       return { ok: true, tools };
     }
     if (revision === cached.revision) {
-      return jsonEqual(tools, cached.tools) ? { ok: true, tools } : { ok: false, message: "conflicting code-mode catalog revision" };
+      return jsonEqual(tools, cached.tools)
+        ? { ok: true, tools }
+        : { ok: false, message: "conflicting code-mode catalog revision" };
     }
     return { ok: true, tools };
   }

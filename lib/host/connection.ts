@@ -3,26 +3,26 @@
 // decoded frames (or read errors) and writes the frames it emits.
 import { encodeFrame, FrameError } from "../codec/index.ts";
 import type { Sandbox, SandboxSession, ToolDefinition } from "../sandbox/index.ts";
-import { resolveCatalog, type CachedCatalog } from "./catalog.ts";
+import { type CachedCatalog, resolveCatalog } from "./catalog.ts";
 import { Delegates } from "./delegates.ts";
 import type { HostLimits } from "./limits.ts";
-import { Outbox, type FrameSink } from "./outbox.ts";
-import { missingCellResponse, runtimeResponse, type OutputPolicy } from "./output.ts";
+import { type FrameSink, Outbox } from "./outbox.ts";
+import { missingCellResponse, type OutputPolicy, runtimeResponse } from "./output.ts";
 import {
+  type ClientHello,
+  type ClientMessage,
   clientMessage,
   err,
+  type HostRequest,
   initialResponse,
   LARGE_DELEGATE_CAPACITY,
   ok,
   operationResponse,
   PROTOCOL_VERSION,
-  type ClientHello,
-  type ClientMessage,
-  type HostRequest,
   type WireResult,
 } from "./protocol.ts";
 import { RecentSet } from "./recent_set.ts";
-import { duplicateRequestMessage, RequestRegistry, type ActiveRequest } from "./request_registry.ts";
+import { type ActiveRequest, duplicateRequestMessage, RequestRegistry } from "./request_registry.ts";
 import { DecodeError } from "./schema.ts";
 import { raceAbort } from "../util/abort.ts";
 
@@ -118,7 +118,9 @@ export class HostConnection {
     } catch (error) {
       // A failure while handling a well-formed frame is an internal task failure (host spec §11),
       // not a read error.
-      const task = message.type === "delegate/response" ? "code-mode cell forwarding task failed" : "code-mode request task failed";
+      const task = message.type === "delegate/response"
+        ? "code-mode cell forwarding task failed"
+        : "code-mode request task failed";
       this.fail(`${task}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
@@ -154,7 +156,9 @@ export class HostConnection {
   /** The transport could not read or decode a frame: fatal, with the spec's wrapping. */
   readFailed(error: unknown): void {
     const cause = error instanceof Error ? error.message : String(error);
-    const stage = this.#phase === "hello" ? "failed to read code-mode client hello" : "failed to read code-mode client message";
+    const stage = this.#phase === "hello"
+      ? "failed to read code-mode client hello"
+      : "failed to read code-mode client message";
     this.fail(`${stage}: ${cause}`);
   }
 
@@ -379,10 +383,13 @@ export class HostConnection {
       completed = observation.kind === "result";
       result = ok(runtimeResponse(observation, session.output, body.max_output_tokens, start));
     } catch (error) {
-      result = err(typeof error === "string" ? error : error instanceof Error ? error.message : "exec runtime ended unexpectedly");
+      result = err(
+        typeof error === "string" ? error : error instanceof Error ? error.message : "exec runtime ended unexpectedly",
+      );
     }
-    this.#sendOrReplace(initialResponse(id, result), (tooLarge) =>
-      initialResponse(id, err(`code-mode initial response exceeds the IPC frame limit: ${tooLarge}`)),
+    this.#sendOrReplace(
+      initialResponse(id, result),
+      (tooLarge) => initialResponse(id, err(`code-mode initial response exceeds the IPC frame limit: ${tooLarge}`)),
     );
     // A Result delivered to the execute is the cell's last event: close it in the same write.
     if (completed && !session.shuttingDown) live.close();
@@ -398,7 +405,11 @@ export class HostConnection {
     const cellId = request.request.cell_id;
     const signal = active.cancel.signal;
     active.observe = { yieldNow: () => session.sandbox.yieldNow(cellId) };
-    const outcome = await raceAbort(session.sandbox.wait(cellId, request.request.yield_time_ms, signal), signal, (): typeof ABORTED => ABORTED);
+    const outcome = await raceAbort(
+      session.sandbox.wait(cellId, request.request.yield_time_ms, signal),
+      signal,
+      (): typeof ABORTED => ABORTED,
+    );
     if (outcome === ABORTED) {
       this.#respond(id, err(REQUEST_CANCELLED));
       return;
@@ -463,8 +474,9 @@ export class HostConnection {
   }
 
   #respond(id: bigint, result: WireResult): void {
-    this.#sendOrReplace(operationResponse(id, result), (tooLarge) =>
-      operationResponse(id, err(`code-mode host response exceeds the IPC frame limit: ${tooLarge}`)),
+    this.#sendOrReplace(
+      operationResponse(id, result),
+      (tooLarge) => operationResponse(id, err(`code-mode host response exceeds the IPC frame limit: ${tooLarge}`)),
     );
   }
 
@@ -583,4 +595,3 @@ function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
     );
   });
 }
-

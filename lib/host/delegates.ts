@@ -2,7 +2,7 @@
 // the client as `delegate/request`, their ids, the pending cap, cancellation and answers.
 import { encodeFrame } from "../codec/index.ts";
 import type { NestedToolCall } from "../sandbox/index.ts";
-import { wireId, type DelegateResult } from "./protocol.ts";
+import { type DelegateResult, wireId } from "./protocol.ts";
 
 const CONNECTION_CLOSED = "code-mode client connection closed";
 
@@ -102,7 +102,12 @@ export class Delegates {
           resolve();
         },
       });
-      this.#io.send({ type: "delegate/request", id: wireId(id), sessionId, request: { type: "notification/send", callId, cellId, text } });
+      this.#io.send({
+        type: "delegate/request",
+        id: wireId(id),
+        sessionId,
+        request: { type: "notification/send", callId, cellId, text },
+      });
     });
   }
 

@@ -9,7 +9,7 @@
 // - integers at typed positions beyond 2^53 keep their exact value (as bigint) for i64 ids,
 //   while numbers inside free JSON stay plain numbers, as the reference's `Value` gives them.
 import { clientMessage } from "./protocol.ts";
-import { STRUCT_LAYOUT, type Layout } from "./schema.ts";
+import { type Layout, STRUCT_LAYOUT } from "./schema.ts";
 
 /** serde_json's default recursion limit: the 128th nested container is an error. */
 export const MAX_NESTING = 127;

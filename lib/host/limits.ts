@@ -52,7 +52,8 @@ function capabilitiesFromEnv(env: NodeJS.ProcessEnv): ReadonlySet<string> {
   if (raw === undefined) return SUPPORTED_CAPABILITIES;
   const names = raw.split(",").map((name) => name.trim()).filter((name) => name !== "");
   for (const name of names) {
-    if (!SUPPORTED_CAPABILITIES.has(name)) throw new Error(`invalid SCV_HOST_CAPABILITIES: unsupported capability \`${name}\``);
+    if (!SUPPORTED_CAPABILITIES.has(name))
+      throw new Error(`invalid SCV_HOST_CAPABILITIES: unsupported capability \`${name}\``);
   }
   return new Set(names);
 }
@@ -61,7 +62,8 @@ function fromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`invalid ${name} \`${raw}\`: expected a non-negative integer`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`invalid ${name} \`${raw}\`: expected a non-negative integer`);
   return value;
 }
 

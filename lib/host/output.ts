@@ -24,8 +24,9 @@ function shapeItems(
   budget: number | null,
 ): ContentItem[] {
   if (policy.mode === "client") return items;
-  const withError: ContentItem[] =
-    errorText === null ? items : [...items, { type: "input_text", text: `Script error:\n${errorText}` }];
+  const withError: ContentItem[] = errorText === null
+    ? items
+    : [...items, { type: "input_text", text: `Script error:\n${errorText}` }];
   return truncateItems(withError, budget ?? DEFAULT_OUTPUT_BUDGET);
 }
 

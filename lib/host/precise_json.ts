@@ -11,7 +11,10 @@ interface ReviverContext {
 }
 
 function preciseIntegers(this: unknown, _key: string, value: unknown, context?: ReviverContext): unknown {
-  if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined && INTEGER.test(context.source)) {
+  if (
+    typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined &&
+    INTEGER.test(context.source)
+  ) {
     return BigInt(context.source);
   }
   return value;

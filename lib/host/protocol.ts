@@ -6,6 +6,7 @@ import {
   i32,
   i64,
   identifier,
+  type Infer,
   json,
   object,
   oneOf,
@@ -15,7 +16,6 @@ import {
   u32,
   u64,
   usize,
-  type Infer,
 } from "./schema.ts";
 
 export const PROTOCOL_VERSION = 1;
@@ -115,12 +115,12 @@ export function initialResponse(id: bigint, result: WireResult): unknown {
 export type RuntimeResponse =
   | { Yielded: { cell_id: string; content_items: ContentItem[]; code_mode_host_duration_ns: number } }
   | {
-      Result: {
-        cell_id: string;
-        content_items: ContentItem[];
-        error_text: string | null;
-        result_buffered_for_ns: number;
-        code_mode_host_duration_ns: number;
-      };
-    }
+    Result: {
+      cell_id: string;
+      content_items: ContentItem[];
+      error_text: string | null;
+      result_buffered_for_ns: number;
+      code_mode_host_duration_ns: number;
+    };
+  }
   | { Terminated: { cell_id: string; content_items: ContentItem[]; code_mode_host_duration_ns: number } };

@@ -48,8 +48,7 @@ function truncateText(items: ContentItem[], budgetTokens: number): ContentItem[]
   if (length <= budgetTokens * BYTES_PER_TOKEN) return items;
   const segments = joined.split("\n");
   const lines = segments.length - (joined.endsWith("\n") ? 1 : 0);
-  const text =
-    `Warning: truncated output (original token count: ${tokens(length)})\n` +
+  const text = `Warning: truncated output (original token count: ${tokens(length)})\n` +
     `Total output lines: ${lines}\n\n` +
     middleTruncate(joined, budgetTokens);
   return [{ type: "input_text", text }];
@@ -105,7 +104,7 @@ function wavSeconds(audioUrl: string): number | null {
     return null;
   }
   let byteRate = 0;
-  for (let offset = 12; offset + 8 <= data.length; ) {
+  for (let offset = 12; offset + 8 <= data.length;) {
     const id = data.toString("latin1", offset, offset + 4);
     const size = data.readUInt32LE(offset + 4);
     if (id === "fmt " && offset + 16 <= data.length) byteRate = data.readUInt32LE(offset + 16);

@@ -2,7 +2,7 @@
 // which both the validator and the `ClientMessage` type come. The agent protocol is lenient where the host's
 // protocol is strict: unknown fields are ignored (and dropped), an optional field may be absent or null (both
 // leave it out), and a failure is worded the way spec §5.1 prints it after `invalid protocol JSON: `.
-import { DecodeError, string, u32, type Infer, type Schema } from "../util/schema.ts";
+import { DecodeError, type Infer, type Schema, string, u32 } from "../util/schema.ts";
 
 /** A field schema with the spec's name for what it expects ("a string", …), for the error text. */
 type Field<T> = Schema<T> & { readonly expected: string };
@@ -36,10 +36,16 @@ export type PeerInfo = { name: string; version: string };
 const text = field(string, "a string");
 const u32Field = field(u32, "an unsigned 32-bit integer");
 // Any non-negative integer JSON number (revisions): no upper bound beyond what a JSON number holds.
-const u64Field = check("an unsigned 64-bit integer", (value): value is number => Number.isInteger(value) && (value as number) >= 0);
+const u64Field = check(
+  "an unsigned 64-bit integer",
+  (value): value is number => Number.isInteger(value) && (value as number) >= 0,
+);
 const bool = check("a boolean", (value): value is boolean => typeof value === "boolean");
 const objectField = check("an object", isPlainObject);
-const stringOrNull = check("a string or null", (value): value is string | null => value === null || typeof value === "string");
+const stringOrNull = check(
+  "a string or null",
+  (value): value is string | null => value === null || typeof value === "string",
+);
 const peer: Field<PeerInfo> = {
   expected: "an object with string name and version",
   parse(value) {
@@ -65,13 +71,15 @@ export type Attachment = {
   transcript?: string;
 };
 
-const ATTACHMENT_FIELDS = "an array of attachments, each with string kind and path, unsigned size, and optional string name, mime and transcript";
+const ATTACHMENT_FIELDS =
+  "an array of attachments, each with string kind and path, unsigned size, and optional string name, mime and transcript";
 const attachmentList: Field<Attachment[]> = {
   expected: ATTACHMENT_FIELDS,
   parse(value) {
     if (!Array.isArray(value)) throw new DecodeError(ATTACHMENT_FIELDS);
     return value.map((raw): Attachment => {
-      if (!isPlainObject(raw) || typeof raw.kind !== "string" || typeof raw.path !== "string") throw new DecodeError(ATTACHMENT_FIELDS);
+      if (!isPlainObject(raw) || typeof raw.kind !== "string" || typeof raw.path !== "string")
+        throw new DecodeError(ATTACHMENT_FIELDS);
       if (!Number.isInteger(raw.size) || (raw.size as number) < 0) throw new DecodeError(ATTACHMENT_FIELDS);
       const attachment: Attachment = { kind: raw.kind, path: raw.path, size: raw.size as number };
       for (const key of ["name", "mime", "transcript"] as const) {
@@ -158,7 +166,13 @@ export const clientMessage = messages({
   "daemon.control": { command: objectField },
   // Persistent sessions (docs/sessions.md), additions beyond upstream.
   "session.list": { cwd: maybe(text), all: maybe(bool), limit: maybe(u32Field) },
-  "session.resume": { ...SESSION, provider: maybe(text), model: maybe(text), base_url: maybe(text), no_tools: maybe(bool) },
+  "session.resume": {
+    ...SESSION,
+    provider: maybe(text),
+    model: maybe(text),
+    base_url: maybe(text),
+    no_tools: maybe(bool),
+  },
   "session.fork": { ...SESSION },
   "session.delete": { ...SESSION },
 });
@@ -169,9 +183,8 @@ export type ClientMessageType = ClientMessage["type"];
 
 /** What a client sends for a message, before its `request_id` (and, in a session, `session_id`) is added. */
 export type ClientRequest = ClientMessage extends infer M
-  ? M extends ClientMessage
-    ? Flat<Omit<M, "request_id" | "session_id">>
-    : never
+  ? M extends ClientMessage ? Flat<Omit<M, "request_id" | "session_id">>
+  : never
   : never;
 
 export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; detail: string };

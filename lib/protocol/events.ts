@@ -50,7 +50,13 @@ export type ReplayTurn = {
 };
 
 /** A queued prompt; `attachments` only when the turn.start carried some (issue 20). */
-export type QueueEntry = { queue_id: string; revision: number; prompt: string; submitter: string; attachments?: Attachment[] };
+export type QueueEntry = {
+  queue_id: string;
+  revision: number;
+  prompt: string;
+  submitter: string;
+  attachments?: Attachment[];
+};
 /** Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent. */
 export type Usage = { input_tokens?: number; output_tokens?: number };
 
@@ -141,7 +147,11 @@ export const events = {
     entry: entry(queued),
     position,
   }),
-  queueUpdated: (scope: SessionScope, queued: QueueEntry) => ({ type: "queue.updated" as const, ...s(scope), entry: entry(queued) }),
+  queueUpdated: (scope: SessionScope, queued: QueueEntry) => ({
+    type: "queue.updated" as const,
+    ...s(scope),
+    entry: entry(queued),
+  }),
   queueMoved: (scope: SessionScope, queue_id: string, position: number, revision: number) => ({
     type: "queue.moved" as const,
     ...s(scope),
@@ -194,7 +204,11 @@ export const events = {
   turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
   turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
   assistantDelta: (scope: TurnScope, content: string) => ({ type: "assistant.delta" as const, ...t(scope), content }),
-  assistantCompleted: (scope: TurnScope, content: string) => ({ type: "assistant.completed" as const, ...t(scope), content }),
+  assistantCompleted: (scope: TurnScope, content: string) => ({
+    type: "assistant.completed" as const,
+    ...t(scope),
+    content,
+  }),
   toolProposed: (scope: TurnScope, call_id: string, name: string, args: unknown) => ({
     type: "tool.proposed" as const,
     ...t(scope),
@@ -228,8 +242,18 @@ export const events = {
     // Additive (issue 15): the unified diff a write, edit or apply_patch would make, bounded by the server.
     ...(fields.diff === undefined ? {} : { diff: fields.diff }),
   }),
-  toolStarted: (scope: TurnScope, call_id: string, name: string) => ({ type: "tool.started" as const, ...t(scope), call_id, name }),
-  toolProgress: (scope: TurnScope, call_id: string, text: string) => ({ type: "tool.progress" as const, ...t(scope), call_id, text }),
+  toolStarted: (scope: TurnScope, call_id: string, name: string) => ({
+    type: "tool.started" as const,
+    ...t(scope),
+    call_id,
+    name,
+  }),
+  toolProgress: (scope: TurnScope, call_id: string, text: string) => ({
+    type: "tool.progress" as const,
+    ...t(scope),
+    call_id,
+    text,
+  }),
   toolCompleted: (
     scope: TurnScope,
     fields: { call_id: string; name: string; success: boolean; output: string; truncated: boolean; error?: string },
@@ -288,7 +312,11 @@ export const events = {
     session_id,
     forked_from,
   }),
-  sessionDeleted: (request_id: string, session_id: string) => ({ type: "session.deleted" as const, request_id, session_id }),
+  sessionDeleted: (request_id: string, session_id: string) => ({
+    type: "session.deleted" as const,
+    request_id,
+    session_id,
+  }),
   error: (request_id: string | undefined, code: ErrorCode, message: string) => ({
     type: "error" as const,
     ...(request_id === undefined ? {} : { request_id }),
@@ -306,7 +334,12 @@ export type ServerEventType = ServerEvent["type"];
 export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
 
 function entry(queued: QueueEntry): QueueEntry {
-  const wire: QueueEntry = { queue_id: queued.queue_id, revision: queued.revision, prompt: queued.prompt, submitter: queued.submitter };
+  const wire: QueueEntry = {
+    queue_id: queued.queue_id,
+    revision: queued.revision,
+    prompt: queued.prompt,
+    submitter: queued.submitter,
+  };
   if (queued.attachments?.length) wire.attachments = queued.attachments;
   return wire;
 }

@@ -10,14 +10,14 @@ import {
 import { messageHintMs } from "./retry_policy.ts";
 import type { SseMessage } from "./sse.ts";
 import {
-  AssistantText,
-  PayloadBudget,
   appendArguments,
+  AssistantText,
   isJsonObject as isObject,
+  type Json,
   parseArguments,
   parseStreamData,
+  PayloadBudget,
   unfinishedStreamFailure,
-  type Json,
 } from "./stream_data.ts";
 import type { AssistantReplay, ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
 
@@ -73,8 +73,13 @@ export class ChatStreamState {
     const chunk = data.value;
     // An `error:` line or `event: error` (older llama.cpp, under HTTP 200), or a chunk with an `error` member.
     if (message.event === "error" || (isObject(chunk) && chunk.error !== undefined && chunk.error !== null)) {
-      const details = extractDetails(chunk) ?? { message: typeof chunk === "string" ? chunk : JSON.stringify(chunk), labels: [] };
-      throw providerFailure(`provider stream error: ${formatDetails(details, this.#credential)}`, isTransientDetails(details), messageHintMs(details));
+      const details = extractDetails(chunk) ??
+        { message: typeof chunk === "string" ? chunk : JSON.stringify(chunk), labels: [] };
+      throw providerFailure(
+        `provider stream error: ${formatDetails(details, this.#credential)}`,
+        isTransientDetails(details),
+        messageHintMs(details),
+      );
     }
     if (!isObject(chunk)) return;
     if (isObject(chunk.usage)) this.#takeUsage(chunk.usage);

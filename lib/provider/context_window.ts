@@ -1,7 +1,7 @@
 // The model's context window, found rather than guessed (issue 14): a known table for OpenAI models (both wires),
 // and on the `chat` wire one small lookup per session at the local server: Ollama's /api/show, llama-server's
 // /props, vLLM's and other OpenAI-compatible servers' /v1/models. A lookup that fails is silent.
-import { Agent, request, type Dispatcher } from "undici";
+import { Agent, type Dispatcher, request } from "undici";
 import type { ProviderProfile } from "./types.ts";
 
 export type ContextWindowSource = "known_model" | "ollama" | "llama.cpp" | "vllm" | "server";
@@ -38,7 +38,9 @@ const KNOWN_WINDOWS: Array<[prefix: string, tokens: number]> = ([
 export function knownContextWindow(model: string): number | undefined {
   const name = model.toLowerCase().replace(/^.*\//, "");
   for (const [prefix, tokens] of KNOWN_WINDOWS) {
-    if (name === prefix || name.startsWith(`${prefix}-`) || name.startsWith(`${prefix}.`) || name.startsWith(`${prefix}:`)) {
+    if (
+      name === prefix || name.startsWith(`${prefix}-`) || name.startsWith(`${prefix}.`) || name.startsWith(`${prefix}:`)
+    ) {
       return tokens;
     }
   }
@@ -130,15 +132,15 @@ class Lookup {
     for (const [key, value] of Object.entries(info)) {
       if (key.endsWith(".context_length") && positive(value) !== undefined) trained = positive(value);
     }
-    const running = numCtx(show.parameters) ?? positive(Number(this.#options.env?.OLLAMA_CONTEXT_LENGTH)) ?? OLLAMA_DEFAULT_CONTEXT;
+    const running = numCtx(show.parameters) ?? positive(Number(this.#options.env?.OLLAMA_CONTEXT_LENGTH)) ??
+      OLLAMA_DEFAULT_CONTEXT;
     if (trained === undefined) return { tokens: running, source: "ollama" };
     if (running >= trained) return { tokens: trained, source: "ollama" };
     const suggested = Math.min(trained, 32768);
     return {
       tokens: running,
       source: "ollama",
-      warning:
-        `Ollama runs ${model} with a ${running}-token context although the model supports ${trained}; ` +
+      warning: `Ollama runs ${model} with a ${running}-token context although the model supports ${trained}; ` +
         `Ollama drops the oldest messages silently when a conversation outgrows it. Restart it with ` +
         `OLLAMA_CONTEXT_LENGTH=${suggested} (e.g. OLLAMA_CONTEXT_LENGTH=${suggested} ollama serve); ` +
         `until then scv budgets ${running} tokens`,
@@ -146,7 +148,10 @@ class Lookup {
   }
 
   #headers(): Record<string, string> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#options.credential}`, accept: "application/json" };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#options.credential}`,
+      accept: "application/json",
+    };
     for (const [name, value] of Object.entries(this.#options.profile.headers)) headers[name.toLowerCase()] = value;
     return headers;
   }

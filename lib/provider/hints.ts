@@ -7,15 +7,19 @@ const HINTS: Array<{ pattern: RegExp; hint: string }> = [
   },
   {
     pattern: /enable-auto-tool-choice|tool-call-parser|"auto" tool choice/i,
-    hint: "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser> for tool calls (see docs/local-models.md)",
+    hint:
+      "start vLLM with --enable-auto-tool-choice --tool-call-parser <parser> for tool calls (see docs/local-models.md)",
   },
   {
     pattern: /does not support tools/i,
-    hint: "this Ollama model has no tool support: use one that has, such as qwen3 or llama3.1 (see docs/local-models.md)",
+    hint:
+      "this Ollama model has no tool support: use one that has, such as qwen3 or llama3.1 (see docs/local-models.md)",
   },
   {
-    pattern: /exceeds? the available context|context (?:size|length|window) (?:has been )?exceeded|maximum context length/i,
-    hint: "the server's context window is too small: raise it (llama-server -c, vLLM --max-model-len, OLLAMA_CONTEXT_LENGTH) or lower [context] max_tokens (see docs/local-models.md)",
+    pattern:
+      /exceeds? the available context|context (?:size|length|window) (?:has been )?exceeded|maximum context length/i,
+    hint:
+      "the server's context window is too small: raise it (llama-server -c, vLLM --max-model-len, OLLAMA_CONTEXT_LENGTH) or lower [context] max_tokens (see docs/local-models.md)",
   },
 ];
 

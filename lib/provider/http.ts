@@ -1,7 +1,7 @@
 // HTTP transport for provider requests: undici's `request`, which sends a string body with
 // `Content-Length` (never chunked) and writes head and body together.
 import { STATUS_CODES } from "node:http";
-import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from "undici";
+import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from "undici";
 
 export type ProviderHttpResponse = {
   status: number;

@@ -16,7 +16,10 @@ const MAX_REQUEST_IMAGES = 8;
  * A copy of `history` whose user images carry a data URL (when `show` and among the newest eight) or the reason
  * they are only named, and how many are shown. The stored history is not changed.
  */
-export async function withImageData(history: readonly HistoryItem[], show: boolean): Promise<{ history: HistoryItem[]; shown: number }> {
+export async function withImageData(
+  history: readonly HistoryItem[],
+  show: boolean,
+): Promise<{ history: HistoryItem[]; shown: number }> {
   let budget = show ? MAX_REQUEST_IMAGES : 0;
   const visible = new Set<number>();
   for (let index = history.length - 1; index >= 0; index -= 1) {

@@ -10,4 +10,9 @@ export function createProvider(options: CreateProviderOptions): ProviderClient {
   if (options.profile.wire_api === "chat") return createChatProvider(options);
   return createResponsesProvider(options);
 }
-export { discoverContextWindow, knownContextWindow, type ContextWindow, type ContextWindowSource } from "./context_window.ts";
+export {
+  type ContextWindow,
+  type ContextWindowSource,
+  discoverContextWindow,
+  knownContextWindow,
+} from "./context_window.ts";

@@ -22,7 +22,11 @@ export function pairHistory(history: readonly HistoryItem[]): PairedItem[] {
   for (const item of history) {
     if (item.kind === "user") {
       flush();
-      items.push(item.images?.length ? { kind: "user", content: item.content, images: item.images } : { kind: "user", content: item.content });
+      items.push(
+        item.images?.length
+          ? { kind: "user", content: item.content, images: item.images }
+          : { kind: "user", content: item.content },
+      );
     } else if (item.kind === "assistant") {
       flush();
       items.push({

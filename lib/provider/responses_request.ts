@@ -1,6 +1,6 @@
 // The Responses API request body (spec §8.2).
 import { userContent } from "./images.ts";
-import { pairHistory, serializeArguments, type PairedItem } from "./pairing.ts";
+import { type PairedItem, pairHistory, serializeArguments } from "./pairing.ts";
 import type { ProviderRequest } from "./types.ts";
 
 export type ResponsesBodyOptions = { reasoningEffort?: string; hostedWebSearch: boolean; promptCacheKey?: string };

@@ -10,14 +10,14 @@ import {
 import { messageHintMs } from "./retry_policy.ts";
 import type { SseMessage } from "./sse.ts";
 import {
-  AssistantText,
-  PayloadBudget,
   appendArguments,
+  AssistantText,
   isJsonObject as isObject,
+  type Json,
   parseArguments,
   parseStreamData,
+  PayloadBudget,
   unfinishedStreamFailure,
-  type Json,
 } from "./stream_data.ts";
 import type { AssistantReplay, ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
 
@@ -79,7 +79,10 @@ export class ResponsesStreamState {
         return this.#itemText(event.output_index, event.delta);
       case "response.refusal.done":
         // Servers that stream no refusal deltas send the whole refusal here.
-        if (typeof event.refusal === "string" && event.refusal !== "" && !this.#streamedItem(event.output_index, event.item_id)) {
+        if (
+          typeof event.refusal === "string" && event.refusal !== "" &&
+          !this.#streamedItem(event.output_index, event.item_id)
+        ) {
           this.#markStreamed(event.output_index, event.item_id);
           return this.#itemText(event.output_index, event.refusal);
         }
@@ -141,7 +144,9 @@ export class ResponsesStreamState {
     const calls = this.#assembleCalls();
     const sources = this.#citations.filter((citation) => !this.#assistant.text.includes(citation.url));
     if (sources.length > 0) {
-      const lines = sources.map((source) => (source.title ? `\n- [${source.title}](${source.url})` : `\n- ${source.url}`));
+      const lines = sources.map((
+        source,
+      ) => (source.title ? `\n- [${source.title}](${source.url})` : `\n- ${source.url}`));
       await this.#appendText(`\n\nSources:${lines.join("")}`);
     }
     const response: ProviderResponse = { text: this.#assistant.text, calls, usage: this.#usage };
@@ -156,7 +161,7 @@ export class ResponsesStreamState {
     if (this.#messages.some((message) => message.phase !== undefined)) {
       const text = this.#assistant.text;
       replay.messages = this.#messages.map(({ start, end, phase }) =>
-        phase === undefined ? { text: text.slice(start, end) } : { text: text.slice(start, end), phase },
+        phase === undefined ? { text: text.slice(start, end) } : { text: text.slice(start, end), phase }
       );
     }
     return replay.reasoning || replay.messages ? replay : undefined;

@@ -31,7 +31,7 @@ export async function withRetries<T>(
   attempt: () => Promise<T>,
   options: { maxRetries: number; timing: RetryTiming; signal: AbortSignal },
 ): Promise<T> {
-  for (let attempts = 1; ; attempts += 1) {
+  for (let attempts = 1;; attempts += 1) {
     if (options.signal.aborted) throw abortError();
     try {
       return await attempt();

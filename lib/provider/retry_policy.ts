@@ -58,8 +58,8 @@ export function retryHintMs(
 
 export function messageHintMs(details: ErrorDetails | undefined): number | undefined {
   if (!details?.message) return undefined;
-  const rateLimited =
-    details.labels.some((value) => value.toLowerCase().includes("rate_limit")) || /rate limit/i.test(details.message);
+  const rateLimited = details.labels.some((value) => value.toLowerCase().includes("rate_limit")) ||
+    /rate limit/i.test(details.message);
   if (!rateLimited) return undefined;
   const match = /try again in\s+(\d+(?:\.\d+)?)\s*(ms|s)\b/i.exec(details.message);
   if (!match) return undefined;

@@ -32,7 +32,9 @@ export class SseDecoder {
   /** Feeds bytes; returns the events they completed. Throws `response_limit` for an oversize event. */
   push(chunk: Uint8Array): SseMessage[] {
     const previous = this.#pending.length;
-    const buffer = previous ? Buffer.concat([this.#pending, chunk]) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const buffer = previous
+      ? Buffer.concat([this.#pending, chunk])
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     let start = 0;
     let position = Math.max(0, previous - 3);
     for (;;) {
@@ -59,7 +61,8 @@ export class SseDecoder {
         position = next;
         continue;
       }
-      if (end - start > this.#maxEventBytes) throw limitFailure("response_limit", "provider SSE event exceeded byte limit");
+      if (end - start > this.#maxEventBytes)
+        throw limitFailure("response_limit", "provider SSE event exceeded byte limit");
       this.#parser.feed(buffer.toString("utf8", start, end) + "\n\n");
       start = next;
       position = next;

@@ -12,15 +12,15 @@ import {
 } from "./errors.ts";
 import { withConfigurationHint } from "./hints.ts";
 import { rejectsImages, withImageData } from "./images.ts";
-import { createDispatcher, postJson, readBounded, type ProviderHttpResponse } from "./http.ts";
+import { createDispatcher, postJson, type ProviderHttpResponse, readBounded } from "./http.ts";
 import { defaultTiming, withRetries } from "./retry.ts";
 import { isPermanent, retryHintMs } from "./retry_policy.ts";
 import { SseDecoder, type SseMessage } from "./sse.ts";
 import {
-  ProviderError,
   type CreateProviderOptions,
-  type ProviderLimits,
   type ProviderClient,
+  ProviderError,
+  type ProviderLimits,
   type ProviderRequest,
   type ProviderResponse,
   type RetryTiming,
@@ -161,7 +161,8 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
     } catch (error) {
       // A model or endpoint without image input refuses the request: describe the images from now on and ask again.
       if (prepared.shown === 0 || streamed || handlers.signal.aborted) throw error;
-      if (!(error instanceof ProviderError) || error.code !== "provider_error" || !rejectsImages(error.message)) throw error;
+      if (!(error instanceof ProviderError) || error.code !== "provider_error" || !rejectsImages(error.message))
+        throw error;
       imageInput = false;
       options.warn?.(`provider rejected image input (${error.message}); sending image notes instead`);
       const fallback = await withImageData(request.history, false);
@@ -196,7 +197,8 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
 /** Transport timeouts (e.g. undici's connect timeout) are not retried. */
 function isTimeout(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return (typeof code === "string" && code.includes("TIMEOUT")) || (error instanceof Error && /timeout/i.test(error.name));
+  return (typeof code === "string" && code.includes("TIMEOUT")) ||
+    (error instanceof Error && /timeout/i.test(error.name));
 }
 
 /** A malformed URL or header fails the same way on every attempt. */
@@ -234,5 +236,9 @@ async function httpFailure(response: ProviderHttpResponse, credential: string): 
   const status = response.status;
   const reason = response.reason ? ` ${response.reason}` : "";
   const transient = (status === 429 || status >= 500) && !isPermanent(details, status);
-  return providerFailure(`provider returned HTTP ${status}${reason}: ${text}`, transient, retryHintMs(response.headers, details));
+  return providerFailure(
+    `provider returned HTTP ${status}${reason}: ${text}`,
+    transient,
+    retryHintMs(response.headers, details),
+  );
 }

@@ -1,6 +1,14 @@
 // The data of one SSE message, shared by both wires (spec §8.2: `[DONE]` ends the stream, empty
 // data is ignored, non-JSON data fails unless it is an `error` event's raw text).
-import { AttemptFailure, extractDetails, formatDetails, isTransientDetails, limitFailure, providerFailure, sanitize } from "./errors.ts";
+import {
+  AttemptFailure,
+  extractDetails,
+  formatDetails,
+  isTransientDetails,
+  limitFailure,
+  providerFailure,
+  sanitize,
+} from "./errors.ts";
 import type { SseMessage } from "./sse.ts";
 
 export type Json = Record<string, unknown>;
@@ -20,7 +28,10 @@ export function parseStreamData(message: SseMessage, credential: string): Stream
     return { kind: "json", value: JSON.parse(data) };
   } catch (error) {
     if (message.event === "error") {
-      throw providerFailure(`provider stream error: ${sanitize(data, credential)}`, isTransientDetails({ message: data, labels: [] }));
+      throw providerFailure(
+        `provider stream error: ${sanitize(data, credential)}`,
+        isTransientDetails({ message: data, labels: [] }),
+      );
     }
     throw providerFailure(`invalid provider stream JSON: ${sanitize((error as Error).message, credential)}`, false);
   }
@@ -40,14 +51,20 @@ export function unfinishedStreamFailure(leftover: string, credential: string): A
     body = undefined;
   }
   const details = extractDetails(body);
-  if (details) return providerFailure(`provider error: ${formatDetails(details, credential)}`, isTransientDetails(details));
+  if (details)
+    return providerFailure(`provider error: ${formatDetails(details, credential)}`, isTransientDetails(details));
   return providerFailure("provider stream ended with an incomplete SSE event", true);
 }
 
 /** A tool call's argument text while it streams in, bounded by `max_tool_arguments_bytes`. */
 export type ArgumentBuffer = { arguments: string; argumentBytes: number };
 
-export function appendArguments(call: ArgumentBuffer, fragment: string, maxBytes: number, payload: PayloadBudget): void {
+export function appendArguments(
+  call: ArgumentBuffer,
+  fragment: string,
+  maxBytes: number,
+  payload: PayloadBudget,
+): void {
   const bytes = Buffer.byteLength(fragment);
   call.argumentBytes += bytes;
   if (call.argumentBytes > maxBytes) throw limitFailure("tool_limit", "tool arguments exceeded byte limit");
@@ -87,7 +104,10 @@ export function parseArguments(text: string, credential: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw providerFailure(`provider returned invalid tool arguments: ${sanitize((error as Error).message, credential)}`, false);
+    throw providerFailure(
+      `provider returned invalid tool arguments: ${sanitize((error as Error).message, credential)}`,
+      false,
+    );
   }
 }
 
@@ -106,7 +126,8 @@ export class AssistantText {
   append(delta: string): void {
     const bytes = Buffer.byteLength(delta);
     this.#payload.add(bytes);
-    if (this.#bytes + bytes > this.#maxBytes) throw limitFailure("response_limit", "assistant response exceeded byte limit");
+    if (this.#bytes + bytes > this.#maxBytes)
+      throw limitFailure("response_limit", "assistant response exceeded byte limit");
     this.#bytes += bytes;
     this.text += delta;
   }

@@ -59,7 +59,6 @@ export type ProviderRequest = {
   step?: number;
 };
 
-
 export type ProviderResponse = { text: string; calls: ToolCallRecord[]; usage: Usage; replay?: AssistantReplay };
 
 export type StreamHandlers = {

@@ -38,7 +38,8 @@ export class MessageDecoder {
     let offset = 0;
     while (data.length - offset >= 4) {
       const length = data.readUInt32LE(offset);
-      if (length > this.#maxBytes) throw new ChannelError(`sandbox message of ${length} bytes exceeds ${this.#maxBytes}`);
+      if (length > this.#maxBytes)
+        throw new ChannelError(`sandbox message of ${length} bytes exceeds ${this.#maxBytes}`);
       if (data.length - offset - 4 < length) {
         this.#needed = 4 + length;
         break;

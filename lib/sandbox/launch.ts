@@ -12,10 +12,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { childMain, type ChildConfig } from "./child_main.ts";
+import { type ChildConfig, childMain } from "./child_main.ts";
 import { cellRuntime } from "./runtime.ts";
 import { MAX_ERROR_CHARS } from "./checks.ts";
-import { CELL_PREFIX, CELL_SUFFIX, workerMain, type WorkerConfig } from "./worker_main.ts";
+import { CELL_PREFIX, CELL_SUFFIX, type WorkerConfig, workerMain } from "./worker_main.ts";
 
 /** The argument that makes the single-executable binary a sandbox process (main.ts). */
 export const SANDBOX_PROCESS_ARG = "--scv-sandbox-process";
@@ -61,8 +61,10 @@ export function childProgram(settings: LaunchSettings, child: ChildConfig): stri
 /** The sandbox process's entry in the single-executable binary (main.ts calls it). */
 export function runSandboxProcess(settingsJson: string, requireFn: (id: string) => unknown): void {
   const { settings, child } = JSON.parse(settingsJson) as { settings: LaunchSettings; child: ChildConfig };
-  childMain(requireFn, child, (r, channel) =>
-    workerMain(workerConfig(settings), r, channel as Parameters<typeof workerMain>[2]),
+  childMain(
+    requireFn,
+    child,
+    (r, channel) => workerMain(workerConfig(settings), r, channel as Parameters<typeof workerMain>[2]),
   );
 }
 
@@ -81,8 +83,7 @@ let unshareWorks: boolean | undefined;
 /** Whether this user may make a network namespace (checked once per host process). */
 function canUnshare(): boolean {
   if (unshareWorks === undefined) {
-    unshareWorks =
-      process.env.SCV_SANDBOX_NETNS !== "0" &&
+    unshareWorks = process.env.SCV_SANDBOX_NETNS !== "0" &&
       existsSync(UNSHARE) &&
       spawnSync(UNSHARE, ["-rn", "true"], { stdio: "ignore", env: {}, timeout: 5_000 }).status === 0;
   }
@@ -95,8 +96,8 @@ let setprivWorks: boolean | undefined;
  * closed stdin, so only a parent-death signal ends it when the host dies without killing it.
  */
 function canSetPdeathsig(): boolean {
-  setprivWorks ??=
-    existsSync(SETPRIV) && spawnSync(SETPRIV, ["--pdeathsig", "KILL", "true"], { stdio: "ignore", env: {}, timeout: 5_000 }).status === 0;
+  setprivWorks ??= existsSync(SETPRIV) &&
+    spawnSync(SETPRIV, ["--pdeathsig", "KILL", "true"], { stdio: "ignore", env: {}, timeout: 5_000 }).status === 0;
   return setprivWorks;
 }
 
@@ -113,7 +114,9 @@ function nodeFlags(heapMb: number): string[] {
 }
 
 /** Prepares launching sandbox processes for one sandbox; `forHeap` gives each one's command. */
-export function prepareLaunch(settings: LaunchSettings): { forHeap(heapMb: number): Launch; dispose(): void; layers: string[] } {
+export function prepareLaunch(
+  settings: LaunchSettings,
+): { forHeap(heapMb: number): Launch; dispose(): void; layers: string[] } {
   const root = mkdtempSync(join(tmpdir(), "scv-sandbox-"));
   const cwd = join(root, "cwd");
   mkdirSync(cwd);
@@ -135,7 +138,9 @@ export function prepareLaunch(settings: LaunchSettings): { forHeap(heapMb: numbe
     programFile = join(root, "sandbox.js");
     writeFileSync(
       programFile,
-      `import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n${childProgram(settings, child)}\n`,
+      `import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n${
+        childProgram(settings, child)
+      }\n`,
     );
   }
   const program = kind === "node" ? childProgram(settings, child) : "";
@@ -148,7 +153,9 @@ export function prepareLaunch(settings: LaunchSettings): { forHeap(heapMb: numbe
       let args: string[];
       let env: Record<string, string> = {};
       if (kind === "deno") {
-        const v8 = `--v8-flags=--max-old-space-size=${heapMb},--max-semi-space-size=${Math.max(1, Math.min(8, heapMb >> 4))}`;
+        const v8 = `--v8-flags=--max-old-space-size=${heapMb},--max-semi-space-size=${
+          Math.max(1, Math.min(8, heapMb >> 4))
+        }`;
         args = ["run", "--quiet", "--no-prompt", "--no-config", "--no-lock", v8, programFile!];
       } else if (kind === "sea") {
         args = [SANDBOX_PROCESS_ARG, JSON.stringify({ settings, child })];

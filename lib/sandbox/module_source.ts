@@ -11,7 +11,20 @@ export interface ModuleSource {
 
 /** Keywords after which a `/` starts a regular expression rather than a division. */
 const REGEX_AFTER_WORD = new Set([
-  "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else", "yield", "await",
+  "return",
+  "typeof",
+  "instanceof",
+  "in",
+  "of",
+  "new",
+  "delete",
+  "void",
+  "throw",
+  "case",
+  "do",
+  "else",
+  "yield",
+  "await",
 ]);
 
 interface Token {
@@ -147,7 +160,8 @@ export function moduleSource(source: string): ModuleSource {
     const t = tokens[k]!;
     if (t.kind !== "word" || t.depth !== 0 || (t.value !== "import" && t.value !== "export")) continue;
     const previous = tokens[k - 1];
-    if (previous !== undefined && previous.kind === "punct" && (previous.value === "." || previous.value === "?")) continue;
+    if (previous !== undefined && previous.kind === "punct" && (previous.value === "." || previous.value === "?"))
+      continue;
     const next = tokens[k + 1];
     if (t.value === "import") {
       if (next === undefined || next.value === "(" || next.value === ".") continue;
@@ -186,8 +200,7 @@ export function moduleSource(source: string): ModuleSource {
     }
     if (next.kind === "word" && next.value === "default") {
       const after = tokens[k + 2];
-      const declaration =
-        after?.kind === "word" &&
+      const declaration = after?.kind === "word" &&
         (after.value === "function" || after.value === "class" || after.value === "async") &&
         tokens[after.value === "async" ? k + 4 : k + 3]?.kind === "word";
       if (declaration) blanks.push([t.start, next.end]);
@@ -204,7 +217,8 @@ export function moduleSource(source: string): ModuleSource {
   const chars = source.split("");
   // Token ends may lie past the end of an unterminated string or regex.
   for (const [start, end] of blanks) {
-    for (let p = start; p < Math.min(end, chars.length); p++) if (chars[p] !== "\n" && chars[p] !== "\r") chars[p] = " ";
+    for (let p = start; p < Math.min(end, chars.length); p++)
+      if (chars[p] !== "\n" && chars[p] !== "\r") chars[p] = " ";
   }
   for (const [at, text] of replacements) for (let p = 0; p < text.length; p++) chars[at + p] = text[p]!;
   return { code: chars.join(""), firstImport };

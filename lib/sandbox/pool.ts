@@ -4,7 +4,7 @@
 // Processes that die in the pool are replaced in the background; a process that refuses to run
 // cells (its restrictions are not on) makes the whole sandbox unavailable.
 import type { Launch } from "./launch.ts";
-import { SandboxProcess, type ProcessOwner, type WorkerExit } from "./sandbox_process.ts";
+import { type ProcessOwner, SandboxProcess, type WorkerExit } from "./sandbox_process.ts";
 
 /** Boots in a row that die before they are ready, after which the sandbox is declared unavailable. */
 const MAX_FAILED_BOOTS = 3;
@@ -87,7 +87,9 @@ export class WorkerPool implements ProcessOwner {
     }
     if (process.ready || process.killed) this.#failedBoots = 0;
     else if (++this.#failedBoots >= MAX_FAILED_BOOTS && this.unavailable === null) {
-      this.unavailable = `exec sandbox unavailable: sandbox processes die while starting (${exit.kind === "crash" ? exit.message : "out of memory"})`;
+      this.unavailable = `exec sandbox unavailable: sandbox processes die while starting (${
+        exit.kind === "crash" ? exit.message : "out of memory"
+      })`;
       this.options.log(`sandbox: ${this.unavailable}`);
       return;
     }
@@ -101,7 +103,13 @@ export class WorkerPool implements ProcessOwner {
   }
 
   #spawn(heapMb: number): SandboxProcess {
-    const process = new SandboxProcess(this, heapMb, this.options.launch(heapMb), this.options.maxMessageBytes, this.options.log);
+    const process = new SandboxProcess(
+      this,
+      heapMb,
+      this.options.launch(heapMb),
+      this.options.maxMessageBytes,
+      this.options.log,
+    );
     this.#all.add(process);
     return process;
   }

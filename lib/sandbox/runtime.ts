@@ -31,7 +31,11 @@ export function cellRuntime(host: HostCall): RuntimeApi {
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const PromiseCtor = Promise;
-  const promiseThen = uncurry(Promise.prototype.then) as (p: Promise<unknown>, f: (v: unknown) => unknown, r: (e: unknown) => unknown) => Promise<unknown>;
+  const promiseThen = uncurry(Promise.prototype.then) as (
+    p: Promise<unknown>,
+    f: (v: unknown) => unknown,
+    r: (e: unknown) => unknown,
+  ) => Promise<unknown>;
   const resolved = Promise.resolve.bind(Promise) as (value?: unknown) => Promise<unknown>;
   const StringCtor = String;
   const NumberCtor = Number;
@@ -65,9 +69,25 @@ export function cellRuntime(host: HostCall): RuntimeApi {
 
   // Host spec §7.1: absent globals. Some runtimes (Deno) add more to a fresh context than Node.
   const ABSENT = [
-    "console", "Atomics", "SharedArrayBuffer", "WebAssembly", "require", "process", "Buffer", "fetch", "setInterval",
-    "clearInterval", "setImmediate", "clearImmediate", "queueMicrotask", "structuredClone", "TextEncoder", "TextDecoder",
-    "Temporal", "navigator", "global",
+    "console",
+    "Atomics",
+    "SharedArrayBuffer",
+    "WebAssembly",
+    "require",
+    "process",
+    "Buffer",
+    "fetch",
+    "setInterval",
+    "clearInterval",
+    "setImmediate",
+    "clearImmediate",
+    "queueMicrotask",
+    "structuredClone",
+    "TextEncoder",
+    "TextDecoder",
+    "Temporal",
+    "navigator",
+    "global",
   ];
   for (let i = 0; i < ABSENT.length; i++) {
     const name = ABSENT[i]!;
@@ -79,10 +99,28 @@ export function cellRuntime(host: HostCall): RuntimeApi {
   // (Deno) create in the worker's realm. The cell's function only ever sees copies made here,
   // holding primitives.
   const SITE_METHODS = [
-    "getThis", "getTypeName", "getFunction", "getFunctionName", "getMethodName", "getFileName", "getLineNumber",
-    "getColumnNumber", "getEvalOrigin", "isToplevel", "isEval", "isNative", "isConstructor", "isAsync", "isPromiseAll",
-    "getPromiseIndex", "getScriptNameOrSourceURL", "getScriptHash", "getEnclosingColumnNumber", "getEnclosingLineNumber",
-    "getPosition", "toString",
+    "getThis",
+    "getTypeName",
+    "getFunction",
+    "getFunctionName",
+    "getMethodName",
+    "getFileName",
+    "getLineNumber",
+    "getColumnNumber",
+    "getEvalOrigin",
+    "isToplevel",
+    "isEval",
+    "isNative",
+    "isConstructor",
+    "isAsync",
+    "isPromiseAll",
+    "getPromiseIndex",
+    "getScriptNameOrSourceURL",
+    "getScriptHash",
+    "getEnclosingColumnNumber",
+    "getEnclosingLineNumber",
+    "getPosition",
+    "toString",
   ];
   const reflectApply = Reflect.apply;
   const copySite = (site: Record<string, unknown>): Record<string, () => unknown> => {
@@ -290,7 +328,7 @@ export function cellRuntime(host: HostCall): RuntimeApi {
     if (typeof json !== "string") throw FAILED_SERIALIZE;
     const size = storeSize + json.length + (hasOwn(snapshot, k) ? -snapshot[k]!.length : k.length);
     if (size > storeQuota) {
-      throw "exec store quota exceeded: storing \"" + k + "\" would bring the session store to " + size +
+      throw 'exec store quota exceeded: storing "' + k + '" would bring the session store to ' + size +
         " characters (limit " + storeQuota + ")";
     }
     storeSize = size;
@@ -338,7 +376,11 @@ export function cellRuntime(host: HostCall): RuntimeApi {
     throw "content expects one MCP ContentBlock";
   };
 
-  type Settled = { index: number; status: "fulfilled"; value: unknown } | { index: number; status: "rejected"; reason: unknown };
+  type Settled = { index: number; status: "fulfilled"; value: unknown } | {
+    index: number;
+    status: "rejected";
+    reason: unknown;
+  };
   async function* asSettled(promises?: Iterable<unknown>): AsyncGenerator<Settled> {
     const list: unknown[] = [];
     for (const promise of promises as Iterable<unknown>) arrayPush(list, promise);

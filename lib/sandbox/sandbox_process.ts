@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { ChannelError, encodeMessage, MessageDecoder } from "./channel.ts";
 import type { Launch } from "./launch.ts";
-import { spawnChild, type ChildHandle } from "./spawn_child.ts";
+import { type ChildHandle, spawnChild } from "./spawn_child.ts";
 import type { FromWorker, ToWorker } from "./worker_main.ts";
 
 const MIB = 1024 * 1024;
@@ -63,7 +63,13 @@ export class SandboxProcess {
   readonly #exited: Promise<void>;
   #resolveExited!: () => void;
 
-  constructor(owner: ProcessOwner, heapMb: number, launch: Launch, maxMessageBytes: number, log: (line: string) => void) {
+  constructor(
+    owner: ProcessOwner,
+    heapMb: number,
+    launch: Launch,
+    maxMessageBytes: number,
+    log: (line: string) => void,
+  ) {
     this.owner = owner;
     this.heapMb = heapMb;
     this.#log = log;
@@ -159,7 +165,10 @@ export class SandboxProcess {
     for (const message of messages as FromWorker[]) {
       if (this.#state !== "dead") {
         this.#onMessage(message);
-      } else if (this.#lateListener !== null && typeof message === "object" && message !== null && message.t !== "idle" && message.t !== "refused") {
+      } else if (
+        this.#lateListener !== null && typeof message === "object" && message !== null && message.t !== "idle" &&
+        message.t !== "refused"
+      ) {
         // Output already in the pipe when the process was killed still belongs to its cell.
         if (message.cell === this.#cell && (message.t === "text" || message.t === "image" || message.t === "audio")) {
           this.#lateListener.onMessage(message);
@@ -217,7 +226,8 @@ export class SandboxProcess {
 
   #died(exit: WorkerExit): void {
     if (this.#state === "dead") return;
-    if (exit.kind !== "refused" && this.#stderr.trim() !== "") this.#log(`sandbox process ${this.pid} stderr: ${this.#stderr.trim()}`);
+    if (exit.kind !== "refused" && this.#stderr.trim() !== "")
+      this.#log(`sandbox process ${this.pid} stderr: ${this.#stderr.trim()}`);
     this.#markDead(exit)?.onExit(exit);
   }
 

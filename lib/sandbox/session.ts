@@ -85,7 +85,8 @@ class Cell implements SandboxCell, CellListener {
 
   onMessage(message: FromWorker): void {
     // A terminating cell still takes the output its process wrote before it was killed.
-    const late = this.status === "terminating" && (message.t === "text" || message.t === "image" || message.t === "audio");
+    const late = this.status === "terminating" &&
+      (message.t === "text" || message.t === "image" || message.t === "audio");
     if (this.status !== "running" && !late) return;
     // Everything from the process is checked here, as if an attacker had written it.
     const violation = checkMessage(message, this.#tools.length, this.meter);
@@ -130,12 +131,17 @@ class Cell implements SandboxCell, CellListener {
     if (this.status !== "running" && this.status !== "finishing") return;
     this.worker = null;
     // Queued behind a worker that died or got stuck before starting this cell: start it elsewhere.
-    if (this.#start !== null && exit.kind === "crash" && this.#session.canRestart() && this.#restarts++ < MAX_RESTARTS) {
+    if (
+      this.#start !== null && exit.kind === "crash" && this.#session.canRestart() && this.#restarts++ < MAX_RESTARTS
+    ) {
       this.dispatch(this.#start, false);
       return;
     }
-    const text =
-      exit.kind === "oom" ? heapLimitText(this.#session.heapBytes) : exit.kind === "refused" ? `exec sandbox unavailable: ${exit.message}` : RUNTIME_ENDED_TEXT;
+    const text = exit.kind === "oom"
+      ? heapLimitText(this.#session.heapBytes)
+      : exit.kind === "refused"
+      ? `exec sandbox unavailable: ${exit.message}`
+      : RUNTIME_ENDED_TEXT;
     this.#settle(text, null);
   }
 
@@ -362,7 +368,8 @@ export class Session implements SandboxSession, ProcessOwner {
   async wait(cellId: string, yieldTimeMs: number, signal?: AbortSignal): Promise<ObserveOutcome> {
     const cell = this.cells.get(cellId);
     if (cell === undefined) return missing(cellId);
-    if (cell.observer !== null) return { kind: "error", code: "observer_active", message: `exec cell ${cellId} already has an active observer` };
+    if (cell.observer !== null)
+      return { kind: "error", code: "observer_active", message: `exec cell ${cellId} already has an active observer` };
     if (cell.status === "completed") return { kind: "observation", observation: cell.takeResult() };
     if (signal?.aborted) return cancelled();
     return new Promise<ObserveOutcome>((resolve) => {
@@ -382,7 +389,8 @@ export class Session implements SandboxSession, ProcessOwner {
   async terminate(cellId: string): Promise<ObserveOutcome> {
     const cell = this.cells.get(cellId);
     if (cell === undefined) return missing(cellId);
-    if (cell.status === "terminating") return { kind: "error", code: "already_terminating", message: `exec cell ${cellId} is already terminating` };
+    if (cell.status === "terminating")
+      return { kind: "error", code: "already_terminating", message: `exec cell ${cellId} is already terminating` };
     if (cell.status === "completed") return { kind: "observation", observation: cell.takeResult() };
     return { kind: "observation", observation: await cell.terminate() };
   }
@@ -452,7 +460,9 @@ export class Session implements SandboxSession, ProcessOwner {
     if (entries === null || typeof entries !== "object") return null;
     const size = storeCharge(this.#storeSize, this.#store, entries as Record<string, unknown>);
     const quota = this.pool.options.storeQuotaChars;
-    return size > quota ? `exec store quota exceeded: the session store would hold ${size} characters (limit ${quota})` : null;
+    return size > quota
+      ? `exec store quota exceeded: the session store would hold ${size} characters (limit ${quota})`
+      : null;
   }
 
   /** Merges a finished cell's writes (`{key: json}`) into the session store. */

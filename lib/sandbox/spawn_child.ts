@@ -35,7 +35,15 @@ interface DenoChild {
 }
 type DenoCommand = new (
   command: string,
-  options: { args: string[]; env: Record<string, string>; clearEnv: boolean; cwd: string; stdin: "piped"; stdout: "piped"; stderr: "piped" },
+  options: {
+    args: string[];
+    env: Record<string, string>;
+    clearEnv: boolean;
+    cwd: string;
+    stdin: "piped";
+    stdout: "piped";
+    stderr: "piped";
+  },
 ) => { spawn(): DenoChild };
 
 export function spawnChild(launch: Launch, events: ChildEvents): ChildHandle {
@@ -44,7 +52,11 @@ export function spawnChild(launch: Launch, events: ChildEvents): ChildHandle {
 }
 
 function spawnNode(launch: Launch, events: ChildEvents): ChildHandle {
-  const child = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(launch.command, launch.args, {
+    cwd: launch.cwd,
+    env: launch.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let exited = false;
   let status: [number | null, string | null] | null = null;
   let open = 2;

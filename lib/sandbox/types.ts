@@ -47,19 +47,19 @@ export interface CellCallbacks {
 export type Observation =
   | { kind: "yielded"; cellId: string; items: ContentItem[] }
   | {
-      kind: "result";
-      cellId: string;
-      items: ContentItem[];
-      /**
-       * `null` on success or `exit()`; else the cell's error (host spec §7.1), or
-       * `exec cell heap limit exceeded (maxHeapSizeBytes: <n>)`, or
-       * `exec runtime ended unexpectedly` when its sandbox process died abnormally, or
-       * `exec sandbox unavailable: <reason>` when no sandbox process passes its self-test (`initial` never rejects).
-       */
-      errorText: string | null;
-      /** ns from completion to delivery; 0 when an observer was already waiting. */
-      bufferedForNs: number;
-    }
+    kind: "result";
+    cellId: string;
+    items: ContentItem[];
+    /**
+     * `null` on success or `exit()`; else the cell's error (host spec §7.1), or
+     * `exec cell heap limit exceeded (maxHeapSizeBytes: <n>)`, or
+     * `exec runtime ended unexpectedly` when its sandbox process died abnormally, or
+     * `exec sandbox unavailable: <reason>` when no sandbox process passes its self-test (`initial` never rejects).
+     */
+    errorText: string | null;
+    /** ns from completion to delivery; 0 when an observer was already waiting. */
+    bufferedForNs: number;
+  }
   | { kind: "terminated"; cellId: string; items: ContentItem[] };
 
 export interface SessionLimits {

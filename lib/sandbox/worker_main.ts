@@ -8,7 +8,15 @@
 
 /** host → sandbox process */
 export type ToWorker =
-  | { t: "start"; cell: number; source: string; firstImport: string | null; tools: string; store: string; storeSize: number }
+  | {
+    t: "start";
+    cell: number;
+    source: string;
+    firstImport: string | null;
+    tools: string;
+    store: string;
+    storeSize: number;
+  }
   | { t: "tool"; cell: number; call: number; ok: boolean; v: string | undefined };
 
 /** sandbox process → host */
@@ -121,7 +129,8 @@ export function workerMain(
       // A cell that broke its own realm commits nothing.
     }
     // A huge thrown string must not become a huge frame: the host cuts it again and charges it.
-    if (errorText !== null && errorText.length > config.maxErrorChars) errorText = errorText.slice(0, config.maxErrorChars);
+    if (errorText !== null && errorText.length > config.maxErrorChars)
+      errorText = errorText.slice(0, config.maxErrorChars);
     post({ t: "done", cell: rec.id, e: errorText, w: writes });
     if (current === rec) current = null;
     // Only reached once the cell's microtasks drained: a worker stuck in cell code never

@@ -83,15 +83,21 @@ function agentTool(options: AgentToolOptions, childDepth: number, risk: Risk, ch
     },
     prepare(args): PreparedCall | { error: string } {
       const fields = args as { prompt?: unknown; cwd?: unknown } | null;
-      if (typeof fields !== "object" || fields === null || typeof fields.prompt !== "string" || fields.prompt.trim() === "") {
+      if (
+        typeof fields !== "object" || fields === null || typeof fields.prompt !== "string" ||
+        fields.prompt.trim() === ""
+      ) {
         return { error: "invalid arguments: prompt must be a non-empty string" };
       }
-      if (fields.cwd !== undefined && typeof fields.cwd !== "string") return { error: "invalid arguments: cwd must be a string" };
+      if (fields.cwd !== undefined && typeof fields.cwd !== "string")
+        return { error: "invalid arguments: cwd must be a string" };
       const prompt = fields.prompt;
       const cwd = typeof fields.cwd === "string" && fields.cwd.trim() !== "" ? fields.cwd : undefined;
       return {
         risk,
-        summary: `Delegate to a sub-agent (depth ${childDepth}, may ${describeRisk(risk)})${cwd ? ` in ${cwd}` : ""}: ${firstLine(prompt)}`,
+        summary: `Delegate to a sub-agent (depth ${childDepth}, may ${describeRisk(risk)})${cwd ? ` in ${cwd}` : ""}: ${
+          firstLine(prompt)
+        }`,
         detail: prompt,
         run: (context) => runSubAgent(options, childDepth, prompt, cwd, context, childTools),
       };
@@ -154,10 +160,17 @@ async function runSubAgent(
     sink,
   });
   if (outcome.kind === "cancelled") {
-    return { success: false, output: JSON.stringify({ agent: "scv", status: "cancelled", reply }), truncated: false, error: "cancelled" };
+    return {
+      success: false,
+      output: JSON.stringify({ agent: "scv", status: "cancelled", reply }),
+      truncated: false,
+      error: "cancelled",
+    };
   }
   if (outcome.kind === "failed") {
-    return fail(JSON.stringify({ agent: "scv", status: "failed", reply, error: `${outcome.code}: ${outcome.message}` }));
+    return fail(
+      JSON.stringify({ agent: "scv", status: "failed", reply, error: `${outcome.code}: ${outcome.message}` }),
+    );
   }
   return {
     success: true,
@@ -167,7 +180,10 @@ async function runSubAgent(
 }
 
 /** `cwd` (relative to the workspace, or absolute) as an existing directory that resolves inside the workspace. */
-async function resolveDirectory(workspace: string, cwd: string | undefined): Promise<{ path: string } | { error: string }> {
+async function resolveDirectory(
+  workspace: string,
+  cwd: string | undefined,
+): Promise<{ path: string } | { error: string }> {
   if (cwd === undefined) return { path: workspace };
   const { realpath } = await import("node:fs/promises");
   let real: string;
@@ -176,7 +192,8 @@ async function resolveDirectory(workspace: string, cwd: string | undefined): Pro
   } catch {
     return { error: `agent cwd ${cwd}: no such directory; it must be a directory inside the workspace` };
   }
-  if (!isInside(workspace, real)) return { error: `agent cwd ${cwd}: resolves outside the workspace; path must remain within workspace` };
+  if (!isInside(workspace, real))
+    return { error: `agent cwd ${cwd}: resolves outside the workspace; path must remain within workspace` };
   if (!(await stat(real)).isDirectory()) return { error: `agent cwd ${cwd}: not a directory` };
   return { path: real };
 }
@@ -190,7 +207,10 @@ function toolRisk(name: string): Risk {
 }
 
 function maxRisk(risks: Risk[]): Risk {
-  return risks.reduce<Risk>((worst, risk) => (RISK_ORDER.indexOf(risk) > RISK_ORDER.indexOf(worst) ? risk : worst), "read_only");
+  return risks.reduce<Risk>(
+    (worst, risk) => (RISK_ORDER.indexOf(risk) > RISK_ORDER.indexOf(worst) ? risk : worst),
+    "read_only",
+  );
 }
 
 function describeRisk(risk: Risk): string {

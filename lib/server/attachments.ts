@@ -3,7 +3,7 @@
 import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Attachment } from "../protocol/index.ts";
-import { IMAGE_TYPES, MAX_IMAGE_BYTES, type ImageInput } from "../provider/index.ts";
+import { IMAGE_TYPES, type ImageInput, MAX_IMAGE_BYTES } from "../provider/index.ts";
 import { isSecretLikePath } from "../tools/index.ts";
 import { isInside } from "../util/path.ts";
 
@@ -23,7 +23,10 @@ export const ATTACHMENT_MESSAGES = {
  * that is not a symlink), then ours: the file resolves inside the workspace, and its workspace path does not look
  * like a secret (a read of one needs approval, which an attachment never asks for).
  */
-export async function attachmentError(attachments: readonly Attachment[], workspace: string): Promise<string | undefined> {
+export async function attachmentError(
+  attachments: readonly Attachment[],
+  workspace: string,
+): Promise<string | undefined> {
   if (attachments.length > MAX_TURN_ATTACHMENTS) return ATTACHMENT_MESSAGES.tooMany;
   for (const attachment of attachments) {
     if (!KINDS.includes(attachment.kind)) return `unknown attachment kind ${JSON.stringify(attachment.kind)}`;
@@ -35,7 +38,10 @@ export async function attachmentError(attachments: readonly Attachment[], worksp
       return `attach ${attachment.path}: resolves outside the workspace; path must remain within workspace`;
     }
     // Both spellings, as the file tools judge them: a symlinked name can hide a secret target and the other way round.
-    if (isSecretLikePath(path.relative(workspace, real)) || isSecretLikePath(path.relative(workspace, path.normalize(attachment.path)))) {
+    if (
+      isSecretLikePath(path.relative(workspace, real)) ||
+      isSecretLikePath(path.relative(workspace, path.normalize(attachment.path)))
+    ) {
       return `attach ${attachment.path}: the path looks like it holds credentials and cannot be attached`;
     }
   }
@@ -68,7 +74,10 @@ export async function turnInput(
       images.push({ path: real, mime });
     }
   }
-  if (tools && attachments.some((attachment) => attachment.kind !== "image" || !IMAGE_TYPES.includes(attachment.mime ?? ""))) {
+  if (
+    tools &&
+    attachments.some((attachment) => attachment.kind !== "image" || !IMAGE_TYPES.includes(attachment.mime ?? ""))
+  ) {
     text += "\nOpen files you cannot read directly with a tool, or hand them to an agent that can.";
   }
   return { text, images };

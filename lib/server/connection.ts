@@ -3,10 +3,17 @@
 import type { NdjsonItem } from "../codec/index.ts";
 import { VERSION } from "../version.ts";
 import type { Logger } from "../util/log.ts";
-import { events, MESSAGES, parseClientMessage, PROTOCOL_VERSION, type ClientMessage, type ErrorCode } from "../protocol/index.ts";
+import {
+  type ClientMessage,
+  type ErrorCode,
+  events,
+  MESSAGES,
+  parseClientMessage,
+  PROTOCOL_VERSION,
+} from "../protocol/index.ts";
 import type { Rejection, Session } from "./session.ts";
 import type { ServerOptions } from "./session_start.ts";
-import { FrameLimitError, type EventWriter } from "./writer.ts";
+import { type EventWriter, FrameLimitError } from "./writer.ts";
 
 export const DEFAULT_CLIENT_FRAME_BYTES = 1_048_576;
 // More than the fixed part of any event that echoes a request id, other than the prompt-bearing queue replies
@@ -70,7 +77,9 @@ export class Connection {
   async #reject(requestId: string | undefined, code: ErrorCode, message: string): Promise<Flow> {
     const error = events.error(requestId, code, message);
     // An error must always get through: without its (optional) request id if that is what makes it too large.
-    await this.#writer.control(this.#writer.fits(error) ? error : events.error(undefined, code, message.slice(0, 1024)));
+    await this.#writer.control(
+      this.#writer.fits(error) ? error : events.error(undefined, code, message.slice(0, 1024)),
+    );
     return "continue";
   }
 
@@ -117,7 +126,10 @@ export class Connection {
       case "queue.update":
         return this.#answer(id, await session.queueUpdate(id, message.queue_id, message.revision, message.prompt));
       case "queue.move":
-        return this.#answer(id, await session.queueMove(id, message.queue_id, message.revision, message.before_queue_id));
+        return this.#answer(
+          id,
+          await session.queueMove(id, message.queue_id, message.revision, message.before_queue_id),
+        );
       case "queue.remove":
         return this.#answer(id, await session.queueRemove(id, message.queue_id, message.revision));
       case "session.pause":
@@ -169,7 +181,11 @@ export class Connection {
     let parts;
     try {
       // Setup warnings (skills, provider configuration) honour SCV_LOG through the server logger.
-      parts = await prepareSession(request!, { ...this.#options, warn: this.#options.warn ?? this.#log.warn, log: this.#log });
+      parts = await prepareSession(request!, {
+        ...this.#options,
+        warn: this.#options.warn ?? this.#log.warn,
+        log: this.#log,
+      });
     } catch (error) {
       return this.#reject(id, "invalid_request", error instanceof Error ? error.message : String(error));
     }
@@ -203,7 +219,9 @@ export class Connection {
   }
 
   /** `session.list`, `session.fork`, `session.delete`: stored sessions, with or without a session of our own. */
-  async #stored(message: Extract<ClientMessage, { type: "session.list" | "session.fork" | "session.delete" }>): Promise<Flow> {
+  async #stored(
+    message: Extract<ClientMessage, { type: "session.list" | "session.fork" | "session.delete" }>,
+  ): Promise<Flow> {
     const id = message.request_id;
     const stored = await import("./stored_sessions.ts");
     try {
@@ -224,7 +242,8 @@ export class Connection {
           return "continue";
         }
         case "session.delete":
-          if (message.session_id === this.#session?.id) return this.#reject(id, "invalid_request", MESSAGES.deleteActiveSession);
+          if (message.session_id === this.#session?.id)
+            return this.#reject(id, "invalid_request", MESSAGES.deleteActiveSession);
           stored.deleteStored(this.#options, message.session_id);
           await this.#writer.control(events.sessionDeleted(id, message.session_id));
           return "continue";

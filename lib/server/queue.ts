@@ -27,7 +27,11 @@ export class PromptQueue {
     return total;
   }
 
-  enqueue(prompt: string, submitter: string, attachments: readonly Attachment[] = []): QueueResult<{ entry: QueueEntry; position: number }> {
+  enqueue(
+    prompt: string,
+    submitter: string,
+    attachments: readonly Attachment[] = [],
+  ): QueueResult<{ entry: QueueEntry; position: number }> {
     if (this.#entries.length >= MAX_QUEUE_ENTRIES || this.#bytes() + Buffer.byteLength(prompt) > MAX_QUEUE_BYTES) {
       return fail("queue_limit");
     }
@@ -57,7 +61,11 @@ export class PromptQueue {
   }
 
   /** Inserts before `beforeId` (`null` = at the end). A self-move is a no-op with unchanged revision and index. */
-  move(queueId: string, revision: number, beforeId: string | null): QueueResult<{ position: number; revision: number }> {
+  move(
+    queueId: string,
+    revision: number,
+    beforeId: string | null,
+  ): QueueResult<{ position: number; revision: number }> {
     const found = this.#find(queueId, revision);
     if (!found.ok) return found;
     const index = found.value;

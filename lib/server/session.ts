@@ -7,11 +7,18 @@ import { boundDiff, type PreparedCall, type ToolOutcome } from "../tools/index.t
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
 import { Approvals, approvalTexts, decide } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
-import { events, MESSAGES, type Attachment, type ErrorCode, type SessionScope, type TurnScope } from "../protocol/index.ts";
+import {
+  type Attachment,
+  type ErrorCode,
+  events,
+  MESSAGES,
+  type SessionScope,
+  type TurnScope,
+} from "../protocol/index.ts";
 import { attachmentError, turnInput } from "./attachments.ts";
 import { PromptQueue } from "./queue.ts";
 import type { SessionParts } from "./session_start.ts";
-import { FrameLimitError, type EventWriter } from "./writer.ts";
+import { type EventWriter, FrameLimitError } from "./writer.ts";
 import type { JournalContents, JournalWriter, TurnCompletedRecord } from "../sessions/index.ts";
 import { openJournal } from "./stored_sessions.ts";
 
@@ -105,7 +112,11 @@ export class Session {
     await this.#writer.control(events.queueSnapshot(this.id, [...this.#queue.entries], this.#paused));
   }
 
-  async turnStart(requestId: string, prompt: string, attachments: readonly Attachment[] = []): Promise<Rejection | undefined> {
+  async turnStart(
+    requestId: string,
+    prompt: string,
+    attachments: readonly Attachment[] = [],
+  ): Promise<Rejection | undefined> {
     if (!validPrompt(prompt, attachments.length > 0)) return { code: "invalid_request", message: MESSAGES.badPrompt };
     const refused = await attachmentError(attachments, this.parts.workspace);
     if (refused !== undefined) return { code: "invalid_request", message: refused };
@@ -125,10 +136,22 @@ export class Session {
     return undefined;
   }
 
-  async queueUpdate(requestId: string, queueId: string, revision: number, prompt: string): Promise<Rejection | undefined> {
+  async queueUpdate(
+    requestId: string,
+    queueId: string,
+    revision: number,
+    prompt: string,
+  ): Promise<Rejection | undefined> {
     const current = this.#queue.entries.find((entry) => entry.queue_id === queueId && entry.revision === revision);
-    if (!validPrompt(prompt, (current?.attachments?.length ?? 0) > 0)) return { code: "invalid_request", message: MESSAGES.badPrompt };
-    if (current && !this.#writer.fits(events.queueUpdated(this.#scope(requestId), { ...current, revision: revision + 1, prompt }), SEQ_SLACK)) {
+    if (!validPrompt(prompt, (current?.attachments?.length ?? 0) > 0))
+      return { code: "invalid_request", message: MESSAGES.badPrompt };
+    if (
+      current &&
+      !this.#writer.fits(
+        events.queueUpdated(this.#scope(requestId), { ...current, revision: revision + 1, prompt }),
+        SEQ_SLACK,
+      )
+    ) {
       return FRAME_LIMIT_REJECTION;
     }
     const result = this.#queue.update(queueId, revision, prompt);
@@ -137,7 +160,12 @@ export class Session {
     return undefined;
   }
 
-  async queueMove(requestId: string, queueId: string, revision: number, before: string | null): Promise<Rejection | undefined> {
+  async queueMove(
+    requestId: string,
+    queueId: string,
+    revision: number,
+    before: string | null,
+  ): Promise<Rejection | undefined> {
     const result = this.#queue.move(queueId, revision, before);
     if (!result.ok) return queueRejection(result.code);
     await this.#writer.control(
@@ -178,11 +206,16 @@ export class Session {
    * `session.configure`: a new approval policy applies to every approval decided from now on, a new model from the
    * next turn; the history, queue and pending approvals stay.
    */
-  async configure(requestId: string, policy: string | undefined, model: string | undefined): Promise<Rejection | undefined> {
+  async configure(
+    requestId: string,
+    policy: string | undefined,
+    model: string | undefined,
+  ): Promise<Rejection | undefined> {
     if (policy !== undefined && !APPROVAL_POLICIES.includes(policy as ApprovalPolicy)) {
       return { code: "invalid_request", message: "approval_policy must be one of on-risk, always, never" };
     }
-    if (model !== undefined && model.trim() === "") return { code: "invalid_request", message: "model must be non-empty" };
+    if (model !== undefined && model.trim() === "")
+      return { code: "invalid_request", message: "model must be non-empty" };
     const { config } = this.#parts;
     const next = {
       ...config,
@@ -191,7 +224,9 @@ export class Session {
     };
     this.#parts = { ...this.#parts, config: next };
     this.#journalled(() => this.#journal?.configured(next.provider.model, next.tools.approval_policy));
-    await this.#writer.control(events.sessionConfigured(this.#scope(requestId), next.tools.approval_policy, next.provider.model));
+    await this.#writer.control(
+      events.sessionConfigured(this.#scope(requestId), next.tools.approval_policy, next.provider.model),
+    );
     return undefined;
   }
 
@@ -224,7 +259,9 @@ export class Session {
     this.#journalled(() => this.#journal?.close());
     await this.parts.mcp?.shutdown().catch((error: unknown) => this.#log.warn(`stop MCP servers: ${String(error)}`));
     // The session's own sandbox processes (if a cell ever ran); other sessions' keep running.
-    await this.parts.execSandbox.shutdown().catch((error: unknown) => this.#log.warn(`shut down exec sandbox: ${String(error)}`));
+    await this.parts.execSandbox.shutdown().catch((error: unknown) =>
+      this.#log.warn(`shut down exec sandbox: ${String(error)}`)
+    );
     // Closing HTTP agents should be instant; never let it hold the exit deadline.
     let closeTimer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -294,18 +331,21 @@ export class Session {
           error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
       });
     } catch (error) {
-      outcome = { kind: "failed", code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+      outcome = {
+        kind: "failed",
+        code: "internal_error",
+        message: error instanceof Error ? error.message : String(error),
+      };
     }
     // A failed or cancelled turn leaves the checkpoint in place (not even the prompt remains).
     if (outcome.kind === "completed") this.#history = outcome.history;
     this.#journalled(() => this.#journalTurn(scope.turn_id, outcome, checkpoint.length, trimmedAway));
     if (outcome.kind === "failed") this.#log.info(`turn ${scope.turn_id} failed: ${outcome.code}`);
-    const terminal =
-      outcome.kind === "completed"
-        ? events.turnCompleted(scope, outcome.steps, outcome.usage)
-        : outcome.kind === "failed"
-          ? events.turnFailed(scope, outcome.code, outcome.message)
-          : events.turnCancelled(scope);
+    const terminal = outcome.kind === "completed"
+      ? events.turnCompleted(scope, outcome.steps, outcome.usage)
+      : outcome.kind === "failed"
+      ? events.turnFailed(scope, outcome.code, outcome.message)
+      : events.turnCancelled(scope);
     try {
       await this.#writer.turn(terminal, this.#lifetime.signal);
     } catch (error) {
@@ -332,7 +372,12 @@ export class Session {
       return;
     }
     const prefix = outcome.history.length - outcome.added;
-    const record: TurnCompletedRecord = { type: "turn.completed", at, turn_id: turnId, items: outcome.history.slice(prefix) };
+    const record: TurnCompletedRecord = {
+      type: "turn.completed",
+      at,
+      turn_id: turnId,
+      items: outcome.history.slice(prefix),
+    };
     if (trimmedAway !== undefined) {
       record.drop = trimmedAway;
       // Trimming puts one note where the dropped items were, unless even the note did not fit.

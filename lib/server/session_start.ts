@@ -5,12 +5,19 @@
 import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { contextForWindow } from "../agent/index.ts";
-import { ensureHome, loadConfig, resolveCredential, resolveHome, type ApprovalPolicy, type ResolvedConfig } from "../config/index.ts";
 import {
+  type ApprovalPolicy,
+  ensureHome,
+  loadConfig,
+  resolveCredential,
+  type ResolvedConfig,
+  resolveHome,
+} from "../config/index.ts";
+import {
+  type ContextWindowSource,
   createProvider,
   discoverContextWindow,
   knownContextWindow,
-  type ContextWindowSource,
   type ProviderClient,
 } from "../provider/index.ts";
 import {
@@ -23,7 +30,7 @@ import {
   skillsPromptSection,
   type ToolRegistry,
 } from "../tools/index.ts";
-import { silentLogger, type Logger } from "../util/log.ts";
+import { type Logger, silentLogger } from "../util/log.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
@@ -73,7 +80,11 @@ export type SessionParts = {
   secrets: string[];
 };
 
-export type SessionContextWindow = { tokens: number; source: "config" | "default" | ContextWindowSource; warning?: string };
+export type SessionContextWindow = {
+  tokens: number;
+  source: "config" | "default" | ContextWindowSource;
+  warning?: string;
+};
 
 export class StartError extends Error {
   override name = "StartError";
@@ -99,15 +110,14 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
         base_url: request.base_url ?? options.baseUrl,
         approval_policy: options.approvalPolicy,
       },
-    }),
+    })
   );
   const credential = await step(() => resolveCredential(loaded, env, path.join(home, "config.toml")));
   const contextWindow = await findContextWindow(loaded, credential, env);
   if (contextWindow.warning) options.warn?.(contextWindow.warning);
-  const config: ResolvedConfig =
-    contextWindow.source === "config" || contextWindow.source === "default"
-      ? loaded
-      : { ...loaded, context: contextForWindow(loaded.context, contextWindow.tokens) };
+  const config: ResolvedConfig = contextWindow.source === "config" || contextWindow.source === "default"
+    ? loaded
+    : { ...loaded, context: contextForWindow(loaded.context, contextWindow.tokens) };
   const noTools = request.no_tools ?? false;
   const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
   // A tool-free client may bring its whole system prompt: then none of the configured instructions reach the model.
@@ -118,23 +128,21 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
-  const mcp =
-    noTools || Object.keys(config.mcp_servers).length === 0
-      ? undefined
-      : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
+  const mcp = noTools || Object.keys(config.mcp_servers).length === 0
+    ? undefined
+    : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
   const execSandbox = new ExecSandbox();
   const ownTools = await step(() =>
-    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) }),
+    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) })
   );
   // A client that is itself a delegated agent declares its depth; sub-agents count from it (upstream semantics).
   const depth = request.delegation_depth ?? 0;
-  const tools =
-    noTools || !offersAgent(config, depth)
-      ? ownTools
-      : // The session's own tools stay live (MCP servers add theirs as they start); `agent` is added beside them.
-        createRegistry([createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox })], () =>
-          ownTools.list(),
-        );
+  const tools = noTools || !offersAgent(config, depth)
+    ? ownTools
+    // The session's own tools stay live (MCP servers add theirs as they start); `agent` is added beside them.
+    : createRegistry([
+      createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox }),
+    ], () => ownTools.list());
   const provider = await step(() =>
     createProvider({
       profile: config.provider,
@@ -142,7 +150,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
       credential,
       hostedWebSearch: !noTools && config.web.enabled && config.web.search === "provider",
       ...(options.warn === undefined ? {} : { warn: options.warn }),
-    }),
+    })
   );
   const profile = request.provider ?? options.provider ?? nonEmpty(env.SCV_PROVIDER);
   const secrets = [credential, ...config.secrets.values];

@@ -6,11 +6,11 @@ import { resolveHome } from "../config/index.ts";
 import {
   deleteSession,
   forkSession,
+  type JournalContents,
   JournalWriter,
   listSessions,
   loadSession,
   pruneSessions,
-  type JournalContents,
 } from "../sessions/index.ts";
 import type { StoredSession } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
@@ -23,7 +23,11 @@ export function homeOf(options: ServerOptions): string {
 }
 
 /** Stored sessions, newest first: of the workspace `cwd` (canonicalised) unless `cwd` is absent or `all` is set. */
-export async function listStored(options: ServerOptions, cwd: string | undefined, all: boolean): Promise<StoredSession[]> {
+export async function listStored(
+  options: ServerOptions,
+  cwd: string | undefined,
+  all: boolean,
+): Promise<StoredSession[]> {
   let workspace: string | undefined;
   if (!all && cwd !== undefined) {
     const absolute = path.resolve(options.cwd, cwd);
@@ -64,7 +68,10 @@ export function openJournal(
 ): JournalWriter | undefined {
   const { config } = parts;
   try {
-    const pruned = pruneSessions(parts.home, { keepSessions: config.sessions.keep_count, keepDays: config.sessions.keep_days }, id);
+    const pruned = pruneSessions(parts.home, {
+      keepSessions: config.sessions.keep_count,
+      keepDays: config.sessions.keep_days,
+    }, id);
     if (pruned > 0) log.info(`pruned ${pruned} stored session${pruned === 1 ? "" : "s"}`);
   } catch (error) {
     log.warn(`prune stored sessions: ${error instanceof Error ? error.message : String(error)}`);

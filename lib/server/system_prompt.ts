@@ -10,7 +10,8 @@ export const MAX_CLIENT_SYSTEM_PROMPT_BYTES = 16_384;
 
 export const CLIENT_PROMPT_MESSAGES = {
   needsNoTools: "system_prompt requires no_tools: true",
-  invalid: `system_prompt must be at most ${MAX_CLIENT_SYSTEM_PROMPT_BYTES} bytes, with no control characters other than line breaks and tabs`,
+  invalid:
+    `system_prompt must be at most ${MAX_CLIENT_SYSTEM_PROMPT_BYTES} bytes, with no control characters other than line breaks and tabs`,
 } as const;
 
 /**
@@ -23,7 +24,10 @@ export function clientSystemPromptError(request: { system_prompt?: string; no_to
   if (prompt === undefined) return undefined;
   if (request.no_tools !== true) return CLIENT_PROMPT_MESSAGES.needsNoTools;
   // deno-lint-ignore no-control-regex
-  if (Buffer.byteLength(prompt) > MAX_CLIENT_SYSTEM_PROMPT_BYTES || /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(prompt)) {
+  if (
+    Buffer.byteLength(prompt) > MAX_CLIENT_SYSTEM_PROMPT_BYTES ||
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(prompt)
+  ) {
     return CLIENT_PROMPT_MESSAGES.invalid;
   }
   return undefined;
@@ -45,7 +49,10 @@ export async function buildSystemPrompt(options: {
   return prompt + (options.skillsSection ?? "");
 }
 
-async function readProjectInstructions(workspace: string, maxBytes: number): Promise<{ text: string; truncated: boolean } | undefined> {
+async function readProjectInstructions(
+  workspace: string,
+  maxBytes: number,
+): Promise<{ text: string; truncated: boolean } | undefined> {
   let resolved: string;
   try {
     resolved = await realpath(path.join(workspace, "AGENTS.md"));

@@ -1,8 +1,8 @@
 // Persistent sessions (docs/sessions.md): one append-only journal per session under `<home>/sessions/`, a listing
 // index, and the operations on them (list, load, fork, delete, prune), plus the compact replay for clients.
-export { JournalWriter, type JournalOptions } from "./journal.ts";
-export { readJournal, parseJournal, type JournalContents, type ReplayTurn } from "./read.ts";
-export { titleOf, type SessionMeta, type TurnCompletedRecord } from "./records.ts";
+export { type JournalOptions, JournalWriter } from "./journal.ts";
+export { type JournalContents, parseJournal, readJournal, type ReplayTurn } from "./read.ts";
+export { type SessionMeta, titleOf, type TurnCompletedRecord } from "./records.ts";
 export { compactReplay } from "./replay.ts";
 export { sessionsDir, validSessionId } from "./paths.ts";
 export {
@@ -10,8 +10,8 @@ export {
   forkSession,
   listSessions,
   loadSession,
+  type PruneRule,
   pruneSessions,
   SessionNotFoundError,
-  type PruneRule,
   type SessionSummary,
 } from "./store.ts";

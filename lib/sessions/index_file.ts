@@ -3,7 +3,17 @@
 // tear each other's lines; listing reads this one file, never the journals. When most lines are stale the index
 // is rewritten to a temporary file and renamed over the old one (atomic), then any lines appended meanwhile are
 // carried over.
-import { closeSync, existsSync, fstatSync, openSync, readSync, renameSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { ensureSessionsDir, indexPath, validSessionId } from "./paths.ts";
 import { encodeRecord, type Redactor } from "./redact.ts";
 import { endsWithNewline } from "./line_end.ts";

@@ -2,8 +2,8 @@
 // so a `kill -9` loses at most the turn in flight. Creates the file 0600 in the 0700 sessions folder.
 import { closeSync, fchmodSync, openSync, writeSync } from "node:fs";
 import { ensureSessionsDir, journalPath } from "./paths.ts";
-import { encodeRecord, secretRedactor, type Redactor } from "./redact.ts";
-import { JOURNAL_VERSION, titleOf, type JournalRecord, type SessionMeta } from "./records.ts";
+import { encodeRecord, type Redactor, secretRedactor } from "./redact.ts";
+import { JOURNAL_VERSION, type JournalRecord, type SessionMeta, titleOf } from "./records.ts";
 import { truncateTornTail } from "./line_end.ts";
 import { appendIndexEntry, type IndexEntry } from "./index_file.ts";
 

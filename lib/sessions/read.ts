@@ -3,7 +3,7 @@
 // unreadable lines are skipped and counted.
 import { readFileSync } from "node:fs";
 import type { HistoryItem } from "../provider/index.ts";
-import { titleOf, type HeaderRecord, type SessionMeta } from "./records.ts";
+import { type HeaderRecord, type SessionMeta, titleOf } from "./records.ts";
 
 export type ReplayTurn = {
   prompt: string;
@@ -24,7 +24,11 @@ export type JournalContents = {
   warnings: string[];
 };
 
-export type JournalReadResult = { ok: true; journal: JournalContents } | { ok: false; reason: "missing" | "damaged"; message: string };
+export type JournalReadResult = { ok: true; journal: JournalContents } | {
+  ok: false;
+  reason: "missing" | "damaged";
+  message: string;
+};
 
 function isItem(value: unknown): value is HistoryItem {
   if (typeof value !== "object" || value === null) return false;
@@ -86,7 +90,8 @@ export function parseJournal(text: string): JournalReadResult {
       continue;
     }
     if (header === undefined) {
-      if (!isHeader(record)) return { ok: false, reason: "damaged", message: "the journal does not start with a session header" };
+      if (!isHeader(record))
+        return { ok: false, reason: "damaged", message: "the journal does not start with a session header" };
       header = record;
       continue;
     }
@@ -115,7 +120,9 @@ export function parseJournal(text: string): JournalReadResult {
           turn.answer = items
             .flatMap((item) => (item.kind === "assistant" && item.content !== "" ? [item.content] : []))
             .join("\n\n");
-          turn.tools = items.flatMap((item) => (item.kind === "tool_result" ? [{ name: item.name, success: item.success }] : []));
+          turn.tools = items.flatMap((
+            item,
+          ) => (item.kind === "tool_result" ? [{ name: item.name, success: item.success }] : []));
           open.delete(record.turn_id);
         }
         break;
@@ -141,7 +148,8 @@ export function parseJournal(text: string): JournalReadResult {
         break;
     }
   }
-  if (header === undefined) return { ok: false, reason: "damaged", message: "the journal has no intact session header" };
+  if (header === undefined)
+    return { ok: false, reason: "damaged", message: "the journal has no intact session header" };
   if (skipped > 0) warnings.push(`${skipped} damaged journal line${skipped === 1 ? " was" : "s were"} skipped`);
   const meta: SessionMeta = {
     id: header.id,

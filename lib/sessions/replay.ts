@@ -12,7 +12,10 @@ function cut(text: string, chars: number): string {
   return kept.length <= chars ? text : `${kept.slice(0, chars - 1).join("")}…`;
 }
 
-export function compactReplay(turns: readonly ReplayTurn[], budgetBytes: number): { turns: ReplayTurn[]; omitted_turns: number } {
+export function compactReplay(
+  turns: readonly ReplayTurn[],
+  budgetBytes: number,
+): { turns: ReplayTurn[]; omitted_turns: number } {
   const kept: ReplayTurn[] = [];
   let used = 0;
   for (let index = turns.length - 1; index >= 0; index -= 1) {

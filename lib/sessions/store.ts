@@ -3,8 +3,8 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, existsSync, fchmodSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { ensureSessionsDir, journalPath, validSessionId } from "./paths.ts";
-import { appendIndexEntry, readIndex, type IndexEntry } from "./index_file.ts";
-import { readJournal, type JournalContents } from "./read.ts";
+import { appendIndexEntry, type IndexEntry, readIndex } from "./index_file.ts";
+import { type JournalContents, readJournal } from "./read.ts";
 import { JOURNAL_VERSION, titleOf } from "./records.ts";
 import { encodeRecord } from "./redact.ts";
 import { now } from "./journal.ts";
@@ -103,5 +103,3 @@ export function pruneSessions(home: string, rule: PruneRule, except?: string, at
   });
   return deleted;
 }
-
-

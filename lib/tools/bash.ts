@@ -3,7 +3,13 @@
 // (safe_command.ts) is `read_only` risk, so `on-risk` runs it without asking.
 
 import { cancelledOutcome, failure } from "./outcome.ts";
-import { ProcessGroups, runProcessGroup, toolEnvironment, type CapturedOutput, type ProcessTimings } from "./process_group.ts";
+import {
+  type CapturedOutput,
+  ProcessGroups,
+  type ProcessTimings,
+  runProcessGroup,
+  toolEnvironment,
+} from "./process_group.ts";
 import { createProgressReporter } from "./progress.ts";
 import { readOnlyVerdict } from "./safe_command.ts";
 import type { ObjectSchema } from "./schema.ts";
@@ -42,7 +48,11 @@ export function createBashTool(settings: BashSettings): Tool {
     type: "object",
     properties: {
       command: { type: "string", description: `The command line, run with /bin/bash ${flag} in the workspace root` },
-      timeout_seconds: timeoutSecondsProperty(defaultTimeout, settings.maxTimeoutSeconds, "the whole process group is killed"),
+      timeout_seconds: timeoutSecondsProperty(
+        defaultTimeout,
+        settings.maxTimeoutSeconds,
+        "the whole process group is killed",
+      ),
     },
     required: ["command"],
     additionalProperties: false,

@@ -2,7 +2,7 @@
 // CRLF), a byte-order mark and the permission bits are kept; the new content is installed atomically.
 
 import type { ResolvedConfig } from "../config/index.ts";
-import { failure, cancelledOutcome } from "./outcome.ts";
+import { cancelledOutcome, failure } from "./outcome.ts";
 import { applyChanges, readWorkspaceFile } from "./file_change.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
@@ -15,7 +15,11 @@ type EditArgs = { path: string; old_string: string; new_string: string; replace_
 
 export type EditSettings = { maxWriteBytes: number };
 
-type Planned = { ok: true; before: string; after: string; count: number; data: Buffer } | { ok: false; error: string; code?: "limit" };
+type Planned = { ok: true; before: string; after: string; count: number; data: Buffer } | {
+  ok: false;
+  error: string;
+  code?: "limit";
+};
 
 export function createEditTool(settings: EditSettings): Tool {
   const parameters: ObjectSchema = {
@@ -24,7 +28,8 @@ export function createEditTool(settings: EditSettings): Tool {
       path: { type: "string", description: "Path of an existing file, relative to the workspace root" },
       old_string: {
         type: "string",
-        description: "The exact text to replace, including its indentation; give enough surrounding lines to make it unique",
+        description:
+          "The exact text to replace, including its indentation; give enough surrounding lines to make it unique",
       },
       new_string: { type: "string", description: "The text to put in its place (must differ from old_string)" },
       replace_all: { type: "boolean", description: "Replace every occurrence instead of exactly one (default false)" },
@@ -46,13 +51,18 @@ export function createEditTool(settings: EditSettings): Tool {
       const shape = checkRelativePath(value.path);
       if (shape !== undefined) return { error: shape };
       if (value.old_string === "") return { error: "old_string must not be empty (use write to create a file)" };
-      if (value.old_string === value.new_string) return { error: "old_string and new_string are the same; nothing would change" };
+      if (value.old_string === value.new_string)
+        return { error: "old_string and new_string are the same; nothing would change" };
       if (probePath(context.workspace, value.path).escaped) {
-        return { error: confinementError("edit", value.path, new WorkspacePathError("resolves outside the workspace")).message };
+        return {
+          error: confinementError("edit", value.path, new WorkspacePathError("resolves outside the workspace")).message,
+        };
       }
       return {
         risk: "filesystem",
-        summary: `Edit ${value.path}: replace ${value.replace_all === true ? "every occurrence" : "one occurrence"} of ${lineCount(value.old_string)} line(s) with ${lineCount(value.new_string)} line(s)`,
+        summary: `Edit ${value.path}: replace ${
+          value.replace_all === true ? "every occurrence" : "one occurrence"
+        } of ${lineCount(value.old_string)} line(s) with ${lineCount(value.new_string)} line(s)`,
         preview: async (runContext) => {
           const planned = await plan(value, settings, runContext.workspace, runContext.config).catch(() => undefined);
           return planned?.ok === true ? unifiedDiff(value.path, planned.before, planned.after) : undefined;
@@ -67,9 +77,15 @@ function lineCount(text: string): number {
   return text.split("\n").length;
 }
 
-async function plan(args: EditArgs, settings: EditSettings, workspace: string, config?: ResolvedConfig): Promise<Planned> {
+async function plan(
+  args: EditArgs,
+  settings: EditSettings,
+  workspace: string,
+  config?: ResolvedConfig,
+): Promise<Planned> {
   const existing = await readWorkspaceFile(workspace, args.path, "edit", settings.maxWriteBytes, config);
-  if (existing === undefined) return { ok: false, error: `edit ${args.path}: the file does not exist (use write to create it)` };
+  if (existing === undefined)
+    return { ok: false, error: `edit ${args.path}: the file does not exist (use write to create it)` };
   const text = decodeText(existing.bytes);
   if (text === undefined) return { ok: false, error: `edit ${args.path}: the file is not UTF-8 text` };
   const { content, crlf } = text;
@@ -79,14 +95,25 @@ async function plan(args: EditArgs, settings: EditSettings, workspace: string, c
   const oldString = normalize(args.old_string);
   const newString = normalize(args.new_string);
   const count = countOccurrences(source, oldString);
-  if (count === 0) return { ok: false, error: `edit ${args.path}: old_string was not found in the file (it must match exactly, including whitespace)` };
+  if (count === 0)
+    return {
+      ok: false,
+      error: `edit ${args.path}: old_string was not found in the file (it must match exactly, including whitespace)`,
+    };
   if (count > 1 && args.replace_all !== true) {
-    return { ok: false, error: `edit ${args.path}: old_string matches ${count} times; add surrounding context to make it unique, or set replace_all` };
+    return {
+      ok: false,
+      error:
+        `edit ${args.path}: old_string matches ${count} times; add surrounding context to make it unique, or set replace_all`,
+    };
   }
-  const replaced = args.replace_all === true ? source.split(oldString).join(newString) : replaceOnce(source, oldString, newString);
+  const replaced = args.replace_all === true
+    ? source.split(oldString).join(newString)
+    : replaceOnce(source, oldString, newString);
   const after = crlf ? replaced.replaceAll("\r\n", "\n").replaceAll("\n", "\r\n") : replaced;
   const data = encodeText({ ...text, content: after });
-  if (data.length > settings.maxWriteBytes) return { ok: false, error: `edit result exceeds ${settings.maxWriteBytes} byte limit`, code: "limit" };
+  if (data.length > settings.maxWriteBytes)
+    return { ok: false, error: `edit result exceeds ${settings.maxWriteBytes} byte limit`, code: "limit" };
   return { ok: true, before: content, after, count, data };
 }
 
@@ -107,7 +134,12 @@ async function runEdit(args: EditArgs, settings: EditSettings, context: ToolCont
     const planned = await plan(args, settings, context.workspace, context.config);
     if (!planned.ok) return failure(planned.error, planned.code ?? "failed");
     if (context.signal.aborted) return cancelledOutcome("edit cancelled");
-    await applyChanges(context.workspace, [{ kind: "write", path: args.path, data: planned.data }], "edit", context.config);
+    await applyChanges(
+      context.workspace,
+      [{ kind: "write", path: args.path, data: planned.data }],
+      "edit",
+      context.config,
+    );
     const diff = unifiedDiff(args.path, planned.before, planned.after);
     const what = planned.count === 1 ? "1 occurrence" : `${planned.count} occurrences`;
     return { success: true, output: `Edited ${args.path}: replaced ${what}\n\n${diff}`, truncated: false };

@@ -4,7 +4,7 @@
 // unlinks run, and any failure puts the backups back and removes what was created.
 
 import { constants } from "node:fs";
-import { link, lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { type FileHandle, link, lstat, open, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { ResolvedConfig } from "../config/index.ts";
 import { guardWriteTarget, openGuardedForRead } from "./file_guard.ts";
@@ -32,7 +32,9 @@ export async function readWorkspaceFile(
 ): Promise<ExistingFile | undefined> {
   let handle: FileHandle;
   try {
-    handle = config === undefined ? await openConfinedForRead(workspace, path, action) : (await openGuardedForRead(config, workspace, path, action)).handle;
+    handle = config === undefined
+      ? await openConfinedForRead(workspace, path, action)
+      : (await openGuardedForRead(config, workspace, path, action)).handle;
   } catch (error) {
     if (error instanceof WorkspacePathError && error.code === "ENOENT") return undefined;
     throw error;
@@ -41,7 +43,8 @@ export async function readWorkspaceFile(
     const info = await handle.stat();
     if (info.isDirectory()) throw new WorkspacePathError(`${action} ${path}: is a directory`, "EISDIR");
     if (!info.isFile()) throw new WorkspacePathError(`${action} ${path}: not a regular file`);
-    if (info.size > maxBytes) throw new WorkspacePathError(`${action} ${path}: the file is larger than ${maxBytes} bytes`, "EFBIG");
+    if (info.size > maxBytes)
+      throw new WorkspacePathError(`${action} ${path}: the file is larger than ${maxBytes} bytes`, "EFBIG");
     return { bytes: await handle.readFile(), mode: info.mode & 0o7777 };
   } finally {
     await handle.close();
@@ -52,7 +55,15 @@ export type FileChange =
   | { kind: "write"; path: string; data: Buffer; mode?: number }
   | { kind: "delete"; path: string };
 
-type Planned = { change: FileChange; dir: string; name: string; target: string; existed: boolean; temporary?: string; backup?: string };
+type Planned = {
+  change: FileChange;
+  dir: string;
+  name: string;
+  target: string;
+  existed: boolean;
+  temporary?: string;
+  backup?: string;
+};
 
 let counter = 0;
 const temporaryName = (dir: string, what: string) => join(dir, `.scv-${what}-${process.pid}-${counter++}.tmp`);
@@ -61,7 +72,12 @@ const temporaryName = (dir: string, what: string) => join(dir, `.scv-${what}-${p
  * Installs every change, or none: on any failure the files are as they were and the error is rethrown. With
  * `config`, a target that is one of scv's own protected files is refused before anything is written.
  */
-export async function applyChanges(workspace: string, changes: FileChange[], action: string, config?: ResolvedConfig): Promise<void> {
+export async function applyChanges(
+  workspace: string,
+  changes: FileChange[],
+  action: string,
+  config?: ResolvedConfig,
+): Promise<void> {
   const planned: Planned[] = [];
   try {
     for (const change of changes) {
@@ -78,7 +94,14 @@ export async function applyChanges(workspace: string, changes: FileChange[], act
       planned.push(item);
       if (change.kind === "write") {
         item.temporary = temporaryName(parent.dir, "write");
-        await writeTemporary(workspace, item.temporary, change.data, change.mode ?? (existing?.isFile() ? existing.mode & 0o7777 : undefined), action, change.path);
+        await writeTemporary(
+          workspace,
+          item.temporary,
+          change.data,
+          change.mode ?? (existing?.isFile() ? existing.mode & 0o7777 : undefined),
+          action,
+          change.path,
+        );
       }
       if (existing !== undefined) {
         item.backup = temporaryName(parent.dir, "backup");
@@ -119,10 +142,21 @@ export async function applyChanges(workspace: string, changes: FileChange[], act
   for (const dir of new Set(planned.map((item) => item.dir))) await syncDirectory(dir);
 }
 
-async function writeTemporary(workspace: string, temporary: string, data: Buffer, mode: number | undefined, action: string, path: string) {
+async function writeTemporary(
+  workspace: string,
+  temporary: string,
+  data: Buffer,
+  mode: number | undefined,
+  action: string,
+  path: string,
+) {
   let handle: FileHandle;
   try {
-    handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+    handle = await open(
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o666,
+    );
   } catch (error) {
     throw confinementError(action, path, error);
   }

@@ -12,7 +12,7 @@
 // openGuardedForRead and passes the prepared verdict to checkUnchanged, so what was approved is what is read.
 
 import { constants, existsSync, lstatSync, realpathSync, type Stats } from "node:fs";
-import { lstat, open, readlink, realpath, type FileHandle } from "node:fs/promises";
+import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { ResolvedConfig } from "../config/index.ts";
 import { isSecretLikePath } from "./secret_paths.ts";
@@ -69,8 +69,7 @@ export function judgeFile(
   action: string,
 ): FileVerdict {
   if (isProtectedPath(config, real, stats)) throw protectedPathError(action, path);
-  const secret =
-    isSecretLikePath(path) ||
+  const secret = isSecretLikePath(path) ||
     isSecretLikePath(relative(canonicalWorkspace(workspace), real)) ||
     (stats.isFile() && stats.nlink > 1);
   return { secret, identity: `${stats.dev}:${stats.ino}`, real };
@@ -104,7 +103,12 @@ export type GuardedFile = { handle: FileHandle; stats: Stats; verdict: FileVerdi
  * blocking on a FIFO, and judges the opened descriptor by its real path. Throws WorkspacePathError (confinement,
  * OS errors) or ProtectedPathError. The caller closes the handle.
  */
-export async function openGuardedForRead(config: ResolvedConfig, workspace: string, path: string, action: string): Promise<GuardedFile> {
+export async function openGuardedForRead(
+  config: ResolvedConfig,
+  workspace: string,
+  path: string,
+  action: string,
+): Promise<GuardedFile> {
   const root = canonicalWorkspace(workspace);
   const resolved = await resolveExisting(root, path, action);
   let handle: FileHandle;
@@ -117,7 +121,8 @@ export async function openGuardedForRead(config: ResolvedConfig, workspace: stri
     const stats = await handle.stat();
     const real = await descriptorPath(handle, resolved, stats);
     if (real === undefined) throw confinementError(action, path, new WorkspacePathError("changed while it was opened"));
-    if (!isInside(root, real)) throw confinementError(action, path, new WorkspacePathError("resolves outside the workspace"));
+    if (!isInside(root, real))
+      throw confinementError(action, path, new WorkspacePathError("resolves outside the workspace"));
     return { handle, stats, verdict: judgeFile(config, root, path, real, stats, action) };
   } catch (error) {
     await handle.close();
@@ -141,7 +146,13 @@ export function checkUnchanged(prepared: FileVerdict, opened: FileVerdict, actio
  * For write-like tools: the real path the entry `<dir>/<name>` will have, judged like a read. `dir` must be a
  * real directory path (workspace_path.ts resolveParent, or a descriptor's path). Throws ProtectedPathError.
  */
-export function guardWriteTarget(config: ResolvedConfig, workspace: string, path: string, realTarget: string, action: string): FileVerdict {
+export function guardWriteTarget(
+  config: ResolvedConfig,
+  workspace: string,
+  path: string,
+  realTarget: string,
+  action: string,
+): FileVerdict {
   let stats: Stats | undefined;
   try {
     stats = lstatSync(realTarget);
@@ -149,7 +160,10 @@ export function guardWriteTarget(config: ResolvedConfig, workspace: string, path
     stats = undefined;
   }
   if (isProtectedPath(config, realTarget, stats)) throw protectedPathError(action, path);
-  return { secret: isSecretLikePath(path) || isSecretLikePath(relative(canonicalWorkspace(workspace), realTarget)), real: realTarget };
+  return {
+    secret: isSecretLikePath(path) || isSecretLikePath(relative(canonicalWorkspace(workspace), realTarget)),
+    real: realTarget,
+  };
 }
 
 /**

@@ -36,7 +36,7 @@ export { isSecretLikePath } from "./secret_paths.ts";
 export { withRedaction } from "./redacted_tool.ts";
 export { boundDiff } from "./text_diff.ts";
 export { leadingWords, startsWithWords } from "./safe_command.ts";
-export { McpManager, mcpToolName, type McpServerState, type McpStatus } from "./mcp/index.ts";
+export { McpManager, type McpServerState, type McpStatus, mcpToolName } from "./mcp/index.ts";
 
 export type RegistryOptions = {
   noTools: boolean;
@@ -85,7 +85,11 @@ function withMcpDeclarations(exec: Tool, mcp: McpManager): Tool {
   };
 }
 
-function createFileAndShellTools(config: ResolvedConfig, processGroups: ProcessGroups, execSandbox?: ExecSandbox): Tool[] {
+function createFileAndShellTools(
+  config: ResolvedConfig,
+  processGroups: ProcessGroups,
+  execSandbox?: ExecSandbox,
+): Tool[] {
   const limits = config.tools;
   const timeouts = {
     commandTimeoutSeconds: limits.command_timeout_seconds,
@@ -143,7 +147,9 @@ function fixedRegistry(tools: Tool[]): ToolRegistry {
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const byName = new Map(sorted.map((tool) => [tool.name, tool]));
   if (byName.size !== sorted.length) {
-    const repeated = sorted.filter((tool, index) => index > 0 && sorted[index - 1]!.name === tool.name).map((tool) => tool.name);
+    const repeated = sorted.filter((tool, index) => index > 0 && sorted[index - 1]!.name === tool.name).map((tool) =>
+      tool.name
+    );
     throw new Error(`Tool registry has duplicate tool names: ${[...new Set(repeated)].join(", ")}`);
   }
   return {

@@ -2,7 +2,7 @@
 // the group; cancellation with SIGTERM then SIGKILL; and, once the leader exits, the rest of
 // the group is killed and draining stops after a short grace so `sleep 100 &` cannot hold a call.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import type { ResolvedConfig } from "../config/index.ts";
 
 export type ProcessTimings = {
@@ -100,7 +100,8 @@ export function killEveryProcessGroup(): void {
 
 export async function runProcessGroup(options: ProcessOptions): Promise<ProcessResult> {
   const timings = options.timings ?? DEFAULT_TIMINGS;
-  if (options.signal.aborted) return { kind: "cancelled", output: Buffer.alloc(0), truncated: false, tail: Buffer.alloc(0), totalBytes: 0 };
+  if (options.signal.aborted)
+    return { kind: "cancelled", output: Buffer.alloc(0), truncated: false, tail: Buffer.alloc(0), totalBytes: 0 };
   let child: ChildProcess;
   try {
     child = spawn(options.file, options.args, {

@@ -2,7 +2,7 @@
 
 import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
-import { checkUnchanged, openGuardedForRead, probeForRead, type FileVerdict } from "./file_guard.ts";
+import { checkUnchanged, type FileVerdict, openGuardedForRead, probeForRead } from "./file_guard.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "./workspace_path.ts";
 import { cancelledOutcome, failure } from "./outcome.ts";
@@ -39,7 +39,10 @@ export function createReadTool(settings: ReadSettings): Tool {
       const shape = checkRelativePath(path);
       if (shape !== undefined) return { error: shape };
       const probe = probePath(context.workspace, path);
-      if (probe.escaped) return { error: confinementError("read", path, new WorkspacePathError("resolves outside the workspace")).message };
+      if (probe.escaped)
+        return {
+          error: confinementError("read", path, new WorkspacePathError("resolves outside the workspace")).message,
+        };
       // A first opinion on the file the path resolves to now; run judges the descriptor it opens and refuses a
       // secret-like file that is not the one judged here (a symlink flipped in between).
       let verdict: FileVerdict;
@@ -58,7 +61,12 @@ export function createReadTool(settings: ReadSettings): Tool {
   };
 }
 
-async function runRead(args: ReadArgs, settings: ReadSettings, context: ToolContext, prepared: FileVerdict): Promise<ToolOutcome> {
+async function runRead(
+  args: ReadArgs,
+  settings: ReadSettings,
+  context: ToolContext,
+  prepared: FileVerdict,
+): Promise<ToolOutcome> {
   if (context.signal.aborted) return cancelledOutcome("read cancelled");
   const limit = Math.min(args.limit ?? settings.maxReadBytes, settings.maxReadBytes);
   let handle;

@@ -16,14 +16,12 @@ export function withRedaction(tool: Tool, redact: Redactor): Tool {
         ...prepared,
         summary: redact(prepared.summary),
         ...(prepared.detail === undefined ? {} : { detail: redact(prepared.detail) }),
-        ...(prepared.preview === undefined
-          ? {}
-          : {
-              preview: async (previewContext) => {
-                const diff = await prepared.preview!(previewContext);
-                return diff === undefined ? undefined : redact(diff);
-              },
-            }),
+        ...(prepared.preview === undefined ? {} : {
+          preview: async (previewContext) => {
+            const diff = await prepared.preview!(previewContext);
+            return diff === undefined ? undefined : redact(diff);
+          },
+        }),
         run: async (runContext) => {
           const outcome = await prepared.run({ ...runContext, progress: (text) => runContext.progress(redact(text)) });
           return { ...outcome, output: redact(outcome.output) };

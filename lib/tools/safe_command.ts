@@ -49,7 +49,12 @@ const PROGRAMS: Record<string, ProgramRule> = {
   uniq: { maxOperands: 1 },
   cut: PLAIN,
   nl: PLAIN,
-  sed: { require: ["-n"], refuse: ["-i", "--in-place", "-e", "--expression", "-f", "--file"], refuseLetters: "i", scriptOperand: isPrintOnlySedScript },
+  sed: {
+    require: ["-n"],
+    refuse: ["-i", "--in-place", "-e", "--expression", "-f", "--file"],
+    refuseLetters: "i",
+    scriptOperand: isPrintOnlySedScript,
+  },
 };
 
 const GIT_SUBCOMMANDS: Record<string, ProgramRule> = {
@@ -63,8 +68,23 @@ const GIT_SUBCOMMANDS: Record<string, ProgramRule> = {
   grep: { refuse: ["-O", "--open-files-in-pager", "--ext-grep"], refuseLetters: "O" },
   branch: {
     refuse: [
-      "-d", "-D", "-m", "-M", "-c", "-C", "-f", "-u", "--delete", "--move", "--copy", "--force", "--set-upstream-to",
-      "--unset-upstream", "--edit-description", "--track", "--no-track",
+      "-d",
+      "-D",
+      "-m",
+      "-M",
+      "-c",
+      "-C",
+      "-f",
+      "-u",
+      "--delete",
+      "--move",
+      "--copy",
+      "--force",
+      "--set-upstream-to",
+      "--unset-upstream",
+      "--edit-description",
+      "--track",
+      "--no-track",
     ],
     refuseLetters: "dDmMcCfu",
     maxOperands: 0,
@@ -89,11 +109,13 @@ function commandVerdict(words: ShellWord[], workspace: string): SafetyVerdict {
   if (program === "git") {
     const sub = rest[0]?.text;
     // Options before the subcommand (-C, -c, --git-dir, --exec-path) change what git runs or where.
-    if (sub === undefined || !Object.hasOwn(GIT_SUBCOMMANDS, sub)) return { safe: false, reason: `runs git ${sub ?? ""}`.trim() };
+    if (sub === undefined || !Object.hasOwn(GIT_SUBCOMMANDS, sub))
+      return { safe: false, reason: `runs git ${sub ?? ""}`.trim() };
     rule = GIT_SUBCOMMANDS[sub]!;
     rest = rest.slice(1);
     // `git branch -l <pattern>` lists; without --list, an operand creates a branch.
-    if (sub === "branch" && rest.some((word) => word.text === "--list" || word.text === "-l")) rule = { ...rule, maxOperands: Infinity };
+    if (sub === "branch" && rest.some((word) => word.text === "--list" || word.text === "-l"))
+      rule = { ...rule, maxOperands: Infinity };
   }
   if (rule === undefined) return { safe: false, reason: `runs ${program}, which is not on the read-only list` };
   const options: string[] = [];
@@ -113,22 +135,30 @@ function commandVerdict(words: ShellWord[], workspace: string): SafetyVerdict {
     // `--file=PATH` style values are paths too, and so is whatever follows a short option's letter (`-f/etc/x`
     // gives grep the pattern file /etc/x): checking the tail of every bundle as a path is conservative.
     const equals = option.indexOf("=");
-    const value = equals > 0 ? option.slice(equals + 1) : !option.startsWith("--") && option.length > 2 ? option.slice(2) : undefined;
+    const value = equals > 0
+      ? option.slice(equals + 1)
+      : !option.startsWith("--") && option.length > 2
+      ? option.slice(2)
+      : undefined;
     if (value !== undefined) {
       const verdict = checkPath(value, workspace);
       if (verdict !== undefined) return verdict;
     }
   }
   for (const required of rule.require ?? []) {
-    if (!options.includes(required) && !options.some((option) => isBundle(option) && option.includes(required.slice(1)))) {
+    if (
+      !options.includes(required) && !options.some((option) => isBundle(option) && option.includes(required.slice(1)))
+    ) {
       return { safe: false, reason: `runs ${program} without ${required}` };
     }
   }
-  if (operands.length > (rule.maxOperands ?? Infinity)) return { safe: false, reason: `gives ${program} too many operands` };
+  if (operands.length > (rule.maxOperands ?? Infinity))
+    return { safe: false, reason: `gives ${program} too many operands` };
   let remaining = operands;
   if (rule.scriptOperand !== undefined) {
     const script = operands[0];
-    if (script === undefined || !rule.scriptOperand(script)) return { safe: false, reason: `runs a ${program} script that is not print-only` };
+    if (script === undefined || !rule.scriptOperand(script))
+      return { safe: false, reason: `runs a ${program} script that is not print-only` };
     remaining = operands.slice(1);
   }
   for (const operand of remaining) {
@@ -147,7 +177,8 @@ function refusedOption(option: string, rule: ProgramRule): string | undefined {
   for (const refused of rule.refuse ?? []) {
     if (name === refused) return refused;
     // An abbreviated long option (`--outp`) is accepted by getopt_long: refuse every prefix of a refused one.
-    if (refused.startsWith("--") && name.startsWith("--") && name.length > 3 && refused.startsWith(name)) return refused;
+    if (refused.startsWith("--") && name.startsWith("--") && name.length > 3 && refused.startsWith(name))
+      return refused;
     // A short option with its value attached (`-ofile`, `-Ovim`).
     if (refused.length === 2 && refused[0] === "-" && refused[1] !== "-" && name.startsWith(refused)) return refused;
   }
@@ -167,7 +198,8 @@ function checkPath(word: string, given: string): SafetyVerdict | undefined {
   const inside = relative(workspace, absolute);
   const probe = probePath(workspace, inside === "" ? "." : inside);
   if (probe.escaped) return { safe: false, reason: `reaches ${word}, which resolves outside the workspace` };
-  if (isSecretLikePath(inside) || isSecretLikePath(probe.resolvedRelative)) return { safe: false, reason: `reads ${word}, which looks like a secret` };
+  if (isSecretLikePath(inside) || isSecretLikePath(probe.resolvedRelative))
+    return { safe: false, reason: `reads ${word}, which looks like a secret` };
   return undefined;
 }
 
@@ -183,8 +215,32 @@ function isPrintOnlySedScript(script: string): boolean {
 
 /** The program and, for tools with subcommands, the subcommand: what chat's "always" remembers for `bash`. */
 const SUBCOMMAND_PROGRAMS = new Set([
-  "git", "npm", "npx", "pnpm", "yarn", "bun", "deno", "cargo", "go", "docker", "kubectl", "make", "pip", "pip3",
-  "poetry", "uv", "dotnet", "mvn", "gradle", "bundle", "rake", "composer", "terraform", "helm", "gh", "node",
+  "git",
+  "npm",
+  "npx",
+  "pnpm",
+  "yarn",
+  "bun",
+  "deno",
+  "cargo",
+  "go",
+  "docker",
+  "kubectl",
+  "make",
+  "pip",
+  "pip3",
+  "poetry",
+  "uv",
+  "dotnet",
+  "mvn",
+  "gradle",
+  "bundle",
+  "rake",
+  "composer",
+  "terraform",
+  "helm",
+  "gh",
+  "node",
 ]);
 
 /**
@@ -206,7 +262,8 @@ export function leadingWords(command: string): string[] | undefined {
 
 function isPlainWord(word: string): boolean {
   for (const char of word) {
-    const ok = (char >= "a" && char <= "z") || (char >= "A" && char <= "Z") || (char >= "0" && char <= "9") || "-_:.".includes(char);
+    const ok = (char >= "a" && char <= "z") || (char >= "A" && char <= "Z") || (char >= "0" && char <= "9") ||
+      "-_:.".includes(char);
     if (!ok) return false;
   }
   return word.length > 0;

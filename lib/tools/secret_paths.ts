@@ -19,11 +19,27 @@ const run = (...parts: string[]) => (components: readonly string[], index: numbe
 const directory = (dir: string) => (components: readonly string[], index: number) => components[index] === dir;
 
 export const SECRET_PATH_RULES: readonly SecretPathRule[] = [
-  { pattern: ".env, .env.*", holds: "environment secrets", matches: name((c) => c === ".env" || c.startsWith(".env.")) },
-  { pattern: "*credential*", holds: "credentials (.git-credentials, credentials.json, …)", matches: name((c) => c.includes("credential")) },
+  {
+    pattern: ".env, .env.*",
+    holds: "environment secrets",
+    matches: name((c) => c === ".env" || c.startsWith(".env.")),
+  },
+  {
+    pattern: "*credential*",
+    holds: "credentials (.git-credentials, credentials.json, …)",
+    matches: name((c) => c.includes("credential")),
+  },
   { pattern: "*private_key*", holds: "private keys", matches: name((c) => c.includes("private_key")) },
-  { pattern: "*.pem, *.key", holds: "TLS and SSH keys", matches: name((c) => c.endsWith(".pem") || c.endsWith(".key")) },
-  { pattern: "*.p12, *.pfx", holds: "PKCS #12 key stores", matches: name((c) => c.endsWith(".p12") || c.endsWith(".pfx")) },
+  {
+    pattern: "*.pem, *.key",
+    holds: "TLS and SSH keys",
+    matches: name((c) => c.endsWith(".pem") || c.endsWith(".key")),
+  },
+  {
+    pattern: "*.p12, *.pfx",
+    holds: "PKCS #12 key stores",
+    matches: name((c) => c.endsWith(".p12") || c.endsWith(".pfx")),
+  },
   {
     pattern: "id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*",
     holds: "SSH identities",
@@ -34,7 +50,11 @@ export const SECRET_PATH_RULES: readonly SecretPathRule[] = [
   { pattern: ".aws/", holds: "AWS credentials", matches: directory(".aws") },
   { pattern: ".npmrc", holds: "npm registry tokens", matches: name((c) => c === ".npmrc") },
   { pattern: ".pypirc", holds: "PyPI tokens", matches: name((c) => c === ".pypirc") },
-  { pattern: ".netrc, _netrc", holds: "HTTP and FTP passwords", matches: name((c) => c === ".netrc" || c === "_netrc") },
+  {
+    pattern: ".netrc, _netrc",
+    holds: "HTTP and FTP passwords",
+    matches: name((c) => c === ".netrc" || c === "_netrc"),
+  },
   { pattern: ".pgpass", holds: "PostgreSQL passwords", matches: name((c) => c === ".pgpass") },
   { pattern: ".git/config", holds: "remotes with tokens in their URLs", matches: run(".git", "config") },
   { pattern: ".docker/config.json", holds: "registry logins", matches: run(".docker", "config.json") },

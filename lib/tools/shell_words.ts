@@ -149,7 +149,8 @@ function readRedirection(line: string, start: number): { text: string; end: numb
   if (!ampersand && char !== ">" && char !== "<") return undefined;
   // Any redirection at all: read the operator and an unquoted target so the caller can judge the whole thing.
   let end = ampersand ? index + 2 : index + 1;
-  while (end < line.length && (line[end] === ">" || line[end] === "<" || line[end] === "&" || line[end] === "|")) end += 1;
+  while (end < line.length && (line[end] === ">" || line[end] === "<" || line[end] === "&" || line[end] === "|"))
+    end += 1;
   while (end < line.length && SPACE.has(line[end]!)) end += 1;
   let target = end;
   while (target < line.length && !SPACE.has(line[target]!) && !OPERATOR_START.has(line[target]!)) target += 1;

@@ -24,7 +24,12 @@ function splitLines(text: string): string[] {
  * A unified diff (`--- a/path`, `+++ b/path`, `@@` hunks with 3 lines of context). `before` undefined means
  * the file is created, `after` undefined that it is deleted. Empty when nothing changes.
  */
-export function unifiedDiff(path: string, before: string | undefined, after: string | undefined, movedTo?: string): string {
+export function unifiedDiff(
+  path: string,
+  before: string | undefined,
+  after: string | undefined,
+  movedTo?: string,
+): string {
   if (before === after && movedTo === undefined) return "";
   const oldLines = splitLines(before ?? "");
   const newLines = splitLines(after ?? "");
@@ -56,7 +61,8 @@ function diffLines(a: string[], b: string[]): Op[] {
 function myers(a: string[], b: string[]): Op[] {
   const n = a.length;
   const m = b.length;
-  const replace = (): Op[] => [...a.map((line): Op => ({ kind: "-", line })), ...b.map((line): Op => ({ kind: "+", line }))];
+  const replace =
+    (): Op[] => [...a.map((line): Op => ({ kind: "-", line })), ...b.map((line): Op => ({ kind: "+", line }))];
   if (n === 0 || m === 0) return replace();
   const max = Math.min(n + m, MAX_EDIT_DISTANCE);
   const offset = max + 1;
@@ -66,7 +72,9 @@ function myers(a: string[], b: string[]): Op[] {
   for (let d = 0; d <= max && !found; d += 1) {
     trace.push(v.slice());
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
+      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!)
+        ? v[offset + k + 1]!
+        : v[offset + k - 1]! + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x += 1;
@@ -149,7 +157,8 @@ function buildHunks(ops: Op[]): string[] {
     const newStart = newCount === 0 ? newAt[start]! - 1 : newAt[start]!;
     rows.push(`@@ -${oldStart},${oldCount} +${newStart},${newCount} @@`);
     for (const op of slice) {
-      if (op.line.endsWith(NO_EOL)) rows.push(`${op.kind}${op.line.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file");
+      if (op.line.endsWith(NO_EOL))
+        rows.push(`${op.kind}${op.line.slice(0, -NO_EOL.length)}`, "\\ No newline at end of file");
       else rows.push(`${op.kind}${op.line}`);
     }
     index = end;
@@ -162,7 +171,11 @@ export const APPROVAL_DIFF_MAX_BYTES = 65_536;
 export const APPROVAL_DIFF_MAX_LINES = 2_000;
 
 /** `diff` cut to whole lines within the limits, ending with a notice of what was left out. */
-export function boundDiff(diff: string, maxBytes = APPROVAL_DIFF_MAX_BYTES, maxLines = APPROVAL_DIFF_MAX_LINES): string {
+export function boundDiff(
+  diff: string,
+  maxBytes = APPROVAL_DIFF_MAX_BYTES,
+  maxLines = APPROVAL_DIFF_MAX_LINES,
+): string {
   const lines = diff.endsWith("\n") ? diff.slice(0, -1).split("\n") : diff.split("\n");
   let bytes = 0;
   let kept = 0;

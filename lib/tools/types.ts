@@ -43,7 +43,11 @@ export type ToolContext = {
    * The turn's approval gate, for tools that run a sub-agent whose calls must be approved like the session's own
    * (the `agent` tool). Absent outside a turn loop.
    */
-  approve?(call: { call_id: string; name: string; arguments: unknown }, prepared: PreparedCall, signal: AbortSignal): Promise<boolean>;
+  approve?(
+    call: { call_id: string; name: string; arguments: unknown },
+    prepared: PreparedCall,
+    signal: AbortSignal,
+  ): Promise<boolean>;
 };
 
 export type NestedCallRequest = {

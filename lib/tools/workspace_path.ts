@@ -4,7 +4,7 @@
 // descriptor is checked again through /proc, so a swap between check and open is refused too.
 
 import { constants, existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, readlink, realpath, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { isInside } from "../util/path.ts";
 
@@ -157,7 +157,8 @@ export async function resolveParent(
   const workspace = canonicalWorkspace(given);
   const components = pathComponents(path);
   const name = components.pop();
-  if (name === undefined) throw confinementError(action, path, Object.assign(new Error("is a directory"), { code: "EISDIR" }));
+  if (name === undefined)
+    throw confinementError(action, path, Object.assign(new Error("is a directory"), { code: "EISDIR" }));
   let dir = workspace;
   for (const component of components) {
     const next = join(dir, component);
@@ -170,7 +171,8 @@ export async function resolveParent(
         if (errorCode(error) !== "EEXIST") throw confinementError(action, path, error);
       }
       info = await lstatOrUndefined(next, action, path);
-      if (info === undefined) throw confinementError(action, path, Object.assign(new Error("missing"), { code: "ENOENT" }));
+      if (info === undefined)
+        throw confinementError(action, path, Object.assign(new Error("missing"), { code: "ENOENT" }));
     }
     if (info.isSymbolicLink()) {
       let real: string;
@@ -186,7 +188,8 @@ export async function resolveParent(
       } catch (error) {
         throw confinementError(action, path, error);
       }
-      if (!target.isDirectory()) throw confinementError(action, path, Object.assign(new Error("not a directory"), { code: "ENOTDIR" }));
+      if (!target.isDirectory())
+        throw confinementError(action, path, Object.assign(new Error("not a directory"), { code: "ENOTDIR" }));
       dir = real;
     } else if (info.isDirectory()) {
       dir = next;
@@ -207,7 +210,8 @@ async function lstatOrUndefined(target: string, action: string, path: string) {
 }
 
 export function errorCode(error: unknown): string | undefined {
-  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string") return error.code;
+  if (typeof error === "object" && error !== null && "code" in error && typeof error.code === "string")
+    return error.code;
   return undefined;
 }
 

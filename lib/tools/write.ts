@@ -4,7 +4,7 @@
 
 import { createHash } from "node:crypto";
 import { constants, existsSync } from "node:fs";
-import { link, lstat, open, readlink, rename, unlink, type FileHandle } from "node:fs/promises";
+import { type FileHandle, link, lstat, open, readlink, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { ResolvedConfig } from "../config/index.ts";
 import { readWorkspaceFile } from "./file_change.ts";
@@ -39,10 +39,23 @@ export function createWriteTool(settings: WriteSettings): Tool {
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
-      path: { type: "string", description: "File path relative to the workspace root; missing parent directories are created" },
-      content: { type: "string", description: `The complete new file content (at most ${settings.maxWriteBytes} bytes of UTF-8)` },
-      mode: { type: "string", enum: ["create", "replace"], description: "create a new file (fails if it exists) or replace an existing one" },
-      expected_sha256: { type: "string", description: "Optional hex SHA-256 the current file must have, guarding against lost updates" },
+      path: {
+        type: "string",
+        description: "File path relative to the workspace root; missing parent directories are created",
+      },
+      content: {
+        type: "string",
+        description: `The complete new file content (at most ${settings.maxWriteBytes} bytes of UTF-8)`,
+      },
+      mode: {
+        type: "string",
+        enum: ["create", "replace"],
+        description: "create a new file (fails if it exists) or replace an existing one",
+      },
+      expected_sha256: {
+        type: "string",
+        description: "Optional hex SHA-256 the current file must have, guarding against lost updates",
+      },
     },
     required: ["path", "content", "mode"],
     additionalProperties: false,
@@ -58,7 +71,9 @@ export function createWriteTool(settings: WriteSettings): Tool {
       const shape = checkRelativePath(path);
       if (shape !== undefined) return { error: shape };
       if (probePath(context.workspace, path).escaped) {
-        return { error: confinementError("write", path, new WorkspacePathError("resolves outside the workspace")).message };
+        return {
+          error: confinementError("write", path, new WorkspacePathError("resolves outside the workspace")).message,
+        };
       }
       const target = probeWriteTarget(context.workspace, path);
       try {
@@ -86,16 +101,30 @@ async function previewWrite(
   settings: WriteSettings,
 ): Promise<string | undefined> {
   if (args.mode === "create") return unifiedDiff(args.path, undefined, args.content);
-  const existing = await readWorkspaceFile(context.workspace, args.path, "write", settings.maxWriteBytes, context.config).catch(() => undefined);
+  const existing = await readWorkspaceFile(
+    context.workspace,
+    args.path,
+    "write",
+    settings.maxWriteBytes,
+    context.config,
+  ).catch(() => undefined);
   if (existing === undefined) return undefined;
   const text = decodeText(existing.bytes);
-  return text === undefined ? `Binary or non-UTF-8 file ${args.path} would be replaced\n` : unifiedDiff(args.path, text.content, args.content);
+  return text === undefined
+    ? `Binary or non-UTF-8 file ${args.path} would be replaced\n`
+    : unifiedDiff(args.path, text.content, args.content);
 }
 
-async function runWrite(args: WriteArgs, settings: WriteSettings, context: ToolContext, approvedTarget: string): Promise<ToolOutcome> {
+async function runWrite(
+  args: WriteArgs,
+  settings: WriteSettings,
+  context: ToolContext,
+  approvedTarget: string,
+): Promise<ToolOutcome> {
   if (context.signal.aborted) return cancelledOutcome("write cancelled");
   const data = Buffer.from(args.content, "utf8");
-  if (data.length > settings.maxWriteBytes) return failure(`write exceeds ${settings.maxWriteBytes} byte limit`, "limit");
+  if (data.length > settings.maxWriteBytes)
+    return failure(`write exceeds ${settings.maxWriteBytes} byte limit`, "limit");
   try {
     return await writeConfined(args, data, context, approvedTarget);
   } catch (error) {
@@ -104,7 +133,12 @@ async function runWrite(args: WriteArgs, settings: WriteSettings, context: ToolC
   }
 }
 
-async function writeConfined(args: WriteArgs, data: Buffer, context: ToolContext, approvedTarget: string): Promise<ToolOutcome> {
+async function writeConfined(
+  args: WriteArgs,
+  data: Buffer,
+  context: ToolContext,
+  approvedTarget: string,
+): Promise<ToolOutcome> {
   const { workspace, signal } = context;
   const create = args.mode === "create";
   const parent = await resolveParent(workspace, args.path, "write", create);

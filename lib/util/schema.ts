@@ -65,7 +65,8 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "a sequence";
   if (typeof value === "object") return "a map";
   if (typeof value === "string") return `string ${JSON.stringify(value)}`;
-  if (typeof value === "number") return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
+  if (typeof value === "number")
+    return Number.isInteger(value) ? `integer \`${value}\`` : `floating point \`${value}\``;
   if (typeof value === "bigint") return `integer \`${value}\``;
   return `${typeof value} \`${String(value)}\``;
 }
@@ -175,7 +176,13 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 type Entries = [string, Schema<unknown>][];
 
 /** Checks `record` against `shape` (whose `entries` are precomputed: this runs per frame) into `out`. */
-function parseFields(shape: Shape, entries: Entries, record: Record<string, unknown>, out: Record<string, unknown>, skip?: string): void {
+function parseFields(
+  shape: Shape,
+  entries: Entries,
+  record: Record<string, unknown>,
+  out: Record<string, unknown>,
+  skip?: string,
+): void {
   for (const key of Object.keys(record)) {
     if (key !== skip && !Object.hasOwn(shape, key)) {
       throw new DecodeError(`unknown field \`${key}\`, ${expectedOneOf(Object.keys(shape))}`);
@@ -205,7 +212,10 @@ type Tagged<K extends string, V extends Record<string, Shape>> = {
 }[keyof V & string];
 
 /** An internally tagged union: `{"<tag>": "<variant>", …fields of that variant}`. */
-export function tagged<const K extends string, V extends Record<string, Shape>>(tag: K, variants: V): Schema<Tagged<K, V>> {
+export function tagged<const K extends string, V extends Record<string, Shape>>(
+  tag: K,
+  variants: V,
+): Schema<Tagged<K, V>> {
   const expected = expectedOneOf(Object.keys(variants));
   const entries = new Map(Object.entries(variants).map(([name, shape]) => [name, Object.entries(shape)]));
   return {

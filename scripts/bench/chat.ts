@@ -24,8 +24,15 @@ const STARTS = Number(process.env.BENCH_STARTS ?? 15);
 
 async function firstCharacterLatency(root: string): Promise<number[]> {
   const provider = await startFakeProvider();
-  for (let i = 0; i < TURNS + 3; i++) provider.push(textResponse([`Ω${i} streamed`, " reply"], { input_tokens: 1, output_tokens: 1 }));
-  const env: Record<string, string | undefined> = { ...process.env, SCV_HOME: join(root, "home"), HOME: root, OPENAI_API_KEY: "bench", SCV_BASE_URL: provider.url };
+  for (let i = 0; i < TURNS + 3; i++)
+    provider.push(textResponse([`Ω${i} streamed`, " reply"], { input_tokens: 1, output_tokens: 1 }));
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    SCV_HOME: join(root, "home"),
+    HOME: root,
+    OPENAI_API_KEY: "bench",
+    SCV_BASE_URL: provider.url,
+  };
   delete env.SCV_CONFIG;
   delete env.SCV_PROVIDER;
   let screen = "";
@@ -53,7 +60,12 @@ async function firstCharacterLatency(root: string): Promise<number[]> {
   const seen = (needle: string) =>
     new Promise<void>((resolve, reject) => {
       if (screen.includes(needle)) return resolve();
-      const timer = setTimeout(() => reject(new Error(`no ${JSON.stringify(needle)} on the chat screen within 10 s: ${JSON.stringify(screen.slice(-300))}`)), 10_000);
+      const timer = setTimeout(() =>
+        reject(
+          new Error(
+            `no ${JSON.stringify(needle)} on the chat screen within 10 s: ${JSON.stringify(screen.slice(-300))}`,
+          ),
+        ), 10_000);
       watch = {
         needle,
         resolve: () => {
@@ -98,11 +110,21 @@ async function binaryCopy(root: string): Promise<string> {
 
 async function startupLatency(root: string): Promise<number[]> {
   const binary = await binaryCopy(root);
-  const env = { ...process.env, SCV_HOME: join(root, "home"), HOME: root, OPENAI_API_KEY: "bench", TERM: "xterm-256color" };
+  const env = {
+    ...process.env,
+    SCV_HOME: join(root, "home"),
+    HOME: root,
+    OPENAI_API_KEY: "bench",
+    TERM: "xterm-256color",
+  };
   const samples: number[] = [];
   for (let i = 0; i < STARTS + 2; i++) {
     const start = process.hrtime.bigint();
-    const child = spawn("script", ["-qfec", `${binary} chat`, "/dev/null"], { cwd: root, env, stdio: ["pipe", "pipe", "ignore"] });
+    const child = spawn("script", ["-qfec", `${binary} chat`, "/dev/null"], {
+      cwd: root,
+      env,
+      stdio: ["pipe", "pipe", "ignore"],
+    });
     let text = "";
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -140,8 +162,18 @@ try {
   printJson({
     benchmark: "chat",
     node: process.version,
-    enter_to_first_char: { runs: first.length, p50_ms: round(percentile(first, 50), 2), p90_ms: round(percentile(first, 90), 2), goal: "p50 <= 30 ms" },
-    binary_startup_to_ready: { runs: startup.length, p50_ms: round(percentile(startup, 50), 2), p90_ms: round(percentile(startup, 90), 2), goal: "p50 <= 250 ms" },
+    enter_to_first_char: {
+      runs: first.length,
+      p50_ms: round(percentile(first, 50), 2),
+      p90_ms: round(percentile(first, 90), 2),
+      goal: "p50 <= 30 ms",
+    },
+    binary_startup_to_ready: {
+      runs: startup.length,
+      p50_ms: round(percentile(startup, 50), 2),
+      p90_ms: round(percentile(startup, 90), 2),
+      goal: "p50 <= 250 ms",
+    },
   });
 } finally {
   await rm(root, { recursive: true, force: true });

@@ -30,7 +30,10 @@ async function time(run: () => Promise<number> | number): Promise<number> {
   return median(samples);
 }
 
-const lineTexts = Array.from({ length: LINES }, (_, i) => JSON.stringify({ type: "turn.start", request_id: String(i), prompt: "hi" }));
+const lineTexts = Array.from(
+  { length: LINES },
+  (_, i) => JSON.stringify({ type: "turn.start", request_id: String(i), prompt: "hi" }),
+);
 const ndjsonBytes = Buffer.from(`${lineTexts.join("\n")}\n`);
 const ndjsonChunks = chunked(ndjsonBytes);
 
@@ -53,8 +56,14 @@ const ndjsonBatched = await time(async () => {
   return n;
 });
 
-const framePayloads = Array.from({ length: FRAMES }, (_, i) =>
-  JSON.stringify({ type: "operation/request", id: i, request: { method: "session/wait", sessionId: "s1", request: { cell_id: "1", yield_time_ms: 100 } } }),
+const framePayloads = Array.from(
+  { length: FRAMES },
+  (_, i) =>
+    JSON.stringify({
+      type: "operation/request",
+      id: i,
+      request: { method: "session/wait", sessionId: "s1", request: { cell_id: "1", yield_time_ms: 100 } },
+    }),
 );
 const frameBytes = Buffer.concat(framePayloads.map((payload) => encodeFrame(JSON.parse(payload))));
 const frameChunks = chunked(frameBytes);

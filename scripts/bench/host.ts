@@ -19,7 +19,7 @@
 // The client must not be the bottleneck (it is shared by both hosts, so a slow client hides the
 // difference): it decodes each chunk synchronously and answers every frame of a chunk from the
 // `data` handler itself, with one write per batch of answers, no promise hop or timer per frame.
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { encodeFrame, FrameDecoder } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
@@ -125,7 +125,11 @@ function statusMb(pid: number, field: string): number {
 
 /** Pre-encoded `delegate/response` frames for the bench tool's constant result, per id. */
 function toolResultFrame(id: number | bigint): Buffer {
-  return encodeFrame({ type: "delegate/response", id, result: { status: "ok", value: { type: "tool/result", result: 1 } } });
+  return encodeFrame({
+    type: "delegate/response",
+    id,
+    result: { status: "ok", value: { type: "tool/result", result: 1 } },
+  });
 }
 
 /**
@@ -146,7 +150,10 @@ class BenchClient {
     this.child.stderr.setEncoding("utf8");
     this.child.stderr.on("data", (chunk: string) => (this.#stderr += chunk));
     this.child.stdout.on("data", (chunk: Buffer) => this.#onData(chunk));
-    this.child.once("exit", (code, signal) => this.#fail?.(new Error(`host exited (${code ?? signal}): ${this.#stderr}`)));
+    this.child.once(
+      "exit",
+      (code, signal) => this.#fail?.(new Error(`host exited (${code ?? signal}): ${this.#stderr}`)),
+    );
   }
 
   /** Sends `first`, then feeds every received frame to `handler` until it returns true. */
@@ -262,7 +269,11 @@ function dropFromPageCache(path: string): boolean {
 
 /** Peak RSS of an idle Node plus one idle sandbox process (started as the host starts it), in MB. */
 async function floorRssMb(): Promise<{ idleNodeMb: number; idleSandboxProcessMb: number; floorRssMb: number }> {
-  const node = spawn(process.execPath, ["--max-semi-space-size=4", "-e", "setTimeout(() => {}, 60000); setTimeout(() => process.stdout.write('ready'), 300)"], {
+  const node = spawn(process.execPath, [
+    "--max-semi-space-size=4",
+    "-e",
+    "setTimeout(() => {}, 60000); setTimeout(() => process.stdout.write('ready'), 300)",
+  ], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   await new Promise<void>((resolve) => node.stdout.once("data", () => resolve()));
@@ -270,12 +281,16 @@ async function floorRssMb(): Promise<{ idleNodeMb: number; idleSandboxProcessMb:
   node.kill();
   const launcher = prepareLaunch({ maxOutputChars: 128 * 1024 * 1024, storeQuotaChars: 64 * 1024 * 1024 });
   const launch = launcher.forHeap(DEFAULT_HEAP_MB);
-  const sandbox = spawn(launch.command, launch.args, { cwd: launch.cwd, env: launch.env, stdio: ["pipe", "pipe", "inherit"] });
+  const sandbox = spawn(launch.command, launch.args, {
+    cwd: launch.cwd,
+    env: launch.env,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const decoder = new MessageDecoder(1 << 20);
   await new Promise<void>((resolve) =>
     sandbox.stdout.on("data", (chunk: Buffer) => {
       if ((decoder.push(chunk) as { t: string }[]).some((message) => message.t === "idle")) setTimeout(resolve, 300);
-    }),
+    })
   );
   const idleSandboxProcessMb = peakRssMb(sandbox.pid!);
   sandbox.kill("SIGKILL");
@@ -291,7 +306,16 @@ async function start(command: string, args: string[]): Promise<Subject> {
   await client.exchange(encodeFrame(open(1, "bench")), () => true);
   await runCells(client, 10, 50); // warm-up
   await runNestedCalls(client, 90, 200); // warm-up
-  return { client, latencies: [], cellSeconds: 0, calls: 0, callSeconds: 0, callCpuMs: 0, nextId: 1_000, peakTreeRssMb: 0 };
+  return {
+    client,
+    latencies: [],
+    cellSeconds: 0,
+    calls: 0,
+    callSeconds: 0,
+    callCpuMs: 0,
+    nextId: 1_000,
+    peakTreeRssMb: 0,
+  };
 }
 
 function reset(subject: Subject): void {
@@ -375,7 +399,10 @@ const result: Record<string, unknown> = {
 };
 for (const [condition, measured] of Object.entries(conditions)) {
   const ours = measured[0]!;
-  const entry: Record<string, unknown> = { scv: ours, scvTreeRssOverFloorMb: Math.round((ours.peakTreeRssMb - floor.floorRssMb) * 10) / 10 };
+  const entry: Record<string, unknown> = {
+    scv: ours,
+    scvTreeRssOverFloorMb: Math.round((ours.peakTreeRssMb - floor.floorRssMb) * 10) / 10,
+  };
   const theirs = measured[1];
   if (theirs) {
     entry.reference = theirs;

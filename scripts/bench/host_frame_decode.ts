@@ -45,8 +45,7 @@ const frames: Record<string, () => string> = {
     JSON.stringify(
       execute(4, "s1", "text(1)", {
         tools: Array.from({ length: 6_000 }, (_, i) =>
-          tool(`t${i}`, { input_schema: { type: "object", properties: { a: { type: "string" } } } }),
-        ),
+          tool(`t${i}`, { input_schema: { type: "object", properties: { a: { type: "string" } } } })),
       }),
     ),
   "wait request with an i64 id": () =>
@@ -70,7 +69,8 @@ function time(payload: Buffer): Record<string, number> {
   for (let run = 0; run < RUNS; run++) {
     for (const [name, parse] of Object.entries(parsers)) {
       const start = process.hrtime.bigint();
-      for (let i = 0; i < repeat; i++) if (parsePayload(payload, parse) === undefined) throw new Error("decoded nothing");
+      for (let i = 0; i < repeat; i++)
+        if (parsePayload(payload, parse) === undefined) throw new Error("decoded nothing");
       samples[name]!.push(Number(process.hrtime.bigint() - start) / 1e6 / repeat);
     }
   }

@@ -15,8 +15,13 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../../tests/support/fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient } from "../../tests/support/server_client.ts";
+import {
+  type FakeProvider,
+  startFakeProvider,
+  textResponse,
+  toolCallResponse,
+} from "../../tests/support/fake_provider.ts";
+import { killAllServers, type ServerClient, spawnServer } from "../../tests/support/server_client.ts";
 import { percentile, printJson, round } from "./stats.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -45,7 +50,9 @@ function sandbox(servers: number, idle = false): Sandbox {
     const name = i === 0 ? "everything" : `everything${i}`;
     toml += idle
       ? `[mcp_servers.${name}]\ncommand = "sleep"\nargs = ["30"]\nstartup_timeout_sec = 1\n`
-      : `[mcp_servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(EVERYTHING)}]\n`;
+      : `[mcp_servers.${name}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${
+        JSON.stringify(EVERYTHING)
+      }]\n`;
   }
   writeFileSync(path.join(home, "config.toml"), toml);
   chmodSync(path.join(home, "config.toml"), 0o600);
@@ -93,13 +100,19 @@ async function sessionStart(servers: number, idle = false): Promise<{ started: n
 
 async function echoRate(): Promise<{ cell: number; modelLoop: number }> {
   const box = sandbox(1);
-  const code = `for (let i = 0; i < ${CALLS}; i++) await tools.mcp__everything__echo({ message: "m" + i });\ntext("done");`;
-  const steps = Array.from({ length: STEPS }, (_, i) =>
-    toolCallResponse([{ call_id: `c${i}`, name: "mcp__everything__echo", arguments: { message: `m${i}` } }]),
+  const code =
+    `for (let i = 0; i < ${CALLS}; i++) await tools.mcp__everything__echo({ message: "m" + i });\ntext("done");`;
+  const steps = Array.from(
+    { length: STEPS },
+    (_, i) => toolCallResponse([{ call_id: `c${i}`, name: "mcp__everything__echo", arguments: { message: `m${i}` } }]),
   );
   const provider = await startFakeProvider([
     // A warm-up cell starts the sandbox and the MCP server, then the measured cell, then the model loop.
-    toolCallResponse([{ call_id: "warm", name: "exec", arguments: { code: 'await tools.mcp__everything__echo({ message: "w" }); text("w");' } }]),
+    toolCallResponse([{
+      call_id: "warm",
+      name: "exec",
+      arguments: { code: 'await tools.mcp__everything__echo({ message: "w" }); text("w");' },
+    }]),
     textResponse(["warm"]),
     toolCallResponse([{ call_id: "cell", name: "exec", arguments: { code, timeout_seconds: 600 } }]),
     textResponse(["cell"]),
@@ -121,7 +134,9 @@ async function echoRate(): Promise<{ cell: number; modelLoop: number }> {
     client.turn("loop", "t2");
     await client.next("turn.completed", WAIT_MS);
     const loopMs = performance.now() - begin;
-    const failedCalls = client.events.filter((event) => event.type === "tool.completed" && /^c\d+$/.test(event.call_id) && !event.success);
+    const failedCalls = client.events.filter((event) =>
+      event.type === "tool.completed" && /^c\d+$/.test(event.call_id) && !event.success
+    );
     if (failedCalls.length > 0) throw new Error(`model-loop calls failed: ${failedCalls[0]!.output}`);
     await client.finish(10_000);
     return { cell: (CALLS * 1000) / cellMs, modelLoop: (STEPS * 1000) / loopMs };
@@ -151,7 +166,12 @@ try {
     runs: RUNS,
     session_start_ms: { servers_0: p50(zero), servers_3: p50(three), servers_3_idle: p50(threeIdle) },
     first_turn_tools_ms: { servers_3: p50(firstTurn) },
-    echo_calls_per_second: { cell: round(rate.cell, 1), model_loop: round(rate.modelLoop, 1), cell_calls: CALLS, loop_steps: STEPS },
+    echo_calls_per_second: {
+      cell: round(rate.cell, 1),
+      model_loop: round(rate.modelLoop, 1),
+      cell_calls: CALLS,
+      loop_steps: STEPS,
+    },
   });
 } finally {
   killAllServers();

@@ -18,7 +18,11 @@ let failed = false;
 for (const name of chosen) {
   process.stderr.write(`bench ${name}…\n`);
   const script = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
-  const run = spawnSync(process.execPath, [script], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 64 << 20 });
+  const run = spawnSync(process.execPath, [script], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 64 << 20,
+  });
   try {
     if (run.error) throw run.error;
     if (run.status !== 0) throw new Error(`exited with ${run.status ?? run.signal}`);

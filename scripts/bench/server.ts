@@ -19,8 +19,8 @@
 //   is 20–60 MB, far over the old 4 MiB wire-byte limit; max_response_bytes now counts payload only.
 // - parse: in-process, the SSE decoder + each wire's stream state over the same realistic 100k-token streams,
 //   deltas/s (the per-delta cost of the payload counting; goal >= 100,000/s, run on the old code for "before").
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, chmodSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -99,7 +99,9 @@ class FastProvider {
         socket.end("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
         return;
       }
-      const head = Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: ${reply.body.length}\r\nConnection: close\r\n\r\n`);
+      const head = Buffer.from(
+        `HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: ${reply.body.length}\r\nConnection: close\r\n\r\n`,
+      );
       // Head and first event in one write (the provider's first byte), the rest as fast as the socket takes it.
       socket.write(Buffer.concat([head, reply.body.subarray(0, reply.firstChunk)]));
       this.timings.push({ receivedAt, firstByteAt: performance.now() });
@@ -122,7 +124,8 @@ function sseReply(events: string[]): Reply {
 const responsesDelta = (text: string) =>
   `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":${JSON.stringify(text)}}\n\n`;
 const responsesCompleted = 'event: response.completed\ndata: {"type":"response.completed","response":{}}\n\n';
-const chatDelta = (text: string) => `data: {"choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
+const chatDelta = (text: string) =>
+  `data: {"choices":[{"index":0,"delta":{"content":${JSON.stringify(text)}},"finish_reason":null}]}\n\n`;
 const chatFinish = 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
 
 function responsesText(count: number): Reply {
@@ -141,8 +144,16 @@ function chatText(count: number): Reply {
 
 function responsesToolCall(callId: string, name: string, args: unknown): Reply {
   return sseReply([
-    `event: response.function_call_arguments.delta\ndata: ${JSON.stringify({ type: "response.function_call_arguments.delta", output_index: 0, delta: JSON.stringify(args) })}\n\n`,
-    `event: response.output_item.done\ndata: ${JSON.stringify({ type: "response.output_item.done", output_index: 0, item: { type: "function_call", call_id: callId, name } })}\n\n`,
+    `event: response.function_call_arguments.delta\ndata: ${
+      JSON.stringify({ type: "response.function_call_arguments.delta", output_index: 0, delta: JSON.stringify(args) })
+    }\n\n`,
+    `event: response.output_item.done\ndata: ${
+      JSON.stringify({
+        type: "response.output_item.done",
+        output_index: 0,
+        item: { type: "function_call", call_id: callId, name },
+      })
+    }\n\n`,
     responsesCompleted,
   ]);
 }
@@ -154,16 +165,42 @@ const RESPONSE_ID = "resp_68e2f0c1a9d881a0b6a7f3c2d1e0f9a8";
 
 function realResponseObject(status: string, output: unknown[]): Record<string, unknown> {
   return {
-    id: RESPONSE_ID, object: "response", created_at: 1764547200, status, background: false, error: null,
-    incomplete_details: null, instructions: "You are SCV…", model: REAL_MODEL, output, parallel_tool_calls: true,
-    previous_response_id: null, reasoning: { effort: null, summary: null }, store: false, temperature: 1,
-    text: { format: { type: "text" }, verbosity: "medium" }, tool_choice: "auto", tools: [], top_p: 1, truncation: "disabled",
-    usage: status === "completed" ? { input_tokens: 1200, input_tokens_details: { cached_tokens: 0 }, output_tokens: 100000, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 101200 } : null,
+    id: RESPONSE_ID,
+    object: "response",
+    created_at: 1764547200,
+    status,
+    background: false,
+    error: null,
+    incomplete_details: null,
+    instructions: "You are SCV…",
+    model: REAL_MODEL,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: false,
+    temperature: 1,
+    text: { format: { type: "text" }, verbosity: "medium" },
+    tool_choice: "auto",
+    tools: [],
+    top_p: 1,
+    truncation: "disabled",
+    usage: status === "completed"
+      ? {
+        input_tokens: 1200,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 100000,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 101200,
+      }
+      : null,
     metadata: {},
   };
 }
 
-function realResponsesEvents(item: { kind: "text"; pieces: string[] } | { kind: "call"; name: string; pieces: string[] }): string[] {
+function realResponsesEvents(
+  item: { kind: "text"; pieces: string[] } | { kind: "call"; name: string; pieces: string[] },
+): string[] {
   let sequence = 0;
   const out: string[] = [];
   const emit = (event: Record<string, unknown>) =>
@@ -174,18 +211,52 @@ function realResponsesEvents(item: { kind: "text"; pieces: string[] } | { kind: 
   let done: Record<string, unknown>;
   if (item.kind === "text") {
     const id = "msg_68e2f0c2b3d481a0a1b2c3d4e5f60718";
-    emit({ type: "response.output_item.added", output_index: 0, item: { id, type: "message", status: "in_progress", content: [], role: "assistant" } });
-    emit({ type: "response.content_part.added", item_id: id, output_index: 0, content_index: 0, part: { type: "output_text", annotations: [], logprobs: [], text: "" } });
-    for (const delta of item.pieces) emit({ type: "response.output_text.delta", item_id: id, output_index: 0, content_index: 0, delta, logprobs: [], obfuscation: "Qm8xY" });
-    emit({ type: "response.output_text.done", item_id: id, output_index: 0, content_index: 0, text: whole, logprobs: [] });
+    emit({
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { id, type: "message", status: "in_progress", content: [], role: "assistant" },
+    });
+    emit({
+      type: "response.content_part.added",
+      item_id: id,
+      output_index: 0,
+      content_index: 0,
+      part: { type: "output_text", annotations: [], logprobs: [], text: "" },
+    });
+    for (const delta of item.pieces)
+      emit({
+        type: "response.output_text.delta",
+        item_id: id,
+        output_index: 0,
+        content_index: 0,
+        delta,
+        logprobs: [],
+        obfuscation: "Qm8xY",
+      });
+    emit({
+      type: "response.output_text.done",
+      item_id: id,
+      output_index: 0,
+      content_index: 0,
+      text: whole,
+      logprobs: [],
+    });
     const part = { type: "output_text", annotations: [], logprobs: [], text: whole };
     emit({ type: "response.content_part.done", item_id: id, output_index: 0, content_index: 0, part });
     done = { id, type: "message", status: "completed", content: [part], role: "assistant" };
   } else {
     const id = "fc_68e2f0c2b3d481a0a1b2c3d4e5f60719";
-    const base = { id, type: "function_call", status: "in_progress", arguments: "", call_id: "call_write_1mb", name: item.name };
+    const base = {
+      id,
+      type: "function_call",
+      status: "in_progress",
+      arguments: "",
+      call_id: "call_write_1mb",
+      name: item.name,
+    };
     emit({ type: "response.output_item.added", output_index: 0, item: base });
-    for (const delta of item.pieces) emit({ type: "response.function_call_arguments.delta", item_id: id, output_index: 0, delta, obfuscation: "a1" });
+    for (const delta of item.pieces)
+      emit({ type: "response.function_call_arguments.delta", item_id: id, output_index: 0, delta, obfuscation: "a1" });
     emit({ type: "response.function_call_arguments.done", item_id: id, output_index: 0, arguments: whole });
     done = { ...base, status: "completed", arguments: whole };
   }
@@ -194,19 +265,44 @@ function realResponsesEvents(item: { kind: "text"; pieces: string[] } | { kind: 
   return out;
 }
 
-function realChatEvents(item: { kind: "text"; pieces: string[] } | { kind: "call"; name: string; pieces: string[] }): string[] {
-  const frame = { id: "chatcmpl-7c3e9a0f1b2d4e5f8a9b0c1d2e3f4a5b", object: "chat.completion.chunk", created: 1764547200, model: "Qwen/Qwen3-8B", system_fingerprint: "fp_560af6e559" };
+function realChatEvents(
+  item: { kind: "text"; pieces: string[] } | { kind: "call"; name: string; pieces: string[] },
+): string[] {
+  const frame = {
+    id: "chatcmpl-7c3e9a0f1b2d4e5f8a9b0c1d2e3f4a5b",
+    object: "chat.completion.chunk",
+    created: 1764547200,
+    model: "Qwen/Qwen3-8B",
+    system_fingerprint: "fp_560af6e559",
+  };
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     `data: ${JSON.stringify({ ...frame, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
   const out = [chunk({ role: "assistant", content: "" })];
   if (item.kind === "text") {
     for (const content of item.pieces) out.push(chunk({ content }));
   } else {
-    out.push(chunk({ tool_calls: [{ index: 0, id: "call_write_1mb", type: "function", function: { name: item.name, arguments: "" } }] }));
+    out.push(
+      chunk({
+        tool_calls: [{
+          index: 0,
+          id: "call_write_1mb",
+          type: "function",
+          function: { name: item.name, arguments: "" },
+        }],
+      }),
+    );
     for (const piece of item.pieces) out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
   }
   out.push(chunk({}, item.kind === "text" ? "stop" : "tool_calls"));
-  out.push(`data: ${JSON.stringify({ ...frame, choices: [], usage: { prompt_tokens: 1200, completion_tokens: item.pieces.length, total_tokens: 1200 + item.pieces.length } })}\n\n`);
+  out.push(
+    `data: ${
+      JSON.stringify({
+        ...frame,
+        choices: [],
+        usage: { prompt_tokens: 1200, completion_tokens: item.pieces.length, total_tokens: 1200 + item.pieces.length },
+      })
+    }\n\n`,
+  );
   out.push("data: [DONE]\n\n");
   return out;
 }
@@ -243,7 +339,11 @@ class Client {
   sessionId = "";
 
   constructor(command: string[], env: Record<string, string>) {
-    this.child = spawn(process.execPath, [...command, "server", "--stdio"], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(process.execPath, [...command, "server", "--stdio"], {
+      cwd: ROOT,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.child.stdout!.setEncoding("utf8");
     this.child.stdout!.on("data", (chunk: string) => this.#onData(chunk));
     this.child.stderr!.resume();
@@ -313,7 +413,13 @@ class Client {
   }
 
   approve(approvalId: string): void {
-    this.send({ type: "approval.resolve", request_id: "a", session_id: this.sessionId, approval_id: approvalId, approved: true });
+    this.send({
+      type: "approval.resolve",
+      request_id: "a",
+      session_id: this.sessionId,
+      approval_id: approvalId,
+      approved: true,
+    });
   }
 
   async terminal(): Promise<Event> {
@@ -467,10 +573,17 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
     }
 
     return {
-      first_delta_overhead_ms: { p50: round(percentile(overheads, 50)), p90: round(percentile(overheads, 90)), turns: TURNS },
+      first_delta_overhead_ms: {
+        p50: round(percentile(overheads, 50)),
+        p90: round(percentile(overheads, 90)),
+        turns: TURNS,
+      },
       first_delta_end_to_end_ms: { p50: round(percentile(totals, 50)), p90: round(percentile(totals, 90)) },
       // The overhead's two parts: turn.start sent → request fully received; first byte written → delta read.
-      first_delta_parts_p50_ms: { to_provider_request: round(percentile(toRequest, 50)), first_byte_to_delta: round(percentile(fromFirstByte, 50)) },
+      first_delta_parts_p50_ms: {
+        to_provider_request: round(percentile(toRequest, 50)),
+        first_byte_to_delta: round(percentile(fromFirstByte, 50)),
+      },
       responses,
       chat,
       realistic,
@@ -498,7 +611,12 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
   }
 }
 
-async function bigTurn(client: Client, provider: FastProvider, reply: Reply, expected = DELTAS): Promise<Record<string, number>> {
+async function bigTurn(
+  client: Client,
+  provider: FastProvider,
+  reply: Reply,
+  expected = DELTAS,
+): Promise<Record<string, number>> {
   provider.push(reply);
   const before = client.deltas;
   const sentAt = performance.now();
@@ -537,12 +655,18 @@ async function realisticTurns(client: Client, provider: FastProvider, wire: "res
   if (readFileSync(path.join(workspace, "big.txt"), "utf8") !== content) throw new Error("the written file differs");
   return {
     answer: { ...answer, wire_mb: round(answerWire / 1048576, 1) },
-    write: { bytes: WRITE_BYTES, argument_deltas: pieces.length, wire_mb: round(writeWire / 1048576, 1), turn_ms: round(writeMs, 1) },
+    write: {
+      bytes: WRITE_BYTES,
+      argument_deltas: pieces.length,
+      wire_mb: round(writeWire / 1048576, 1),
+      turn_ms: round(writeMs, 1),
+    },
   };
 }
 
 async function execCells(client: Client, provider: FastProvider): Promise<Record<string, unknown>> {
-  const code = `let bytes = 0;\nfor (let i = 0; i < ${CALLS}; i++) bytes += (await tools.read({ path: "a.txt" })).total_bytes;\ntext(bytes);`;
+  const code =
+    `let bytes = 0;\nfor (let i = 0; i < ${CALLS}; i++) bytes += (await tools.read({ path: "a.txt" })).total_bytes;\ntext(bytes);`;
   const rounds: number[] = [];
   for (const label of ["cold", "warm"]) {
     provider.push(responsesToolCall(`exec_${label}`, "exec", { code }));
@@ -572,13 +696,25 @@ async function execCells(client: Client, provider: FastProvider): Promise<Record
  * stream cut into 64 KiB reads (as sockets deliver them). Best of three runs, deltas/s.
  */
 async function parseRate(wire: "responses" | "chat"): Promise<Record<string, number>> {
-  const limits = { max_sse_event_bytes: 4194304, max_response_bytes: 67108864, max_assistant_bytes: 1048576, max_tool_calls: 32, max_tool_arguments_bytes: 262144, max_retries: 0 };
-  const body = Buffer.from((wire === "responses" ? realResponsesEvents : realChatEvents)({ kind: "text", pieces: tokenPieces(ANSWER_TOKENS) }).join(""));
+  const limits = {
+    max_sse_event_bytes: 4194304,
+    max_response_bytes: 67108864,
+    max_assistant_bytes: 1048576,
+    max_tool_calls: 32,
+    max_tool_arguments_bytes: 262144,
+    max_retries: 0,
+  };
+  const body = Buffer.from(
+    (wire === "responses" ? realResponsesEvents : realChatEvents)({ kind: "text", pieces: tokenPieces(ANSWER_TOKENS) })
+      .join(""),
+  );
   let best = Infinity;
   for (let run = 0; run < 3; run++) {
     let deltas = 0;
     const onDelta = () => void (deltas += 1);
-    const state = wire === "responses" ? new ResponsesStreamState(limits, "k", onDelta) : new ChatStreamState(limits, "k", onDelta, 1);
+    const state = wire === "responses"
+      ? new ResponsesStreamState(limits, "k", onDelta)
+      : new ChatStreamState(limits, "k", onDelta, 1);
     const decoder = new SseDecoder(limits.max_sse_event_bytes);
     const startedAt = performance.now();
     for (let offset = 0; offset < body.length && !state.finished; offset += 65536) {
@@ -592,12 +728,19 @@ async function parseRate(wire: "responses" | "chat"): Promise<Record<string, num
     if (deltas !== ANSWER_TOKENS || response.text.length === 0) throw new Error(`parse ${wire}: ${deltas} deltas`);
     best = Math.min(best, ms);
   }
-  return { deltas: ANSWER_TOKENS, wire_mb: round(body.length / 1048576, 1), best_ms: round(best, 1), deltas_per_second: Math.round(ANSWER_TOKENS / (best / 1000)) };
+  return {
+    deltas: ANSWER_TOKENS,
+    wire_mb: round(body.length / 1048576, 1),
+    best_ms: round(best, 1),
+    deltas_per_second: Math.round(ANSWER_TOKENS / (best / 1000)),
+  };
 }
 
 const targets: Array<{ name: string; command: string[] }> = [];
-if (TARGET === "main" || TARGET === "both") targets.push({ name: "node main.ts", command: [path.join(ROOT, "main.ts")] });
-if ((TARGET === "bundle" || TARGET === "both") && existsSync(BUNDLE)) targets.push({ name: "node dist/scv.cjs", command: [BUNDLE] });
+if (TARGET === "main" || TARGET === "both")
+  targets.push({ name: "node main.ts", command: [path.join(ROOT, "main.ts")] });
+if ((TARGET === "bundle" || TARGET === "both") && existsSync(BUNDLE))
+  targets.push({ name: "node dist/scv.cjs", command: [BUNDLE] });
 
 const results: Record<string, unknown> = {};
 results.parse = { responses: await parseRate("responses"), chat: await parseRate("chat") };

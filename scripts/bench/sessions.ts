@@ -30,7 +30,8 @@ mkdirSync(workspace);
 
 function baseEnv(home: string): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith("SCV_")) env[key] = value;
+  for (const [key, value] of Object.entries(process.env))
+    if (value !== undefined && !key.startsWith("SCV_")) env[key] = value;
   return { ...env, SCV_HOME: home, HOME: root, OPENAI_API_KEY: "bench-key" };
 }
 
@@ -46,16 +47,31 @@ function storeWith(count: number): string {
     const cwd = i % 2 === 0 ? workspace : join(root, `other-${i % 7}`);
     const at = new Date(start + i * 1000).toISOString();
     const prompt = `stored prompt number ${i} with a little text to look like a real title`;
-    const header = { type: "session", v: 1, id, created_at: at, workspace: cwd, model: "fake-model", policy: "on-risk" };
+    const header = {
+      type: "session",
+      v: 1,
+      id,
+      created_at: at,
+      workspace: cwd,
+      model: "fake-model",
+      policy: "on-risk",
+    };
     const items = [{ kind: "user", content: prompt }, { kind: "assistant", content: `answer ${i}`, calls: [] }];
     writeFileSync(
       join(dir, `${id}.ndjson`),
-      [header, { type: "turn.started", at, turn_id: `t${i}`, prompt }, { type: "turn.completed", at, turn_id: `t${i}`, items }]
+      [header, { type: "turn.started", at, turn_id: `t${i}`, prompt }, {
+        type: "turn.completed",
+        at,
+        turn_id: `t${i}`,
+        items,
+      }]
         .map((record) => JSON.stringify(record) + "\n")
         .join(""),
       { mode: 0o600 },
     );
-    index.push(JSON.stringify({ id, cwd, created_at: at, updated_at: at, title: prompt, turns: 1, model: "fake-model" }) + "\n");
+    index.push(
+      JSON.stringify({ id, cwd, created_at: at, updated_at: at, title: prompt, turns: 1, model: "fake-model" }) + "\n",
+    );
   }
   writeFileSync(join(dir, "index.ndjson"), index.join(""), { mode: 0o600 });
   return home;
@@ -66,7 +82,12 @@ function timeList(home: string, args: string[]): number {
   // Run 0 warms the page cache and is not counted.
   for (let i = 0; i <= RUNS; i++) {
     const started = performance.now();
-    const run = spawnSync(process.execPath, [MAIN, "sessions", ...args], { cwd: workspace, env: baseEnv(home), encoding: "utf8", maxBuffer: 256 << 20 });
+    const run = spawnSync(process.execPath, [MAIN, "sessions", ...args], {
+      cwd: workspace,
+      env: baseEnv(home),
+      encoding: "utf8",
+      maxBuffer: 256 << 20,
+    });
     if (run.status !== 0) throw new Error(`scv sessions failed (${run.status ?? run.error?.message}): ${run.stderr}`);
     if (i > 0) times.push(performance.now() - started);
   }
@@ -78,7 +99,11 @@ async function timeContinue(home: string): Promise<number> {
   // Run 0 warms the page cache and is not counted.
   for (let i = 0; i <= RUNS; i++) {
     const started = performance.now();
-    const child = spawn(process.execPath, [MAIN, "chat", "--continue"], { cwd: workspace, env: baseEnv(home), stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [MAIN, "chat", "--continue"], {
+      cwd: workspace,
+      env: baseEnv(home),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     await new Promise<void>((resolve, reject) => {
       let out = "";
       const timer = setTimeout(() => reject(new Error(`no prompt within 20 s: ${out}`)), 20_000);
@@ -102,9 +127,13 @@ async function deltaRate(persist: boolean): Promise<number> {
   const home = join(root, `home-journal-${persist}`);
   mkdirSync(home, { recursive: true, mode: 0o700 });
   // A 100k-delta response is larger than the default response limit.
-  writeFileSync(join(home, "config.toml"), `[sessions]\npersist = ${persist}\n\n[provider_limits]\nmax_response_bytes = 268435456\n`, {
-    mode: 0o600,
-  });
+  writeFileSync(
+    join(home, "config.toml"),
+    `[sessions]\npersist = ${persist}\n\n[provider_limits]\nmax_response_bytes = 268435456\n`,
+    {
+      mode: 0o600,
+    },
+  );
   let body = "";
   for (let i = 0; i < DELTAS; i++) {
     body += `event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"d${i % 10} "}\n\n`;
@@ -113,7 +142,15 @@ async function deltaRate(persist: boolean): Promise<number> {
   let best = 0;
   for (let turn = 0; turn < TURNS; turn++) {
     const provider = await startFakeProvider([{ events: [{ raw: body }] }]);
-    const child = spawn(process.execPath, [MAIN, "server", "--stdio", "--model", "fake-model", "--base-url", provider.url], {
+    const child = spawn(process.execPath, [
+      MAIN,
+      "server",
+      "--stdio",
+      "--model",
+      "fake-model",
+      "--base-url",
+      provider.url,
+    ], {
       cwd: workspace,
       env: baseEnv(home),
       stdio: ["pipe", "pipe", "inherit"],
@@ -172,10 +209,20 @@ try {
   const off = await deltaRate(false);
   const on = await deltaRate(true);
   printJson({
-    list_ms: { sessions_10: round(list10, 1), sessions_10000: round(list10k, 1), ratio: round(list10k / list10), goal: "≤ 1.2" },
+    list_ms: {
+      sessions_10: round(list10, 1),
+      sessions_10000: round(list10k, 1),
+      ratio: round(list10k / list10),
+      goal: "≤ 1.2",
+    },
     // --json prints every one of this workspace's sessions (5,000 of the 10,000): output volume, not the index.
     list_json_ms: { sessions_10: round(json10, 1), sessions_10000: round(json10k, 1), ratio: round(json10k / json10) },
-    continue_ms: { sessions_10: round(continue10, 1), sessions_10000: round(continue10k, 1), ratio: round(continue10k / continue10), goal: "≤ 1.2" },
+    continue_ms: {
+      sessions_10: round(continue10, 1),
+      sessions_10000: round(continue10k, 1),
+      ratio: round(continue10k / continue10),
+      goal: "≤ 1.2",
+    },
     journal: {
       deltas: DELTAS,
       deltas_per_s_off: Math.round(off),

@@ -2,7 +2,7 @@
 // against `node -e 0` on the same Node (goal ≤ 1.1), `server --stdio` to `initialized`, `host` to
 // `connection/ready`, and the archive sizes per target when a release was built. Measured quiet and
 // with one core kept busy by a CPU-bound process this benchmark starts itself.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { encodeFrame, readFrames } from "../../lib/codec/index.ts";
@@ -18,12 +18,17 @@ if (!existsSync(binary)) await compileBinary();
 function timeExit(command: string, args: string[]): number {
   const start = process.hrtime.bigint();
   const result = spawnSync(command, args, { stdio: ["ignore", "pipe", "pipe"] });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${result.status ?? result.signal}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(" ")} exited with ${result.status ?? result.signal}`);
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
 /** ms from spawn until `ready(chunk)` says the first answer arrived; the child is then ended. */
-async function timeFirstAnswer(args: string[], input: Uint8Array | string, isReady: (child: ChildProcess) => Promise<void>) {
+async function timeFirstAnswer(
+  args: string[],
+  input: Uint8Array | string,
+  isReady: (child: ChildProcess) => Promise<void>,
+) {
   const start = process.hrtime.bigint();
   const child = spawn(binary, args, { stdio: ["pipe", "pipe", "ignore"] });
   child.stdin!.write(input);
@@ -34,7 +39,9 @@ async function timeFirstAnswer(args: string[], input: Uint8Array | string, isRea
   return ms;
 }
 
-const initialize = `${JSON.stringify({ type: "initialize", request_id: "1", protocol_version: 3, client: { name: "bench", version: "0" } })}\n`;
+const initialize = `${
+  JSON.stringify({ type: "initialize", request_id: "1", protocol_version: 3, client: { name: "bench", version: "0" } })
+}\n`;
 const serverReady = (child: ChildProcess) =>
   new Promise<void>((resolve, reject) => {
     let seen = "";
@@ -44,7 +51,12 @@ const serverReady = (child: ChildProcess) =>
     });
     child.once("exit", () => reject(new Error("scv server exited before initialized")));
   });
-const hello = encodeFrame({ type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [] });
+const hello = encodeFrame({
+  type: "connection/hello",
+  supportedVersions: [1],
+  requiredCapabilities: [],
+  optionalCapabilities: [],
+});
 const hostReady = async (child: ChildProcess) => {
   for await (const frame of readFrames(child.stdout!)) {
     if ((frame as { type: string }).type === "connection/ready") return;

@@ -87,16 +87,29 @@ try {
     glob_first_line: globOutput.split("\n")[0],
   };
   if (has("rg")) {
-    const rgSeconds = await time(() => spawnSync("rg", ["-n", "--no-messages", PATTERN, "."], { cwd: root, maxBuffer: 1 << 28 }));
-    const rgLines = spawnSync("rg", ["-n", "--no-messages", PATTERN, "."], { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 }).stdout.split("\n").filter(Boolean).length;
-    Object.assign(figures, { rg_seconds: round(rgSeconds), rg_matches: rgLines, grep_vs_rg: round(grepSeconds / rgSeconds, 2), grep_goal_met: grepSeconds <= 3 * rgSeconds });
+    const rgSeconds = await time(() =>
+      spawnSync("rg", ["-n", "--no-messages", PATTERN, "."], { cwd: root, maxBuffer: 1 << 28 })
+    );
+    const rgLines =
+      spawnSync("rg", ["-n", "--no-messages", PATTERN, "."], { cwd: root, encoding: "utf8", maxBuffer: 1 << 28 }).stdout
+        .split("\n").filter(Boolean).length;
+    Object.assign(figures, {
+      rg_seconds: round(rgSeconds),
+      rg_matches: rgLines,
+      grep_vs_rg: round(grepSeconds / rgSeconds, 2),
+      grep_goal_met: grepSeconds <= 3 * rgSeconds,
+    });
   } else {
     figures.rg = "not installed";
   }
   if (has("git")) {
     const args = ["ls-files", "--others", "--exclude-standard"];
     const gitSeconds = await time(() => spawnSync("git", args, { cwd: root, maxBuffer: 1 << 28 }));
-    Object.assign(figures, { git_ls_files_seconds: round(gitSeconds), glob_vs_git: round(globSeconds / gitSeconds, 2), glob_goal_met: globSeconds <= 3 * gitSeconds });
+    Object.assign(figures, {
+      git_ls_files_seconds: round(gitSeconds),
+      glob_vs_git: round(globSeconds / gitSeconds, 2),
+      glob_goal_met: globSeconds <= 3 * gitSeconds,
+    });
   } else {
     figures.git = "not installed";
   }

@@ -23,7 +23,9 @@ async function main(): Promise<void> {
     const workspace = join(root, "workspace");
     await mkdir(home, { mode: 0o700 });
     await mkdir(workspace);
-    await writeFile(join(home, "config.toml"), '[provider]\napi_key = "sk-bench-configured-key-0123456789"\n', { mode: 0o600 });
+    await writeFile(join(home, "config.toml"), '[provider]\napi_key = "sk-bench-configured-key-0123456789"\n', {
+      mode: 0o600,
+    });
     await writeFile(join(workspace, "notes.txt"), "hello from the benchmark\n".repeat(40));
     const env = { ...process.env, OPENAI_API_KEY: "sk-bench-env-key-abcdefghijklmnop", HOME: root };
     const config = await loadConfig({ workspace, home, homeExplicit: true, env, overrides: {} });
@@ -92,7 +94,12 @@ async function time(
   }
   samples.sort((a, b) => a - b);
   const mean = samples.reduce((sum, value) => sum + value, 0) / samples.length;
-  return { calls, p50_us: round(percentile(samples, 50), 1), p95_us: round(percentile(samples, 95), 1), mean_us: round(mean, 1) };
+  return {
+    calls,
+    p50_us: round(percentile(samples, 50), 1),
+    p95_us: round(percentile(samples, 95), 1),
+    mean_us: round(mean, 1),
+  };
 }
 
 await main();

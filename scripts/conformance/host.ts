@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import { encodeFrame } from "../../lib/codec/index.ts";
-import { MAIN, startFramedProcess, type Frame, type HostProcess } from "../../tests/support/frame_client.ts";
+import { type Frame, type HostProcess, MAIN, startFramedProcess } from "../../tests/support/frame_client.ts";
 import { scenarios, type Script } from "./scenarios.ts";
 
 export interface Transcript {
@@ -78,12 +78,16 @@ export class Driver {
 export function normalize(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalize);
   if (typeof value === "string") {
-    return value.replace(/IPC frame length (\d+) exceeds/, (_, length: string) => `IPC frame length ~${Math.round(Number(length) / 100) * 100} exceeds`);
+    return value.replace(
+      /IPC frame length (\d+) exceeds/,
+      (_, length: string) => `IPC frame length ~${Math.round(Number(length) / 100) * 100} exceeds`,
+    );
   }
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
-    if (key === "code_mode_host_duration_ns") out[key] = Number.isInteger(field) && (field as number) >= 0 ? "<ns>" : field;
+    if (key === "code_mode_host_duration_ns")
+      out[key] = Number.isInteger(field) && (field as number) >= 0 ? "<ns>" : field;
     else if (key === "result_buffered_for_ns") out[key] = field === 0 ? 0 : "<positive>";
     else out[key] = normalize(field);
   }
@@ -150,12 +154,15 @@ async function main(): Promise<number> {
       process.stdout.write(`ok    ${script.name}\n`);
       if (ours.error !== theirs.error) {
         // JSON syntax errors are worded by the JSON parser of each host; everything else should match.
-        process.stdout.write(`  note: error text differs\n    scv:       ${ours.error}\n    reference: ${theirs.error}\n`);
+        process.stdout.write(
+          `  note: error text differs\n    scv:       ${ours.error}\n    reference: ${theirs.error}\n`,
+        );
       }
     } else {
       failures++;
       process.stdout.write(`DIFF  ${script.name}\n`);
-      if (ours.exitCode !== theirs.exitCode) process.stdout.write(`  exit: scv ${ours.exitCode}, reference ${theirs.exitCode}\n`);
+      if (ours.exitCode !== theirs.exitCode)
+        process.stdout.write(`  exit: scv ${ours.exitCode}, reference ${theirs.exitCode}\n`);
       const detail = firstDifference(a, b);
       if (detail) process.stdout.write(`  ${detail}\n`);
     }

@@ -112,12 +112,14 @@ export const scenarios: Script[] = [
       await d.read(1);
       d.send(shutdown(6, "s1"));
       await d.read(1);
-      for (const [id, message] of [
-        [7, wait(7, "nope", "1", 10)],
-        [8, terminate(8, "nope", "1")],
-        [9, shutdown(9, "nope")],
-        [10, execute(10, "nope", "text(1)")],
-      ] as const) {
+      for (
+        const [id, message] of [
+          [7, wait(7, "nope", "1", 10)],
+          [8, terminate(8, "nope", "1")],
+          [9, shutdown(9, "nope")],
+          [10, execute(10, "nope", "text(1)")],
+        ] as const
+      ) {
         void id;
         d.send(message);
         await d.read(1);
@@ -180,10 +182,17 @@ export const scenarios: Script[] = [
       await cell(d, 2, "text('A'.repeat(400)); text('B'.repeat(400) + ' tail-marker')", { maxOutputTokens: 30 });
       await cell(d, 3, "text('abcdefgh'); text('ij')", { maxOutputTokens: 0 });
       await cell(d, 4, "text('é'.repeat(20))", { maxOutputTokens: 3 });
-      await cell(d, 5, `text('${D4}'); image('data:image/png;base64,AAAA'); text('${D4}'); text('zz')`, { maxOutputTokens: 15 });
+      await cell(d, 5, `text('${D4}'); image('data:image/png;base64,AAAA'); text('${D4}'); text('zz')`, {
+        maxOutputTokens: 15,
+      });
       await cell(d, 6, "text(''); text(''); text('x')", { maxOutputTokens: 0 });
       await cell(d, 7, "text('line1\\nline2\\n'); text('z'.repeat(100))", { maxOutputTokens: 2 });
-      await cell(d, 8, "text(''); image('data:image/png;base64,AAAA'); audio('data:audio/wav;base64,AAAA'); text('q'.repeat(100))", { maxOutputTokens: 5 });
+      await cell(
+        d,
+        8,
+        "text(''); image('data:image/png;base64,AAAA'); audio('data:audio/wav;base64,AAAA'); text('q'.repeat(100))",
+        { maxOutputTokens: 5 },
+      );
     },
   },
   {
@@ -194,11 +203,19 @@ export const scenarios: Script[] = [
       d.send(open(1, "client"), open(2, "server", { outputTruncation: "server" }));
       await d.read(2);
       const source = "text('0123456789'.repeat(4)); yield_control(); text('0123456789'.repeat(8));";
-      for (const [id, name] of [
-        [3, "client"],
-        [5, "server"],
-      ] as const) {
-        d.send(request(id, { method: "session/execute", sessionId: name, request: { tool_call_id: "c", enabled_tools: [], source, yield_time_ms: null, max_output_tokens: 5 } }));
+      for (
+        const [id, name] of [
+          [3, "client"],
+          [5, "server"],
+        ] as const
+      ) {
+        d.send(
+          request(id, {
+            method: "session/execute",
+            sessionId: name,
+            request: { tool_call_id: "c", enabled_tools: [], source, yield_time_ms: null, max_output_tokens: 5 },
+          }),
+        );
         await d.read(2);
         // Let the cell finish first in both hosts, so both buffer the result.
         await d.sleep(300);
@@ -309,8 +326,19 @@ export const scenarios: Script[] = [
     name: "delegates: tool inputs and answers",
     async run(d) {
       await ready(d);
-      const tools = [tool("t"), { ...(tool("f") as object), kind: "freeform", tool_name: { name: "f", namespace: "mcp__srv__" } }];
-      d.send(execute(2, "s1", "for (const v of [[], [undefined], ['str'], [5], [null], [{a: undefined}]]) text(JSON.stringify(await tools.t(...v)));", { tools }));
+      const tools = [tool("t"), {
+        ...(tool("f") as object),
+        kind: "freeform",
+        tool_name: { name: "f", namespace: "mcp__srv__" },
+      }];
+      d.send(
+        execute(
+          2,
+          "s1",
+          "for (const v of [[], [undefined], ['str'], [5], [null], [{a: undefined}]]) text(JSON.stringify(await tools.t(...v)));",
+          { tools },
+        ),
+      );
       await d.read(1);
       for (let i = 1; i <= 6; i++) {
         await d.read(1);
@@ -337,7 +365,11 @@ export const scenarios: Script[] = [
       await d.read(2);
       d.send({ type: "delegate/response", id: 1, result: { status: "ok", value: { type: "notification/delivered" } } });
       await d.read(2);
-      d.send(execute(3, "s1", "tools.t(1); await new Promise((r) => setTimeout(r, 50)); text('done')", { tools: [tool("t")] }));
+      d.send(
+        execute(3, "s1", "tools.t(1); await new Promise((r) => setTimeout(r, 50)); text('done')", {
+          tools: [tool("t")],
+        }),
+      );
       await d.read(5);
       d.send(execute(4, "s1", "await tools.t(2)", { tools: [tool("t")], yieldTimeMs: 60_000 }));
       await d.read(2);
@@ -351,18 +383,49 @@ export const scenarios: Script[] = [
     name: "javascript api: globals, text, timers, store, images",
     async run(d) {
       await ready(d);
-      const names = ["console", "Atomics", "SharedArrayBuffer", "WebAssembly", "require", "process", "Buffer", "fetch", "setInterval", "setImmediate", "queueMicrotask", "structuredClone", "TextEncoder", "Temporal"];
+      const names = [
+        "console",
+        "Atomics",
+        "SharedArrayBuffer",
+        "WebAssembly",
+        "require",
+        "process",
+        "Buffer",
+        "fetch",
+        "setInterval",
+        "setImmediate",
+        "queueMicrotask",
+        "structuredClone",
+        "TextEncoder",
+        "Temporal",
+      ];
       await cell(d, 2, `text(${JSON.stringify(names)}.map((n) => n + '=' + typeof globalThis[n]).join(','))`);
-      await cell(d, 3, "text(NaN); text(null); text(); text(true); text(10n); text({a:[1]}); text(() => 1); text(''); text(Symbol('s'))");
+      await cell(
+        d,
+        3,
+        "text(NaN); text(null); text(); text(true); text(10n); text({a:[1]}); text(() => 1); text(''); text(Symbol('s'))",
+      );
       await cell(d, 4, "const o = {}; o.o = o; text(o)");
-      await cell(d, 5, "const a = setTimeout(() => text('t'), 1); text(a + ',' + setTimeout(() => {}, 1)); await new Promise((r) => setTimeout(r, 5))");
+      await cell(
+        d,
+        5,
+        "const a = setTimeout(() => text('t'), 1); text(a + ',' + setTimeout(() => {}, 1)); await new Promise((r) => setTimeout(r, 5))",
+      );
       await cell(d, 6, "setTimeout('x')");
       await cell(d, 7, "clearTimeout('a'); clearTimeout(1n)");
-      await cell(d, 8, "store('k', { n: 1, d: new Date(0), m: new Map(), x: NaN, f() {} }); text(JSON.stringify(load('k')))");
+      await cell(
+        d,
+        8,
+        "store('k', { n: 1, d: new Date(0), m: new Map(), x: NaN, f() {} }); text(JSON.stringify(load('k')))",
+      );
       await cell(d, 9, "text(JSON.stringify(load('k'))); text(String(load('missing')))");
       await cell(d, 10, "store('u', undefined)");
       await cell(d, 11, "store(Symbol('s'), 1)");
-      await cell(d, 12, "image('data:image/png;base64,AA', 'LOW'); image({ image_url: 'data:x', detail: 'original' }); image({ type: 'image', data: 'QQ', mimeType: 'image/gif', _meta: { 'codex/imageDetail': 'low' } })");
+      await cell(
+        d,
+        12,
+        "image('data:image/png;base64,AA', 'LOW'); image({ image_url: 'data:x', detail: 'original' }); image({ type: 'image', data: 'QQ', mimeType: 'image/gif', _meta: { 'codex/imageDetail': 'low' } })",
+      );
       await cell(d, 13, "image('https://x.example/a.png')");
       await cell(d, 14, "image('file:///etc/passwd')");
       await cell(d, 15, "image('data:x', 'huge')");
@@ -377,7 +440,11 @@ export const scenarios: Script[] = [
       });
       await cell(d, 23, "tools.t(10n)", { tools: [tool("t")] });
       await cell(d, 24, "tools.t(() => 1)", { tools: [tool("t")] });
-      await cell(d, 25, "setTimeout(() => { throw new Error('late') }, 1); await new Promise((r) => setTimeout(r, 20))");
+      await cell(
+        d,
+        25,
+        "setTimeout(() => { throw new Error('late') }, 1); await new Promise((r) => setTimeout(r, 20))",
+      );
     },
   },
   {
@@ -456,7 +523,13 @@ scenarios.push(
     name: "lifecycle: wait yields with new items only after its timer",
     async run(d) {
       await ready(d);
-      d.send(execute(2, "s1", "text('a'); yield_control(); text('b'); await new Promise((r) => setTimeout(r, 100)); text('c'); await new Promise(() => {})"));
+      d.send(
+        execute(
+          2,
+          "s1",
+          "text('a'); yield_control(); text('b'); await new Promise((r) => setTimeout(r, 100)); text('c'); await new Promise(() => {})",
+        ),
+      );
       await d.read(2);
       d.send(wait(3, "s1", "1", 400));
       await d.read(1);
@@ -512,8 +585,10 @@ scenarios.push(
       await d.read(1);
       d.raw(
         Buffer.concat(
-          ['{"type":"operation/request","id":9223372036854775807,"request":{"method":"session/open","sessionId":"a"}}',
-            '{"type":"operation/request","id":-9223372036854775808,"request":{"method":"session/open","sessionId":"b"}}'].map((json) => {
+          [
+            '{"type":"operation/request","id":9223372036854775807,"request":{"method":"session/open","sessionId":"a"}}',
+            '{"type":"operation/request","id":-9223372036854775808,"request":{"method":"session/open","sessionId":"b"}}',
+          ].map((json) => {
             const payload = Buffer.from(json);
             return Buffer.concat([prefix(payload.length), payload]);
           }),
@@ -529,9 +604,17 @@ const fatalAfterOpen: [string, unknown][] = [
   ["unknown type", { type: "operation/nope", id: 1 }],
   ["unknown method", request(2, { method: "session/nope", sessionId: "s1" })],
   ["unknown tool field", execute(2, "s1", "1", { tools: [{ ...(tool("t") as object), extra: 1 }] })],
-  ["unknown tool/result field", { type: "delegate/response", id: 1, result: { status: "ok", value: { type: "tool/result", result: 1, x: 2 } } }],
+  ["unknown tool/result field", {
+    type: "delegate/response",
+    id: 1,
+    result: { status: "ok", value: { type: "tool/result", result: 1, x: 2 } },
+  }],
   ["unknown error field", { type: "delegate/response", id: 1, result: { status: "error", message: "m", code: 3 } }],
-  ["tool/result without result", { type: "delegate/response", id: 1, result: { status: "ok", value: { type: "tool/result" } } }],
+  ["tool/result without result", {
+    type: "delegate/response",
+    id: 1,
+    result: { status: "ok", value: { type: "tool/result" } },
+  }],
   ["empty sessionId", open(2, "")],
   ["max_output_tokens beyond i32", execute(2, "s1", "1", { maxOutputTokens: 3_000_000_000 })],
   ["negative maxOutputTokens", wait(2, "s1", "1", 10, -3)],
@@ -558,13 +641,49 @@ for (const [name, message] of fatalAfterOpen) {
 }
 
 const fatalHellos: [string, unknown][] = [
-  ["no versions", { type: "connection/hello", supportedVersions: [], requiredCapabilities: [], optionalCapabilities: [] }],
-  ["duplicate version", { type: "connection/hello", supportedVersions: [1, 1], requiredCapabilities: [], optionalCapabilities: [] }],
-  ["version 0", { type: "connection/hello", supportedVersions: [0], requiredCapabilities: [], optionalCapabilities: [] }],
-  ["duplicate capability", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: ["x", "x"] }],
-  ["required and optional", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: ["x"], optionalCapabilities: ["x"] }],
-  ["blank capability", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: ["  "] }],
-  ["extra field", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [], x: 1 }],
+  ["no versions", {
+    type: "connection/hello",
+    supportedVersions: [],
+    requiredCapabilities: [],
+    optionalCapabilities: [],
+  }],
+  ["duplicate version", {
+    type: "connection/hello",
+    supportedVersions: [1, 1],
+    requiredCapabilities: [],
+    optionalCapabilities: [],
+  }],
+  ["version 0", {
+    type: "connection/hello",
+    supportedVersions: [0],
+    requiredCapabilities: [],
+    optionalCapabilities: [],
+  }],
+  ["duplicate capability", {
+    type: "connection/hello",
+    supportedVersions: [1],
+    requiredCapabilities: [],
+    optionalCapabilities: ["x", "x"],
+  }],
+  ["required and optional", {
+    type: "connection/hello",
+    supportedVersions: [1],
+    requiredCapabilities: ["x"],
+    optionalCapabilities: ["x"],
+  }],
+  ["blank capability", {
+    type: "connection/hello",
+    supportedVersions: [1],
+    requiredCapabilities: [],
+    optionalCapabilities: ["  "],
+  }],
+  ["extra field", {
+    type: "connection/hello",
+    supportedVersions: [1],
+    requiredCapabilities: [],
+    optionalCapabilities: [],
+    x: 1,
+  }],
   ["missing optionalCapabilities", { type: "connection/hello", supportedVersions: [1], requiredCapabilities: [] }],
 ];
 for (const [name, message] of fatalHellos) {
@@ -589,7 +708,9 @@ function deepObject(depth: number): string {
 }
 
 function executeWithSchema(id: number, schema: string): string {
-  return JSON.stringify(execute(id, "s1", "text(ALL_TOOLS.length)", { tools: [tool("t", { input_schema: "@s" })], catalogRevision: 1 })).replace(
+  return JSON.stringify(
+    execute(id, "s1", "text(ALL_TOOLS.length)", { tools: [tool("t", { input_schema: "@s" })], catalogRevision: 1 }),
+  ).replace(
     '"@s"',
     schema,
   );
@@ -621,7 +742,11 @@ scenarios.push(
     name: "decoding: a duplicate struct field is fatal",
     async run(d) {
       await ready(d);
-      d.raw(rawFrame('{"type":"operation/request","id":2,"request":{"method":"session/shutdown","sessionId":"s1","sessionId":"s1"}}'));
+      d.raw(
+        rawFrame(
+          '{"type":"operation/request","id":2,"request":{"method":"session/shutdown","sessionId":"s1","sessionId":"s1"}}',
+        ),
+      );
       await d.settle(300);
     },
   },
@@ -629,9 +754,15 @@ scenarios.push(
     name: "decoding: duplicates and big integers inside free JSON",
     async run(d) {
       await ready(d);
-      d.send(execute(2, "s1", "const r = await tools.t({}); text(typeof r.n); text(r.n); text(r.x)", { tools: [tool("t")] }));
+      d.send(
+        execute(2, "s1", "const r = await tools.t({}); text(typeof r.n); text(r.n); text(r.x)", { tools: [tool("t")] }),
+      );
       const [, call] = await d.read(2);
-      d.raw(rawFrame(`{"type":"delegate/response","id":${call.id},"result":{"status":"ok","value":{"type":"tool/result","result":{"n":12345678901234567890,"x":1,"x":2}}}}`));
+      d.raw(
+        rawFrame(
+          `{"type":"delegate/response","id":${call.id},"result":{"status":"ok","value":{"type":"tool/result","result":{"n":12345678901234567890,"x":1,"x":2}}}}`,
+        ),
+      );
       await d.read(2);
     },
   },

@@ -19,7 +19,13 @@ export async function fetchNode(target: ReleaseTarget, cacheDir: string): Promis
   await mkdir(dir, { recursive: true });
   if (!existsSync(tarball)) {
     process.stderr.write(`fetching ${target.nodePackage}@${RELEASE_NODE_VERSION} from the npm registry\n`);
-    execFileSync("npm", ["pack", `${target.nodePackage}@${RELEASE_NODE_VERSION}`, "--pack-destination", dir, "--silent"], {
+    execFileSync("npm", [
+      "pack",
+      `${target.nodePackage}@${RELEASE_NODE_VERSION}`,
+      "--pack-destination",
+      dir,
+      "--silent",
+    ], {
       stdio: ["ignore", "ignore", "inherit"],
     });
   }
@@ -41,7 +47,13 @@ export async function fetchNodeLicense(cacheDir: string): Promise<string> {
   const dir = join(cacheDir, `${linux.nodePackage}-${RELEASE_NODE_VERSION}`);
   const license = join(dir, "package", "LICENSE");
   if (!existsSync(license)) {
-    execFileSync("tar", ["-xzf", join(dir, `${linux.nodePackage}-${RELEASE_NODE_VERSION}.tgz`), "-C", dir, "package/LICENSE"]);
+    execFileSync("tar", [
+      "-xzf",
+      join(dir, `${linux.nodePackage}-${RELEASE_NODE_VERSION}.tgz`),
+      "-C",
+      dir,
+      "package/LICENSE",
+    ]);
   }
   return license;
 }

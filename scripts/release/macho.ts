@@ -74,7 +74,11 @@ function parse(image: Uint8Array): MachO {
         if (sectionOffset !== 0) firstSectionOffset = Math.min(firstSectionOffset, sectionOffset);
       }
     } else if (cmd === LC_CODE_SIGNATURE) {
-      signature = { commandOffset: offset, dataoff: view.getUint32(offset + 8, true), datasize: view.getUint32(offset + 12, true) };
+      signature = {
+        commandOffset: offset,
+        dataoff: view.getUint32(offset + 8, true),
+        datasize: view.getUint32(offset + 12, true),
+      };
     }
     offset += cmdsize;
   }
@@ -209,7 +213,8 @@ export function verifyMachOSignature(image: Uint8Array): SignatureCheck {
   const { dataoff, datasize } = macho.signature;
   if (dataoff + datasize > image.length) throw new Error("the signature runs past the end of the file");
   const sig = new DataView(image.buffer, image.byteOffset + dataoff, datasize);
-  if (sig.getUint32(0) !== CSMAGIC_EMBEDDED_SIGNATURE) throw new Error("the signature is not an embedded-signature SuperBlob");
+  if (sig.getUint32(0) !== CSMAGIC_EMBEDDED_SIGNATURE)
+    throw new Error("the signature is not an embedded-signature SuperBlob");
   const count = sig.getUint32(8);
   const slots = new Map<number, Uint8Array>();
   for (let index = 0; index < count; index++) {
@@ -219,7 +224,9 @@ export function verifyMachOSignature(image: Uint8Array): SignatureCheck {
     slots.set(type, image.subarray(dataoff + offset, dataoff + offset + length));
   }
   const directories = [...slots].filter(
-    ([type]) => type === CSSLOT_CODEDIRECTORY || (type >= CSSLOT_ALTERNATE_CODEDIRECTORIES && type < CSSLOT_ALTERNATE_CODEDIRECTORIES + 5),
+    ([type]) =>
+      type === CSSLOT_CODEDIRECTORY ||
+      (type >= CSSLOT_ALTERNATE_CODEDIRECTORIES && type < CSSLOT_ALTERNATE_CODEDIRECTORIES + 5),
   );
   if (directories.length === 0) throw new Error("the signature holds no CodeDirectory");
   let pagesChecked = 0;
@@ -241,19 +248,26 @@ export function verifyMachOSignature(image: Uint8Array): SignatureCheck {
     identifier = new TextDecoder().decode(cd.subarray(identOffset, cd.indexOf(0, identOffset)));
     adhoc = (view.getUint32(12) & CS_ADHOC) !== 0;
     const digest = (bytes: Uint8Array) => createHash(algorithm).update(bytes).digest().subarray(0, hashSize);
-    if (nCodeSlots !== Math.ceil(codeLimit / pageSize)) throw new Error("the CodeDirectory's slot count does not cover its code limit");
+    if (nCodeSlots !== Math.ceil(codeLimit / pageSize))
+      throw new Error("the CodeDirectory's slot count does not cover its code limit");
     for (let page = 0; page < nCodeSlots; page++) {
       const start = page * pageSize;
       const expected = cd.subarray(hashOffset + page * hashSize, hashOffset + (page + 1) * hashSize);
       if (!Buffer.from(expected).equals(digest(image.subarray(start, Math.min(start + pageSize, codeLimit))))) {
-        throw new Error(`page ${page} (bytes ${start}–${Math.min(start + pageSize, codeLimit)}) does not match its hash`);
+        throw new Error(
+          `page ${page} (bytes ${start}–${Math.min(start + pageSize, codeLimit)}) does not match its hash`,
+        );
       }
       pagesChecked++;
     }
     const requirements = slots.get(CSSLOT_REQUIREMENTS);
     if (requirements !== undefined && nSpecialSlots >= CSSLOT_REQUIREMENTS) {
-      const expected = cd.subarray(hashOffset - CSSLOT_REQUIREMENTS * hashSize, hashOffset - (CSSLOT_REQUIREMENTS - 1) * hashSize);
-      if (!Buffer.from(expected).equals(digest(requirements))) throw new Error("the requirements blob does not match its hash");
+      const expected = cd.subarray(
+        hashOffset - CSSLOT_REQUIREMENTS * hashSize,
+        hashOffset - (CSSLOT_REQUIREMENTS - 1) * hashSize,
+      );
+      if (!Buffer.from(expected).equals(digest(requirements)))
+        throw new Error("the requirements blob does not match its hash");
     }
   }
   return { codeDirectories: directories.length, pagesChecked, identifier, adhoc };

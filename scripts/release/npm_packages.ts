@@ -56,7 +56,8 @@ export async function buildNpmPackages(options: NpmPackagesOptions): Promise<str
 }
 
 function pack(dir: string, outDir: string): string {
-  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", outDir], { cwd: dir, encoding: "utf8" }).trim();
+  const name = execFileSync("npm", ["pack", "--silent", "--pack-destination", outDir], { cwd: dir, encoding: "utf8" })
+    .trim();
   return join(outDir, name.split("\n").at(-1)!);
 }
 
@@ -64,7 +65,9 @@ const writeJson = (path: string, value: unknown) => writeFile(path, `${JSON.stri
 
 /** bin/scv.js: find this platform's package, then become its binary (execve) or run it and pass everything on. */
 function launcherSource(): string {
-  const targets = Object.fromEntries(RELEASE_TARGETS.map((target) => [target.name, [platformPackage(target), target.executable]]));
+  const targets = Object.fromEntries(
+    RELEASE_TARGETS.map((target) => [target.name, [platformPackage(target), target.executable]]),
+  );
   return `#!/usr/bin/env node
 "use strict";
 const { spawn } = require("node:child_process");

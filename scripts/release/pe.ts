@@ -16,7 +16,8 @@ export function findPeSignature(image: Uint8Array): PeSignature | undefined {
   const view = new DataView(image.buffer, image.byteOffset, image.byteLength);
   if (image.length < 0x40 || view.getUint16(0, true) !== 0x5a4d) throw new Error("not a PE image (no MZ header)");
   const pe = view.getUint32(0x3c, true);
-  if (pe + 24 > image.length || view.getUint32(pe, true) !== 0x00004550) throw new Error("not a PE image (no PE signature)");
+  if (pe + 24 > image.length || view.getUint32(pe, true) !== 0x00004550)
+    throw new Error("not a PE image (no PE signature)");
   const optional = pe + 24;
   if (view.getUint16(optional, true) !== 0x20b) throw new Error("not a PE32+ image");
   const directories = view.getUint32(optional + 108, true);

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ChatApp } from "../../lib/chat/app.ts";
 import { prepareOptions } from "../../lib/client/session_options.ts";
 import { stripAnsi } from "../../lib/client/style.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
+import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 
 let sandbox: ConfigSandbox;
 let provider: FakeProvider;
@@ -40,7 +40,10 @@ function terminal() {
   const input = Object.assign(new PassThrough(), { setRawMode: (raw: boolean) => rawModes.push(raw), isTTY: true });
   const seen = (needle: string) =>
     new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${needle}: ${JSON.stringify(stripAnsi(written).slice(-400))}`)), 8000);
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for ${needle}: ${JSON.stringify(stripAnsi(written).slice(-400))}`)),
+        8000,
+      );
       const done = () => {
         clearTimeout(timer);
         resolve();
@@ -53,11 +56,21 @@ function terminal() {
 
 describe("chat in a terminal", () => {
   it("writes inline: no alternate screen, no terminal queries, raw mode and bracketed paste restored at exit", async () => {
-    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo inline; true" } }]), textResponse(["## Done\n- ok"]));
+    provider.push(
+      toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo inline; true" } }]),
+      textResponse(["## Done\n- ok"]),
+    );
     const term = terminal();
     const env = sandbox.env({ OPENAI_API_KEY: "k", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model" });
     const app = new ChatApp({
-      terminal: { input: term.input, output: term.output, interactive: true, color: true, columns: () => 80, rows: () => 24 },
+      terminal: {
+        input: term.input,
+        output: term.output,
+        interactive: true,
+        color: true,
+        columns: () => 80,
+        rows: () => 24,
+      },
       flags: {},
       cwd: sandbox.workspace,
       prepare: (flags) => prepareOptions(flags, env, sandbox.workspace),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseKeys, type Key } from "../../lib/chat/keys.ts";
+import { type Key, parseKeys } from "../../lib/chat/keys.ts";
 import { LineEditor } from "../../lib/chat/line_editor.ts";
 
 function type(editor: LineEditor, data: string, busy = false) {
@@ -9,7 +9,9 @@ function type(editor: LineEditor, data: string, busy = false) {
 describe("key parser", () => {
   it("keeps printable runs together and names control keys", () => {
     expect(parseKeys("ab\r")).toEqual([{ name: "text", text: "ab" }, { name: "enter" }]);
-    expect(parseKeys("\n\x7f\x03\x04")).toEqual([{ name: "newline" }, { name: "backspace" }, { name: "ctrl-c" }, { name: "ctrl-d" }]);
+    expect(parseKeys("\n\x7f\x03\x04")).toEqual([{ name: "newline" }, { name: "backspace" }, { name: "ctrl-c" }, {
+      name: "ctrl-d",
+    }]);
     expect(parseKeys("\x1b[A\x1b[B\x1bOC\x1b[D\x1b[3~\x1b[H\x1b[F")).toEqual(
       ["up", "down", "right", "left", "delete", "home", "end"].map((name) => ({ name }) as Key),
     );

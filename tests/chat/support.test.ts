@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ApprovalMemory, approvalKey } from "../../lib/client/approval_memory.ts";
+import { approvalKey, ApprovalMemory } from "../../lib/client/approval_memory.ts";
 import { capHistory, loadHistory, saveHistory } from "../../lib/chat/history_file.ts";
-import { parseReplayScript, startReplayServer, type ReplayServer } from "../../lib/client/replay.ts";
+import { parseReplayScript, type ReplayServer, startReplayServer } from "../../lib/client/replay.ts";
 import { InlineScreen } from "../../lib/chat/screen.ts";
 import { parseSlash } from "../../lib/chat/slash.ts";
 import { colorEnabled } from "../../lib/client/style.ts";
@@ -92,15 +92,22 @@ describe("replay scripts", () => {
       responses: [{ events: [delta, done] }],
       delayMs: undefined,
     });
-    expect(parseReplayScript(JSON.stringify([{ events: [done], delay_ms: 5 }])).responses).toEqual([{ events: [done], delayMs: 5 }]);
+    expect(parseReplayScript(JSON.stringify([{ events: [done], delay_ms: 5 }])).responses).toEqual([{
+      events: [done],
+      delayMs: 5,
+    }]);
     const ndjson = [delta, done, { type: "error", error: { message: "x" } }].map((e) => JSON.stringify(e)).join("\n");
     expect(parseReplayScript(ndjson).responses.map((r) => r.events.length)).toEqual([2, 1]);
-    expect(() => parseReplayScript('{"responses":[[{"no":"type"}]]}')).toThrow(/response 1 must be a list of SSE event objects/);
+    expect(() => parseReplayScript('{"responses":[[{"no":"type"}]]}')).toThrow(
+      /response 1 must be a list of SSE event objects/,
+    );
     expect(() => parseReplayScript("{bad\n")).toThrow(/line 1 is not JSON/);
   });
 
   it("serves one scripted response per request over real HTTP, skipping ones whose tool condition fails", async () => {
-    const text = (t: string) => [{ type: "response.output_text.delta", delta: t }, { type: "response.completed", response: {} }];
+    const text = (
+      t: string,
+    ) => [{ type: "response.output_text.delta", delta: t }, { type: "response.completed", response: {} }];
     server = await startReplayServer({
       prompts: [],
       responses: [
@@ -110,11 +117,17 @@ describe("replay scripts", () => {
       ],
     });
     const post = (body: unknown) =>
-      fetch(`${server!.url}/responses`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+      fetch(`${server!.url}/responses`, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json" },
+      });
     const first = await post({ tools: [{ type: "function", name: "read" }] });
     expect(first.headers.get("content-type")).toBe("text/event-stream");
     const body = await first.text();
-    expect(body).toContain('event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"no exec"}\n\n');
+    expect(body).toContain(
+      'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"no exec"}\n\n',
+    );
     expect(await (await post({})).text()).toContain('"second"');
     const exhausted = await post({});
     expect(exhausted.status).toBe(400);

@@ -1,11 +1,11 @@
 // The session controller over the real in-process engine and the fake SSE provider: turn state, approval
 // questions left to the user and answered through it, and cancellation withdrawing them.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SessionController, type PendingApproval } from "../../lib/client/controller.ts";
+import { type PendingApproval, SessionController } from "../../lib/client/controller.ts";
 import type { ClientEvent } from "../../lib/client/engine.ts";
 import { silentLogger } from "../../lib/util/log.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
+import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 
 let sandbox: ConfigSandbox;
 let provider: FakeProvider;
@@ -43,7 +43,12 @@ async function startController(onApproval?: (approval: PendingApproval) => boole
     onAsk: (approval) => asked.push(approval),
   });
   controllers.push(controller);
-  const options = { env: sandbox.env({ OPENAI_API_KEY: "k" }), cwd: sandbox.workspace, baseUrl: provider.url, model: "fake-model" };
+  const options = {
+    env: sandbox.env({ OPENAI_API_KEY: "k" }),
+    cwd: sandbox.workspace,
+    baseUrl: provider.url,
+    model: "fake-model",
+  };
   const started = await controller.start(options, silentLogger, { cwd: sandbox.workspace });
   return { controller, events, asked, started };
 }
@@ -60,7 +65,12 @@ describe("SessionController", () => {
     await controller.submit("run it");
     expect(controller.busy).toBe(true);
     await until(() => asked.length === 1, "the approval question");
-    expect(asked[0]).toMatchObject({ callId: "c1", name: "bash", args: { command: "echo asked; true" }, risk: "process" });
+    expect(asked[0]).toMatchObject({
+      callId: "c1",
+      name: "bash",
+      args: { command: "echo asked; true" },
+      risk: "process",
+    });
     expect(controller.state).toBe("approval");
     expect(controller.asking).toBe(asked[0]);
 
@@ -74,7 +84,10 @@ describe("SessionController", () => {
   });
 
   it("answers at once what onApproval decides, and a denial reaches the tool as denied", async () => {
-    provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo no; true" } }]), textResponse(["ok"]));
+    provider.push(
+      toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo no; true" } }]),
+      textResponse(["ok"]),
+    );
     const { controller, events, asked } = await startController(() => false);
     await controller.submit("run it");
     await until(() => events.some((event) => event.type === "turn.completed"), "the turn to end");

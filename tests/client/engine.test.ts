@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EngineClient, EngineError, openEngine } from "../../lib/client/engine.ts";
 import type { ClientEvent } from "../../lib/client/engine.ts";
 import { silentLogger } from "../../lib/util/log.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
+import { type FakeProvider, startFakeProvider, textResponse } from "../support/fake_provider.ts";
 import { settle } from "../support/wait.ts";
 
 let sandbox: ConfigSandbox;
@@ -24,7 +24,12 @@ afterEach(async () => {
 });
 
 function options() {
-  return { env: sandbox.env({ OPENAI_API_KEY: "k" }), cwd: sandbox.workspace, baseUrl: provider.url, model: "fake-model" };
+  return {
+    env: sandbox.env({ OPENAI_API_KEY: "k" }),
+    cwd: sandbox.workspace,
+    baseUrl: provider.url,
+    model: "fake-model",
+  };
 }
 
 describe("engine client", () => {
@@ -78,7 +83,7 @@ describe("engine client", () => {
       engine.subscribe((event) => {
         events.push(event);
         if (event.type === "engine.closed") resolve();
-      }),
+      })
     );
     await engine.send({ type: "initialize", protocol_version: 999, client: { name: "test", version: "0" } });
     await closed;

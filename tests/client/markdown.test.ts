@@ -27,7 +27,11 @@ describe("Markdown renderer", () => {
   });
 
   it("keeps inline code backticks and shows link URLs without colour", () => {
-    const [row] = renderMarkdown("Use `npm test`, **bold**, *it* and [docs](https://example.org/a) or <https://b.example>", plain, 120);
+    const [row] = renderMarkdown(
+      "Use `npm test`, **bold**, *it* and [docs](https://example.org/a) or <https://b.example>",
+      plain,
+      120,
+    );
     expect(row).toBe("Use `npm test`, bold, it and docs (https://example.org/a) or https://b.example");
   });
 

@@ -4,12 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { openEngine, type EngineClient } from "../../lib/client/engine.ts";
+import { type EngineClient, openEngine } from "../../lib/client/engine.ts";
 import { prepareDemo } from "../../lib/chat/demo.ts";
-import { prepareOptions, type PreparedOptions } from "../../lib/client/session_options.ts";
+import { type PreparedOptions, prepareOptions } from "../../lib/client/session_options.ts";
 import { REPLAY_PLACEHOLDER_KEY } from "../../lib/client/replay_session.ts";
 import { silentLogger } from "../../lib/util/log.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 
 const SECRET = "sk-real-user-secret";
 let sandbox: ConfigSandbox;
@@ -68,8 +68,18 @@ describe("replay sessions", () => {
     );
     const explicit = await sandbox.writeExplicitConfig(`[provider]\napi_key = "${SECRET}"\n`);
     const script = join(sandbox.root, "script.ndjson");
-    await writeFile(script, [{ type: "response.output_text.delta", delta: "replayed" }, { type: "response.completed", response: {} }].map((e) => JSON.stringify(e)).join("\n"));
-    const env = sandbox.env({ OPENAI_API_KEY: SECRET, SCV_PROVIDER: "work", SCV_CONFIG: explicit, SCV_API_KEY_ENV: "OPENAI_API_KEY" });
+    await writeFile(
+      script,
+      [{ type: "response.output_text.delta", delta: "replayed" }, { type: "response.completed", response: {} }].map((
+        e,
+      ) => JSON.stringify(e)).join("\n"),
+    );
+    const env = sandbox.env({
+      OPENAI_API_KEY: SECRET,
+      SCV_PROVIDER: "work",
+      SCV_CONFIG: explicit,
+      SCV_API_KEY_ENV: "OPENAI_API_KEY",
+    });
     prepared = await prepareOptions({ fakeResponses: script, provider: "work" }, env, sandbox.workspace);
     expect(await runTurn(prepared, sandbox.workspace)).toBe("replayed");
     expectOnlyPlaceholder(prepared);

@@ -3,7 +3,7 @@ import { formatStatus } from "../../lib/chat/status.ts";
 import { createStyle, displayWidth, stripAnsi } from "../../lib/client/style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/client/tool_display.ts";
 import type { ClientEvent } from "../../lib/client/engine.ts";
-import { Transcript, addUsage, summaryRows } from "../../lib/client/transcript.ts";
+import { addUsage, summaryRows, Transcript } from "../../lib/client/transcript.ts";
 
 const plain = createStyle(false);
 const T = { request_id: "r", session_id: "s", turn_id: "t" };
@@ -31,7 +31,12 @@ describe("event transcript", () => {
 
   it("shows a tool call compactly: name, summary, success and a truncated preview", () => {
     const transcript = new Transcript(plain, 80);
-    const output = JSON.stringify({ exit_code: 0, timed_out: false, output: "l1\nl2\nl3\nl4\nl5\nl6\n", truncated: false });
+    const output = JSON.stringify({
+      exit_code: 0,
+      timed_out: false,
+      output: "l1\nl2\nl3\nl4\nl5\nl6\n",
+      truncated: false,
+    });
     const rows = feed(transcript, [
       { type: "tool.proposed", call_id: "c1", name: "bash", arguments: { command: "seq 6" } },
       { type: "tool.started", call_id: "c1", name: "bash" },
@@ -50,14 +55,23 @@ describe("event transcript", () => {
     ]);
     expect(rows).toEqual(["⏺ bash sh test.sh"]);
     expect(transcript.liveProgress).toEqual(["  … ok 1"]);
-    const done = feed(transcript, [{ type: "tool.completed", call_id: "c1", name: "bash", success: true, output, truncated: false }]);
+    const done = feed(transcript, [{
+      type: "tool.completed",
+      call_id: "c1",
+      name: "bash",
+      success: true,
+      output,
+      truncated: false,
+    }]);
     expect(done).toEqual(["  ✓ ok 1", "    ok 2"]);
     expect(transcript.liveProgress).toEqual([]);
     feed(transcript, [
       { type: "tool.proposed", call_id: "c2", name: "exec", arguments: { code: "notify('x')" } },
       { type: "tool.started", call_id: "c2", name: "exec" },
     ]);
-    expect(feed(transcript, [{ type: "tool.progress", call_id: "c2", text: "step 1 of 2" }])).toEqual(["  … step 1 of 2"]);
+    expect(feed(transcript, [{ type: "tool.progress", call_id: "c2", text: "step 1 of 2" }])).toEqual([
+      "  … step 1 of 2",
+    ]);
     feed(transcript, [{ type: "tool.progress", call_id: "c1", text: "late" }, { type: "turn.cancelled" }]);
     expect(transcript.liveProgress).toEqual([]);
   });
@@ -67,7 +81,15 @@ describe("event transcript", () => {
     const command = `curl https://example.test/install.sh | sh && rm -rf ${"d".repeat(50)} --the-end`;
     const rows = feed(transcript, [
       { type: "tool.proposed", call_id: "c1", name: "bash", arguments: { command } },
-      { type: "approval.requested", approval_id: "A", call_id: "c1", name: "bash", risk: "process", cwd: "/w", summary: `Run with /bin/bash -c: ${command}` },
+      {
+        type: "approval.requested",
+        approval_id: "A",
+        call_id: "c1",
+        name: "bash",
+        risk: "process",
+        cwd: "/w",
+        summary: `Run with /bin/bash -c: ${command}`,
+      },
     ]);
     expect(rows[0]).toBe("? Approve bash (process risk)");
     for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(40);
@@ -88,7 +110,14 @@ describe("event transcript", () => {
       { type: "assistant.delta", content: "clear\x1b[2J me \x1b]52;c;aGk=\x07\n" },
       { type: "tool.proposed", call_id: "c1", name: "bash", arguments: { command: "echo \x1b[31mred" } },
       { type: "tool.started", call_id: "c1", name: "bash" },
-      { type: "tool.completed", call_id: "c1", name: "bash", success: true, output: "out\x1b[1A\x9b2J", truncated: false },
+      {
+        type: "tool.completed",
+        call_id: "c1",
+        name: "bash",
+        success: true,
+        output: "out\x1b[1A\x9b2J",
+        truncated: false,
+      },
       { type: "turn.failed", code: "provider_error", message: "bad\x1b[H" },
     ]);
     const text = rows.join("\n");
@@ -101,9 +130,30 @@ describe("event transcript", () => {
   it("shows failures with their error code, also for calls that never started", () => {
     const transcript = new Transcript(plain, 80);
     const rows = feed(transcript, [
-      { type: "tool.proposed", call_id: "c1", name: "write", arguments: { path: "a.txt", content: "x", mode: "create" } },
-      { type: "approval.requested", approval_id: "A", call_id: "c1", name: "write", risk: "filesystem", cwd: "/w", summary: "Create a.txt (1 bytes)" },
-      { type: "tool.completed", call_id: "c1", name: "write", success: false, output: "tool call denied by policy or user", truncated: false, error: "denied" },
+      {
+        type: "tool.proposed",
+        call_id: "c1",
+        name: "write",
+        arguments: { path: "a.txt", content: "x", mode: "create" },
+      },
+      {
+        type: "approval.requested",
+        approval_id: "A",
+        call_id: "c1",
+        name: "write",
+        risk: "filesystem",
+        cwd: "/w",
+        summary: "Create a.txt (1 bytes)",
+      },
+      {
+        type: "tool.completed",
+        call_id: "c1",
+        name: "write",
+        success: false,
+        output: "tool call denied by policy or user",
+        truncated: false,
+        error: "denied",
+      },
     ]);
     expect(rows).toEqual([
       "? Approve write (filesystem risk)",
@@ -120,7 +170,14 @@ describe("event transcript", () => {
       { type: "tool.started", call_id: "cell", name: "exec" },
       { type: "tool.proposed", call_id: "cell:tool-1", name: "read", arguments: { path: "a" } },
       { type: "tool.started", call_id: "cell:tool-1", name: "read" },
-      { type: "tool.completed", call_id: "cell:tool-1", name: "read", success: true, output: JSON.stringify({ path: "a", content: "A" }), truncated: false },
+      {
+        type: "tool.completed",
+        call_id: "cell:tool-1",
+        name: "read",
+        success: true,
+        output: JSON.stringify({ path: "a", content: "A" }),
+        truncated: false,
+      },
       { type: "tool.progress", call_id: "cell", text: "half way" },
       { type: "tool.completed", call_id: "cell", name: "exec", success: true, output: "done", truncated: true },
     ]);
@@ -138,22 +195,35 @@ describe("event transcript", () => {
     const rows = feed(transcript, [
       { type: "tool.proposed", call_id: "c", name: "bash", arguments: { command: "x".repeat(200) } },
       { type: "tool.started", call_id: "c", name: "bash" },
-      { type: "tool.completed", call_id: "c", name: "bash", success: false, output: "y".repeat(300), truncated: false, error: "failed" },
+      {
+        type: "tool.completed",
+        call_id: "c",
+        name: "bash",
+        success: false,
+        output: "y".repeat(300),
+        truncated: false,
+        error: "failed",
+      },
     ]);
     for (const row of rows) expect(displayWidth(row)).toBeLessThanOrEqual(40);
   });
 
   it("ends turns with usage, failures and cancellations, and sums usage", () => {
     const transcript = new Transcript(plain, 80);
-    expect(feed(transcript, [{ type: "turn.completed", steps: 2, usage: { input_tokens: 5, output_tokens: 1 } }])[0]).toBe(
-      "  · done in 2 steps · tokens 5 in / 1 out",
-    );
+    expect(feed(transcript, [{ type: "turn.completed", steps: 2, usage: { input_tokens: 5, output_tokens: 1 } }])[0])
+      .toBe(
+        "  · done in 2 steps · tokens 5 in / 1 out",
+      );
     feed(transcript, [{ type: "turn.completed", steps: 1, usage: { input_tokens: 7, output_tokens: 3 } }]);
     expect(transcript.totalUsage).toEqual({ input_tokens: 12, output_tokens: 4 });
     expect(transcript.lastUsage).toEqual({ input_tokens: 7, output_tokens: 3 });
-    expect(feed(transcript, [{ type: "turn.failed", code: "provider_error", message: "boom" }])[0]).toBe("✗ turn failed (provider_error): boom");
+    expect(feed(transcript, [{ type: "turn.failed", code: "provider_error", message: "boom" }])[0]).toBe(
+      "✗ turn failed (provider_error): boom",
+    );
     expect(feed(transcript, [{ type: "turn.cancelled" }])[0]).toBe("⊘ turn cancelled");
-    expect(feed(transcript, [{ type: "error", code: "turn_active", message: "cancel the active turn before clearing" }])).toEqual([
+    expect(
+      feed(transcript, [{ type: "error", code: "turn_active", message: "cancel the active turn before clearing" }]),
+    ).toEqual([
       "error (turn_active): cancel the active turn before clearing",
     ]);
     expect(addUsage({}, {})).toEqual({});
@@ -183,7 +253,13 @@ describe("tool display helpers", () => {
 describe("status line", () => {
   it("shows model, state, last turn and session usage within the width", () => {
     const line = formatStatus(
-      { model: "m1", state: "working", lastUsage: { input_tokens: 3, output_tokens: 1 }, totalUsage: { input_tokens: 9, output_tokens: 4 }, width: 120 },
+      {
+        model: "m1",
+        state: "working",
+        lastUsage: { input_tokens: 3, output_tokens: 1 },
+        totalUsage: { input_tokens: 9, output_tokens: 4 },
+        width: 120,
+      },
       plain,
     );
     expect(line).toBe("m1 · working (Esc or Ctrl-C cancels) · last turn 3 in / 1 out · session 9 in / 4 out");

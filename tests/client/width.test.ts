@@ -22,7 +22,8 @@ describe("splitAtWidth and tailAtWidth", () => {
 
   it("truncation and hard wrapping stay within their width", () => {
     expect(truncateText("日本語テキスト", 7)).toBe("日本語…");
-    for (const row of wrapPlain("x ".repeat(3) + "😀".repeat(30), 21)) expect(displayWidth(row)).toBeLessThanOrEqual(21);
+    for (const row of wrapPlain("x ".repeat(3) + "😀".repeat(30), 21))
+      expect(displayWidth(row)).toBeLessThanOrEqual(21);
     expect(wrapPlain("😀".repeat(30), 21).map((row) => row.trimStart()).join("")).toBe("😀".repeat(30));
   });
 });

@@ -47,7 +47,9 @@ describe("encodeFrame", () => {
 
   it("refuses a payload over MAX_FRAME_BYTES with the exact message", () => {
     const value = "x".repeat(MAX_FRAME_BYTES); // plus two quotes
-    expect(() => encodeFrame(value)).toThrow(`code-mode IPC frame length ${MAX_FRAME_BYTES + 2} exceeds 67108864 bytes`);
+    expect(() => encodeFrame(value)).toThrow(
+      `code-mode IPC frame length ${MAX_FRAME_BYTES + 2} exceeds 67108864 bytes`,
+    );
   });
 });
 
@@ -83,11 +85,17 @@ describe("readFrames", () => {
 
   it("returns exactly the values written, whatever the chunking (property)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.jsonValue(), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 40 }), async (values, cuts) => {
-        const bytes = Buffer.concat(values.map((value) => encodeFrame(value)));
-        const frames = await collect(readFrames(fromChunks(splitAt(bytes, cuts.map((cut) => cut % (bytes.length + 1))))));
-        expect(frames).toEqual(values.map((value) => JSON.parse(JSON.stringify(value))));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.jsonValue(), { maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        async (values, cuts) => {
+          const bytes = Buffer.concat(values.map((value) => encodeFrame(value)));
+          const frames = await collect(
+            readFrames(fromChunks(splitAt(bytes, cuts.map((cut) => cut % (bytes.length + 1))))),
+          );
+          expect(frames).toEqual(values.map((value) => JSON.parse(JSON.stringify(value))));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -99,7 +107,9 @@ describe("decodeFrameMessage", () => {
   });
 
   it("has the exact error texts of the host spec", () => {
-    expect(() => decodeFrameMessage(new Uint8Array([1, 0, 0]))).toThrow("code-mode IPC frame is missing its length prefix");
+    expect(() => decodeFrameMessage(new Uint8Array([1, 0, 0]))).toThrow(
+      "code-mode IPC frame is missing its length prefix",
+    );
     expect(() => decodeFrameMessage(new Uint8Array([5, 0, 0, 0, 0x7b]))).toThrow(
       "code-mode IPC frame declares 5 payload bytes but contains 1",
     );
@@ -109,7 +119,9 @@ describe("decodeFrameMessage", () => {
     expect(() => decodeFrameMessage(prefix(MAX_FRAME_BYTES + 1))).toThrow(
       "code-mode IPC frame length 67108865 exceeds 67108864 bytes",
     );
-    expect(() => decodeFrameMessage(new Uint8Array([1, 0, 0, 0, 0x7b]))).toThrow(/^failed to decode code-mode IPC frame: /);
+    expect(() => decodeFrameMessage(new Uint8Array([1, 0, 0, 0, 0x7b]))).toThrow(
+      /^failed to decode code-mode IPC frame: /,
+    );
   });
 
   it("never throws anything but FrameError on random bytes (property)", () => {
@@ -175,6 +187,8 @@ describe("FrameDecoder", () => {
     const failing = () => {
       throw new SyntaxError("nope");
     };
-    expect(() => decodeFrameMessage(rawFrame("[1]"), { parse: failing })).toThrow("failed to decode code-mode IPC frame: nope");
+    expect(() => decodeFrameMessage(rawFrame("[1]"), { parse: failing })).toThrow(
+      "failed to decode code-mode IPC frame: nope",
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { PassThrough, Writable } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { encodeLine, NdjsonWriter, readNdjson, type NdjsonItem } from "../../lib/codec/index.ts";
+import { encodeLine, type NdjsonItem, NdjsonWriter, readNdjson } from "../../lib/codec/index.ts";
 import { collect, fromChunks, splitAt } from "../support/chunks.ts";
 import { settle } from "../support/wait.ts";
 
@@ -104,11 +104,15 @@ describe("readNdjson", () => {
 
   it("splits multi-byte characters across every chunk boundary (property)", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ unit: "grapheme" }), { minLength: 1, maxLength: 8 }), fc.array(fc.nat()), async (strings, cuts) => {
-        const bytes = utf8(strings.map((s) => JSON.stringify(s)).join("\n"));
-        const items = await read(splitAt(bytes, cuts.map((cut) => cut % (bytes.length + 1))), 1 << 20);
-        expect(items).toEqual(strings.map((value) => ({ ok: true, value })));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.string({ unit: "grapheme" }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat()),
+        async (strings, cuts) => {
+          const bytes = utf8(strings.map((s) => JSON.stringify(s)).join("\n"));
+          const items = await read(splitAt(bytes, cuts.map((cut) => cut % (bytes.length + 1))), 1 << 20);
+          expect(items).toEqual(strings.map((value) => ({ ok: true, value })));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -4,9 +4,9 @@
 import { chmod, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createConfigSandbox, fakeProfileToml, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, type FakeProvider } from "../support/fake_provider.ts";
-import { killAllServers, spawnServer, type ServerClient } from "../support/server_client.ts";
+import { type ConfigSandbox, createConfigSandbox, fakeProfileToml } from "../support/config_files.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
+import { killAllServers, type ServerClient, spawnServer } from "../support/server_client.ts";
 
 let sandbox: ConfigSandbox;
 let provider: FakeProvider;
@@ -47,7 +47,9 @@ it("reports each configuration error on session.start, then starts once the file
   expect((await stat(home)).mode & 0o777).toBe(0o700);
 
   await sandbox.writeExplicitConfig("[context]\nmax_tokens = 64000\n[tui]\nmax_prompt_history_items = 50\n", 0o644);
-  expect(await startFails(client)).toBe(`explicit configuration is readable by group or others; run chmod 600 ${explicit}`);
+  expect(await startFails(client)).toBe(
+    `explicit configuration is readable by group or others; run chmod 600 ${explicit}`,
+  );
   await chmod(explicit, 0o600);
 
   await sandbox.writeConfigFileAt(userFile, "[agent]\nmax_steps = 5\n", 0o644);
@@ -68,7 +70,11 @@ it("reports each configuration error on session.start, then starts once the file
   await sandbox.writeProjectConfig('[provider]\nbase_url = "http://127.0.0.1:1/v1"\n');
   expect(await startFails(client)).toBe("project configuration cannot set [provider]");
 
-  await sandbox.writeConfigFileAt(userFile, `${fakeProfileToml({ baseUrl: provider.url })}[tools]\napproval_policy = "always"\n`, 0o600);
+  await sandbox.writeConfigFileAt(
+    userFile,
+    `${fakeProfileToml({ baseUrl: provider.url })}[tools]\napproval_policy = "always"\n`,
+    0o600,
+  );
   await sandbox.writeProjectConfig('[tools]\napproval_policy = "on-risk"\n');
   expect(await startFails(client)).toBe("project configuration cannot weaken tools.approval_policy");
 
@@ -98,7 +104,10 @@ it("flags and session.start fields override the files (layer 6)", async () => {
   expect(fromFlag.model).toBe("flag-model");
   await client.finish();
 
-  const second = spawnServer({ args: ["--stdio", "--model", "flag-model"], env: sandbox.env({ SCV_MODEL: "env-model" }) });
+  const second = spawnServer({
+    args: ["--stdio", "--model", "flag-model"],
+    env: sandbox.env({ SCV_MODEL: "env-model" }),
+  });
   const fromRequest = await second.start({ cwd: sandbox.workspace, model: "request-model" });
   expect(fromRequest.model).toBe("request-model");
   expect(provider.connections()).toBe(0);

@@ -3,7 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, writeConfigFile, type ConfigSandbox } from "../support/config_files.ts";
+import { type ConfigSandbox, createConfigSandbox, writeConfigFile } from "../support/config_files.ts";
 import { expectConfigError, expectConfigErrorPrefix, load } from "./helpers.ts";
 
 let sandbox: ConfigSandbox;
@@ -39,7 +39,10 @@ describe("permission rule", () => {
   it("a FIFO is refused as not a regular file, without blocking", async () => {
     const fifo = join(sandbox.root, "fifo.toml");
     execFileSync("mkfifo", ["-m", "600", fifo]);
-    await expectConfigError(load(sandbox, { explicitConfigPath: fifo }), `read configuration ${fifo}: not a regular file`);
+    await expectConfigError(
+      load(sandbox, { explicitConfigPath: fifo }),
+      `read configuration ${fifo}: not a regular file`,
+    );
   });
 });
 
@@ -61,7 +64,10 @@ describe("parse errors", () => {
 
   it("name the file and the line, never the line's text or a secret", async () => {
     await sandbox.writeUserConfig(`[provider]\napi_key = "${secret}"\nmodel = "m" trailing ${secret}\n`);
-    const error = await expectConfigErrorPrefix(load(sandbox), `parse configuration ${join(sandbox.home, "config.toml")}: `);
+    const error = await expectConfigErrorPrefix(
+      load(sandbox),
+      `parse configuration ${join(sandbox.home, "config.toml")}: `,
+    );
     expect(error.message).toContain("line 3");
     expect(error.message).not.toContain(secret);
     expect(error.message).not.toContain("trailing");
@@ -70,7 +76,10 @@ describe("parse errors", () => {
 
   it("an unterminated string holding a secret is not echoed", async () => {
     await sandbox.writeUserConfig(`[provider]\napi_key = "${secret}\n`);
-    const error = await expectConfigErrorPrefix(load(sandbox), `parse configuration ${join(sandbox.home, "config.toml")}: `);
+    const error = await expectConfigErrorPrefix(
+      load(sandbox),
+      `parse configuration ${join(sandbox.home, "config.toml")}: `,
+    );
     expect(error.message).toContain("line 2");
     expect(error.message).not.toContain(secret);
   });
@@ -82,7 +91,11 @@ describe("parse errors", () => {
   });
 
   it("invalid UTF-8 is fatal and names its line", async () => {
-    const bytes = Buffer.concat([Buffer.from('[provider]\napi_key = "'), Buffer.from([0xc3, 0x28]), Buffer.from('"\n')]);
+    const bytes = Buffer.concat([
+      Buffer.from('[provider]\napi_key = "'),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"\n'),
+    ]);
     await writeConfigFile(join(sandbox.home, "config.toml"), bytes);
     await expectConfigError(
       load(sandbox),

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { findUnterminatedString } from "../../lib/config/toml_error.ts";
 import { editDistance, nearestName } from "../../lib/util/nearest.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { expectConfigError, load } from "./helpers.ts";
 
 let sandbox: ConfigSandbox;
@@ -18,8 +18,8 @@ const userFile = () => join(sandbox.home, "config.toml");
 
 describe("unknown keys suggest the nearest known key of their table", () => {
   it.each([
-    ["[providers.local]\nmodle = \"x\"\n", "providers.local.modle", "model"],
-    ["[tools]\napproval_polciy = \"always\"\n", "tools.approval_polciy", "approval_policy"],
+    ['[providers.local]\nmodle = "x"\n', "providers.local.modle", "model"],
+    ['[tools]\napproval_polciy = "always"\n', "tools.approval_polciy", "approval_policy"],
     ["[web]\nenabeld = false\n", "web.enabeld", "enabled"],
     ["[contxt]\nmax_tokens = 1000\n", "contxt", "context"],
   ])("%j", async (toml, dotted, suggestion) => {
@@ -81,7 +81,10 @@ describe("upstream scv keys that scv does not use are accepted", () => {
   });
 
   it("their types are still checked", async () => {
-    await sandbox.writeUserConfig("[agent]\nmax_queued_turns = \"many\"\n");
-    await expectConfigError(load(sandbox), `parse configuration ${userFile()}: invalid value for agent.max_queued_turns`);
+    await sandbox.writeUserConfig('[agent]\nmax_queued_turns = "many"\n');
+    await expectConfigError(
+      load(sandbox),
+      `parse configuration ${userFile()}: invalid value for agent.max_queued_turns`,
+    );
   });
 });

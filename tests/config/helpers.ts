@@ -1,6 +1,6 @@
 // Shared by the config tests: load a sandbox's configuration and assert exact failure messages.
 import { expect } from "vitest";
-import { ConfigError, loadConfig, type ConfigOverrides, type ResolvedConfig } from "../../lib/config/index.ts";
+import { ConfigError, type ConfigOverrides, loadConfig, type ResolvedConfig } from "../../lib/config/index.ts";
 import type { ConfigSandbox } from "../support/config_files.ts";
 
 export interface LoadOptions {

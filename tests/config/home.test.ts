@@ -3,7 +3,7 @@ import { chmod, mkdir, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, ensureHome, resolveCredential, resolveHome } from "../../lib/config/index.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { load } from "./helpers.ts";
 
 let sandbox: ConfigSandbox;
@@ -97,7 +97,9 @@ describe("resolveCredential", () => {
   });
 
   it("names the profile in effect, its variable and the user file", async () => {
-    await sandbox.writeUserConfig('provider_active = "local"\n[providers.local]\nmodel = "m"\nbase_url = "http://127.0.0.1:1/v1"\napi_key_env = "LOCAL_KEY"\n');
+    await sandbox.writeUserConfig(
+      'provider_active = "local"\n[providers.local]\nmodel = "m"\nbase_url = "http://127.0.0.1:1/v1"\napi_key_env = "LOCAL_KEY"\n',
+    );
     const config = await load(sandbox);
     expect(() => resolveCredential(config, {}, "/home/u/.scv/config.toml")).toThrow(
       "provider credential is not configured; set providers.local.api_key or providers.local.api_key_env (set LOCAL_KEY, or configure a provider in /home/u/.scv/config.toml; see docs/configuration.md)",

@@ -3,7 +3,7 @@ import { mkdir, rm, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultConfig, loadConfig } from "../../lib/config/index.ts";
-import { createConfigSandbox, fakeProfileToml, writeConfigFile, type ConfigSandbox } from "../support/config_files.ts";
+import { type ConfigSandbox, createConfigSandbox, fakeProfileToml, writeConfigFile } from "../support/config_files.ts";
 import { expectConfigError, load } from "./helpers.ts";
 
 let sandbox: ConfigSandbox;
@@ -90,7 +90,9 @@ describe("layers and deep merge", () => {
     const fromEnv = await sandbox.writeExplicitConfig("[agent]\nmax_steps = 7\n", 0o600, "env.toml");
     const fromFlag = await sandbox.writeExplicitConfig("[agent]\nmax_steps = 9\n", 0o600, "flag.toml");
     expect((await load(sandbox, { env: { SCV_CONFIG: fromEnv } })).agent.max_steps).toBe(7);
-    expect((await load(sandbox, { env: { SCV_CONFIG: fromEnv }, explicitConfigPath: fromFlag })).agent.max_steps).toBe(9);
+    expect((await load(sandbox, { env: { SCV_CONFIG: fromEnv }, explicitConfigPath: fromFlag })).agent.max_steps).toBe(
+      9,
+    );
   });
 
   it("the explicit layer may loosen what the project tightened", async () => {
@@ -103,7 +105,7 @@ describe("layers and deep merge", () => {
   it("accepted-but-ignored keys and tables are type-checked, then dropped", async () => {
     await sandbox.writeUserConfig(
       '[agent]\nprefer = ["codex"]\nmax_delegation_depth = 2\nmax_conversations = 3\nconversation_idle_seconds = 4\nmax_background = 5\n' +
-        "[tools]\nagent_timeout_seconds = 60\n[agents.reviewer]\nmodel = \"x\"\n[update]\nchannel = \"beta\"\n[channels.slack]\ntoken_env = \"T\"\n",
+        '[tools]\nagent_timeout_seconds = 60\n[agents.reviewer]\nmodel = "x"\n[update]\nchannel = "beta"\n[channels.slack]\ntoken_env = "T"\n',
     );
     const config = await load(sandbox);
     // max_delegation_depth bounds the agent tool since issue 20.
@@ -130,8 +132,7 @@ describe("layers and deep merge", () => {
 });
 
 describe("provider profiles", () => {
-  const profiles =
-    '[provider]\nmodel = "base-model"\napi_key = "base-key"\n[provider.headers]\nX-Base = "1"\n' +
+  const profiles = '[provider]\nmodel = "base-model"\napi_key = "base-key"\n[provider.headers]\nX-Base = "1"\n' +
     '[providers.alpha]\nmodel = "alpha-model"\nbase_url = "http://127.0.0.1:1/v1"\n' +
     '[providers.beta]\nmodel = "beta-model"\nwire_api = "chat"\napi_key = "beta-key"\n';
 
@@ -160,12 +161,15 @@ describe("provider profiles", () => {
   });
 
   it("selection order: override, then SCV_PROVIDER, then provider_active, then provider.active", async () => {
-    await sandbox.writeUserConfig(`provider_active = "beta"\n${profiles.replace("[provider]\n", '[provider]\nactive = "alpha"\n')}`);
+    await sandbox.writeUserConfig(
+      `provider_active = "beta"\n${profiles.replace("[provider]\n", '[provider]\nactive = "alpha"\n')}`,
+    );
     expect((await load(sandbox)).provider.model).toBe("beta-model");
     expect((await load(sandbox, { env: { SCV_PROVIDER: "alpha" } })).provider.model).toBe("alpha-model");
-    expect((await load(sandbox, { env: { SCV_PROVIDER: "alpha" }, overrides: { provider: "beta" } })).provider.wire_api).toBe(
-      "chat",
-    );
+    expect((await load(sandbox, { env: { SCV_PROVIDER: "alpha" }, overrides: { provider: "beta" } })).provider.wire_api)
+      .toBe(
+        "chat",
+      );
   });
 
   it("the seed's fake profile loads with its key", async () => {
@@ -183,7 +187,10 @@ describe("provider profiles", () => {
     expect(fromEnv.provider.model).toBe("env-model");
     expect(fromEnv.provider.base_url).toBe("http://127.0.0.1:2/v1");
     expect(fromEnv.provider.api_key_env).toBe("MY_KEY");
-    const fromFlags = await load(sandbox, { env, overrides: { model: "flag-model", base_url: "http://127.0.0.1:3/v1" } });
+    const fromFlags = await load(sandbox, {
+      env,
+      overrides: { model: "flag-model", base_url: "http://127.0.0.1:3/v1" },
+    });
     expect(fromFlags.provider.model).toBe("flag-model");
     expect(fromFlags.provider.base_url).toBe("http://127.0.0.1:3/v1");
   });

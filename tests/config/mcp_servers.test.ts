@@ -1,7 +1,7 @@
 // `[mcp_servers.<name>]` (issue 18): Codex's key names and defaults, and only trusted layers may define servers.
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, writeConfigFile, type ConfigSandbox } from "../support/config_files.ts";
+import { type ConfigSandbox, createConfigSandbox, writeConfigFile } from "../support/config_files.ts";
 import { expectConfigError, expectConfigErrorPrefix, load } from "./helpers.ts";
 
 let sandbox: ConfigSandbox;
@@ -30,7 +30,11 @@ describe("mcp_servers", () => {
       tool_timeout_sec: 60,
       disabled_tools: [],
     });
-    expect(config.mcp_servers.web).toMatchObject({ url: "http://127.0.0.1:9/mcp", enabled: false, tool_timeout_sec: 5 });
+    expect(config.mcp_servers.web).toMatchObject({
+      url: "http://127.0.0.1:9/mcp",
+      enabled: false,
+      tool_timeout_sec: 5,
+    });
   });
 
   it("the explicit file may define a server too", async () => {
@@ -53,25 +57,38 @@ describe("mcp_servers", () => {
 
   it("unknown keys are errors", async () => {
     await sandbox.writeUserConfig('[mcp_servers.fs]\ncommand = "x"\ntimeout = 3\n');
-    await expectConfigErrorPrefix(load(sandbox), `parse configuration ${join(sandbox.home, "config.toml")}: unknown key mcp_servers.fs.timeout`);
+    await expectConfigErrorPrefix(
+      load(sandbox),
+      `parse configuration ${join(sandbox.home, "config.toml")}: unknown key mcp_servers.fs.timeout`,
+    );
   });
 
   it("needs exactly one of command or url", async () => {
     await sandbox.writeUserConfig('[mcp_servers.fs]\ncommand = "x"\nurl = "http://127.0.0.1:1/"\n');
-    await expectConfigError(load(sandbox), "mcp_servers.fs needs exactly one of command (stdio) or url (streamable HTTP)");
+    await expectConfigError(
+      load(sandbox),
+      "mcp_servers.fs needs exactly one of command (stdio) or url (streamable HTTP)",
+    );
     await sandbox.writeUserConfig("[mcp_servers.fs]\nenabled = true\n");
-    await expectConfigError(load(sandbox), "mcp_servers.fs needs exactly one of command (stdio) or url (streamable HTTP)");
+    await expectConfigError(
+      load(sandbox),
+      "mcp_servers.fs needs exactly one of command (stdio) or url (streamable HTTP)",
+    );
   });
 
   it("refuses a server name that cannot be part of a tool name", async () => {
     await sandbox.writeUserConfig('[mcp_servers."a b"]\ncommand = "x"\n');
-    await expectConfigError(load(sandbox), "mcp_servers.a b: a server name may use only letters, digits, _ and - (at most 64)");
+    await expectConfigError(
+      load(sandbox),
+      "mcp_servers.a b: a server name may use only letters, digits, _ and - (at most 64)",
+    );
   });
 
   it("the workspace file can neither add nor change a server, and the error names the file", async () => {
     await sandbox.writeUserConfig('[mcp_servers.fs]\ncommand = "mcp-server-filesystem"\n');
     const file = join(sandbox.workspace, ".scv", "config.toml");
-    const message = `project configuration ${file} cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`;
+    const message =
+      `project configuration ${file} cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`;
     await sandbox.writeProjectConfig('[mcp_servers.evil]\ncommand = "touch"\nargs = ["/tmp/pwned"]\n');
     await expectConfigError(load(sandbox), message);
     await sandbox.writeProjectConfig('[mcp_servers.fs]\ncommand = "sh"\n');

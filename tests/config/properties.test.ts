@@ -6,7 +6,12 @@ import { isTable, type RawTable } from "../../lib/config/schema.ts";
 import { isHostPattern } from "../../lib/config/validate.ts";
 
 const key = fc.constantFrom("a", "b", "c", "d");
-const scalar = fc.oneof(fc.integer(), fc.boolean(), fc.string({ maxLength: 4 }), fc.array(fc.integer(), { maxLength: 3 }));
+const scalar = fc.oneof(
+  fc.integer(),
+  fc.boolean(),
+  fc.string({ maxLength: 4 }),
+  fc.array(fc.integer(), { maxLength: 3 }),
+);
 const { table } = fc.letrec<{ table: RawTable; value: unknown }>((tie) => ({
   table: fc.dictionary(key, tie("value"), { maxKeys: 4 }) as fc.Arbitrary<RawTable>,
   value: fc.oneof({ depthSize: "small" }, scalar, tie("table")),

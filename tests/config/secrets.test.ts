@@ -1,7 +1,7 @@
 // config.secrets (issue 12): what loadConfig records for the tools to keep away from, and tools.env_passthrough.
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, writeConfigFile, type ConfigSandbox } from "../support/config_files.ts";
+import { type ConfigSandbox, createConfigSandbox, writeConfigFile } from "../support/config_files.ts";
 import { expectConfigError, load } from "./helpers.ts";
 
 let sandbox: ConfigSandbox;
@@ -18,7 +18,11 @@ describe("config.secrets", () => {
     const explicit = await sandbox.writeExplicitConfig("");
     const config = await load(sandbox, { explicitConfigPath: explicit });
     expect(config.secrets.home).toBe(sandbox.home);
-    expect(config.secrets.config_files.map((file) => file.path)).toEqual([user, join(sandbox.workspace, ".scv", "config.toml"), explicit]);
+    expect(config.secrets.config_files.map((file) => file.path)).toEqual([
+      user,
+      join(sandbox.workspace, ".scv", "config.toml"),
+      explicit,
+    ]);
     expect(config.secrets.config_files[0]!.ino).toBeTypeOf("number");
     expect(config.secrets.config_files[1]!.ino).toBeUndefined();
   });
@@ -40,10 +44,26 @@ describe("config.secrets", () => {
         "",
       ].join("\n"),
     );
-    const config = await load(sandbox, { env: { MAIN_KEY: "main-value", OTHER_KEY: "other-value", MY_BRAVE: "brave-value" } });
-    expect(config.secrets.env_names).toEqual(["BRAVE_SEARCH_API_KEY", "MAIN_KEY", "MY_BRAVE", "OPENAI_API_KEY", "OTHER_KEY"]);
+    const config = await load(sandbox, {
+      env: { MAIN_KEY: "main-value", OTHER_KEY: "other-value", MY_BRAVE: "brave-value" },
+    });
+    expect(config.secrets.env_names).toEqual([
+      "BRAVE_SEARCH_API_KEY",
+      "MAIN_KEY",
+      "MY_BRAVE",
+      "OPENAI_API_KEY",
+      "OTHER_KEY",
+    ]);
     expect([...config.secrets.values].sort()).toEqual(
-      ["Bearer header-token-value", "brave-configured", "brave-value", "main-value", "other-profile-key", "other-value", "test-only"].sort(),
+      [
+        "Bearer header-token-value",
+        "brave-configured",
+        "brave-value",
+        "main-value",
+        "other-profile-key",
+        "other-value",
+        "test-only",
+      ].sort(),
     );
   });
 });
@@ -71,13 +91,20 @@ describe("tools.env_passthrough", () => {
     const file = await sandbox.writeUserConfig('[tools]\nenv_passthrough = "OPENAI_API_KEY"\n');
     await expectConfigError(load(sandbox), `parse configuration ${file}: invalid value for tools.env_passthrough`);
     await sandbox.writeUserConfig('[tools]\nenv_passthrough = ["BAD-NAME"]\n');
-    await expectConfigError(load(sandbox), 'tools.env_passthrough entry "BAD-NAME" must be an environment variable name');
+    await expectConfigError(
+      load(sandbox),
+      'tools.env_passthrough entry "BAD-NAME" must be an environment variable name',
+    );
     await sandbox.writeUserConfig("[tools]\nenv_pass = []\n");
     await expectConfigError(load(sandbox), `parse configuration ${file}: unknown key tools.env_pass`);
-    await sandbox.writeUserConfig("[secrets]\nhome = \"/\"\n");
+    await sandbox.writeUserConfig('[secrets]\nhome = "/"\n');
     await expectConfigError(load(sandbox), `parse configuration ${file}: unknown key secrets`);
     await sandbox.writeUserConfig("");
-    await writeConfigFile(join(sandbox.workspace, ".scv", "config.toml"), '[tools]\nenv_passthrough = ["OPENAI_API_KEY"]\n', 0o644);
+    await writeConfigFile(
+      join(sandbox.workspace, ".scv", "config.toml"),
+      '[tools]\nenv_passthrough = ["OPENAI_API_KEY"]\n',
+      0o644,
+    );
     await expectConfigError(load(sandbox), "project configuration cannot set tools.env_passthrough");
   });
 });

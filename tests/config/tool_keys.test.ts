@@ -1,6 +1,6 @@
 // The configuration keys of issue 15: `provider.edit_tools` (per profile) and `tools.login_shell`.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { expectConfigError, load } from "./helpers.ts";
 
 let sandbox: ConfigSandbox;

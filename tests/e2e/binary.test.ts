@@ -53,11 +53,26 @@ describe.skipIf(UNDER_DENO)("compiled binary", () => {
 async function runHostCell(command: string, args: string[]): Promise<{ frames: unknown[]; code: number | null }> {
   const child = spawn(command, args, { cwd: emptyDir, env: {}, stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-  child.stdin.write(encodeFrame({ type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [] }));
-  child.stdin.write(encodeFrame({ type: "operation/request", id: 1, request: { method: "session/open", sessionId: "s1" } }));
+  child.stdin.write(
+    encodeFrame({
+      type: "connection/hello",
+      supportedVersions: [1],
+      requiredCapabilities: [],
+      optionalCapabilities: [],
+    }),
+  );
+  child.stdin.write(
+    encodeFrame({ type: "operation/request", id: 1, request: { method: "session/open", sessionId: "s1" } }),
+  );
   const source = "text(String(6 * 7)); text(typeof process + ' ' + typeof require)";
   const execute = { tool_call_id: "call_1", enabled_tools: [], source, yield_time_ms: 10_000 };
-  child.stdin.write(encodeFrame({ type: "operation/request", id: 2, request: { method: "session/execute", sessionId: "s1", request: execute } }));
+  child.stdin.write(
+    encodeFrame({
+      type: "operation/request",
+      id: 2,
+      request: { method: "session/execute", sessionId: "s1", request: execute },
+    }),
+  );
   const frames: unknown[] = [];
   for await (const frame of readFrames(child.stdout)) {
     frames.push(frame);
@@ -99,7 +114,14 @@ describe.skipIf(UNDER_DENO)("compiled binary installed as codex-code-mode-host",
     linkSync(binary, alias);
     const child = spawn(alias, [], { cwd: emptyDir, env: {}, stdio: ["pipe", "pipe", "pipe"] });
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
-    child.stdin.end(encodeFrame({ type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: ["bounded-output-v1"] }));
+    child.stdin.end(
+      encodeFrame({
+        type: "connection/hello",
+        supportedVersions: [1],
+        requiredCapabilities: [],
+        optionalCapabilities: ["bounded-output-v1"],
+      }),
+    );
     const frames: unknown[] = [];
     for await (const frame of readFrames(child.stdout)) frames.push(frame);
     expect(frames).toEqual([{ type: "connection/ready", selectedVersion: 1, capabilities: ["bounded-output-v1"] }]);

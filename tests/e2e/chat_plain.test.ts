@@ -18,7 +18,12 @@ function chat(args: string[], input: string, env: Record<string, string | undefi
 
 describe("scv chat in plain line mode", () => {
   it("runs each stdin line as a turn and renders Markdown without escape codes", async () => {
-    harness.provider.push(textResponse(["# Plan\n", "- use `npm test`\n", "- see [docs](https://d.example)"], { input_tokens: 4, output_tokens: 2 }));
+    harness.provider.push(
+      textResponse(["# Plan\n", "- use `npm test`\n", "- see [docs](https://d.example)"], {
+        input_tokens: 4,
+        output_tokens: 2,
+      }),
+    );
     const result = await chat([], "first prompt\n");
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain(ESC);
@@ -33,7 +38,21 @@ describe("scv chat in plain line mode", () => {
 
   it("answers each slash command; unknown ones say so", async () => {
     harness.provider.push(textResponse(["one"], { input_tokens: 2, output_tokens: 1 }));
-    const result = await chat([], ["hello", "/usage", "/help", "/nope", "/model", "/clear", "/approvals", "/approvals sometimes", "/exit", "never sent"].join("\n") + "\n");
+    const result = await chat(
+      [],
+      [
+        "hello",
+        "/usage",
+        "/help",
+        "/nope",
+        "/model",
+        "/clear",
+        "/approvals",
+        "/approvals sometimes",
+        "/exit",
+        "never sent",
+      ].join("\n") + "\n",
+    );
     expect(result.code).toBe(0);
     const out = result.stdout;
     expect(out).toContain("last turn: 2 in / 1 out");
@@ -51,7 +70,9 @@ describe("scv chat in plain line mode", () => {
   it("/mcp lists the MCP servers with their state and tools", async () => {
     const everything = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     await harness.sandbox.writeUserConfig(
-      `[mcp_servers.everything]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(everything)}]\n` +
+      `[mcp_servers.everything]\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${
+        JSON.stringify(everything)
+      }]\n` +
         '[mcp_servers.missing]\ncommand = "/nonexistent/mcp-nope"\n',
     );
     harness.provider.push(textResponse(["one"]));
@@ -65,7 +86,10 @@ describe("scv chat in plain line mode", () => {
   });
 
   it("/model and /approvals change the running session's settings", async () => {
-    harness.provider.push(toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo hi; true" } }]), textResponse(["done"]));
+    harness.provider.push(
+      toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo hi; true" } }]),
+      textResponse(["done"]),
+    );
     const result = await chat([], "/model other-model\n/approvals never\nrun it\n");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("switched to model other-model; the conversation continues");
@@ -78,8 +102,16 @@ describe("scv chat in plain line mode", () => {
   });
 
   it("asks approvals on stdin: a approves and remembers the call for the session, n denies", async () => {
-    const call = (id: string) => toolCallResponse([{ call_id: id, name: "bash", arguments: { command: "echo  same; true" } }]);
-    harness.provider.push(call("c1"), textResponse(["first"]), call("c2"), textResponse(["second"]), toolCallResponse([{ call_id: "c3", name: "bash", arguments: { command: "echo other; true" } }]), textResponse(["third"]));
+    const call = (id: string) =>
+      toolCallResponse([{ call_id: id, name: "bash", arguments: { command: "echo  same; true" } }]);
+    harness.provider.push(
+      call("c1"),
+      textResponse(["first"]),
+      call("c2"),
+      textResponse(["second"]),
+      toolCallResponse([{ call_id: "c3", name: "bash", arguments: { command: "echo other; true" } }]),
+      textResponse(["third"]),
+    );
     const result = await chat([], "one\na\ntwo\nthree\nn\n");
     expect(result.code).toBe(0);
     const out = result.stdout;
@@ -93,7 +125,8 @@ describe("scv chat in plain line mode", () => {
   });
 
   it("'always' on a bash call allows its leading words, and says so; other commands still ask", async () => {
-    const call = (id: string, command: string) => toolCallResponse([{ call_id: id, name: "bash", arguments: { command } }]);
+    const call = (id: string, command: string) =>
+      toolCallResponse([{ call_id: id, name: "bash", arguments: { command } }]);
     harness.provider.push(
       call("c1", "touch one.txt"),
       textResponse(["first"]),
@@ -124,13 +157,22 @@ describe("scv chat in plain line mode", () => {
 
   it("--fake-responses replays a recorded script with no credential and says when it runs out", async () => {
     const script = join(harness.sandbox.root, "script.ndjson");
-    await writeFile(script, [{ type: "response.output_text.delta", delta: "# Replayed\n`ok`" }, { type: "response.completed", response: {} }].map((e) => JSON.stringify(e)).join("\n"));
-    const result = await chat(["--fake-responses", script], "first\nsecond\n", { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined });
+    await writeFile(
+      script,
+      [{ type: "response.output_text.delta", delta: "# Replayed\n`ok`" }, { type: "response.completed", response: {} }]
+        .map((e) => JSON.stringify(e)).join("\n"),
+    );
+    const result = await chat(["--fake-responses", script], "first\nsecond\n", {
+      OPENAI_API_KEY: undefined,
+      SCV_BASE_URL: undefined,
+    });
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n");
     expect(lines).toContain("Replayed");
     expect(lines).toContain("`ok`");
-    expect(result.stdout.replace(/\n\s*/g, " ")).toContain("✗ turn failed (provider_error): provider returned HTTP 400 Bad Request: replay script has no response left (it holds 1)");
+    expect(result.stdout.replace(/\n\s*/g, " ")).toContain(
+      "✗ turn failed (provider_error): provider returned HTTP 400 Bad Request: replay script has no response left (it holds 1)",
+    );
     expect(harness.provider.requests).toHaveLength(0);
   });
 
@@ -160,7 +202,11 @@ describe("scv chat in plain line mode", () => {
 
 describe("the offline demo", () => {
   it("plays examples/demo in line mode with no key or network, exits 0 and leaves the checkout alone", async () => {
-    const result = await chat(["--demo"], "", { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined, HOME: harness.sandbox.userHome }, ROOT);
+    const result = await chat(["--demo"], "", {
+      OPENAI_API_KEY: undefined,
+      SCV_BASE_URL: undefined,
+      HOME: harness.sandbox.userHome,
+    }, ROOT);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const out = result.stdout;

@@ -5,8 +5,8 @@ import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cliEnv, cliShellCommand } from "../support/cli_command.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
+import { type FakeProvider, sse, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const POLL_MS = 40;
@@ -25,13 +25,26 @@ function tmux(...args: string[]): string {
 type LaunchOptions = { args?: string[]; width?: number; height?: number; cwd?: string; shell?: boolean };
 
 async function launch(env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<void> {
-  const vars = cliEnv(sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color", ...env }));
+  const vars = cliEnv(
+    sandbox.env({
+      OPENAI_API_KEY: "test-key",
+      SCV_BASE_URL: provider.url,
+      SCV_MODEL: "fake-model",
+      TERM: "xterm-256color",
+      ...env,
+    }),
+  );
   const script = join(sandbox.root, "run.sh");
   const exports = Object.entries(vars)
     .filter(([key]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
     .map(([key, value]) => `export ${key}='${value.replace(/'/g, "'\\''")}'`)
     .join("\n");
-  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n${cliShellCommand(["chat", ...(options.args ?? [])])} 2>'${join(sandbox.root, "stderr.txt")}'\necho "EXITED $?"\nsleep 60\n`);
+  await writeFile(
+    script,
+    `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n${
+      cliShellCommand(["chat", ...(options.args ?? [])])
+    } 2>'${join(sandbox.root, "stderr.txt")}'\necho "EXITED $?"\nsleep 60\n`,
+  );
   await chmod(script, 0o755);
   socket = `scv-chat-test-${process.pid}-${++counter}`;
   const command = options.shell ? "env -i PATH=/usr/bin:/bin HOME=/tmp bash --norc --noprofile -i" : script;
@@ -65,7 +78,10 @@ async function waitFor(predicate: (text: string) => boolean, what: string): Prom
 
 /** The live prompt: the last row starting with the prompt marker. */
 const promptIs = (text: string) =>
-  waitFor((screenText) => screenText.split("\n").filter((row) => row.startsWith("›")).at(-1) === `› ${text}`.trimEnd(), `prompt ${JSON.stringify(text)}`);
+  waitFor(
+    (screenText) => screenText.split("\n").filter((row) => row.startsWith("›")).at(-1) === `› ${text}`.trimEnd(),
+    `prompt ${JSON.stringify(text)}`,
+  );
 const shows = (needle: string) => waitFor((text) => text.includes(needle), JSON.stringify(needle));
 const keys = (...list: string[]) => tmux("send-keys", ...list);
 const typeText = (text: string) => tmux("send-keys", "-l", text);
@@ -91,7 +107,15 @@ const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
 describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: tmux is not installed)"}`, () => {
   it("streams the answer, renders Markdown when lines complete, and answers an approval prompt", async () => {
     provider.push(
-      { events: [sse.textDelta("Streaming partial"), sse.textDelta(" words\n## Result\n- item `code`\n"), sse.completed({ input_tokens: 7, output_tokens: 3 })], mode: "chunked", delayMs: 150 },
+      {
+        events: [
+          sse.textDelta("Streaming partial"),
+          sse.textDelta(" words\n## Result\n- item `code`\n"),
+          sse.completed({ input_tokens: 7, output_tokens: 3 }),
+        ],
+        mode: "chunked",
+        delayMs: 150,
+      },
       toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo pty-ok 1>&2" } }]),
       textResponse(["all finished"]),
     );
@@ -192,7 +216,12 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
   });
 
   it("keeps a 60×20 terminal tidy: no row wider than the terminal in the demo, Ctrl-C stops it cleanly", async () => {
-    await launch({ OPENAI_API_KEY: "", SCV_DEMO_PACING: "off" }, { args: ["--demo"], width: 60, height: 20, cwd: ROOT });
+    await launch({ OPENAI_API_KEY: "", SCV_DEMO_PACING: "off" }, {
+      args: ["--demo"],
+      width: 60,
+      height: 20,
+      cwd: ROOT,
+    });
     await shows("[demo] finished");
     await shows("EXITED 0");
     const all = scrollback();
@@ -226,13 +255,19 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     }
     await waitFor((text) => text.includes("ready"), "status after resizing");
     const all = scrollback(true);
-    expect(promptRows(all)).toEqual(["› a long prompt that goes on and on and on and on and on for quite a while longer"]);
+    expect(promptRows(all)).toEqual([
+      "› a long prompt that goes on and on and on and on and on for quite a while longer",
+    ]);
     expect(all.split("\n").filter((row) => row.includes("fake-model · ready"))).toHaveLength(1);
   });
 
   it("cancels a turn waiting for approval with Ctrl-C, shows provider failures, and keeps long answers whole in scrollback", async () => {
     const long = Array.from({ length: 60 }, (_, index) => `line ${index + 1} of the long answer`);
-    const code = ["```ts", ...Array.from({ length: 30 }, (_, index) => `const value${index} = ${"x".repeat(90)};`), "```"];
+    const code = [
+      "```ts",
+      ...Array.from({ length: 30 }, (_, index) => `const value${index} = ${"x".repeat(90)};`),
+      "```",
+    ];
     provider.push(
       toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo never; true" } }]),
       { events: [sse.error("model exploded")] },
@@ -258,7 +293,9 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     const all = scrollback();
     const rows = all.split("\n");
     const positions = long.map((row) => rows.indexOf(row));
-    expect(positions.every((position, index) => position >= 0 && (index === 0 || position === positions[index - 1]! + 1))).toBe(true);
+    expect(
+      positions.every((position, index) => position >= 0 && (index === 0 || position === positions[index - 1]! + 1)),
+    ).toBe(true);
     expect(all).toContain("  ┌─ ts");
     // Long code lines are cut to the width, never wrapped into the next row.
     expect(rows.filter((row) => row.startsWith("  │ const value")).length).toBe(30);
@@ -290,13 +327,17 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     const tmp = join(sandbox.root, "tmp");
     await mkdir(tmp);
     const script = join(sandbox.root, "script.ndjson");
-    await writeFile(script, [sse.textDelta("never asked"), sse.completed()].map((event) => JSON.stringify(event)).join("\n"));
+    await writeFile(
+      script,
+      [sse.textDelta("never asked"), sse.completed()].map((event) => JSON.stringify(event)).join("\n"),
+    );
     await launch({ TMPDIR: tmp }, { args: ["--fake-responses", script] });
     await shows("ready");
     expect((await readdir(tmp)).length).toBeGreaterThan(0);
     tmux("kill-server");
     const deadline = Date.now() + 5000;
-    while ((await readdir(tmp)).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while ((await readdir(tmp)).length > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await readdir(tmp)).toEqual([]);
     expect(await readFile(join(sandbox.root, "stderr.txt"), "utf8")).toBe("");
   });
@@ -321,14 +362,22 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     const env = sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model" });
     // Spawned asynchronously: the fake provider answers from this process.
     for (const prompt of ["older session", "newer session"]) {
-      const child = spawn(process.execPath, [join(ROOT, "main.ts"), "exec", prompt], { cwd: sandbox.workspace, env, stdio: "ignore" });
+      const child = spawn(process.execPath, [join(ROOT, "main.ts"), "exec", prompt], {
+        cwd: sandbox.workspace,
+        env,
+        stdio: "ignore",
+      });
       expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(0);
     }
     await launch({}, { args: ["--resume"] });
     let text = await shows("Type a number to resume it");
     const rows = text.split("\n");
-    const newer = rows.findIndex((row) => /^ {2}1 {2}newer session {2}(just now|\dm ago) · 1 turn$/.test(row.trimEnd()));
-    const older = rows.findIndex((row) => /^ {2}2 {2}older session {2}(just now|\dm ago) · 1 turn$/.test(row.trimEnd()));
+    const newer = rows.findIndex((row) =>
+      /^ {2}1 {2}newer session {2}(just now|\dm ago) · 1 turn$/.test(row.trimEnd())
+    );
+    const older = rows.findIndex((row) =>
+      /^ {2}2 {2}older session {2}(just now|\dm ago) · 1 turn$/.test(row.trimEnd())
+    );
     expect(newer).toBeGreaterThan(-1);
     expect(older).toBe(newer + 1);
     typeText("2");

@@ -66,7 +66,9 @@ describe("scv chat with stored sessions", () => {
     const result = await chat(["--resume", "00000000-0000-4000-8000-000000000000"], "");
     expect(result.code).toBe(2);
     // The message is wrapped to the terminal width.
-    expect((result.stdout + result.stderr).replace(/\s+/g, " ")).toContain("session 00000000-0000-4000-8000-000000000000 was not found");
+    expect((result.stdout + result.stderr).replace(/\s+/g, " ")).toContain(
+      "session 00000000-0000-4000-8000-000000000000 was not found",
+    );
     expect(harness.provider.requests).toHaveLength(0);
   });
 });

@@ -21,13 +21,16 @@ describe("scv command line", () => {
   it("has help for the program and every subcommand", () => {
     const program = scv("--help");
     expect(program.status).toBe(0);
-    for (const command of ["server", "host", "chat", "exec"]) expect(program.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
-    for (const [command, flag] of [
-      ["server", "--stdio"],
-      ["host", "--listen"],
-      ["chat", "--model"],
-      ["exec", "--json"],
-    ] as const) {
+    for (const command of ["server", "host", "chat", "exec"])
+      expect(program.stdout).toMatch(new RegExp(`^  ${command} `, "m"));
+    for (
+      const [command, flag] of [
+        ["server", "--stdio"],
+        ["host", "--listen"],
+        ["chat", "--model"],
+        ["exec", "--json"],
+      ] as const
+    ) {
       const result = scv(command, "--help");
       expect(result.status).toBe(0);
       expect(result.stdout).toContain(flag);
@@ -36,7 +39,10 @@ describe("scv command line", () => {
 
   it("ends quietly when its output pipe is closed early (`scv exec --help | head`)", () => {
     // `true` exits without reading, so every write of the help meets a closed pipe.
-    const result = spawnSync("bash", ["-c", `${cliShellCommand(["exec", "--help"])} | true; echo "status=\${PIPESTATUS[0]}"`], {
+    const result = spawnSync("bash", [
+      "-c",
+      `${cliShellCommand(["exec", "--help"])} | true; echo "status=\${PIPESTATUS[0]}"`,
+    ], {
       cwd: ROOT,
       encoding: "utf8",
       timeout: 15_000,
@@ -46,14 +52,16 @@ describe("scv command line", () => {
   });
 
   it("answers unknown commands and flags with a usage error, exit 2, no stack trace", () => {
-    for (const args of [
-      ["nope"],
-      ["host", "--bogus"],
-      ["server", "--approval-policy", "sometimes"],
-      ["chat", "--bogus"],
-      ["exec"],
-      ["exec", "--approval-policy", "sometimes", "hello"],
-    ]) {
+    for (
+      const args of [
+        ["nope"],
+        ["host", "--bogus"],
+        ["server", "--approval-policy", "sometimes"],
+        ["chat", "--bogus"],
+        ["exec"],
+        ["exec", "--approval-policy", "sometimes", "hello"],
+      ]
+    ) {
       const result = scv(...args);
       expect(result.status).toBe(2);
       expect(result.stderr).toMatch(/^error: /m);
@@ -66,7 +74,12 @@ describe("scv command line", () => {
     // With the subcommand modules made unloadable, --version must still work.
     const result = spawnSync(
       process.execPath,
-      ["--import", "data:text/javascript,import{registerHooks}from'node:module';registerHooks({resolve(s,c,n){if(/lib\\/(cli|server|host|sandbox)\\//.test(s)&&!s.endsWith('exit.ts'))throw new Error('loaded '+s);return n(s,c)}})", "main.ts", "--version"],
+      [
+        "--import",
+        "data:text/javascript,import{registerHooks}from'node:module';registerHooks({resolve(s,c,n){if(/lib\\/(cli|server|host|sandbox)\\//.test(s)&&!s.endsWith('exit.ts'))throw new Error('loaded '+s);return n(s,c)}})",
+        "main.ts",
+        "--version",
+      ],
       { cwd: ROOT, encoding: "utf8", timeout: 15_000 },
     );
     expect(result.stderr).toBe("");

@@ -32,7 +32,9 @@ describe("client session flags", () => {
     const home = join(harness.sandbox.root, "other-home");
     await mkdir(home, { mode: 0o700 });
     await writeConfigFile(join(home, "config.toml"), "[context]\nmax_tokens = 50000\n");
-    const explicit = await harness.sandbox.writeExplicitConfig(fakeProfileToml({ baseUrl: harness.provider.url, model: "explicit-model" }));
+    const explicit = await harness.sandbox.writeExplicitConfig(
+      fakeProfileToml({ baseUrl: harness.provider.url, model: "explicit-model" }),
+    );
     harness.provider.push(textResponse(["ok"]));
     const result = await harness.start(["exec", "--json", "--scv-home", home, "--config-path", explicit, "hi"], {
       env: { SCV_MODEL: undefined, SCV_BASE_URL: undefined, OPENAI_API_KEY: undefined },
@@ -61,7 +63,8 @@ describe("client session flags", () => {
     harness.provider.push(textResponse(["hello"]));
     const elsewhere = join(harness.sandbox.root, "chat-dir");
     await mkdir(elsewhere);
-    const result = await harness.start(["chat", "--approval-policy", "always", "-C", elsewhere], { stdin: "hi\n" }).done;
+    const result = await harness.start(["chat", "--approval-policy", "always", "-C", elsewhere], { stdin: "hi\n" })
+      .done;
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`workspace ${elsewhere}`);
     expect(result.stdout).toContain("approvals always");

@@ -7,7 +7,9 @@ const harness = useCliHarness();
 const WARNING = 'web.search = "provider" has no effect on the Chat Completions wire: hosted web search is not sent';
 
 async function withChatWire(): Promise<void> {
-  await harness.sandbox.writeUserConfig('[provider]\nwire_api = "chat"\napi_key = "local"\n\n[web]\nsearch = "provider"\n');
+  await harness.sandbox.writeUserConfig(
+    '[provider]\nwire_api = "chat"\napi_key = "local"\n\n[web]\nsearch = "provider"\n',
+  );
 }
 
 describe("client log prefixes", () => {

@@ -1,7 +1,7 @@
 // `scv config`: every effective value with the layer it came from, secrets hidden; `scv config path`.
 import { spawnSync } from "node:child_process";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { createConfigSandbox, fakeProfileToml, type ConfigSandbox } from "../support/config_files.ts";
+import { type ConfigSandbox, createConfigSandbox, fakeProfileToml } from "../support/config_files.ts";
 import { cliCommand, cliEnv } from "../support/cli_command.ts";
 
 let sandbox: ConfigSandbox;
@@ -27,7 +27,9 @@ const rows = (stdout: string) => new Map((JSON.parse(stdout) as Row[]).map((row)
 
 it("names the layer of each value: default, user, project, explicit, env, flag", async () => {
   const user = await sandbox.writeUserConfig(
-    `${fakeProfileToml({ name: "local", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-very-secret-1234" })}\n[tools]\napproval_policy = "always"\n`,
+    `${
+      fakeProfileToml({ name: "local", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-very-secret-1234" })
+    }\n[tools]\napproval_policy = "always"\n`,
   );
   const project = await sandbox.writeProjectConfig("[context]\nmax_tokens = 32000\n");
   const explicit = await sandbox.writeExplicitConfig("[agent]\nmax_steps = 7\n");
@@ -61,6 +63,8 @@ it("`config path` lists the files read, lowest layer first; a bad file is an err
   await sandbox.writeUserConfig("[agent]\nmax_stepz = 3\n");
   const broken = scv(["config"]);
   expect(broken.status).toBe(1);
-  expect(broken.stderr).toBe(`scv config: parse configuration ${user}: unknown key agent.max_stepz; did you mean max_steps?\n`);
+  expect(broken.stderr).toBe(
+    `scv config: parse configuration ${user}: unknown key agent.max_stepz; did you mean max_steps?\n`,
+  );
   expect(scv(["config", "nonsense"]).status).toBe(2);
 });

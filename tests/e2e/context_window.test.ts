@@ -11,7 +11,8 @@ const harness = useServerHarness();
 
 async function chatServer(model: string, extraToml = "", env: Record<string, string> = {}) {
   await harness.sandbox.writeUserConfig(
-    fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model, apiKey: "local" }) + 'wire_api = "chat"\n' + extraToml,
+    fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model, apiKey: "local" }) + 'wire_api = "chat"\n' +
+      extraToml,
   );
   const client = spawnServer({ env: harness.sandbox.env(env) });
   const started = await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
@@ -44,12 +45,18 @@ describe("context windows through the CLI", () => {
     const fake = await harness.startProvider([chatTextResponse(["ok"])]);
     serveModelInfo(fake, "vllm", { model: "Qwen/Qwen3-8B", window: 32768 });
     const first = await chatServer("Qwen/Qwen3-8B");
-    expect(first.started).toMatchObject({ context_max_tokens: 32768, context_window: { tokens: 32768, source: "vllm" } });
+    expect(first.started).toMatchObject({
+      context_max_tokens: 32768,
+      context_window: { tokens: 32768, source: "vllm" },
+    });
     await first.client.finish();
 
     const lookups = fake.lookups.length;
     const second = await chatServer("Qwen/Qwen3-8B", "\n[context]\nmax_tokens = 20000\n");
-    expect(second.started).toMatchObject({ context_max_tokens: 20000, context_window: { tokens: 20000, source: "config" } });
+    expect(second.started).toMatchObject({
+      context_max_tokens: 20000,
+      context_window: { tokens: 20000, source: "config" },
+    });
     expect(fake.lookups).toHaveLength(lookups);
     await second.client.finish();
   });
@@ -57,7 +64,10 @@ describe("context windows through the CLI", () => {
   it("a server that cannot tell leaves the default, quietly", async () => {
     await harness.startProvider([]);
     const { client, started } = await chatServer("llama3.1");
-    expect(started).toMatchObject({ context_max_tokens: 128000, context_window: { tokens: 128000, source: "default" } });
+    expect(started).toMatchObject({
+      context_max_tokens: 128000,
+      context_window: { tokens: 128000, source: "default" },
+    });
     expect(started.context_window.warning).toBeUndefined();
     await client.finish();
   });
@@ -67,7 +77,10 @@ describe("context windows through the CLI", () => {
     serveModelInfo(fake, "vllm", { model: "gpt-4o", window: 999 });
     const client = spawnServer({ args: ["--stdio", "--model", "gpt-4o", "--base-url", fake.url], env: harness.env() });
     const started = await client.start({ cwd: harness.sandbox.workspace });
-    expect(started).toMatchObject({ context_max_tokens: 128000, context_window: { tokens: 128000, source: "known_model" } });
+    expect(started).toMatchObject({
+      context_max_tokens: 128000,
+      context_window: { tokens: 128000, source: "known_model" },
+    });
     client.turn("hi");
     expect(await terminal(client)).toMatchObject({ type: "turn.completed" });
     expect(fake.lookups).toEqual([]);
@@ -78,7 +91,10 @@ describe("context windows through the CLI", () => {
 describe("OPENAI_BASE_URL (deliverable 3)", () => {
   it("is the default base_url, below SCV_BASE_URL and the config file", async () => {
     const fake = await harness.startProvider([textResponse(["via env"]), textResponse(["via scv"])]);
-    const viaOpenAi = spawnServer({ args: ["--stdio", "--model", "fake-model"], env: harness.env({ OPENAI_BASE_URL: fake.url }) });
+    const viaOpenAi = spawnServer({
+      args: ["--stdio", "--model", "fake-model"],
+      env: harness.env({ OPENAI_BASE_URL: fake.url }),
+    });
     await viaOpenAi.start({ cwd: harness.sandbox.workspace });
     viaOpenAi.turn("hi");
     expect(await terminal(viaOpenAi)).toMatchObject({ type: "turn.completed" });

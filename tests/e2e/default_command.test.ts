@@ -4,8 +4,8 @@ import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { VERSION } from "../../lib/version.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, type FakeProvider } from "../support/fake_provider.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { cliCommand, cliEnv, cliShellCommand, ROOT } from "../support/cli_command.ts";
 
 /** `[command, args]` of `scv …args` (main.ts relative to ROOT), for spawnSync. */
@@ -28,13 +28,23 @@ afterEach(async () => {
 });
 
 it.skipIf(spawnSync("tmux", ["-V"]).status !== 0)("on a terminal, `scv` alone starts the chat", async () => {
-  const vars = cliEnv(sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model", TERM: "xterm-256color" }));
+  const vars = cliEnv(
+    sandbox.env({
+      OPENAI_API_KEY: "test-key",
+      SCV_BASE_URL: provider.url,
+      SCV_MODEL: "fake-model",
+      TERM: "xterm-256color",
+    }),
+  );
   const exports = Object.entries(vars)
     .filter(([key]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
     .map(([key, value]) => `export ${key}='${value!.replace(/'/g, "'\\''")}'`)
     .join("\n");
   const script = join(sandbox.root, "run.sh");
-  await writeFile(script, `#!/bin/sh\n${exports}\ncd '${sandbox.workspace}'\n${cliShellCommand([])}\necho "EXITED $?"\nsleep 30\n`);
+  await writeFile(
+    script,
+    `#!/bin/sh\n${exports}\ncd '${sandbox.workspace}'\n${cliShellCommand([])}\necho "EXITED $?"\nsleep 30\n`,
+  );
   await chmod(script, 0o755);
   execFileSync("tmux", ["-L", socket, "new-session", "-d", "-x", "80", "-y", "24", script]);
   const screen = () => execFileSync("tmux", ["-L", socket, "capture-pane", "-p"], { encoding: "utf8" });
@@ -49,7 +59,13 @@ it.skipIf(spawnSync("tmux", ["-V"]).status !== 0)("on a terminal, `scv` alone st
 });
 
 it("piped, `scv` alone prints the help on stdout and exits 0; -v prints the version", () => {
-  const alone = spawnSync(...scv(), { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", input: "", timeout: 15_000 });
+  const alone = spawnSync(...scv(), {
+    cwd: ROOT,
+    env: cliEnv(process.env),
+    encoding: "utf8",
+    input: "",
+    timeout: 15_000,
+  });
   expect(alone.status).toBe(0);
   expect(alone.stdout).toMatch(/^Usage: scv /);
   const short = spawnSync(...scv("-v"), { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", timeout: 15_000 });
@@ -58,11 +74,14 @@ it("piped, `scv` alone prints the help on stdout and exits 0; -v prints the vers
 });
 
 it("`--yes` with `--approval-policy never` warns that it has no effect", () => {
-  const result = spawnSync(...scv("exec", "--yes", "--approval-policy", "never", "--fake-responses", "/nonexistent", "hi"), {
-    cwd: ROOT,
-    env: cliEnv(process.env),
-    encoding: "utf8",
-    timeout: 15_000,
-  });
+  const result = spawnSync(
+    ...scv("exec", "--yes", "--approval-policy", "never", "--fake-responses", "/nonexistent", "hi"),
+    {
+      cwd: ROOT,
+      env: cliEnv(process.env),
+      encoding: "utf8",
+      timeout: 15_000,
+    },
+  );
   expect(result.stderr).toContain("--yes has no effect with --approval-policy never");
 });

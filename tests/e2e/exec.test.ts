@@ -55,7 +55,9 @@ describe("scv exec", () => {
     harness.provider.push({ events: [sse.error("model is not available")] });
     const result = await run(["go"]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("scv exec: turn failed (provider_error): provider stream error: model is not available");
+    expect(result.stderr).toContain(
+      "scv exec: turn failed (provider_error): provider stream error: model is not available",
+    );
     expect(result.stdout).toBe("");
   });
 
@@ -70,7 +72,11 @@ describe("scv exec", () => {
     const json = await run(["--json", "go"], { env: { OPENAI_API_KEY: undefined } });
     expect(json.code).toBe(1);
     expect(json.stderr).toBe("");
-    expect(events(json.stdout).at(-1)).toMatchObject({ type: "error", code: "invalid_request", message: expect.stringContaining("provider credential is not configured") });
+    expect(events(json.stdout).at(-1)).toMatchObject({
+      type: "error",
+      code: "invalid_request",
+      message: expect.stringContaining("provider credential is not configured"),
+    });
   });
 
   it("reads the prompt from stdin with -, and refuses an empty one with exit 2", async () => {
@@ -93,19 +99,26 @@ describe("scv exec", () => {
     harness.provider.push(toolCallResponse(call), textResponse(["after"]));
     const deniedText = await run(["run"]);
     expect(deniedText.code).toBe(0);
-    expect(deniedText.stderr).toContain("denied (no --yes; scv exec cannot ask): bash (process risk): Run with /bin/bash -c: echo ran-it; true");
+    expect(deniedText.stderr).toContain(
+      "denied (no --yes; scv exec cannot ask): bash (process risk): Run with /bin/bash -c: echo ran-it; true",
+    );
     expect(deniedText.stderr).not.toContain("✓ ran-it");
 
     harness.provider.push(toolCallResponse(call), textResponse(["after"]));
     const approved = await run(["--yes", "run"]);
     expect(approved.code).toBe(0);
     expect(approved.stdout).toBe("after\n");
-    expect(approved.stderr).toContain("approved (--yes): bash (process risk): Run with /bin/bash -c: echo ran-it; true");
+    expect(approved.stderr).toContain(
+      "approved (--yes): bash (process risk): Run with /bin/bash -c: echo ran-it; true",
+    );
     expect(approved.stderr).toContain("✓ ran-it");
   });
 
   it("passes --approval-policy to the session: never denies without asking", async () => {
-    harness.provider.push(toolCallResponse([{ call_id: "c", name: "bash", arguments: { command: "true" } }]), textResponse(["x"]));
+    harness.provider.push(
+      toolCallResponse([{ call_id: "c", name: "bash", arguments: { command: "true" } }]),
+      textResponse(["x"]),
+    );
     const result = await run(["--json", "--yes", "--approval-policy", "never", "go"]);
     expect(result.code).toBe(0);
     const list = events(result.stdout);
@@ -145,13 +158,28 @@ describe("scv exec", () => {
   it("--fake-responses FILE replays a JSON script with a tool call, over any configured credential", async () => {
     const script = join(harness.sandbox.root, "script.json");
     const call = [
-      { type: "response.function_call_arguments.delta", output_index: 0, delta: JSON.stringify({ command: "echo replayed-tool" }) },
-      { type: "response.output_item.done", output_index: 0, item: { type: "function_call", call_id: "c1", name: "bash" } },
+      {
+        type: "response.function_call_arguments.delta",
+        output_index: 0,
+        delta: JSON.stringify({ command: "echo replayed-tool" }),
+      },
+      {
+        type: "response.output_item.done",
+        output_index: 0,
+        item: { type: "function_call", call_id: "c1", name: "bash" },
+      },
       sse.completed(),
     ];
-    await writeFile(script, JSON.stringify({ responses: [call, [sse.textDelta("tool said hi"), sse.completed({ input_tokens: 2, output_tokens: 1 })]] }));
+    await writeFile(
+      script,
+      JSON.stringify({
+        responses: [call, [sse.textDelta("tool said hi"), sse.completed({ input_tokens: 2, output_tokens: 1 })]],
+      }),
+    );
     await harness.sandbox.writeUserConfig('[provider]\napi_key = "sk-user-secret"\nwire_api = "chat"\n');
-    const result = await run(["--yes", "--fake-responses", script, "hi"], { env: { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined } });
+    const result = await run(["--yes", "--fake-responses", script, "hi"], {
+      env: { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined },
+    });
     expect(result.stdout).toBe("tool said hi\n");
     expect(result.stderr).toContain("✓ replayed-tool");
     expect(result.code).toBe(0);
@@ -165,9 +193,13 @@ describe("scv exec", () => {
     const script = join(harness.sandbox.root, "script.ndjson");
     await writeFile(
       script,
-      [sse.textDelta("from "), sse.textDelta("replay"), sse.completed()].map((event) => JSON.stringify(event)).join("\n"),
+      [sse.textDelta("from "), sse.textDelta("replay"), sse.completed()].map((event) => JSON.stringify(event)).join(
+        "\n",
+      ),
     );
-    const result = await run(["hi"], { env: { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined, SCV_FAKE_RESPONSES: script } });
+    const result = await run(["hi"], {
+      env: { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined, SCV_FAKE_RESPONSES: script },
+    });
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe("from replay\n");
     expect(result.code).toBe(0);

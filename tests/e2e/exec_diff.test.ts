@@ -12,13 +12,19 @@ describe("scv exec approval diffs", () => {
   it("prints the edit's unified diff under the denied approval line, and the file stays as it was", async () => {
     await writeFile(join(harness.sandbox.workspace, "a.txt"), "keep\nold line\n");
     harness.provider.push(
-      toolCallResponse([{ call_id: "c1", name: "edit", arguments: { path: "a.txt", old_string: "old line", new_string: "new \u202e line" } }]),
+      toolCallResponse([{
+        call_id: "c1",
+        name: "edit",
+        arguments: { path: "a.txt", old_string: "old line", new_string: "new \u202e line" },
+      }]),
       textResponse(["after"]),
     );
     const result = await harness.start(["exec", "change it"]).done;
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("denied (no --yes; scv exec cannot ask): edit (filesystem risk): Edit a.txt");
-    expect(result.stderr).toContain("--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n keep\n-old line\n+new <U+202E> line\n");
+    expect(result.stderr).toContain(
+      "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n keep\n-old line\n+new <U+202E> line\n",
+    );
     expect(await readFile(join(harness.sandbox.workspace, "a.txt"), "utf8")).toBe("keep\nold line\n");
   });
 });

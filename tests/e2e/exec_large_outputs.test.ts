@@ -13,7 +13,8 @@ const harness = useCliHarness();
 
 // A 1 MB write needs arguments above the 256 KiB default, SSE events that fit them (the Responses API repeats the
 // whole arguments in output_item.done and response.completed) and a frame limit that fits them (§7.2 validation).
-const LIMITS_TOML = "[provider_limits]\nmax_tool_arguments_bytes = 2097152\nmax_sse_event_bytes = 4194304\n\n[protocol]\nmax_server_frame_bytes = 16777216\n";
+const LIMITS_TOML =
+  "[provider_limits]\nmax_tool_arguments_bytes = 2097152\nmax_sse_event_bytes = 4194304\n\n[protocol]\nmax_server_frame_bytes = 16777216\n";
 const CONTENT = "0123456789abcdef\n".repeat(58_824).slice(0, 1_000_000);
 const ARGUMENTS = JSON.stringify({ path: "big.txt", content: CONTENT, mode: "create" });
 /** 100,000 tokens of about four bytes each. */
@@ -26,14 +27,21 @@ function wireBytes(events: SseItem[]): number {
 describe("scv exec with large outputs on both wires", () => {
   for (const wire of ["responses", "chat"] as const) {
     it(`${wire}: writes a 1 MB file, then streams a 100k-token answer`, { timeout: 120_000 }, async () => {
-      const writeEvents =
-        wire === "responses"
-          ? responsesStream([{ type: "function_call", id: "fc_big", call_id: "call_big", name: "write", arguments: ARGUMENTS, pieces: 100_000 }])
-          : chatStream("vllm", [{ tool_call: { index: 0, id: "call_big", name: "write", arguments: ARGUMENTS, pieces: 100_000 } }]);
-      const answerEvents =
-        wire === "responses"
-          ? responsesStream([{ type: "message", id: "msg_big", text: ANSWER, pieces: 100_000 }])
-          : chatStream("vllm", chatText(ANSWER, 100_000));
+      const writeEvents = wire === "responses"
+        ? responsesStream([{
+          type: "function_call",
+          id: "fc_big",
+          call_id: "call_big",
+          name: "write",
+          arguments: ARGUMENTS,
+          pieces: 100_000,
+        }])
+        : chatStream("vllm", [{
+          tool_call: { index: 0, id: "call_big", name: "write", arguments: ARGUMENTS, pieces: 100_000 },
+        }]);
+      const answerEvents = wire === "responses"
+        ? responsesStream([{ type: "message", id: "msg_big", text: ANSWER, pieces: 100_000 }])
+        : chatStream("vllm", chatText(ANSWER, 100_000));
       expect(split(ANSWER, 100_000)).toHaveLength(100_000);
       // The old limit counted these bytes.
       expect(wireBytes(writeEvents)).toBeGreaterThan(4 * 1024 * 1024 + ARGUMENTS.length);
@@ -52,7 +60,9 @@ describe("scv exec with large outputs on both wires", () => {
       expect(await readFile(join(harness.sandbox.workspace, "big.txt"), "utf8")).toBe(CONTENT);
       // The second request carried the call back with its 1 MB of arguments.
       const second = harness.provider.requests[1]!.body;
-      const replayed = wire === "responses" ? second.input[1].arguments : second.messages[2].tool_calls[0].function.arguments;
+      const replayed = wire === "responses"
+        ? second.input[1].arguments
+        : second.messages[2].tool_calls[0].function.arguments;
       expect(JSON.parse(replayed).content).toBe(CONTENT);
     });
   }

@@ -23,9 +23,31 @@ function blocks(heading: string, language: string): string[] {
 const flat = (text: string) => text.replace(/\s+/g, " ").trim();
 
 const SERVERS = [
-  { heading: "Ollama", kind: "ollama", model: "qwen3:8b", window: 40960, expected: { tokens: 4096, source: "ollama" }, error: [400, errorBodies.ollamaNoTools] },
-  { heading: "llama.cpp", kind: "llama.cpp", model: "qwen3-8b-q4_k_m.gguf", window: 40960, running: 32768, expected: { tokens: 32768, source: "llama.cpp" }, error: [500, errorBodies.llamaJinja] },
-  { heading: "vLLM", kind: "vllm", model: "Qwen/Qwen3-8B", window: 32768, expected: { tokens: 32768, source: "vllm" }, error: [400, errorBodies.vllmAutoToolChoice] },
+  {
+    heading: "Ollama",
+    kind: "ollama",
+    model: "qwen3:8b",
+    window: 40960,
+    expected: { tokens: 4096, source: "ollama" },
+    error: [400, errorBodies.ollamaNoTools],
+  },
+  {
+    heading: "llama.cpp",
+    kind: "llama.cpp",
+    model: "qwen3-8b-q4_k_m.gguf",
+    window: 40960,
+    running: 32768,
+    expected: { tokens: 32768, source: "llama.cpp" },
+    error: [500, errorBodies.llamaJinja],
+  },
+  {
+    heading: "vLLM",
+    kind: "vllm",
+    model: "Qwen/Qwen3-8B",
+    window: 32768,
+    expected: { tokens: 32768, source: "vllm" },
+    error: [400, errorBodies.vllmAutoToolChoice],
+  },
 ] as const;
 
 describe("docs/local-models.md", () => {
@@ -37,7 +59,11 @@ describe("docs/local-models.md", () => {
         { events: chatStream(server.kind, chatText("hello from the local model", 3)) },
         { status: server.error[0], body: server.error[1] },
       ]);
-      serveModelInfo(fake, server.kind, { model: server.model, window: server.window, ...("running" in server ? { running: server.running } : {}) });
+      serveModelInfo(fake, server.kind, {
+        model: server.model,
+        window: server.window,
+        ...("running" in server ? { running: server.running } : {}),
+      });
       // Only the address changes: the fake server listens on a free port.
       const pasted = toml!.replace(/http:\/\/127\.0\.0\.1:\d+\/v1/, fake.url);
       expect(pasted).not.toBe(toml);
@@ -63,7 +89,9 @@ describe("docs/local-models.md", () => {
   it("the Ollama warning shown in the docs is the one scv gives", async () => {
     const fake = await harness.startProvider([]);
     serveModelInfo(fake, "ollama", { model: "qwen3:8b", window: 40960 });
-    await harness.sandbox.writeUserConfig(blocks("Ollama", "toml")[0]!.replace(/http:\/\/127\.0\.0\.1:\d+\/v1/, fake.url));
+    await harness.sandbox.writeUserConfig(
+      blocks("Ollama", "toml")[0]!.replace(/http:\/\/127\.0\.0\.1:\d+\/v1/, fake.url),
+    );
     const client = spawnServer({ env: harness.sandbox.env() });
     const started = await client.start({ cwd: harness.sandbox.workspace });
     const shown = blocks("Ollama", "text").map(flat);
@@ -75,7 +103,10 @@ describe("docs/local-models.md", () => {
     const [toml] = blocks("Large outputs", "toml");
     const fake = await harness.startProvider([]);
     await harness.sandbox.writeUserConfig(toml!);
-    const client = spawnServer({ args: ["--stdio", "--model", "fake-model", "--base-url", fake.url], env: harness.env() });
+    const client = spawnServer({
+      args: ["--stdio", "--model", "fake-model", "--base-url", fake.url],
+      env: harness.env(),
+    });
     const started = await client.start({ cwd: harness.sandbox.workspace });
     expect(started).toMatchObject({ type: "session.started", max_server_frame_bytes: 16777216 });
     await client.finish();

@@ -5,7 +5,13 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
-import { chatStream, chatText, errorBodies, llamaErrorLineStream, responsesStream } from "../provider/fixtures/real_streams.ts";
+import {
+  chatStream,
+  chatText,
+  errorBodies,
+  llamaErrorLineStream,
+  responsesStream,
+} from "../provider/fixtures/real_streams.ts";
 
 const harness = useCliHarness();
 
@@ -17,12 +23,30 @@ describe("real server streams through scv exec", () => {
     harness.provider.push(
       {
         events: responsesStream([
-          { type: "reasoning", id: "rs_0a1b", encrypted_content: "gAAAAABpENCRYPTED==", summary: ["Read the README first."] },
+          {
+            type: "reasoning",
+            id: "rs_0a1b",
+            encrypted_content: "gAAAAABpENCRYPTED==",
+            summary: ["Read the README first."],
+          },
           { type: "message", id: "msg_0a1c", text: "Let me look.", phase: "commentary" },
-          { type: "function_call", id: "fc_0a1d", call_id: "call_readme", name: "read", arguments: '{"path":"README.md"}' },
+          {
+            type: "function_call",
+            id: "fc_0a1d",
+            call_id: "call_readme",
+            name: "read",
+            arguments: '{"path":"README.md"}',
+          },
         ]),
       },
-      { events: responsesStream([{ type: "message", id: "msg_0a1e", text: "It is called greet.", phase: "final_answer" }]) },
+      {
+        events: responsesStream([{
+          type: "message",
+          id: "msg_0a1e",
+          text: "It is called greet.",
+          phase: "final_answer",
+        }]),
+      },
     );
     const result = await harness.start(["exec", "what is this?"], { env: { SCV_MODEL: "gpt-5" } }).done;
     expect(result.code).toBe(0);
@@ -35,7 +59,11 @@ describe("real server streams through scv exec", () => {
     }
     expect(second.prompt_cache_key).toBe(first.prompt_cache_key);
     expect(second.input.slice(1, 4)).toEqual([
-      { type: "reasoning", summary: [{ type: "summary_text", text: "Read the README first." }], encrypted_content: "gAAAAABpENCRYPTED==" },
+      {
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: "Read the README first." }],
+        encrypted_content: "gAAAAABpENCRYPTED==",
+      },
       { role: "assistant", content: "Let me look.", phase: "commentary" },
       { type: "function_call", call_id: "call_readme", name: "read", arguments: '{"path":"README.md"}' },
     ]);
@@ -44,7 +72,9 @@ describe("real server streams through scv exec", () => {
 
   it("an old llama-server's error: line under HTTP 200 fails the turn instead of an empty success", async () => {
     await chatWire();
-    harness.provider.push({ events: llamaErrorLineStream("the request exceeds the available context size, try increasing it") });
+    harness.provider.push({
+      events: llamaErrorLineStream("the request exceeds the available context size, try increasing it"),
+    });
     const result = await harness.start(["exec", "--json", "go"]).done;
     expect(result.code).toBe(1);
     const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line));
@@ -58,7 +88,9 @@ describe("real server streams through scv exec", () => {
   });
 
   it("a refusal is printed, on both wires", async () => {
-    harness.provider.push({ events: responsesStream([{ type: "message", id: "msg_r", refusal: "I can't help with that." }]) });
+    harness.provider.push({
+      events: responsesStream([{ type: "message", id: "msg_r", refusal: "I can't help with that." }]),
+    });
     const responses = await harness.start(["exec", "do something bad"]).done;
     expect(responses).toMatchObject({ code: 0, stdout: "I can't help with that.\n" });
 

@@ -14,7 +14,8 @@ const harness = useServerHarness(undefined, { inProcess: true });
 async function startServer(script: FakeResponse[], extraToml = ""): Promise<ServerClient> {
   await harness.startProvider(script);
   await harness.sandbox.writeUserConfig(
-    fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model: "llama3.1", apiKey: "local" }) + 'wire_api = "chat"\n' + extraToml,
+    fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model: "llama3.1", apiKey: "local" }) +
+      'wire_api = "chat"\n' + extraToml,
   );
   const client = harness.server({ env: harness.sandbox.env() });
   await client.start({ cwd: harness.sandbox.workspace });
@@ -53,7 +54,9 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
     expect(JSON.parse(completed.output)).toMatchObject({ path: "README.md", content: "hello from the readme\n" });
     const deltas = client.events.filter((event) => event.type === "assistant.delta").map((event) => event.content);
     expect(deltas).toEqual(["Reading it.", "It says ", "hello."]);
-    const assistants = client.events.filter((event) => event.type === "assistant.completed").map((event) => event.content);
+    const assistants = client.events.filter((event) => event.type === "assistant.completed").map((event) =>
+      event.content
+    );
     expect(assistants).toEqual(["Reading it.", "It says hello."]);
     await client.finish();
 
@@ -77,7 +80,11 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
       {
         role: "assistant",
         content: "Reading it.",
-        tool_calls: [{ id: "call_r1", type: "function", function: { name: "read", arguments: '{"path":"README.md"}' } }],
+        tool_calls: [{
+          id: "call_r1",
+          type: "function",
+          function: { name: "read", arguments: '{"path":"README.md"}' },
+        }],
       },
       { role: "tool", tool_call_id: "call_r1", content: completed.output },
     ]);
@@ -87,12 +94,19 @@ describe("Chat Completions wire through the CLI (§8.3)", () => {
     const client = await startServer([{ events: [chat.text("cut"), chat.finish("length"), chat.done()] }]);
     client.turn("go");
     const end = await terminal(client);
-    expect(end).toMatchObject({ type: "turn.failed", code: "provider_error", message: "provider response incomplete: length" });
+    expect(end).toMatchObject({
+      type: "turn.failed",
+      code: "provider_error",
+      message: "provider response incomplete: length",
+    });
     await client.finish();
   });
 
   it("never sends hosted search and warns about search = provider on stderr", async () => {
-    const client = await startServer([chatTextResponse(["ok"]), chatTextResponse(["ok"])], '\n[web]\nenabled = true\nsearch = "provider"\n');
+    const client = await startServer(
+      [chatTextResponse(["ok"]), chatTextResponse(["ok"])],
+      '\n[web]\nenabled = true\nsearch = "provider"\n',
+    );
     client.turn("one", "t1");
     expect((await terminal(client)).type).toBe("turn.completed");
     client.turn("two", "t2");

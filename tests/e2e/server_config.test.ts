@@ -15,8 +15,13 @@ const harness = useServerHarness(
   { inProcess: true },
 );
 
-async function startError(options: { args?: string[]; env?: Record<string, string | undefined>; fields?: Record<string, unknown> }) {
-  const client = harness.server({ args: options.args, env: harness.sandbox.env(options.env ?? { OPENAI_API_KEY: "test-only" }) });
+async function startError(
+  options: { args?: string[]; env?: Record<string, string | undefined>; fields?: Record<string, unknown> },
+) {
+  const client = harness.server({
+    args: options.args,
+    env: harness.sandbox.env(options.env ?? { OPENAI_API_KEY: "test-only" }),
+  });
   await client.initialize();
   client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace, ...options.fields });
   const reply = await client.next();
@@ -27,7 +32,10 @@ async function startError(options: { args?: string[]; env?: Record<string, strin
 
 /** One no-tools turn on a server started with only `--base-url`: the instructions the provider received. */
 async function instructionsOfOneTurn(): Promise<unknown> {
-  const client = harness.server({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+  const client = harness.server({
+    args: ["--stdio", "--base-url", harness.provider.url],
+    env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }),
+  });
   await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
   client.turn("hi");
   expect(await client.next(["turn.completed", "turn.failed"])).toMatchObject({ type: "turn.completed" });
@@ -35,24 +43,37 @@ async function instructionsOfOneTurn(): Promise<unknown> {
   return harness.provider.requests[0]!.body.instructions;
 }
 
-const failure = (message: string) => ({ type: "error", request_id: "s", code: "invalid_request", message, fatal: false });
+const failure = (message: string) => ({
+  type: "error",
+  request_id: "s",
+  code: "invalid_request",
+  message,
+  fatal: false,
+});
 
 describe("configuration errors at session.start (§6.2, §7)", () => {
   it("refuses a user file readable by group or others", async () => {
     const file = await harness.sandbox.writeUserConfig(fakeProfileToml({ baseUrl: harness.provider.url }), 0o644);
-    expect(await startError({})).toEqual(failure(`user configuration is readable by group or others; run chmod 600 ${file}`));
+    expect(await startError({})).toEqual(
+      failure(`user configuration is readable by group or others; run chmod 600 ${file}`),
+    );
   });
 
   it("refuses an explicit file readable by group or others (flag and SCV_CONFIG)", async () => {
-    const explicit = await harness.sandbox.writeExplicitConfig(fakeProfileToml({ baseUrl: harness.provider.url }), 0o640);
+    const explicit = await harness.sandbox.writeExplicitConfig(
+      fakeProfileToml({ baseUrl: harness.provider.url }),
+      0o640,
+    );
     const expected = failure(`explicit configuration is readable by group or others; run chmod 600 ${explicit}`);
     expect(await startError({ args: ["--stdio", "--config-path", explicit] })).toEqual(expected);
     expect(await startError({ env: { OPENAI_API_KEY: "test-only", SCV_CONFIG: explicit } })).toEqual(expected);
   });
 
   it("names an unknown key and its file", async () => {
-    const file = await harness.sandbox.writeUserConfig("[tools]\napproval_polcy = \"always\"\n");
-    expect(await startError({})).toEqual(failure(`parse configuration ${file}: unknown key tools.approval_polcy; did you mean approval_policy?`));
+    const file = await harness.sandbox.writeUserConfig('[tools]\napproval_polcy = "always"\n');
+    expect(await startError({})).toEqual(
+      failure(`parse configuration ${file}: unknown key tools.approval_polcy; did you mean approval_policy?`),
+    );
   });
 
   it("refuses a project [provider] table", async () => {
@@ -62,14 +83,20 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
 
   it("reports a missing profile, from the flag and from session.start", async () => {
     await harness.sandbox.writeUserConfig(fakeProfileToml({ baseUrl: harness.provider.url }));
-    expect(await startError({ args: ["--stdio", "--provider", "ghost"] })).toEqual(failure('active provider profile "ghost" was not found'));
-    expect(await startError({ fields: { provider: "phantom" } })).toEqual(failure('active provider profile "phantom" was not found'));
+    expect(await startError({ args: ["--stdio", "--provider", "ghost"] })).toEqual(
+      failure('active provider profile "ghost" was not found'),
+    );
+    expect(await startError({ fields: { provider: "phantom" } })).toEqual(
+      failure('active provider profile "phantom" was not found'),
+    );
   });
 
   it("reports a missing credential", async () => {
     expect(await startError({ env: {} })).toEqual(
       failure(
-        `provider credential is not configured; set provider.api_key or provider.api_key_env (set OPENAI_API_KEY, or configure a provider in ${path.join(harness.sandbox.home, "config.toml")}; see docs/configuration.md)`,
+        `provider credential is not configured; set provider.api_key or provider.api_key_env (set OPENAI_API_KEY, or configure a provider in ${
+          path.join(harness.sandbox.home, "config.toml")
+        }; see docs/configuration.md)`,
       ),
     );
   });
@@ -79,7 +106,13 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
     await client.initialize();
     client.send({ type: "session.start", request_id: "bad", cwd: path.join(harness.sandbox.workspace, "nope") });
     expect(await client.next()).toMatchObject({ request_id: "bad", code: "invalid_request" });
-    client.send({ type: "session.start", request_id: "good", cwd: harness.sandbox.workspace, model: "from-message", base_url: harness.provider.url });
+    client.send({
+      type: "session.start",
+      request_id: "good",
+      cwd: harness.sandbox.workspace,
+      model: "from-message",
+      base_url: harness.provider.url,
+    });
     const started = await client.next();
     expect(started).toMatchObject({ type: "session.started", request_id: "good", model: "from-message" });
     expect(await client.next()).toMatchObject({ type: "queue.snapshot", seq: 1 });
@@ -88,10 +121,19 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
 
   it("lets session.start fields override the CLI flags and reports the effective limits", async () => {
     await harness.sandbox.writeUserConfig(
-      `${fakeProfileToml({ baseUrl: "http://127.0.0.1:9/v1" })}\n[context]\nmax_tokens = 64000\n\n[tui]\nmax_transcript_items = 500\n\n[protocol]\nmax_server_frame_bytes = 16777216\n`,
+      `${
+        fakeProfileToml({ baseUrl: "http://127.0.0.1:9/v1" })
+      }\n[context]\nmax_tokens = 64000\n\n[tui]\nmax_transcript_items = 500\n\n[protocol]\nmax_server_frame_bytes = 16777216\n`,
     );
-    const client = harness.server({ args: ["--stdio", "--model", "flag-model", "--base-url", "http://127.0.0.1:9/v1"], env: harness.sandbox.env() });
-    const started = await client.start({ cwd: harness.sandbox.workspace, model: "message-model", base_url: harness.provider.url });
+    const client = harness.server({
+      args: ["--stdio", "--model", "flag-model", "--base-url", "http://127.0.0.1:9/v1"],
+      env: harness.sandbox.env(),
+    });
+    const started = await client.start({
+      cwd: harness.sandbox.workspace,
+      model: "message-model",
+      base_url: harness.provider.url,
+    });
     expect(started).toMatchObject({
       model: "message-model",
       context_max_tokens: 64000,
@@ -123,7 +165,10 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
 
   it("applies the session's client frame limit after session.start", async () => {
     await harness.sandbox.writeUserConfig("[protocol]\nmax_client_frame_bytes = 4096\n");
-    const client = harness.server({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = harness.server({
+      args: ["--stdio", "--base-url", harness.provider.url],
+      env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }),
+    });
     await client.initialize();
     client.send({ type: "daemon.control", request_id: "big-before", command: { pad: "x".repeat(5000) } });
     expect(await client.next()).toMatchObject({ request_id: "big-before", code: "unsupported" });
@@ -150,7 +195,10 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
       textResponse(["done"]),
       textResponse(["tool-free"]),
     ]);
-    const client = harness.server({ args: ["--stdio", "--base-url", harness.provider.url], env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = harness.server({
+      args: ["--stdio", "--base-url", harness.provider.url],
+      env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }),
+    });
     await client.start({ cwd: harness.sandbox.workspace });
     client.turn("release it");
     const completed = await client.next("tool.completed");

@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, terminal, useServerHarness } from "../support/server_harness.ts";
 
@@ -16,7 +16,10 @@ const harness = useServerHarness(
   { inProcess: true },
 );
 
-function startServer(script: FakeResponse[], options: { extraArgs?: string[]; start?: Record<string, unknown> } = {}): Promise<ServerClient> {
+function startServer(
+  script: FakeResponse[],
+  options: { extraArgs?: string[]; start?: Record<string, unknown> } = {},
+): Promise<ServerClient> {
   return harness.startServer(script, options);
 }
 
@@ -27,7 +30,8 @@ function execScript(code: string, timeoutSeconds?: number, callId = "x1"): FakeR
 }
 
 const label = (event: ServerEvent) => `${event.type}${event.call_id ? `:${event.call_id}` : ""}`;
-const turnLabels = (client: ServerClient, turnId: string) => client.events.filter((event) => event.turn_id === turnId).map(label);
+const turnLabels = (client: ServerClient, turnId: string) =>
+  client.events.filter((event) => event.turn_id === turnId).map(label);
 const resolve = resolveApproval;
 
 describe("exec nested calls (§11 item 27)", () => {
@@ -61,14 +65,35 @@ describe("exec nested calls (§11 item 27)", () => {
     await client.finish();
     // The replay has exec's call and output only: the nested call is not part of the history.
     const input = harness.provider.requests[1]!.body.input;
-    expect(input.map((item: Record<string, unknown>) => item.type ?? item.role)).toEqual(["user", "function_call", "function_call_output"]);
+    expect(input.map((item: Record<string, unknown>) => item.type ?? item.role)).toEqual([
+      "user",
+      "function_call",
+      "function_call_output",
+    ]);
     expect(input[2]).toEqual({ type: "function_call_output", call_id: "x1", output: "alpha:5" });
     // Request 1 offers exec, sorted among the other tools, with the spec's schema.
     const tools = harness.provider.requests[0]!.body.tools;
     // `agent` (issue 20) is offered too.
-    expect(tools.map((tool: { name?: string; type?: string }) => tool.name)).toEqual(["agent", "apply_patch", "bash", "edit", "exec", "glob", "grep", "list", "read", "read_skill", "web_fetch", "write"]);
+    expect(tools.map((tool: { name?: string; type?: string }) => tool.name)).toEqual([
+      "agent",
+      "apply_patch",
+      "bash",
+      "edit",
+      "exec",
+      "glob",
+      "grep",
+      "list",
+      "read",
+      "read_skill",
+      "web_fetch",
+      "write",
+    ]);
     const exec = tools.find((tool: { name?: string; type?: string }) => tool.name === "exec");
-    expect(exec.parameters).toMatchObject({ required: ["code"], additionalProperties: false, properties: { timeout_seconds: { minimum: 1, maximum: 14400 } } });
+    expect(exec.parameters).toMatchObject({
+      required: ["code"],
+      additionalProperties: false,
+      properties: { timeout_seconds: { minimum: 1, maximum: 14400 } },
+    });
   });
 
   it("asks for a nested bash with <id>:tool-1 and its own risk; the denial rejects inside the cell, which catches it", async () => {
@@ -102,8 +127,17 @@ describe("exec nested calls (§11 item 27)", () => {
       "tool.completed:call_9",
     ]);
     const completions = client.events.filter((event) => event.type === "tool.completed");
-    expect(completions[0]).toMatchObject({ call_id: "call_9:tool-1", success: false, output: "tool call denied by policy or user", error: "denied" });
-    expect(completions[1]).toMatchObject({ call_id: "call_9", success: true, output: "caught string: tool call denied by policy or user" });
+    expect(completions[0]).toMatchObject({
+      call_id: "call_9:tool-1",
+      success: false,
+      output: "tool call denied by policy or user",
+      error: "denied",
+    });
+    expect(completions[1]).toMatchObject({
+      call_id: "call_9",
+      success: true,
+      output: "caught string: tool call denied by policy or user",
+    });
     expect(existsSync(path.join(harness.sandbox.workspace, "bash.txt"))).toBe(false);
     await client.finish();
   });
@@ -117,7 +151,12 @@ describe("exec nested calls (§11 item 27)", () => {
     const client = await startServer(execScript(code));
     client.turn("go");
     const approval = await client.next("approval.requested");
-    expect(approval).toMatchObject({ call_id: "x1:tool-2", name: "write", risk: "filesystem", summary: "Create b.txt (5 bytes)" });
+    expect(approval).toMatchObject({
+      call_id: "x1:tool-2",
+      name: "write",
+      risk: "filesystem",
+      summary: "Create b.txt (5 bytes)",
+    });
     // Nothing is written while the approval is pending, and the cell waits.
     expect(existsSync(path.join(harness.sandbox.workspace, "b.txt"))).toBe(false);
     expect((await client.quiet(150)).length).toBe(0);
@@ -135,7 +174,10 @@ describe("exec nested calls (§11 item 27)", () => {
       "tool.started:x1:tool-2",
       "tool.completed:x1:tool-2",
     ]);
-    expect(client.events.find((event) => event.type === "tool.completed" && event.call_id === "x1")).toMatchObject({ success: true, output: "wrote 5" });
+    expect(client.events.find((event) => event.type === "tool.completed" && event.call_id === "x1")).toMatchObject({
+      success: true,
+      output: "wrote 5",
+    });
     expect(await readFile(path.join(harness.sandbox.workspace, "b.txt"), "utf8")).toBe("ALPHA");
     await client.finish();
   });
@@ -158,7 +200,8 @@ describe("exec nested calls (§11 item 27)", () => {
       ["x1:tool-1", "invalid_arguments"],
       ["x1:tool-2", "invalid_arguments"],
     ]);
-    const output = client.events.find((event) => event.type === "tool.completed" && event.call_id === "x1")!.output as string;
+    const output = client.events.find((event) => event.type === "tool.completed" && event.call_id === "x1")!
+      .output as string;
     expect(output.startsWith("invalid arguments: ")).toBe(true);
     expect(output).toContain(" | parent traversal and absolute paths are not allowed");
     // exec does not offer itself inside a cell.
@@ -171,8 +214,15 @@ describe("exec nested calls (§11 item 27)", () => {
     client.turn("go");
     const end = await terminal(client);
     expect(end.type).toBe("turn.completed");
-    expect(turnLabels(client, end.turn_id).slice(2, 5)).toEqual(["tool.proposed:x1", "tool.started:x1", "tool.progress:x1"]);
-    expect(client.events.find((event) => event.type === "tool.progress")).toMatchObject({ call_id: "x1", text: "halfway there" });
+    expect(turnLabels(client, end.turn_id).slice(2, 5)).toEqual([
+      "tool.proposed:x1",
+      "tool.started:x1",
+      "tool.progress:x1",
+    ]);
+    expect(client.events.find((event) => event.type === "tool.progress")).toMatchObject({
+      call_id: "x1",
+      text: "halfway there",
+    });
     await client.finish();
   });
 });
@@ -223,7 +273,9 @@ describe("exec failures", () => {
     expect(await client.next("error")).toMatchObject({ code: "approval_not_found" });
     expect(existsSync(path.join(harness.sandbox.workspace, "late.txt"))).toBe(false);
     // A busy cell is terminated too; the next turn's cell runs.
-    harness.provider.push(toolCallResponse([{ call_id: "x2", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }]));
+    harness.provider.push(
+      toolCallResponse([{ call_id: "x2", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }]),
+    );
     client.turn("spin", "t2");
     const started = await client.next("tool.started");
     await client.quiet(100);
@@ -239,7 +291,9 @@ describe("exec failures", () => {
   });
 
   it("ends a busy cell on stdin EOF and exits 0 promptly", async () => {
-    const client = await startServer([toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "for (;;) {}", timeout_seconds: 60 } }])]);
+    const client = await startServer([
+      toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "for (;;) {}", timeout_seconds: 60 } }]),
+    ]);
     client.turn("spin");
     await client.next("tool.started");
     await client.quiet(100);
@@ -262,11 +316,19 @@ describe("exec registration", () => {
   });
 
   it("is absent from tool-free sessions, which send no tools key", async () => {
-    const client = await startServer([toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "text(1)" } }]), textResponse(["ok"])], {
+    const client = await startServer([
+      toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "text(1)" } }]),
+      textResponse(["ok"]),
+    ], {
       start: { no_tools: true },
     });
     client.turn("go");
-    expect(await client.next("tool.completed")).toMatchObject({ call_id: "x1", success: false, output: "unknown tool: exec", error: "unknown_tool" });
+    expect(await client.next("tool.completed")).toMatchObject({
+      call_id: "x1",
+      success: false,
+      output: "unknown tool: exec",
+      error: "unknown_tool",
+    });
     await terminal(client);
     await client.finish();
     expect(harness.provider.requests[0]!.body).not.toHaveProperty("tools");

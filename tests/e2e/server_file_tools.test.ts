@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 
@@ -23,7 +23,13 @@ async function run(client: ServerClient, approve = true): Promise<{ approval?: S
   let completed = first;
   if (first.type === "approval.requested") {
     approval = first;
-    client.send({ type: "approval.resolve", request_id: "a", session_id: client.sessionId, approval_id: first.approval_id, approved: approve });
+    client.send({
+      type: "approval.resolve",
+      request_id: "a",
+      session_id: client.sessionId,
+      approval_id: first.approval_id,
+      approved: approve,
+    });
     completed = await client.next("tool.completed");
   }
   await terminal(client);
@@ -125,7 +131,16 @@ describe("apply_patch", () => {
 
   it("changes nothing when a later hunk does not apply, and says which file and lines", async () => {
     await writeFile(ws("a.txt"), "1\n2\n");
-    const input = ["*** Begin Patch", "*** Add File: created.txt", "+x", "*** Update File: a.txt", "@@", "-nope", "+3", "*** End Patch"].join("\n");
+    const input = [
+      "*** Begin Patch",
+      "*** Add File: created.txt",
+      "+x",
+      "*** Update File: a.txt",
+      "@@",
+      "-nope",
+      "+3",
+      "*** End Patch",
+    ].join("\n");
     const { completed } = await call("apply_patch", { input });
     expect(completed.success).toBe(false);
     expect(completed.output).toContain("update a.txt");
@@ -163,7 +178,11 @@ describe("grep, glob and list", () => {
     expect(approval).toBeUndefined();
     expect(completed.success).toBe(true);
     const lines = completed.output.split("\n");
-    expect(lines.slice(0, 3)).toEqual(["src/a.ts:1:const needle = 1;", "src/a.ts:3:needle again", "src/deep/b.ts:2:needle"]);
+    expect(lines.slice(0, 3)).toEqual([
+      "src/a.ts:1:const needle = 1;",
+      "src/a.ts:3:needle again",
+      "src/deep/b.ts:2:needle",
+    ]);
     expect(completed.output).not.toContain("generated.ts");
     expect(completed.output).not.toContain("build/");
     expect(completed.output).not.toContain("debug.log");
@@ -187,7 +206,15 @@ describe("grep, glob and list", () => {
     let { completed } = await call("glob", { pattern: "**/*.ts" });
     expect(completed.output).toBe("src/a.ts\nsrc/deep/b.ts");
     ({ completed } = await call("list", {}));
-    expect(completed.output.split("\n")).toEqual([".env", ".gitignore", "bin.dat", "src/", "src/.gitignore", "src/a.ts", "src/deep/"]);
+    expect(completed.output.split("\n")).toEqual([
+      ".env",
+      ".gitignore",
+      "bin.dat",
+      "src/",
+      "src/.gitignore",
+      "src/a.ts",
+      "src/deep/",
+    ]);
     ({ completed } = await call("list", { path: ".." }));
     expect(completed).toMatchObject({ success: false, error: "invalid_arguments" });
     ({ completed } = await call("glob", { pattern: "../*" }));
@@ -252,7 +279,10 @@ describe("bash output", () => {
     let { completed } = await run(client);
     await client.finish();
     expect(JSON.parse(completed.output).output).toBe("hi\n");
-    client = await harness.startServer(oneCall("bash", { command: "echo hi" }), { env, toml: "[tools]\nlogin_shell = true\n" });
+    client = await harness.startServer(oneCall("bash", { command: "echo hi" }), {
+      env,
+      toml: "[tools]\nlogin_shell = true\n",
+    });
     ({ completed } = await run(client));
     await client.finish();
     expect(JSON.parse(completed.output).output).toBe("PROFILE-RAN\nhi\n");
@@ -268,7 +298,13 @@ describe("session.configure", () => {
     ]);
     client.turn("hello", "t1");
     await terminal(client);
-    client.send({ type: "session.configure", request_id: "cfg", session_id: client.sessionId, approval_policy: "never", model: "other-model" });
+    client.send({
+      type: "session.configure",
+      request_id: "cfg",
+      session_id: client.sessionId,
+      approval_policy: "never",
+      model: "other-model",
+    });
     expect(await client.next("session.configured")).toMatchObject({
       request_id: "cfg",
       session_id: client.sessionId,
@@ -282,7 +318,12 @@ describe("session.configure", () => {
     const second = harness.provider.requests[1]!.body;
     expect(second.model).toBe("other-model");
     expect(JSON.stringify(second.input)).toContain("hello");
-    client.send({ type: "session.configure", request_id: "bad", session_id: client.sessionId, approval_policy: "sometimes" });
+    client.send({
+      type: "session.configure",
+      request_id: "bad",
+      session_id: client.sessionId,
+      approval_policy: "sometimes",
+    });
     expect(await client.next("error")).toMatchObject({ request_id: "bad", code: "invalid_request" });
     await client.finish();
   });
@@ -293,17 +334,26 @@ describe("the tools in exec cells", () => {
     await writeFile(ws("cell.txt"), "before\n");
     const code = [
       'const found = await tools.grep({ pattern: "bef" });',
-      'const listed = await tools.list({});',
+      "const listed = await tools.list({});",
       'const edited = await tools.edit({ path: "cell.txt", old_string: "before", new_string: "after" });',
       'text([found, listed, edited.split("\\n")[0]].join(" | "));',
     ].join("\n");
-    const client = await harness.startServer([toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code } }]), textResponse(["done"])]);
+    const client = await harness.startServer([
+      toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code } }]),
+      textResponse(["done"]),
+    ]);
     client.turn("go");
     // The exec sandbox starts its worker first: allow for a loaded machine.
     const approval = await client.next("approval.requested", 20_000);
     expect(approval).toMatchObject({ call_id: "x1:tool-3", name: "edit" });
     expect(approval.diff).toContain("-before\n+after");
-    client.send({ type: "approval.resolve", request_id: "a", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    client.send({
+      type: "approval.resolve",
+      request_id: "a",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: true,
+    });
     await terminal(client);
     const done = client.events.find((event) => event.type === "tool.completed" && event.call_id === "x1")!;
     await client.finish();

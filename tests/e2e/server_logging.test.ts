@@ -4,7 +4,9 @@ import { spawnServer } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 
 const harness = useServerHarness(async (harness) => {
-  await harness.sandbox.writeUserConfig('[provider]\nwire_api = "chat"\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "local"\n\n[web]\nsearch = "provider"\n');
+  await harness.sandbox.writeUserConfig(
+    '[provider]\nwire_api = "chat"\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "local"\n\n[web]\nsearch = "provider"\n',
+  );
 });
 
 const WARNING = 'web.search = "provider" has no effect on the Chat Completions wire: hosted web search is not sent';

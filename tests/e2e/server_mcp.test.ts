@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, terminal, useServerHarness } from "../support/server_harness.ts";
 
@@ -25,14 +25,20 @@ const toml = (entries: Record<string, string>) =>
 const stdio = (script: string, args: string[] = [], extra = "") =>
   `command = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([script, ...args])}\n${extra}`;
 
-function start(script: FakeResponse[], servers: Record<string, string>, env?: Record<string, string>): Promise<ServerClient> {
+function start(
+  script: FakeResponse[],
+  servers: Record<string, string>,
+  env?: Record<string, string>,
+): Promise<ServerClient> {
   return harness.startServer(script, { toml: toml(servers), ...(env ? { env } : {}) });
 }
 
 async function statusOf(client: ServerClient, server: string, states: string[]): Promise<ServerEvent> {
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
-    const found = client.events.find((event) => event.type === "mcp.server_status" && event.server === server && states.includes(event.state));
+    const found = client.events.find((event) =>
+      event.type === "mcp.server_status" && event.server === server && states.includes(event.state)
+    );
     if (found) return found;
     if (Date.now() > deadline) throw new Error(`no ${states.join("/")} status for ${server}: ${client.stderr}`);
     await client.next("mcp.server_status", WAIT_MS).catch(() => undefined);
@@ -68,7 +74,11 @@ describe("MCP tools over stdio", () => {
     const tools = harness.provider.requests[0]!.body.tools;
     expect(tools.some((tool: any) => tool.name === "mcp__everything__toggle-simulated-logging")).toBe(false);
     const echo = tools.find((tool: any) => tool.name === "mcp__everything__echo");
-    expect(echo.parameters).toMatchObject({ type: "object", properties: { message: { type: "string" } }, required: ["message"] });
+    expect(echo.parameters).toMatchObject({
+      type: "object",
+      properties: { message: { type: "string" } },
+      required: ["message"],
+    });
     expect(echo.description).toContain("MCP server everything, tool echo");
     // The exec description declares the MCP tools as TypeScript.
     const exec = tools.find((tool: any) => tool.name === "exec");
@@ -109,7 +119,11 @@ describe("MCP tools over stdio", () => {
     const client = await start(
       [
         toolCallResponse([
-          { call_id: "p1", name: "mcp__everything__trigger-long-running-operation", arguments: { duration: 1.2, steps: 3 } },
+          {
+            call_id: "p1",
+            name: "mcp__everything__trigger-long-running-operation",
+            arguments: { duration: 1.2, steps: 3 },
+          },
           { call_id: "t1", name: "mcp__slow__trigger-long-running-operation", arguments: { duration: 30, steps: 2 } },
         ]),
         textResponse(["done"]),
@@ -135,7 +149,11 @@ describe("MCP tools over stdio", () => {
       [
         toolCallResponse([
           { call_id: "r1", name: "mcp__fs__read_text_file", arguments: { path: path.join(workspace, "note.txt") } },
-          { call_id: "w1", name: "mcp__fs__write_file", arguments: { path: path.join(workspace, "out.txt"), content: "written" } },
+          {
+            call_id: "w1",
+            name: "mcp__fs__write_file",
+            arguments: { path: path.join(workspace, "out.txt"), content: "written" },
+          },
         ]),
         textResponse(["done"]),
       ],
@@ -158,7 +176,7 @@ describe("MCP tools over stdio", () => {
     const code = [
       "const out = [];",
       "for (let i = 0; i < 5; i++) out.push(await tools.mcp__everything__echo({ message: `m${i}` }));",
-      'const sum = await tools.mcp__everything__get_sum({ a: 1, b: 2 });',
+      "const sum = await tools.mcp__everything__get_sum({ a: 1, b: 2 });",
       'const weather = await tools.mcp__everything__get_structured_content({ location: "Chicago" });',
       'text(out.join(",") + "|" + JSON.stringify(sum) + "|" + weather.conditions);',
     ].join("\n");
@@ -175,8 +193,14 @@ describe("MCP tools over stdio", () => {
     expect(sum).toContain("3");
     // structuredContent reaches the cell as the value itself.
     expect(conditions).toBe("Light rain / drizzle");
-    const nested = client.events.filter((event) => event.type === "tool.proposed" && String(event.call_id).startsWith("x1:"));
-    expect(nested.map((event) => event.name)).toEqual([...Array(5).fill("mcp__everything__echo"), "mcp__everything__get-sum", "mcp__everything__get-structured-content"]);
+    const nested = client.events.filter((event) =>
+      event.type === "tool.proposed" && String(event.call_id).startsWith("x1:")
+    );
+    expect(nested.map((event) => event.name)).toEqual([
+      ...Array(5).fill("mcp__everything__echo"),
+      "mcp__everything__get-sum",
+      "mcp__everything__get-structured-content",
+    ]);
     await client.finish();
   });
 });
@@ -229,7 +253,9 @@ describe("MCP servers that fail", () => {
     expect(hung.reason).toContain("within 1 seconds (startup_timeout_sec)");
     const names = harness.provider.requests[0]!.body.tools.map((tool: any) => tool.name);
     expect(names).toContain("mcp__everything__echo");
-    expect(names.some((name: string) => name.startsWith("mcp__missing__") || name.startsWith("mcp__hang__"))).toBe(false);
+    expect(names.some((name: string) => name.startsWith("mcp__missing__") || name.startsWith("mcp__hang__"))).toBe(
+      false,
+    );
     expect(client.stderr).toContain("mcp server hang failed to start");
     await client.finish();
   });
@@ -237,7 +263,11 @@ describe("MCP servers that fail", () => {
   it("refuses a workspace config that adds a server, and never starts it", async () => {
     const marker = path.join(harness.sandbox.workspace, "started.txt");
     await harness.sandbox.writeProjectConfig(
-      toml({ evil: `command = ${JSON.stringify(process.execPath)}\nargs = ["-e", ${JSON.stringify(`require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`)}]` }),
+      toml({
+        evil: `command = ${JSON.stringify(process.execPath)}\nargs = ["-e", ${
+          JSON.stringify(`require("fs").writeFileSync(${JSON.stringify(marker)}, "x")`)
+        }]`,
+      }),
     );
     const fake = await harness.startProvider([]);
     const { spawnServer } = await import("../support/server_client.ts");
@@ -246,7 +276,9 @@ describe("MCP servers that fail", () => {
     client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace });
     const error = await client.next("error", WAIT_MS);
     expect(error.message).toBe(
-      `project configuration ${path.join(harness.sandbox.workspace, ".scv", "config.toml")} cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`,
+      `project configuration ${
+        path.join(harness.sandbox.workspace, ".scv", "config.toml")
+      } cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`,
     );
     await client.quiet(500);
     expect(existsSync(marker)).toBe(false);
@@ -257,9 +289,19 @@ describe("MCP servers that fail", () => {
 describe("a server that dies mid-session", () => {
   it("is restarted once on the next call; after a second death its tools are gone", async () => {
     const pidFile = path.join(harness.sandbox.workspace, "pid");
-    const wrapper = `echo $$ > ${JSON.stringify(pidFile)}; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(EVERYTHING)}`;
-    const echo = (id: string) => toolCallResponse([{ call_id: id, name: "mcp__everything__echo", arguments: { message: id } }]);
-    const client = await start([echo("a1"), textResponse(["one"]), echo("a2"), textResponse(["two"]), echo("a3"), textResponse(["three"])], {
+    const wrapper = `echo $$ > ${JSON.stringify(pidFile)}; exec ${JSON.stringify(process.execPath)} ${
+      JSON.stringify(EVERYTHING)
+    }`;
+    const echo = (id: string) =>
+      toolCallResponse([{ call_id: id, name: "mcp__everything__echo", arguments: { message: id } }]);
+    const client = await start([
+      echo("a1"),
+      textResponse(["one"]),
+      echo("a2"),
+      textResponse(["two"]),
+      echo("a3"),
+      textResponse(["three"]),
+    ], {
       everything: `command = "/bin/sh"\nargs = ["-c", ${JSON.stringify(wrapper)}]`,
     });
     client.turn("first", "t1");
@@ -289,8 +331,12 @@ describe("MCP server processes", () => {
     const hang = path.join(harness.sandbox.workspace, "hang.mjs");
     await writeFile(hang, "process.stdin.resume(); process.stdin.on('end', () => {}); setInterval(() => {}, 1000);\n");
     const pidFile = path.join(harness.sandbox.workspace, "pid");
-    const wrapper = `echo $$ > ${JSON.stringify(pidFile)}; exec ${JSON.stringify(process.execPath)} ${JSON.stringify(hang)}`;
-    const client = await start([], { hang: `command = "/bin/sh"\nargs = ["-c", ${JSON.stringify(wrapper)}]\nstartup_timeout_sec = 60` });
+    const wrapper = `echo $$ > ${JSON.stringify(pidFile)}; exec ${JSON.stringify(process.execPath)} ${
+      JSON.stringify(hang)
+    }`;
+    const client = await start([], {
+      hang: `command = "/bin/sh"\nargs = ["-c", ${JSON.stringify(wrapper)}]\nstartup_timeout_sec = 60`,
+    });
     await statusOf(client, "hang", ["starting"]);
     const deadline = Date.now() + WAIT_MS;
     while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -331,7 +377,10 @@ describe("MCP over streamable HTTP", () => {
       });
     });
     const client = await start(
-      [toolCallResponse([{ call_id: "h1", name: "mcp__web__echo", arguments: { message: "over http" } }]), textResponse(["done"])],
+      [
+        toolCallResponse([{ call_id: "h1", name: "mcp__web__echo", arguments: { message: "over http" } }]),
+        textResponse(["done"]),
+      ],
       { web: `url = "http://127.0.0.1:${port}/mcp"\nhttp_headers = { "X-Test" = "1" }` },
     );
     client.turn("go");

@@ -46,7 +46,11 @@ describe("server CLI", () => {
     // machine) is not counted against the spec's 1 s.
     const client = spawnServer({ env: { ...env(), SCV_LOG: "debug" } });
     client.closeStdin();
-    await waitFor(() => client.stderr.includes("connection ending: eof"), { timeoutMs: 10_000, intervalMs: 5, what: "the server to see EOF" });
+    await waitFor(() => client.stderr.includes("connection ending: eof"), {
+      timeoutMs: 10_000,
+      intervalMs: 5,
+      what: "the server to see EOF",
+    });
     const sawEof = Date.now();
     expect(await client.exit(10_000)).toEqual({ code: 0, signal: null });
     expect(Date.now() - sawEof).toBeLessThan(1000);
@@ -69,7 +73,8 @@ describe("broken stdout (§6.7)", () => {
     const client = spawnServer({ env: env() });
     await client.initialize();
     client.child.stdout!.destroy();
-    for (let index = 0; index < 20; index += 1) client.send({ type: "daemon.control", request_id: `d${index}`, command: {} });
+    for (let index = 0; index < 20; index += 1)
+      client.send({ type: "daemon.control", request_id: `d${index}`, command: {} });
     const { code } = await client.exit(3000);
     expect(code).toBe(1);
   });
@@ -81,7 +86,13 @@ describe("handshake", () => {
     client.send(init("1", 2));
     client.send(init("2", 3));
     const error = await client.next();
-    expect(error).toEqual({ type: "error", request_id: "1", code: "version_mismatch", message: "server supports protocol 3", fatal: true });
+    expect(error).toEqual({
+      type: "error",
+      request_id: "1",
+      code: "version_mismatch",
+      message: "server supports protocol 3",
+      fatal: true,
+    });
     const { code } = await client.exit();
     expect(code).not.toBe(0);
     // It stopped reading: the second initialize was never answered.
@@ -131,10 +142,18 @@ describe("framing (§2)", () => {
       ['{"request_id":"x"}\n', "invalid_json", "invalid protocol JSON: "],
       ['{"type":"bogus","request_id":"x"}\n', "invalid_json", "invalid protocol JSON: "],
       ['{"type":"session.start","request_id":"x"}\n', "invalid_json", "invalid protocol JSON: "],
-      ['{"type":"session.pause","request_id":"x","session_id":"S","paused":"yes"}\n', "invalid_json", "invalid protocol JSON: "],
+      [
+        '{"type":"session.pause","request_id":"x","session_id":"S","paused":"yes"}\n',
+        "invalid_json",
+        "invalid protocol JSON: ",
+      ],
       ['{"type":"session.clear","session_id":"S"}\n', "invalid_json", "invalid protocol JSON: "],
       [Buffer.from([0x7b, 0xff, 0xfe, 0x7d, 0x0a]).toString("latin1"), "invalid_json", "invalid protocol JSON: "],
-      [`{"type":"initialize","pad":"${"x".repeat(1_048_600)}"}\n`, "invalid_request", "client frame exceeds configured limit"],
+      [
+        `{"type":"initialize","pad":"${"x".repeat(1_048_600)}"}\n`,
+        "invalid_request",
+        "client frame exceeds configured limit",
+      ],
     ];
     for (const [line, code, message] of cases) {
       if (line.includes("\xff")) client.child.stdin!.write(Buffer.from(line, "latin1"));
@@ -215,7 +234,11 @@ describe("order errors and unsupported messages (§5.1)", () => {
     expect(failed).toMatchObject({ type: "error", request_id: "bad", code: "invalid_request", fatal: false });
     expect(failed.message.startsWith(`resolve cwd ${path.join(harness.sandbox.workspace, "missing")}`)).toBe(true);
     client.send({ type: "session.start", request_id: "file", cwd: path.join(ROOT, "package.json") });
-    expect(await client.next()).toMatchObject({ request_id: "file", code: "invalid_request", message: "cwd is not a directory" });
+    expect(await client.next()).toMatchObject({
+      request_id: "file",
+      code: "invalid_request",
+      message: "cwd is not a directory",
+    });
 
     client.send({ type: "session.start", request_id: "s1", cwd: harness.sandbox.workspace });
     const started = await client.next("session.started");
@@ -249,8 +272,18 @@ describe("order errors and unsupported messages (§5.1)", () => {
       });
     }
     client.send({ type: "turn.cancel", request_id: "tc", session_id: started.session_id, turn_id: "T" });
-    expect(await client.next()).toMatchObject({ request_id: "tc", code: "turn_not_found", message: "active turn was not found" });
-    client.send({ type: "approval.resolve", request_id: "ar", session_id: started.session_id, approval_id: "A", approved: true });
+    expect(await client.next()).toMatchObject({
+      request_id: "tc",
+      code: "turn_not_found",
+      message: "active turn was not found",
+    });
+    client.send({
+      type: "approval.resolve",
+      request_id: "ar",
+      session_id: started.session_id,
+      approval_id: "A",
+      approved: true,
+    });
     expect(await client.next()).toMatchObject({
       request_id: "ar",
       code: "approval_not_found",
@@ -293,7 +326,8 @@ describe("seq (§4)", () => {
     for (const event of client.events) {
       if (["initialized", "session.started", "error"].includes(event.type)) expect(event).not.toHaveProperty("seq");
       for (const [key, value] of Object.entries(event)) {
-        if (!(event.type === "queue.snapshot" && key === "request_id")) expect(value, `${event.type}.${key}`).not.toBeNull();
+        if (!(event.type === "queue.snapshot" && key === "request_id"))
+          expect(value, `${event.type}.${key}`).not.toBeNull();
       }
     }
   });

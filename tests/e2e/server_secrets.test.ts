@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { writeConfigFile } from "../support/config_files.ts";
-import { textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, useServerHarness } from "../support/server_harness.ts";
 
@@ -16,7 +16,11 @@ const harness = useServerHarness();
 type Call = { call_id: string; name: string; arguments: unknown };
 
 /** Runs one turn to its end, answering every approval with `approve(event)`; returns the turn's events. */
-async function runTurn(client: ServerClient, approve: (event: ServerEvent) => boolean, timeoutMs = 20_000): Promise<ServerEvent[]> {
+async function runTurn(
+  client: ServerClient,
+  approve: (event: ServerEvent) => boolean,
+  timeoutMs = 20_000,
+): Promise<ServerEvent[]> {
   client.turn("go", "t");
   const seen: ServerEvent[] = [];
   for (;;) {
@@ -54,7 +58,11 @@ describe("scv's own files are refused outright (item 1)", () => {
         { call_id: "r1", name: "read", arguments: { path: ".scv/config.toml" } },
         { call_id: "r2", name: "read", arguments: { path: "./.scv//config.toml" } },
         { call_id: "r3", name: "read", arguments: { path: ".scv/chat_history" } },
-        { call_id: "w1", name: "write", arguments: { path: ".scv/config.toml", content: "[tools]\n", mode: "replace" } },
+        {
+          call_id: "w1",
+          name: "write",
+          arguments: { path: ".scv/config.toml", content: "[tools]\n", mode: "replace" },
+        },
         { call_id: "w2", name: "write", arguments: { path: ".scv/new.toml", content: "x", mode: "create" } },
       ),
       { env: { SCV_HOME: undefined, HOME: workspace, OPENAI_API_KEY: undefined } },
@@ -62,7 +70,12 @@ describe("scv's own files are refused outright (item 1)", () => {
     const events = await runTurn(client, () => true);
     expect(events.some((event) => event.type === "approval.requested")).toBe(false);
     const done = completions(events);
-    for (const [id, shown] of [["r1", ".scv/config.toml"], ["r2", "./.scv//config.toml"], ["r3", ".scv/chat_history"]] as const) {
+    for (
+      const [id, shown] of [["r1", ".scv/config.toml"], ["r2", "./.scv//config.toml"], [
+        "r3",
+        ".scv/chat_history",
+      ]] as const
+    ) {
       expect(done.get(id)).toMatchObject({
         success: false,
         error: "invalid_arguments",
@@ -82,7 +95,10 @@ describe("scv's own files are refused outright (item 1)", () => {
   it("refuses the workspace's .scv/config.toml, an explicit --config-path file, a symlink and a hard link to them", async () => {
     const workspace = harness.sandbox.workspace;
     await harness.sandbox.writeProjectConfig("[tools]\nmax_read_bytes = 1000\n");
-    const explicit = await writeConfigFile(path.join(workspace, "conf", "scv.toml"), "[tools]\ncommand_timeout_seconds = 30\n");
+    const explicit = await writeConfigFile(
+      path.join(workspace, "conf", "scv.toml"),
+      "[tools]\ncommand_timeout_seconds = 30\n",
+    );
     await symlink("conf/scv.toml", path.join(workspace, "alias.toml"));
     await link(explicit, path.join(workspace, "hard.toml"));
     const client = await harness.startServer(
@@ -101,7 +117,9 @@ describe("scv's own files are refused outright (item 1)", () => {
     const done = completions(events);
     for (const id of ["p", "e", "s", "h", "w", "n"]) {
       expect(done.get(id), id).toMatchObject({ success: false, error: "invalid_arguments" });
-      expect(done.get(id)!.output, id).toMatch(/^(read|write) \S+: refused: scv's instance home and configuration files are off limits to tools$/);
+      expect(done.get(id)!.output, id).toMatch(
+        /^(read|write) \S+: refused: scv's instance home and configuration files are off limits to tools$/,
+      );
     }
     expect(await readFile(path.join(workspace, ".scv", "config.toml"), "utf8")).toContain("max_read_bytes");
     expect(await readFile(explicit, "utf8")).toContain("command_timeout_seconds");
@@ -173,7 +191,8 @@ describe("tool processes do not inherit scv's keys, and known keys are redacted 
       braveKey,
     ];
     await writeFile(path.join(workspace, "leak.txt"), forms.map((form, index) => `form${index}=${form}`).join("\n"));
-    const command = 'echo "openai=${OPENAI_API_KEY-unset} brave=${BRAVE_SEARCH_API_KEY-unset} mine=${MY_KEY_VAR-unset}"; cat leak.txt';
+    const command =
+      'echo "openai=${OPENAI_API_KEY-unset} brave=${BRAVE_SEARCH_API_KEY-unset} mine=${MY_KEY_VAR-unset}"; cat leak.txt';
     const client = await harness.startServer(
       calls(
         { call_id: "b", name: "bash", arguments: { command } },
@@ -181,7 +200,8 @@ describe("tool processes do not inherit scv's keys, and known keys are redacted 
       ),
       {
         env: { OPENAI_API_KEY: envKey, BRAVE_SEARCH_API_KEY: braveKey, MY_KEY_VAR: "spare-secret-value-1" },
-        toml: `[providers.other]\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "${configured}"\napi_key_env = "MY_KEY_VAR"\n`,
+        toml:
+          `[providers.other]\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "${configured}"\napi_key_env = "MY_KEY_VAR"\n`,
       },
     );
     const events = await runTurn(client, () => true);
@@ -190,17 +210,25 @@ describe("tool processes do not inherit scv's keys, and known keys are redacted 
     expect(bash.output.split("\n")[0]).toBe("openai=unset brave=unset mine=unset");
     const read = JSON.parse(done.get("r")!.output).content as string;
     expect(read.split("\n")).toHaveLength(forms.length);
-    for (const [index, line] of read.split("\n").entries()) expect(line, forms[index]).toMatch(/^form\d=.{0,8}\[REDACTED\].{0,3}$/);
+    for (const [index, line] of read.split("\n").entries())
+      expect(line, forms[index]).toMatch(/^form\d=.{0,8}\[REDACTED\].{0,3}$/);
     const everything = JSON.stringify(events) + providerText();
     for (const form of [...forms, "spare-secret-value-1"]) expect(everything, form).not.toContain(form);
     await client.finish();
   });
 
   it("passes a variable named in tools.env_passthrough through, still redacted in the output", async () => {
-    const client = await harness.startServer(calls({ call_id: "b", name: "bash", arguments: { command: 'test -n "$OPENAI_API_KEY" && echo "k=$OPENAI_API_KEY"' } }), {
-      env: { OPENAI_API_KEY: envKey },
-      toml: '[tools]\nenv_passthrough = ["OPENAI_API_KEY"]\n',
-    });
+    const client = await harness.startServer(
+      calls({
+        call_id: "b",
+        name: "bash",
+        arguments: { command: 'test -n "$OPENAI_API_KEY" && echo "k=$OPENAI_API_KEY"' },
+      }),
+      {
+        env: { OPENAI_API_KEY: envKey },
+        toml: '[tools]\nenv_passthrough = ["OPENAI_API_KEY"]\n',
+      },
+    );
     const events = await runTurn(client, () => true);
     expect(JSON.parse(completions(events).get("b")!.output)).toMatchObject({ exit_code: 0, output: "k=[REDACTED]\n" });
     expect(providerText()).not.toContain(envKey);
@@ -214,7 +242,10 @@ describe("tool processes do not inherit scv's keys, and known keys are redacted 
     const client = spawnServer({ args: harness.flags(fake.url), env: harness.env() });
     await client.initialize();
     client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace });
-    expect(await client.next("error")).toMatchObject({ code: "invalid_request", message: "project configuration cannot set tools.env_passthrough" });
+    expect(await client.next("error")).toMatchObject({
+      code: "invalid_request",
+      message: "project configuration cannot set tools.env_passthrough",
+    });
     await client.finish();
   });
 });
@@ -236,40 +267,47 @@ function startFlipper(dir: string, name: string, targets: [string, string]) {
 }
 
 describe("the file that is opened is the file that was judged (item 3)", () => {
-  it("never reads an unapproved secret through a symlink flipped between the check and the read (200 tries)", async () => {
-    const workspace = harness.sandbox.workspace;
-    const secret = "TOKEN=race-secret-content-0b7e";
-    await writeFile(path.join(workspace, ".env"), secret);
-    await writeFile(path.join(workspace, "safe.txt"), "public text");
-    await symlink("safe.txt", path.join(workspace, "link"));
-    const batches = 8;
-    const perBatch = 25;
-    const script: FakeResponse[] = [];
-    for (let batch = 0; batch < batches; batch += 1) {
-      script.push(
-        toolCallResponse(
-          Array.from({ length: perBatch }, (_, index) => ({ call_id: `r${batch}-${index}`, name: "read", arguments: { path: "link" } })),
-        ),
-      );
-    }
-    script.push(textResponse(["done"]));
-    const client = await harness.startServer(script, { toml: "[provider_limits]\nmax_tool_calls = 32\n" });
-    startFlipper(workspace, "link", ["safe.txt", ".env"]);
-    const events = await runTurn(client, () => false, 60_000);
-    expect(events.at(-1)!.type).toBe("turn.completed");
-    const done = [...completions(events).values()];
-    expect(done).toHaveLength(batches * perBatch);
-    for (const event of done) expect(event.output).not.toContain("race-secret-content");
-    expect(providerText()).not.toContain("race-secret-content");
-    // The race was really run: some reads saw the safe file, and every other call was denied or refused.
-    expect(done.filter((event) => event.success && event.output.includes("public text")).length).toBeGreaterThan(0);
-    expect(done.filter((event) => !event.success).length).toBeGreaterThan(0);
-    for (const event of done.filter((item) => !item.success)) {
-      expect(["denied", "failed"]).toContain(event.error);
-      if (event.error === "failed") expect(event.output).toMatch(/refused|too many levels|no such file/);
-    }
-    await client.finish();
-  }, 90_000);
+  it(
+    "never reads an unapproved secret through a symlink flipped between the check and the read (200 tries)",
+    async () => {
+      const workspace = harness.sandbox.workspace;
+      const secret = "TOKEN=race-secret-content-0b7e";
+      await writeFile(path.join(workspace, ".env"), secret);
+      await writeFile(path.join(workspace, "safe.txt"), "public text");
+      await symlink("safe.txt", path.join(workspace, "link"));
+      const batches = 8;
+      const perBatch = 25;
+      const script: FakeResponse[] = [];
+      for (let batch = 0; batch < batches; batch += 1) {
+        script.push(
+          toolCallResponse(
+            Array.from(
+              { length: perBatch },
+              (_, index) => ({ call_id: `r${batch}-${index}`, name: "read", arguments: { path: "link" } }),
+            ),
+          ),
+        );
+      }
+      script.push(textResponse(["done"]));
+      const client = await harness.startServer(script, { toml: "[provider_limits]\nmax_tool_calls = 32\n" });
+      startFlipper(workspace, "link", ["safe.txt", ".env"]);
+      const events = await runTurn(client, () => false, 60_000);
+      expect(events.at(-1)!.type).toBe("turn.completed");
+      const done = [...completions(events).values()];
+      expect(done).toHaveLength(batches * perBatch);
+      for (const event of done) expect(event.output).not.toContain("race-secret-content");
+      expect(providerText()).not.toContain("race-secret-content");
+      // The race was really run: some reads saw the safe file, and every other call was denied or refused.
+      expect(done.filter((event) => event.success && event.output.includes("public text")).length).toBeGreaterThan(0);
+      expect(done.filter((event) => !event.success).length).toBeGreaterThan(0);
+      for (const event of done.filter((item) => !item.success)) {
+        expect(["denied", "failed"]).toContain(event.error);
+        if (event.error === "failed") expect(event.output).toMatch(/refused|too many levels|no such file/);
+      }
+      await client.finish();
+    },
+    90_000,
+  );
 
   it("never lets an approved write land in the instance home through a directory flipped after approval", async () => {
     const workspace = harness.sandbox.workspace;
@@ -279,8 +317,26 @@ describe("the file that is opened is the file that was judged (item 3)", () => {
     const tries = 60;
     const client = await harness.startServer(
       [
-        toolCallResponse(Array.from({ length: 30 }, (_, index) => ({ call_id: `w${index}`, name: "write", arguments: { path: `box/f${index}.txt`, content: "x", mode: "create" } }))),
-        toolCallResponse(Array.from({ length: 30 }, (_, index) => ({ call_id: `v${index}`, name: "write", arguments: { path: `box/g${index}.txt`, content: "x", mode: "create" } }))),
+        toolCallResponse(
+          Array.from(
+            { length: 30 },
+            (_, index) => ({
+              call_id: `w${index}`,
+              name: "write",
+              arguments: { path: `box/f${index}.txt`, content: "x", mode: "create" },
+            }),
+          ),
+        ),
+        toolCallResponse(
+          Array.from(
+            { length: 30 },
+            (_, index) => ({
+              call_id: `v${index}`,
+              name: "write",
+              arguments: { path: `box/g${index}.txt`, content: "x", mode: "create" },
+            }),
+          ),
+        ),
         textResponse(["done"]),
       ],
       { env: { SCV_HOME: undefined, HOME: workspace }, toml: undefined },
@@ -337,13 +393,16 @@ describe("approvals show everything they cover (item 7)", () => {
     expect(command.length).toBeGreaterThan(2000);
     expect(approval.summary).toBe(`Run with /bin/bash -c: ${visible}`);
     expect(approval.detail).toBe(visible);
-    for (const text of [approval.summary, approval.detail]) expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    for (const text of [approval.summary, approval.detail])
+      expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
     await client.finish();
   });
 
   it("shows a write's whole new content as detail, keeping its lines, escaping what could hide", async () => {
     const content = "line one\n\tindented\nsafe \u202eevil\u200b\r\n";
-    const client = await harness.startServer(calls({ call_id: "w", name: "write", arguments: { path: "f.txt", content, mode: "create" } }));
+    const client = await harness.startServer(
+      calls({ call_id: "w", name: "write", arguments: { path: "f.txt", content, mode: "create" } }),
+    );
     const events = await runTurn(client, () => false);
     expect(approvals(events).get("w")).toMatchObject({
       summary: `Create f.txt (${Buffer.byteLength(content)} bytes)`,
@@ -360,7 +419,8 @@ describe("approvals show everything they cover (item 7)", () => {
     expect(completions(events).get("b")).toMatchObject({
       success: false,
       error: "invalid_arguments",
-      output: `command is ${command.length} characters, longer than the 16384 that can be shown for approval; write the script to a file and run that instead`,
+      output:
+        `command is ${command.length} characters, longer than the 16384 that can be shown for approval; write the script to a file and run that instead`,
     });
     await client.finish();
   });

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fakeProfileToml } from "../support/config_files.ts";
 import { sse, textResponse } from "../support/fake_provider.ts";
-import { spawnServer, type ServerClient, type ServerEvent } from "../support/server_client.ts";
+import { type ServerClient, type ServerEvent, spawnServer } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 
 const harness = useServerHarness();
@@ -18,7 +18,12 @@ describe("server seeds", () => {
     const client = spawnServer({ env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
     client.sendRaw(
       [
-        JSON.stringify({ type: "initialize", request_id: "1", protocol_version: 3, client: { name: "test", version: "0" } }),
+        JSON.stringify({
+          type: "initialize",
+          request_id: "1",
+          protocol_version: 3,
+          client: { name: "test", version: "0" },
+        }),
         JSON.stringify({ type: "session.start", request_id: "2", cwd: harness.sandbox.workspace }),
         "",
       ].join("\n"),
@@ -26,7 +31,12 @@ describe("server seeds", () => {
     client.closeStdin();
     const first = await client.next();
     const second = await client.next();
-    expect(first).toEqual({ type: "initialized", request_id: "1", protocol_version: 3, server: { name: "scv-server", version: "0.1.0" } });
+    expect(first).toEqual({
+      type: "initialized",
+      request_id: "1",
+      protocol_version: 3,
+      server: { name: "scv-server", version: "0.1.0" },
+    });
     expect(second.type).toBe("session.started");
     expect(Object.keys(second)).toEqual([
       "type",
@@ -57,13 +67,23 @@ describe("server seeds", () => {
     });
     expect(second.session_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const snapshot = await client.next();
-    expect(snapshot).toEqual({ type: "queue.snapshot", request_id: null, session_id: second.session_id, seq: 1, entries: [], paused: false });
+    expect(snapshot).toEqual({
+      type: "queue.snapshot",
+      request_id: null,
+      session_id: second.session_id,
+      seq: 1,
+      entries: [],
+      paused: false,
+    });
     expect((await client.exit()).code).toBe(0);
   });
 
   it("completes a streamed turn with a fake provider", async () => {
     await harness.startProvider([textResponse(["hello ", "from fake"], { input_tokens: 7, output_tokens: 3 })]);
-    const client = spawnServer({ args: flagsFor(harness.provider.url), env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = spawnServer({
+      args: flagsFor(harness.provider.url),
+      env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }),
+    });
     await client.start({ cwd: harness.sandbox.workspace });
     client.turn("say hello");
     let streamed = "";
@@ -85,7 +105,10 @@ describe("server seeds", () => {
 
   it("a provider stream error fails the turn instead of completing empty, without retry", async () => {
     await harness.startProvider([{ events: [sse.error("model is not available", "invalid_request_error")] }]);
-    const client = spawnServer({ args: flagsFor(harness.provider.url), env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = spawnServer({
+      args: flagsFor(harness.provider.url),
+      env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }),
+    });
     await client.start({ cwd: harness.sandbox.workspace });
     client.turn("say hello");
     const terminal = await untilTerminal(client);
@@ -104,14 +127,20 @@ describe("server seeds", () => {
       {
         omitEventLine: true,
         events: [
-          { raw: 'data: {"type":"response.function_call_arguments.delta","output_index":0,"delta":"{\\"path\\":\\"README.md\\"}"}\n\n' },
+          {
+            raw:
+              'data: {"type":"response.function_call_arguments.delta","output_index":0,"delta":"{\\"path\\":\\"README.md\\"}"}\n\n',
+          },
           sse.callDone("call_1", "read"),
           sse.completed(),
         ],
       },
       { omitEventLine: true, events: [sse.textDelta("read it"), sse.completed()] },
     ]);
-    const client = spawnServer({ args: flagsFor(harness.provider.url), env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }) });
+    const client = spawnServer({
+      args: flagsFor(harness.provider.url),
+      env: harness.sandbox.env({ OPENAI_API_KEY: "test-only" }),
+    });
     await client.start({ cwd: harness.sandbox.workspace });
     client.turn("read the README");
     const terminal = await untilTerminal(client);
@@ -121,21 +150,31 @@ describe("server seeds", () => {
     await client.finish();
     const replayed = harness.provider.requests[1]!.body.input;
     expect(replayed).toHaveLength(3);
-    expect(replayed[1]).toEqual({ type: "function_call", call_id: "call_1", name: "read", arguments: '{"path":"README.md"}' });
+    expect(replayed[1]).toEqual({
+      type: "function_call",
+      call_id: "call_1",
+      name: "read",
+      arguments: '{"path":"README.md"}',
+    });
     expect(replayed[2].type).toBe("function_call_output");
     expect(replayed[2].call_id).toBe("call_1");
     expect(replayed[2].output).toContain("fixture text");
   });
 
   it("web_fetch is auto-approved only for allowlisted https hosts", async () => {
-    const call = (id: string, url: string) => ({ omitEventLine: true, events: [...sse.toolCall(id, "web_fetch", { url }), sse.completed()] });
+    const call = (id: string, url: string) => ({
+      omitEventLine: true,
+      events: [...sse.toolCall(id, "web_fetch", { url }), sse.completed()],
+    });
     await harness.startProvider([
       call("call_1", "https://localhost:9/docs"),
       call("call_2", "http://example.invalid/?q=secret"),
       { omitEventLine: true, events: [sse.textDelta("done"), sse.completed()] },
     ]);
     await harness.sandbox.writeUserConfig(
-      `${fakeProfileToml({ baseUrl: harness.provider.url })}\n[web]\nauto_approve_domains = ["localhost"]\nsearch = "provider"\n`,
+      `${
+        fakeProfileToml({ baseUrl: harness.provider.url })
+      }\n[web]\nauto_approve_domains = ["localhost"]\nsearch = "provider"\n`,
     );
     const client = spawnServer({ env: harness.sandbox.env() });
     await client.start({ cwd: harness.sandbox.workspace });
@@ -146,7 +185,13 @@ describe("server seeds", () => {
       const event = await client.next(undefined, 10_000);
       if (event.type === "approval.requested") {
         approvals.push(event);
-        client.send({ type: "approval.resolve", request_id: "deny", session_id: client.sessionId, approval_id: event.approval_id, approved: false });
+        client.send({
+          type: "approval.resolve",
+          request_id: "deny",
+          session_id: client.sessionId,
+          approval_id: event.approval_id,
+          approved: false,
+        });
       }
       if (event.type === "tool.completed") completed.push(event);
       if (event.type === "turn.failed") throw new Error(`turn failed: ${event.message}`);
@@ -167,7 +212,9 @@ describe("server seeds", () => {
 
   it("tool-free sessions send no tools key", async () => {
     await harness.startProvider([textResponse(["hi"])]);
-    await harness.sandbox.writeUserConfig(`${fakeProfileToml({ baseUrl: harness.provider.url })}\n[web]\nsearch = "provider"\n`);
+    await harness.sandbox.writeUserConfig(
+      `${fakeProfileToml({ baseUrl: harness.provider.url })}\n[web]\nsearch = "provider"\n`,
+    );
     const client = spawnServer({ env: harness.sandbox.env() });
     await client.start({ cwd: harness.sandbox.workspace, no_tools: true });
     client.turn("search the web");

@@ -5,8 +5,8 @@ import { appendFileSync, existsSync, readdirSync, readFileSync, statSync } from 
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
-import { spawnServer, type ServerClient } from "../support/server_client.ts";
+import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { type ServerClient, spawnServer } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 
 const harness = useServerHarness();
@@ -21,7 +21,11 @@ async function bareServer(env: Record<string, string | undefined> = {}): Promise
   return client;
 }
 
-async function oneTurn(script: FakeResponse[], prompt: string, env: Record<string, string | undefined> = {}): Promise<string> {
+async function oneTurn(
+  script: FakeResponse[],
+  prompt: string,
+  env: Record<string, string | undefined> = {},
+): Promise<string> {
   const client = await harness.startServer(script, { env });
   client.turn(prompt);
   await client.next("turn.completed");
@@ -52,7 +56,12 @@ describe("session journal", () => {
     harness.provider.push(textResponse(["second answer"]));
     const client = await bareServer();
     const { started, replay } = await resume(client, id);
-    expect(started).toMatchObject({ type: "session.started", request_id: "resume", session_id: id, cwd: harness.sandbox.workspace });
+    expect(started).toMatchObject({
+      type: "session.started",
+      request_id: "resume",
+      session_id: id,
+      cwd: harness.sandbox.workspace,
+    });
     expect(replay).toMatchObject({
       type: "session.replay",
       request_id: "resume",
@@ -91,7 +100,11 @@ describe("session journal", () => {
   });
 
   it("after kill -9 mid-turn keeps the completed turns and drops the one in flight", async () => {
-    const bash = toolCallResponse([{ call_id: "call_1", name: "bash", arguments: { command: "rm -rf build && make" } }]);
+    const bash = toolCallResponse([{
+      call_id: "call_1",
+      name: "bash",
+      arguments: { command: "rm -rf build && make" },
+    }]);
     const client = await harness.startServer([textResponse(["kept answer"]), bash]);
     const id = client.sessionId;
     client.turn("kept question");
@@ -118,9 +131,13 @@ describe("session journal", () => {
   });
 
   it("fits a resumed history to the context budget, compacting as usual", async () => {
-    await harness.sandbox.writeUserConfig("[context]\nmax_tokens = 3000\nreserve_output_tokens = 100\nsafety_margin_tokens = 100\n");
+    await harness.sandbox.writeUserConfig(
+      "[context]\nmax_tokens = 3000\nreserve_output_tokens = 100\nsafety_margin_tokens = 100\n",
+    );
     const long = (tag: string) => textResponse([`${tag} `.repeat(600)]);
-    const client = await harness.startServer([long("alpha"), long("beta"), long("gamma")], { start: { no_tools: true } });
+    const client = await harness.startServer([long("alpha"), long("beta"), long("gamma")], {
+      start: { no_tools: true },
+    });
     const id = client.sessionId;
     for (const prompt of ["one", "two", "three"]) {
       client.turn(prompt);
@@ -212,7 +229,12 @@ describe("session requests", () => {
     const listed = await client.next();
     expect(listed).toMatchObject({ type: "sessions.listed", request_id: "l1", omitted: 0 });
     expect(listed.sessions.map((s: { session_id: string }) => s.session_id)).toEqual([second, first]);
-    expect(listed.sessions[0]).toMatchObject({ cwd: harness.sandbox.workspace, title: "newer session", turns: 1, model: "fake-model" });
+    expect(listed.sessions[0]).toMatchObject({
+      cwd: harness.sandbox.workspace,
+      title: "newer session",
+      turns: 1,
+      model: "fake-model",
+    });
     client.send({ type: "session.list", request_id: "l2", all: true, limit: 2 });
     const all = await client.next();
     expect(all.sessions).toHaveLength(2);
@@ -247,14 +269,25 @@ describe("session requests", () => {
     client.send({ type: "session.delete", request_id: "d1", session_id: id });
     expect(await client.next()).toEqual({ type: "session.deleted", request_id: "d1", session_id: id });
     expect(existsSync(journalOf(id))).toBe(false);
-    for (const [request, message] of [
-      [{ type: "session.delete", request_id: "d2", session_id: id }, `session ${id} was not found`],
-      [{ type: "session.resume", request_id: "d3", session_id: id }, `session ${id} was not found`],
-      [{ type: "session.delete", request_id: "d4", session_id: "../config" }, "session ../config was not found"],
-      [{ type: "session.fork", request_id: "d5", session_id: "../../scv-home/config.toml" }, "session ../../scv-home/config.toml was not found"],
-    ] as const) {
+    for (
+      const [request, message] of [
+        [{ type: "session.delete", request_id: "d2", session_id: id }, `session ${id} was not found`],
+        [{ type: "session.resume", request_id: "d3", session_id: id }, `session ${id} was not found`],
+        [{ type: "session.delete", request_id: "d4", session_id: "../config" }, "session ../config was not found"],
+        [
+          { type: "session.fork", request_id: "d5", session_id: "../../scv-home/config.toml" },
+          "session ../../scv-home/config.toml was not found",
+        ],
+      ] as const
+    ) {
       client.send(request);
-      expect(await client.next()).toEqual({ type: "error", request_id: request.request_id, code: "session_not_found", message, fatal: false });
+      expect(await client.next()).toEqual({
+        type: "error",
+        request_id: request.request_id,
+        code: "session_not_found",
+        message,
+        fatal: false,
+      });
     }
     expect(existsSync(configPath)).toBe(true);
     client.send({ type: "session.list", request_id: "l", all: true });
@@ -282,7 +315,11 @@ describe("session requests", () => {
     const client = spawnServer({ args: harness.flags(harness.provider.url), env: harness.env() });
     await client.initialize();
     client.send({ type: "session.start", request_id: "s", cwd: harness.sandbox.workspace });
-    expect(await client.next()).toMatchObject({ type: "error", code: "invalid_request", message: "project configuration cannot set [sessions]" });
+    expect(await client.next()).toMatchObject({
+      type: "error",
+      code: "invalid_request",
+      message: "project configuration cannot set [sessions]",
+    });
     await client.finish();
   });
 });

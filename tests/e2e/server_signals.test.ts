@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 import { waitFor } from "../support/wait.ts";
@@ -25,7 +25,6 @@ function alive(pid: number): boolean {
   }
 }
 
-
 describe("signals", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it(`exits 0 promptly on ${signal} when idle`, async () => {
@@ -39,11 +38,21 @@ describe("signals", () => {
 
   it("on SIGTERM mid-bash kills the process group and exits 0", async () => {
     const client = await startServer([
-      toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: "echo $$ > pid.txt; sleep 30 & sleep 30" } }]),
+      toolCallResponse([{
+        call_id: "b1",
+        name: "bash",
+        arguments: { command: "echo $$ > pid.txt; sleep 30 & sleep 30" },
+      }]),
     ]);
     client.turn("run");
     const approval = await client.next("approval.requested");
-    client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    client.send({
+      type: "approval.resolve",
+      request_id: "y",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: true,
+    });
     const pidFile = path.join(harness.sandbox.workspace, "pid.txt");
     const pid = await waitFor(
       async () => {
@@ -69,7 +78,9 @@ describe("signals", () => {
 
   it("on SIGTERM mid-exec terminates the busy cell and exits 0", async () => {
     await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
-    const client = await startServer([toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }])]);
+    const client = await startServer([
+      toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }]),
+    ]);
     client.turn("spin");
     await client.next("tool.started");
     await client.quiet(200);

@@ -2,12 +2,12 @@
 // real CLI: the model's calls come from the fake provider, the results are read back from the wire and from the
 // replay in the next request.
 import { createHash } from "node:crypto";
-import { readdir, readFile, symlink, writeFile, mkdir } from "node:fs/promises";
+import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { sse, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeResponse, sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, useServerHarness } from "../support/server_harness.ts";
 
@@ -33,7 +33,13 @@ async function runTurn(
   const completed = new Map<string, ServerEvent>();
   const approvals: ServerEvent[] = [];
   for (;;) {
-    const event = await client.next(["approval.requested", "tool.completed", "turn.completed", "turn.failed", "turn.cancelled"], timeoutMs);
+    const event = await client.next([
+      "approval.requested",
+      "tool.completed",
+      "turn.completed",
+      "turn.failed",
+      "turn.cancelled",
+    ], timeoutMs);
     if (event.type === "approval.requested") {
       approvals.push(event);
       resolveApproval(client, event.approval_id, approve(event));
@@ -74,10 +80,19 @@ describe("bash through the CLI (§11 item 18)", () => {
     expect(parsedOutput(completed.get("timeout"))).toMatchObject({ exit_code: null, timed_out: true });
 
     expect(completed.get("background")).toMatchObject({ success: true });
-    expect(parsedOutput(completed.get("background"))).toMatchObject({ exit_code: 0, timed_out: false, output: "started\n" });
+    expect(parsedOutput(completed.get("background"))).toMatchObject({
+      exit_code: 0,
+      timed_out: false,
+      output: "started\n",
+    });
 
     expect(completed.get("exit3")).toMatchObject({ success: false, error: "failed" });
-    expect(parsedOutput(completed.get("exit3"))).toEqual({ exit_code: 3, timed_out: false, output: "before\n", truncated: false });
+    expect(parsedOutput(completed.get("exit3"))).toEqual({
+      exit_code: 3,
+      timed_out: false,
+      output: "before\n",
+      truncated: false,
+    });
 
     const long = completed.get("long")!;
     expect(long).toMatchObject({ success: true, truncated: true });
@@ -93,8 +108,21 @@ describe("write through the CLI (§11 item 19)", () => {
       script([
         { call_id: "create", name: "write", arguments: { path: "dir/a.txt", content: "one", mode: "create" } },
         { call_id: "again", name: "write", arguments: { path: "dir/a.txt", content: "two", mode: "create" } },
-        { call_id: "replace", name: "write", arguments: { path: "dir/a.txt", content: "three", mode: "replace", expected_sha256: sha("one").toUpperCase() } },
-        { call_id: "stale", name: "write", arguments: { path: "dir/a.txt", content: "four", mode: "replace", expected_sha256: sha("one") } },
+        {
+          call_id: "replace",
+          name: "write",
+          arguments: {
+            path: "dir/a.txt",
+            content: "three",
+            mode: "replace",
+            expected_sha256: sha("one").toUpperCase(),
+          },
+        },
+        {
+          call_id: "stale",
+          name: "write",
+          arguments: { path: "dir/a.txt", content: "four", mode: "replace", expected_sha256: sha("one") },
+        },
         { call_id: "missing", name: "write", arguments: { path: "nope.txt", content: "x", mode: "replace" } },
         { call_id: "escape", name: "write", arguments: { path: "../x", content: "x", mode: "create" } },
       ]),
@@ -149,7 +177,13 @@ describe("read and secret paths through the CLI (§11 items 20, 21)", () => {
     expect(end.type).toBe("turn.completed");
     expect(approvals).toEqual([]);
     expect(completed.get("range")).toMatchObject({ success: true, truncated: true });
-    expect(parsedOutput(completed.get("range"))).toEqual({ path: "abc.txt", content: "cde", total_bytes: 6, offset: 2, truncated: true });
+    expect(parsedOutput(completed.get("range"))).toEqual({
+      path: "abc.txt",
+      content: "cde",
+      total_bytes: 6,
+      offset: 2,
+      truncated: true,
+    });
     expect(completed.get("escape")!.success).toBe(false);
     expect(completed.get("escape")!.output).toContain("path must remain within workspace");
     expect(completed.get("escape")!.output).not.toContain("secret outside");
@@ -165,7 +199,13 @@ describe("read and secret paths through the CLI (§11 items 20, 21)", () => {
       await writeFile(path.join(workspace, file), `contents of ${file}`);
     }
     const client = await harness.startServer(
-      script([...secrets, "README.md"].map((file, index) => ({ call_id: `r${index}`, name: "read", arguments: { path: file } }))),
+      script(
+        [...secrets, "README.md"].map((file, index) => ({
+          call_id: `r${index}`,
+          name: "read",
+          arguments: { path: file },
+        })),
+      ),
     );
     const { completed, approvals, end } = await runTurn(client, "read secrets", () => false);
     expect(end.type).toBe("turn.completed");
@@ -173,7 +213,11 @@ describe("read and secret paths through the CLI (§11 items 20, 21)", () => {
       secrets.map((file) => ["read", "filesystem", `Read ${file}`, workspace]),
     );
     for (let index = 0; index < secrets.length; index += 1) {
-      expect(completed.get(`r${index}`)).toMatchObject({ success: false, error: "denied", output: "tool call denied by policy or user" });
+      expect(completed.get(`r${index}`)).toMatchObject({
+        success: false,
+        error: "denied",
+        output: "tool call denied by policy or user",
+      });
     }
     expect(completed.get("r4")).toMatchObject({ success: true });
     await client.finish();
@@ -212,21 +256,35 @@ describe("web_fetch redirects through the CLI (§11 item 23)", () => {
       ["loop", "network"],
     ]);
     expect(completed.get("ok")).toMatchObject({ success: true });
-    expect(completed.get("ok")!.output).toBe(`URL: ${base}/final\nStatus: 200\nContent-Type: text/plain\nCharacters: 0-10 of 10\n\nfinal page`);
-    expect(completed.get("loop")).toMatchObject({ success: false, output: `fetch ${base}/loop: stopped after 2 redirects` });
+    expect(completed.get("ok")!.output).toBe(
+      `URL: ${base}/final\nStatus: 200\nContent-Type: text/plain\nCharacters: 0-10 of 10\n\nfinal page`,
+    );
+    expect(completed.get("loop")).toMatchObject({
+      success: false,
+      output: `fetch ${base}/loop: stopped after 2 redirects`,
+    });
     await client.finish();
   });
 });
 
 describe("retries through the CLI (§11 item 24)", () => {
-  const rateLimited: FakeResponse = { status: 429, headers: { "retry-after": "0" }, body: { error: { message: "slow down", type: "rate_limit_error" } } };
-  const serverError: FakeResponse = { status: 500, headers: { "retry-after": "0" }, body: { error: { message: "boom", type: "server_error" } } };
+  const rateLimited: FakeResponse = {
+    status: 429,
+    headers: { "retry-after": "0" },
+    body: { error: { message: "slow down", type: "rate_limit_error" } },
+  };
+  const serverError: FakeResponse = {
+    status: 500,
+    headers: { "retry-after": "0" },
+    body: { error: { message: "boom", type: "server_error" } },
+  };
 
   it("retries a 429 and then succeeds", async () => {
     const client = await harness.startServer([rateLimited, textResponse(["after retry"])]);
     const { end } = await runTurn(client, "hi");
     expect(end).toMatchObject({ type: "turn.completed" });
-    expect(client.events.filter((event) => event.type === "assistant.delta").map((event) => event.content).join("")).toBe("after retry");
+    expect(client.events.filter((event) => event.type === "assistant.delta").map((event) => event.content).join(""))
+      .toBe("after retry");
     expect(harness.provider.connections()).toBe(2);
     expect(harness.provider.requests[1]!.rawBody).toBe(harness.provider.requests[0]!.rawBody);
     await client.finish();

@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { sse, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeResponse, sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 import { waitFor } from "../support/wait.ts";
@@ -51,13 +51,38 @@ describe("turn event order (§6.4)", () => {
       "turn.completed",
     ]);
     const [proposed, started, completed] = turnEvents.slice(3, 6);
-    expect(Object.keys(proposed!)).toEqual(["type", "request_id", "session_id", "turn_id", "seq", "call_id", "name", "arguments"]);
+    expect(Object.keys(proposed!)).toEqual([
+      "type",
+      "request_id",
+      "session_id",
+      "turn_id",
+      "seq",
+      "call_id",
+      "name",
+      "arguments",
+    ]);
     expect(proposed!.arguments).toEqual({ path: "a.txt" });
     expect(Object.keys(started!)).toEqual(["type", "request_id", "session_id", "turn_id", "seq", "call_id", "name"]);
-    expect(Object.keys(completed!)).toEqual(["type", "request_id", "session_id", "turn_id", "seq", "call_id", "name", "success", "output", "truncated"]);
+    expect(Object.keys(completed!)).toEqual([
+      "type",
+      "request_id",
+      "session_id",
+      "turn_id",
+      "seq",
+      "call_id",
+      "name",
+      "success",
+      "output",
+      "truncated",
+    ]);
     expect(completed!.success).toBe(true);
     expect(JSON.parse(completed!.output)).toMatchObject({ path: "a.txt", content: "alpha" });
-    expect(turnEvents[7]).toMatchObject({ success: false, output: "unknown tool: nope", truncated: false, error: "unknown_tool" });
+    expect(turnEvents[7]).toMatchObject({
+      success: false,
+      output: "unknown tool: nope",
+      truncated: false,
+      error: "unknown_tool",
+    });
     expect(turnEvents[9]).toMatchObject({ success: false, error: "invalid_arguments" });
     expect(turnEvents[9]!.output.startsWith("invalid arguments: ")).toBe(true);
     expect(turnEvents[2]!.content).toBe("Let me look.");
@@ -77,7 +102,10 @@ describe("turn event order (§6.4)", () => {
   });
 
   it("writes an empty assistant.completed for a call-only response", async () => {
-    const client = await startServer([toolCallResponse([{ call_id: "c1", name: "read", arguments: { path: "missing.txt" } }]), textResponse([])]);
+    const client = await startServer([
+      toolCallResponse([{ call_id: "c1", name: "read", arguments: { path: "missing.txt" } }]),
+      textResponse([]),
+    ]);
     client.turn("go");
     const end = await terminal(client);
     expect(end.type).toBe("turn.completed");
@@ -92,14 +120,31 @@ describe("turn event order (§6.4)", () => {
 describe("approvals (§6.5)", () => {
   it("runs an approved bash call and refuses a reused approval id", async () => {
     const client = await startServer([
-      toolCallResponse([{ call_id: "call_1", name: "bash", arguments: { command: "echo approved > out.txt; echo ok" } }]),
+      toolCallResponse([{
+        call_id: "call_1",
+        name: "bash",
+        arguments: { command: "echo approved > out.txt; echo ok" },
+      }]),
       textResponse(["done"]),
     ]);
     client.turn("run it", "t");
     const proposed = await client.next("tool.proposed");
     const approval = await client.next();
     expect(approval.type).toBe("approval.requested");
-    expect(Object.keys(approval)).toEqual(["type", "request_id", "session_id", "turn_id", "seq", "approval_id", "call_id", "name", "risk", "cwd", "summary", "detail"]);
+    expect(Object.keys(approval)).toEqual([
+      "type",
+      "request_id",
+      "session_id",
+      "turn_id",
+      "seq",
+      "approval_id",
+      "call_id",
+      "name",
+      "risk",
+      "cwd",
+      "summary",
+      "detail",
+    ]);
     expect(approval).toMatchObject({
       request_id: "t",
       turn_id: proposed.turn_id,
@@ -112,7 +157,13 @@ describe("approvals (§6.5)", () => {
     });
     expect(approval.approval_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(existsSync(path.join(harness.sandbox.workspace, "out.txt"))).toBe(false);
-    client.send({ type: "approval.resolve", request_id: "yes", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    client.send({
+      type: "approval.resolve",
+      request_id: "yes",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: true,
+    });
     expect(await client.next()).toMatchObject({ type: "tool.started", call_id: "call_1", name: "bash" });
     const completed = await client.next("tool.completed");
     expect(completed).toMatchObject({ call_id: "call_1", success: true, truncated: false });
@@ -120,7 +171,13 @@ describe("approvals (§6.5)", () => {
     expect(JSON.parse(completed.output)).toMatchObject({ exit_code: 0, timed_out: false });
     expect(await readFile(path.join(harness.sandbox.workspace, "out.txt"), "utf8")).toBe("approved\n");
     expect((await terminal(client)).type).toBe("turn.completed");
-    client.send({ type: "approval.resolve", request_id: "again", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    client.send({
+      type: "approval.resolve",
+      request_id: "again",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: true,
+    });
     expect(await client.next("error")).toEqual({
       type: "error",
       request_id: "again",
@@ -133,13 +190,23 @@ describe("approvals (§6.5)", () => {
 
   it("completes a denied write with the exact denial and no tool.started", async () => {
     const client = await startServer([
-      toolCallResponse([{ call_id: "w1", name: "write", arguments: { path: "x.txt", content: "data", mode: "create" } }]),
+      toolCallResponse([{
+        call_id: "w1",
+        name: "write",
+        arguments: { path: "x.txt", content: "data", mode: "create" },
+      }]),
       textResponse(["ok"]),
     ]);
     client.turn("write it");
     const approval = await client.next("approval.requested");
     expect(approval).toMatchObject({ name: "write", risk: "filesystem", summary: "Create x.txt (4 bytes)" });
-    client.send({ type: "approval.resolve", request_id: "no", session_id: client.sessionId, approval_id: approval.approval_id, approved: false });
+    client.send({
+      type: "approval.resolve",
+      request_id: "no",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: false,
+    });
     const completed = await client.next();
     expect(completed).toMatchObject({
       type: "tool.completed",
@@ -163,11 +230,20 @@ describe("approvals (§6.5)", () => {
 
   it("asks for reads of secret-like paths", async () => {
     await writeFile(path.join(harness.sandbox.workspace, ".env"), "TOKEN=1");
-    const client = await startServer([toolCallResponse([{ call_id: "r1", name: "read", arguments: { path: ".env" } }]), textResponse(["ok"])]);
+    const client = await startServer([
+      toolCallResponse([{ call_id: "r1", name: "read", arguments: { path: ".env" } }]),
+      textResponse(["ok"]),
+    ]);
     client.turn("read env");
     const approval = await client.next("approval.requested");
     expect(approval).toMatchObject({ name: "read", risk: "filesystem", summary: "Read .env" });
-    client.send({ type: "approval.resolve", request_id: "no", session_id: client.sessionId, approval_id: approval.approval_id, approved: false });
+    client.send({
+      type: "approval.resolve",
+      request_id: "no",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: false,
+    });
     expect(await client.next("tool.completed")).toMatchObject({ error: "denied" });
     await terminal(client);
     await client.finish();
@@ -190,7 +266,11 @@ describe("policies (§6.5, §7.3)", () => {
     client.turn("go");
     expect((await terminal(client)).type).toBe("turn.completed");
     const completed = client.events.filter((event) => event.type === "tool.completed");
-    expect(completed[0]).toMatchObject({ call_id: "b1", output: "tool call denied by policy or user", error: "denied" });
+    expect(completed[0]).toMatchObject({
+      call_id: "b1",
+      output: "tool call denied by policy or user",
+      error: "denied",
+    });
     expect(completed[1]).toMatchObject({ call_id: "r1", success: true });
     expect(client.events.some((event) => event.type === "approval.requested")).toBe(false);
     expect(existsSync(path.join(harness.sandbox.workspace, "ran"))).toBe(false);
@@ -200,11 +280,20 @@ describe("policies (§6.5, §7.3)", () => {
   it("under always, asks even for a read", async () => {
     await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
     await harness.sandbox.writeUserConfig('[tools]\napproval_policy = "always"\n');
-    const client = await startServer([toolCallResponse([{ call_id: "r1", name: "read", arguments: { path: "a.txt" } }]), textResponse(["ok"])]);
+    const client = await startServer([
+      toolCallResponse([{ call_id: "r1", name: "read", arguments: { path: "a.txt" } }]),
+      textResponse(["ok"]),
+    ]);
     client.turn("go");
     const approval = await client.next("approval.requested");
     expect(approval).toMatchObject({ name: "read", risk: "read_only", summary: "Read a.txt" });
-    client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    client.send({
+      type: "approval.resolve",
+      request_id: "y",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: true,
+    });
     expect(await client.next("tool.completed")).toMatchObject({ success: true });
     await terminal(client);
     await client.finish();
@@ -230,10 +319,19 @@ describe("policies (§6.5, §7.3)", () => {
 describe("running tools", () => {
   it("streams bounded tool.progress between tool.started and tool.completed", async () => {
     const command = "for i in 1 2 3 4 5 6 7 8; do echo line$i; sleep 0.15; done";
-    const client = await startServer([toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command } }]), textResponse(["ok"])]);
+    const client = await startServer([
+      toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command } }]),
+      textResponse(["ok"]),
+    ]);
     client.turn("progress");
     const approval = await client.next("approval.requested");
-    client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    client.send({
+      type: "approval.resolve",
+      request_id: "y",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: true,
+    });
     const started = await client.next("tool.started");
     const completed = await client.next("tool.completed", 5000);
     expect(completed).toMatchObject({ success: true });
@@ -253,14 +351,30 @@ describe("running tools", () => {
 
   it("cancels a running bash call: the group is killed, turn.cancelled, history restored", async () => {
     const marker = `sleep 40.${process.pid}${Date.now() % 100000}`;
-    const client = await startServer([toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }]), textResponse(["next"])], [], true);
+    const client = await startServer(
+      [
+        toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }]),
+        textResponse(["next"]),
+      ],
+      [],
+      true,
+    );
     client.turn("sleep", "t1");
     const approval = await client.next("approval.requested");
-    client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    client.send({
+      type: "approval.resolve",
+      request_id: "y",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: true,
+    });
     const started = await client.next("tool.started");
     await waitFor(() => processesMatching(marker) > 0, { timeoutMs: 3000, what: `a process matching ${marker}` });
     client.send({ type: "turn.cancel", request_id: "c", session_id: client.sessionId, turn_id: started.turn_id });
-    expect(await client.next(["turn.cancelled", "turn.failed", "turn.completed"])).toMatchObject({ type: "turn.cancelled", request_id: "t1" });
+    expect(await client.next(["turn.cancelled", "turn.failed", "turn.completed"])).toMatchObject({
+      type: "turn.cancelled",
+      request_id: "t1",
+    });
     await waitFor(() => processesMatching(marker) === 0, { timeoutMs: 3000, what: `no process matching ${marker}` });
     client.turn("after", "t2");
     expect((await terminal(client)).type).toBe("turn.completed");
@@ -279,7 +393,13 @@ describe("EOF mid-tool (§6.7)", () => {
     );
     client.turn("sleep");
     const approval = await client.next("approval.requested");
-    client.send({ type: "approval.resolve", request_id: "y", session_id: client.sessionId, approval_id: approval.approval_id, approved: true });
+    client.send({
+      type: "approval.resolve",
+      request_id: "y",
+      session_id: client.sessionId,
+      approval_id: approval.approval_id,
+      approved: true,
+    });
     await client.next("tool.started");
     await waitFor(() => processesMatching(marker) > 0, { timeoutMs: 3000, what: `a process matching ${marker}` });
     const started = Date.now();

@@ -26,7 +26,11 @@ describe("scv exec with stored sessions", () => {
   it("--continue resumes this workspace's latest session, not another workspace's", async () => {
     const other = join(harness.sandbox.workspace, "..", "elsewhere");
     await mkdir(other);
-    harness.provider.push(textResponse(["alpha answer"]), textResponse(["other answer"]), textResponse(["beta answer"]));
+    harness.provider.push(
+      textResponse(["alpha answer"]),
+      textResponse(["other answer"]),
+      textResponse(["beta answer"]),
+    );
     expect((await run(["exec", "alpha question"])).code).toBe(0);
     expect((await run(["exec", "other question"], other)).code).toBe(0);
     // The other workspace's session is the newest overall; --continue here must still pick this workspace's.

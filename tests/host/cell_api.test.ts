@@ -1,7 +1,7 @@
 // Host spec §12 items 22–28, 31 as seen on the wire (the sandbox's own tests cover every detail):
 // one host, one session, one cell per row.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { execute, open, tool, type Frame } from "../support/frame_client.ts";
+import { execute, type Frame, open, tool } from "../support/frame_client.ts";
 import { fileSandbox, readyInProcess, type TestHost } from "./in_process.ts";
 
 const { sandbox, stop } = fileSandbox();
@@ -29,7 +29,11 @@ async function run(source: string, tools: unknown[] = []): Promise<Frame> {
 describe("the JavaScript API on the wire", () => {
   test("absent globals and Intl (§12.22)", async () => {
     const names = ["console", "Atomics", "SharedArrayBuffer", "WebAssembly", "require", "process", "Buffer", "fetch"];
-    const result = await run(`text(${JSON.stringify(names)}.map((n) => typeof globalThis[n]).join(',')); text(new Intl.NumberFormat('en-US').format(1234.5))`);
+    const result = await run(
+      `text(${
+        JSON.stringify(names)
+      }.map((n) => typeof globalThis[n]).join(',')); text(new Intl.NumberFormat('en-US').format(1234.5))`,
+    );
     expect(result.content_items).toEqual([text(names.map(() => "undefined").join(",")), text("1,234.5")]);
   });
 
@@ -46,11 +50,21 @@ describe("the JavaScript API on the wire", () => {
 
   test("text conversions (§12.24)", async () => {
     const result = await run("text(NaN); text(null); text(); text(true); text(10n); text({a:[1]}); text(() => 1)");
-    expect(result.content_items.map((i: { text: string }) => i.text)).toEqual(["NaN", "null", "undefined", "true", "10", '{"a":[1]}', "undefined"]);
+    expect(result.content_items.map((i: { text: string }) => i.text)).toEqual([
+      "NaN",
+      "null",
+      "undefined",
+      "true",
+      "10",
+      '{"a":[1]}',
+      "undefined",
+    ]);
   });
 
   test("timers (§12.25)", async () => {
-    const result = await run("const a = setTimeout(() => text('t'), 1); const b = setTimeout(() => {}, 1); text(a + ',' + b + ',' + typeof setInterval); await new Promise((r) => setTimeout(r, 5))");
+    const result = await run(
+      "const a = setTimeout(() => text('t'), 1); const b = setTimeout(() => {}, 1); text(a + ',' + b + ',' + typeof setInterval); await new Promise((r) => setTimeout(r, 5))",
+    );
     expect(result.content_items).toEqual([text("1,2,undefined"), text("t")]);
     expect((await run("setTimeout('x')")).error_text).toBe("setTimeout expects a function callback");
   });
@@ -67,12 +81,17 @@ describe("the JavaScript API on the wire", () => {
 
   test("ALL_TOOLS names are normalized (§12.31)", async () => {
     const tools = ["a-b", "9x", "ok$", "mcp__srv__t", ""].map((name) => tool(name));
-    const result = await run("text(ALL_TOOLS.map((t) => t.name).join(' ') + '|' + Object.keys(tools).join(' '))", tools);
+    const result = await run(
+      "text(ALL_TOOLS.map((t) => t.name).join(' ') + '|' + Object.keys(tools).join(' '))",
+      tools,
+    );
     expect(result.content_items).toEqual([text("a_b _x ok$ mcp__srv__t _|a_b _x ok$ mcp__srv__t _")]);
   });
 
   test("image forms and errors (§12.31)", async () => {
-    const result = await run("image('data:image/png;base64,AA', 'LOW'); image({ type: 'image', data: 'QQ', mimeType: 'image/gif' })");
+    const result = await run(
+      "image('data:image/png;base64,AA', 'LOW'); image({ type: 'image', data: 'QQ', mimeType: 'image/gif' })",
+    );
     expect(result.content_items).toEqual([
       { type: "input_image", image_url: "data:image/png;base64,AA", detail: "low" },
       { type: "input_image", image_url: "data:image/gif;base64,QQ", detail: "high" },

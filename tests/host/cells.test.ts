@@ -4,16 +4,16 @@
 import { afterAll, describe, expect, test } from "vitest";
 import {
   execute,
+  type Frame,
+  hello,
   killAllHosts,
   open,
   shutdown,
   startHost,
-  hello,
   terminate,
   tool,
   toolResult,
   wait,
-  type Frame,
 } from "../support/frame_client.ts";
 import { fileSandbox, logContains, readyInProcess, type TestHost } from "./in_process.ts";
 
@@ -30,7 +30,11 @@ const started = (id: number, cellId: string) => ({
 });
 const closed = (sessionId: string, cellId: string) => ({ type: "cell/closed", sessionId, cellId });
 const text = (value: string) => ({ type: "input_text", text: value });
-const errResponse = (id: number, message: string) => ({ type: "operation/response", id, result: { status: "error", message } });
+const errResponse = (id: number, message: string) => ({
+  type: "operation/response",
+  id,
+  result: { status: "error", message },
+});
 
 /** The runtime response inside an initial response or a wait/completed outcome. */
 function runtime(frame: Frame): { kind: string; body: Frame; outer?: string } {
@@ -44,7 +48,11 @@ function runtime(frame: Frame): { kind: string; body: Frame; outer?: string } {
   return { kind, body: value.outcome[outer][kind], outer };
 }
 
-async function withSession(optional: string[] = [], env: Record<string, string> = {}, extra: Record<string, unknown> = {}) {
+async function withSession(
+  optional: string[] = [],
+  env: Record<string, string> = {},
+  extra: Record<string, unknown> = {},
+) {
   const host = await readyInProcess(optional, { env, sandbox });
   host.send(open(1, "s1", extra));
   expect((await host.frames.next()).result.value.type).toBe("session/ready");
@@ -59,7 +67,10 @@ let barriers = 0;
 async function barrier(host: TestHost): Promise<void> {
   const sessionId = `barrier-${++barriers}`;
   host.send(open(900_000 + barriers, sessionId));
-  expect(await host.frames.next()).toMatchObject({ id: 900_000 + barriers, result: { value: { type: "session/ready", sessionId } } });
+  expect(await host.frames.next()).toMatchObject({
+    id: 900_000 + barriers,
+    result: { value: { type: "session/ready", sessionId } },
+  });
 }
 
 /**
@@ -67,10 +78,16 @@ async function barrier(host: TestHost): Promise<void> {
  * commit at completion, even while the result stays buffered (host spec §7.3), and a new cell
  * sees what was committed when it starts. Each probe is a cell of its own, started after the others.
  */
-async function committed(host: TestHost, sessionId: string, keys: string[], firstId: number, timeoutMs = 10_000): Promise<number> {
+async function committed(
+  host: TestHost,
+  sessionId: string,
+  keys: string[],
+  firstId: number,
+  timeoutMs = 10_000,
+): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   const probe = `text(${JSON.stringify(keys)}.every((k) => load(k) === true))`;
-  for (let id = firstId; ; id++) {
+  for (let id = firstId;; id++) {
     host.send(execute(id, sessionId, probe));
     const frames = await host.frames.take(3);
     if (runtime(frames[1]).body.content_items[0].text === "true") return id + 1;
@@ -92,8 +109,19 @@ describe.concurrent("execute (§12.10)", () => {
     expect(initial.id).toBe(2);
     const { kind, body } = runtime(initial);
     expect(kind).toBe("Result");
-    expect(Object.keys(body)).toEqual(["cell_id", "content_items", "error_text", "result_buffered_for_ns", "code_mode_host_duration_ns"]);
-    expect(body).toMatchObject({ cell_id: "1", content_items: [text("1")], error_text: null, result_buffered_for_ns: 0 });
+    expect(Object.keys(body)).toEqual([
+      "cell_id",
+      "content_items",
+      "error_text",
+      "result_buffered_for_ns",
+      "code_mode_host_duration_ns",
+    ]);
+    expect(body).toMatchObject({
+      cell_id: "1",
+      content_items: [text("1")],
+      error_text: null,
+      result_buffered_for_ns: 0,
+    });
     expect(Number.isInteger(body.code_mode_host_duration_ns)).toBe(true);
     expect(body.code_mode_host_duration_ns).toBeGreaterThan(0);
     expect(last).toEqual(closed("s1", "1"));
@@ -106,7 +134,9 @@ describe.concurrent("execute (§12.10)", () => {
     const frames = await host.frames.take(3);
     expect(runtime(frames[1]).body).toMatchObject({ cell_id: "1", content_items: [], error_text: "boom" });
     host.send(execute(3, "s1", "text(2)", { maxOutputTokens: -1 }));
-    expect(await host.frames.next()).toEqual(errResponse(3, "invalid code-mode execute request: number too small to fit in target type"));
+    expect(await host.frames.next()).toEqual(
+      errResponse(3, "invalid code-mode execute request: number too small to fit in target type"),
+    );
     host.send(execute(4, "s1", "text(2)"));
     expect((await host.frames.take(3))[0]).toEqual(started(4, "2"));
     host.send(open(5, "s2"));
@@ -189,25 +219,49 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
     expect(await host.frames.next()).toEqual(errResponse(3, "code-mode request cancelled"));
     host.send(wait(5, "s1", "1", 60_000));
     const [result, last] = await host.frames.take(2, 5_000);
-    expect(runtime(result)).toMatchObject({ outer: "LiveCell", kind: "Result", body: { content_items: [text("done")] } });
+    expect(runtime(result)).toMatchObject({
+      outer: "LiveCell",
+      kind: "Result",
+      body: { content_items: [text("done")] },
+    });
     expect(last).toEqual(closed("s1", "1"));
     host.kill();
   });
 
   test("an unobserved completion is buffered for the next wait or terminate", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "yield_control(); await new Promise((r) => setTimeout(r, 50)); store('one', true); text('late')"));
-    host.send(execute(3, "s1", "yield_control(); await new Promise((r) => setTimeout(r, 50)); store('two', true); text('later')"));
+    host.send(
+      execute(
+        2,
+        "s1",
+        "yield_control(); await new Promise((r) => setTimeout(r, 50)); store('one', true); text('late')",
+      ),
+    );
+    host.send(
+      execute(
+        3,
+        "s1",
+        "yield_control(); await new Promise((r) => setTimeout(r, 50)); store('two', true); text('later')",
+      ),
+    );
     await host.frames.take(4);
     await committed(host, "s1", ["one", "two"], 100);
     host.send(wait(4, "s1", "1", 10_000));
     const [waited, closedOne] = await host.frames.take(2);
-    expect(runtime(waited)).toMatchObject({ outer: "LiveCell", kind: "Result", body: { content_items: [text("late")] } });
+    expect(runtime(waited)).toMatchObject({
+      outer: "LiveCell",
+      kind: "Result",
+      body: { content_items: [text("late")] },
+    });
     expect(runtime(waited).body.result_buffered_for_ns).toBeGreaterThan(0);
     expect(closedOne).toEqual(closed("s1", "1"));
     host.send(terminate(5, "s1", "2"));
     const [terminated, closedTwo] = await host.frames.take(2);
-    expect(runtime(terminated)).toMatchObject({ outer: "LiveCell", kind: "Result", body: { content_items: [text("later")] } });
+    expect(runtime(terminated)).toMatchObject({
+      outer: "LiveCell",
+      kind: "Result",
+      body: { content_items: [text("later")] },
+    });
     expect(runtime(terminated).body.result_buffered_for_ns).toBeGreaterThan(0);
     expect(closedTwo).toEqual(closed("s1", "2"));
     host.kill();
@@ -223,8 +277,15 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
     const frames = await host.frames.take(4);
     expect(frames[0].type).toBe("execute/initialResponse");
     expect(runtime(frames[0])).toMatchObject({ kind: "Terminated", body: { cell_id: "2" } });
-    expect(frames.slice(1, 3).sort((a, b) => a.cellId.localeCompare(b.cellId))).toEqual([closed("s1", "1"), closed("s1", "2")]);
-    expect(frames[3]).toEqual({ type: "operation/response", id: 4, result: { status: "ok", value: { type: "session/closed", sessionId: "s1" } } });
+    expect(frames.slice(1, 3).sort((a, b) => a.cellId.localeCompare(b.cellId))).toEqual([
+      closed("s1", "1"),
+      closed("s1", "2"),
+    ]);
+    expect(frames[3]).toEqual({
+      type: "operation/response",
+      id: 4,
+      result: { status: "ok", value: { type: "session/closed", sessionId: "s1" } },
+    });
     host.kill();
   });
 });
@@ -280,18 +341,22 @@ describe.concurrent("yield timing and operation/yield (§12.16–17)", () => {
     host.kill();
   });
 
-  test.skipIf(!process.env.SCV_SLOW_TESTS)("9,999 ms → ~10 s; 10,000 ms → ~11 s (slow)", { timeout: 30_000 }, async () => {
-    const host = await withSession();
-    const t0 = Date.now();
-    host.send(execute(2, "s1", "await new Promise(() => {})", { yieldTimeMs: 9_999 }));
-    host.send(execute(3, "s1", "await new Promise(() => {})", { yieldTimeMs: 10_000 }));
-    const frames = await host.frames.take(4, 15_000);
-    const firstAt = Date.now() - t0;
-    expect(frames[2].id).toBe(2);
-    expect(firstAt).toBeGreaterThanOrEqual(9_900);
-    expect(firstAt).toBeLessThan(10_800);
-    host.kill();
-  });
+  test.skipIf(!process.env.SCV_SLOW_TESTS)(
+    "9,999 ms → ~10 s; 10,000 ms → ~11 s (slow)",
+    { timeout: 30_000 },
+    async () => {
+      const host = await withSession();
+      const t0 = Date.now();
+      host.send(execute(2, "s1", "await new Promise(() => {})", { yieldTimeMs: 9_999 }));
+      host.send(execute(3, "s1", "await new Promise(() => {})", { yieldTimeMs: 10_000 }));
+      const frames = await host.frames.take(4, 15_000);
+      const firstAt = Date.now() - t0;
+      expect(frames[2].id).toBe(2);
+      expect(firstAt).toBeGreaterThanOrEqual(9_900);
+      expect(firstAt).toBeLessThan(10_800);
+      host.kill();
+    },
+  );
 });
 
 describe.concurrent("tool catalog revisions (§12.18)", () => {
@@ -312,8 +377,12 @@ describe.concurrent("tool catalog revisions (§12.18)", () => {
     const items = (frame: Frame) => runtime(frame).body.content_items[0].text;
     // Absent revision: used as sent, cache untouched.
     expect(items(await run(host, 2, { tools: [a] }))).toBe("a");
-    expect(await run(host, 3, { tools: [], catalogRevision: 1 })).toEqual(errResponse(3, "unknown code-mode catalog revision"));
-    expect(await run(host, 4, { tools: [a], catalogRevision: 0 })).toEqual(errResponse(4, "invalid code-mode catalog revision"));
+    expect(await run(host, 3, { tools: [], catalogRevision: 1 })).toEqual(
+      errResponse(3, "unknown code-mode catalog revision"),
+    );
+    expect(await run(host, 4, { tools: [a], catalogRevision: 0 })).toEqual(
+      errResponse(4, "invalid code-mode catalog revision"),
+    );
     // Cache (2, [a]), then reuse it with [].
     expect(items(await run(host, 5, { tools: [a], catalogRevision: 2 }))).toBe("a");
     expect(items(await run(host, 6, { tools: [], catalogRevision: 2 }))).toBe("a");
@@ -325,11 +394,15 @@ describe.concurrent("tool catalog revisions (§12.18)", () => {
     // Lower revision: used, cache untouched.
     expect(items(await run(host, 9, { tools: [b], catalogRevision: 1 }))).toBe("b");
     expect(items(await run(host, 10, { tools: [], catalogRevision: 2 }))).toBe("a");
-    expect(await run(host, 11, { tools: [], catalogRevision: 1 })).toEqual(errResponse(11, "unknown code-mode catalog revision"));
+    expect(await run(host, 11, { tools: [], catalogRevision: 1 })).toEqual(
+      errResponse(11, "unknown code-mode catalog revision"),
+    );
     // Higher revision replaces the cache.
     expect(items(await run(host, 12, { tools: [a, b], catalogRevision: 3 }))).toBe("a,b");
     expect(items(await run(host, 13, { tools: [], catalogRevision: 3 }))).toBe("a,b");
-    expect(await run(host, 14, { tools: [], catalogRevision: 2 })).toEqual(errResponse(14, "unknown code-mode catalog revision"));
+    expect(await run(host, 14, { tools: [], catalogRevision: 2 })).toEqual(
+      errResponse(14, "unknown code-mode catalog revision"),
+    );
     // Catalogs are per session.
     host.send(open(15, "s2"));
     await host.frames.next();
@@ -361,7 +434,9 @@ describe.concurrent("oversize output (§12.21)", () => {
       execute(2, "s1", "try { await tools.t('x'.repeat(70*1024*1024)) } catch (e) { text(e) }", { tools: [tool("t")] }),
     );
     const [, initial] = await host.frames.take(2, 15_000);
-    expect(runtime(initial).body.content_items[0].text).toMatch(/^code-mode IPC frame length \d+ exceeds 67108864 bytes$/);
+    expect(runtime(initial).body.content_items[0].text).toMatch(
+      /^code-mode IPC frame length \d+ exceeds 67108864 bytes$/,
+    );
     host.kill();
   });
 });
@@ -369,9 +444,18 @@ describe.concurrent("oversize output (§12.21)", () => {
 describe.concurrent("delegates (§12.27–30)", () => {
   test("tool inputs, freeform kinds, runtime ids per cell and rising delegate ids", async () => {
     const host = await withSession();
-    const tools = [tool("t"), { ...(tool("f") as object), kind: "freeform", tool_name: { name: "f", namespace: "mcp__srv__" } }];
+    const tools = [tool("t"), {
+      ...(tool("f") as object),
+      kind: "freeform",
+      tool_name: { name: "f", namespace: "mcp__srv__" },
+    }];
     host.send(
-      execute(2, "s1", "for (const v of [[], [undefined], ['str'], [5], [null], [{a: undefined}]]) text(JSON.stringify(await tools.t(...v)));", { tools }),
+      execute(
+        2,
+        "s1",
+        "for (const v of [[], [undefined], ['str'], [5], [null], [{a: undefined}]]) text(JSON.stringify(await tools.t(...v)));",
+        { tools },
+      ),
     );
     expect(await host.frames.next()).toEqual(started(2, "1"));
     const inputs: unknown[] = [];
@@ -393,7 +477,13 @@ describe.concurrent("delegates (§12.27–30)", () => {
     await host.frames.next();
     const request = await host.frames.next();
     expect(request.id).toBe(7);
-    expect(Object.keys(request.request.invocation)).toEqual(["cell_id", "runtime_tool_call_id", "tool_name", "tool_kind", "input"]);
+    expect(Object.keys(request.request.invocation)).toEqual([
+      "cell_id",
+      "runtime_tool_call_id",
+      "tool_name",
+      "tool_kind",
+      "input",
+    ]);
     expect(request.request.invocation).toEqual({
       cell_id: "2",
       runtime_tool_call_id: "tool-1",
@@ -414,11 +504,19 @@ describe.concurrent("delegates (§12.27–30)", () => {
 
   test("notification/delivered for a tool call rejects inside the cell", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "try { await tools.t() } catch (e) { text(typeof e + ':' + e) }", { tools: [tool("t")] }));
+    host.send(
+      execute(2, "s1", "try { await tools.t() } catch (e) { text(typeof e + ':' + e) }", { tools: [tool("t")] }),
+    );
     const [, request] = await host.frames.take(2);
-    host.send({ type: "delegate/response", id: request.id, result: { status: "ok", value: { type: "notification/delivered" } } });
+    host.send({
+      type: "delegate/response",
+      id: request.id,
+      result: { status: "ok", value: { type: "notification/delivered" } },
+    });
     const initial = await host.frames.next();
-    expect(runtime(initial).body.content_items).toEqual([text("string:code-mode client returned an invalid tool result")]);
+    expect(runtime(initial).body.content_items).toEqual([
+      text("string:code-mode client returned an invalid tool result"),
+    ]);
     host.kill();
   });
 
@@ -433,7 +531,11 @@ describe.concurrent("delegates (§12.27–30)", () => {
       request: { type: "notification/send", callId: "call_exec_yield", cellId: "1", text: '{"a":1}' },
     });
     await host.frames.expectNothing(150);
-    host.send({ type: "delegate/response", id: 1, result: { status: "ok", value: { type: "notification/delivered" } } });
+    host.send({
+      type: "delegate/response",
+      id: 1,
+      result: { status: "ok", value: { type: "notification/delivered" } },
+    });
     expect(runtime(await host.frames.next()).body.content_items).toEqual([text("after")]);
     // An invalid answer is only logged; the cell still completes.
     expect(await host.frames.next()).toEqual(closed("s1", "1"));
@@ -442,14 +544,19 @@ describe.concurrent("delegates (§12.27–30)", () => {
     host.send(toolResult(second.id, null));
     expect(runtime((await host.frames.take(1))[0]).body.content_items).toEqual([text("y")]);
     expect(
-      await logContains(host, "failed to deliver code mode notification: code-mode client returned an invalid notification result"),
+      await logContains(
+        host,
+        "failed to deliver code mode notification: code-mode client returned an invalid notification result",
+      ),
     ).toBe(true);
     host.kill();
   });
 
   test("an unawaited tool call is cancelled before the result; a terminate cancels too", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "tools.t(1); await new Promise((r) => setTimeout(r, 50)); text('done')", { tools: [tool("t")] }));
+    host.send(
+      execute(2, "s1", "tools.t(1); await new Promise((r) => setTimeout(r, 50)); text('done')", { tools: [tool("t")] }),
+    );
     const frames = await host.frames.take(5);
     expect(frames.map((f) => f.type)).toEqual([
       "operation/response",
@@ -469,13 +576,17 @@ describe.concurrent("delegates (§12.27–30)", () => {
     host.kill();
   });
 
-  for (const [capability, cap] of [
-    [[], 1024],
-    [["delegate-capacity-4096"], 4096],
-  ] as const) {
+  for (
+    const [capability, cap] of [
+      [[], 1024],
+      [["delegate-capacity-4096"], 4096],
+    ] as const
+  ) {
     test(`the pending delegate cap is ${cap}`, async () => {
       const host = await withSession([...capability]);
-      const source = `const results = await Promise.allSettled(Array.from({ length: ${cap + 5} }, (_, i) => tools.t(i)));
+      const source = `const results = await Promise.allSettled(Array.from({ length: ${
+        cap + 5
+      } }, (_, i) => tools.t(i)));
         const rejected = results.filter((r) => r.status === 'rejected');
         text(rejected.length + ':' + rejected[0].reason);`;
       host.send(execute(2, "s1", source, { tools: [tool("t")], yieldTimeMs: 60_000 }));
@@ -484,7 +595,9 @@ describe.concurrent("delegates (§12.27–30)", () => {
       await host.frames.expectNothing(200);
       for (const frame of byType(frames, "delegate/request")) host.send(toolResult(frame.id, 0));
       const initial = await host.frames.next(10_000);
-      expect(runtime(initial).body.content_items).toEqual([text("5:code-mode host has too many pending delegate calls")]);
+      expect(runtime(initial).body.content_items).toEqual([
+        text("5:code-mode host has too many pending delegate calls"),
+      ]);
       host.kill();
     });
   }
@@ -513,7 +626,10 @@ describe.concurrent("heap limit and shutdown (§12.32, §12.37)", () => {
     host.send(execute(4, "s1", "notify('n')", { yieldTimeMs: 60_000 }));
     // Both delegate requests (the tool call and the notification) are out before EOF.
     await host.frames.until(() => byType(host.frames.received, "delegate/request").length === 2);
-    expect(byType(host.frames.received, "delegate/request").map((f) => f.request.type).sort()).toEqual(["notification/send", "tool/invoke"]);
+    expect(byType(host.frames.received, "delegate/request").map((f) => f.request.type).sort()).toEqual([
+      "notification/send",
+      "tool/invoke",
+    ]);
     const before = host.frames.received.length;
     const t0 = Date.now();
     host.closeStdin();

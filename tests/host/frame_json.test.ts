@@ -1,7 +1,7 @@
 // The client-frame parser (nesting limit, duplicate struct keys, exact i64 ids) and the catalog
 // equality check, in process; the deep-schema attack of issue 11 through the real CLI.
 import { afterAll, describe, expect, test } from "vitest";
-import { jsonEqual, resolveCatalog, type CachedCatalog } from "../../lib/host/catalog.ts";
+import { type CachedCatalog, jsonEqual, resolveCatalog } from "../../lib/host/catalog.ts";
 import { MAX_NESTING, parseClientFrame } from "../../lib/host/frame_json.ts";
 import type { WireToolDefinition } from "../../lib/host/protocol.ts";
 import { execute, hello, killAllHosts, open, prefix, startHost, tool, toolResult } from "../support/frame_client.ts";
@@ -24,7 +24,9 @@ function toolResultText(result: string): string {
 
 /** An execute whose single tool has `schema` (raw JSON text) as its input_schema. */
 function executeText(schema: string, id = 2): string {
-  return JSON.stringify(execute(id, "s1", "text(1)", { tools: [tool("t", { input_schema: "@schema" })], catalogRevision: 1 })).replace(
+  return JSON.stringify(
+    execute(id, "s1", "text(1)", { tools: [tool("t", { input_schema: "@schema" })], catalogRevision: 1 }),
+  ).replace(
     '"@schema"',
     schema,
   );
@@ -49,7 +51,7 @@ describe("nesting limit (serde_json's: the 128th container fails)", () => {
   });
 
   test("brackets inside strings and escaped quotes do not count", () => {
-    const tricky = JSON.stringify({ a: "[[[[{{{{\\\"[[[[", b: "\\", c: '"]]]]' });
+    const tricky = JSON.stringify({ a: '[[[[{{{{\\"[[[[', b: "\\", c: '"]]]]' });
     const text = toolResultText(`[${tricky.repeat(3)}]`.replace(/}{/g, "},{"));
     expect(() => parseClientFrame(text)).not.toThrow();
     const many = toolResultText(JSON.stringify(Array.from({ length: 200 }, () => "[".repeat(200))));
@@ -57,7 +59,10 @@ describe("nesting limit (serde_json's: the 128th container fails)", () => {
   });
 
   test("lines and columns count like serde_json (bytes, from the last newline)", () => {
-    const text = `{"type":"delegate/response",\n"id":1,"result":{"status":"ok","value":{"type":"tool/result","result":"é",\n"x":${nested(130)}}}}`;
+    const text =
+      `{"type":"delegate/response",\n"id":1,"result":{"status":"ok","value":{"type":"tool/result","result":"é",\n"x":${
+        nested(130)
+      }}}}`;
     const column = `"x":`.length + 125;
     expect(failure(text)).toBe(`recursion limit exceeded at line 3 column ${column}`);
   });
@@ -120,7 +125,9 @@ describe("integers", () => {
       result: { value: { result: unknown } };
     };
     expect(result.result.value.result).toEqual({ n: 12345678901234567890, m: [9007199254740993] });
-    expect(parseClientFrame(toolResultText("12345678901234567890"))).toMatchObject({ result: { value: { result: 12345678901234567890 } } });
+    expect(parseClientFrame(toolResultText("12345678901234567890"))).toMatchObject({
+      result: { value: { result: 12345678901234567890 } },
+    });
     // Sequences hold no i64 (only struct fields do): their long integers stay numbers.
     expect(parseClientFrame('{"type":"connection/hello","supportedVersions":[12345678901234567890]}')).toMatchObject({
       supportedVersions: [12345678901234567890],
@@ -159,7 +166,10 @@ describe("catalog equality does not recurse", () => {
     const holder: { catalog: CachedCatalog | null } = { catalog: null };
     expect(resolveCatalog(holder, 1, [definition(1)]).ok).toBe(true);
     expect(resolveCatalog(holder, 1, [definition(1)]).ok).toBe(true);
-    expect(resolveCatalog(holder, 1, [definition(2)])).toEqual({ ok: false, message: "conflicting code-mode catalog revision" });
+    expect(resolveCatalog(holder, 1, [definition(2)])).toEqual({
+      ok: false,
+      message: "conflicting code-mode catalog revision",
+    });
   });
 });
 
@@ -202,11 +212,20 @@ describe("through the real CLI", () => {
     const second = await host.frames.take(3, 10_000);
     expect(second[1].result.value.Result.content_items).toEqual([{ type: "input_text", text: "1" }]);
 
-    host.send(execute(4, "s1", "const r = await tools.t({}); text(typeof r.n); text(r.n); text(r.x)", { tools: [tool("t")] }));
+    host.send(
+      execute(4, "s1", "const r = await tools.t({}); text(typeof r.n); text(r.n); text(r.x)", { tools: [tool("t")] }),
+    );
     await host.frames.next();
     const call = await host.frames.next();
     expect(call.request.type).toBe("tool/invoke");
-    host.sendRaw(raw(JSON.stringify(toolResult(call.id, { n: "@n", x: 1 })).replace('"@n"', "12345678901234567890").replace('"x":1', '"x":1,"x":2')));
+    host.sendRaw(
+      raw(
+        JSON.stringify(toolResult(call.id, { n: "@n", x: 1 })).replace('"@n"', "12345678901234567890").replace(
+          '"x":1',
+          '"x":1,"x":2',
+        ),
+      ),
+    );
     const done = await host.frames.next();
     expect(done.result.value.Result).toMatchObject({
       content_items: [

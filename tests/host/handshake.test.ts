@@ -34,7 +34,11 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<bool
   return true;
 }
 
-async function negotiate(optional: string[], required: string[] = [], versions = [1]): Promise<{ frame: unknown; host: TestHost }> {
+async function negotiate(
+  optional: string[],
+  required: string[] = [],
+  versions = [1],
+): Promise<{ frame: unknown; host: TestHost }> {
   const host = startInProcess();
   host.send(hello(optional, required, versions));
   const frame = await host.frames.next(10_000);
@@ -42,7 +46,13 @@ async function negotiate(optional: string[], required: string[] = [], versions =
 }
 
 function rawHello(fields: Record<string, unknown>): unknown {
-  return { type: "connection/hello", supportedVersions: [1], requiredCapabilities: [], optionalCapabilities: [], ...fields };
+  return {
+    type: "connection/hello",
+    supportedVersions: [1],
+    requiredCapabilities: [],
+    optionalCapabilities: [],
+    ...fields,
+  };
 }
 
 /** Sends `messages`, expects no stdout frame, exit 1 and `stderrPart` in stderr. */
@@ -69,10 +79,12 @@ describe.concurrent("capability negotiation (§12.1)", () => {
 
   for (const capability of ["session-cell-execution-resource-limits", "bounded-output-v1", "delegate-capacity-4096"]) {
     test(`${capability} alone, optional or required → exactly it`, async () => {
-      for (const [optional, required] of [
-        [[capability], []],
-        [[], [capability]],
-      ] as const) {
+      for (
+        const [optional, required] of [
+          [[capability], []],
+          [[], [capability]],
+        ] as const
+      ) {
         const { frame, host } = await negotiate([...optional], [...required]);
         expect(frame).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: [capability] });
         host.closeStdin();
@@ -95,7 +107,11 @@ describe.concurrent("narrowed capabilities (test hook)", () => {
   test("SCV_HOST_CAPABILITIES limits what is granted and what a required capability may name", async () => {
     const host = startInProcess({ env: { SCV_HOST_CAPABILITIES: "bounded-output-v1" } });
     host.send(hello(ALL_CAPABILITIES));
-    expect(await host.frames.next()).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: ["bounded-output-v1"] });
+    expect(await host.frames.next()).toEqual({
+      type: "connection/ready",
+      selectedVersion: 1,
+      capabilities: ["bounded-output-v1"],
+    });
     host.kill();
     const strict = startInProcess({ env: { SCV_HOST_CAPABILITIES: "" } });
     strict.send(hello([], ["yield-observation"]));
@@ -109,7 +125,10 @@ describe.concurrent("narrowed capabilities (test hook)", () => {
 describe.concurrent("handshake rejections (§12.2)", () => {
   test("the first unsupported required capability in sorted order is named", async () => {
     const { frame, host } = await negotiate([], ["b-req", "a-req"]);
-    expect(frame).toEqual({ type: "connection/rejected", reason: { type: "missingRequiredCapability", capability: "a-req" } });
+    expect(frame).toEqual({
+      type: "connection/rejected",
+      reason: { type: "missingRequiredCapability", capability: "a-req" },
+    });
     expect((await host.exit).code).toBe(0);
   });
 
@@ -152,7 +171,11 @@ describe.concurrent("invalid hellos are fatal without output (§12.3)", () => {
       "capability `x` cannot be both required and optional",
     ],
     ["empty capability", (h) => h.send(rawHello({ optionalCapabilities: [""] })), "identifier must not be empty"],
-    ["whitespace capability", (h) => h.send(rawHello({ optionalCapabilities: ["  "] })), "identifier must not be empty"],
+    [
+      "whitespace capability",
+      (h) => h.send(rawHello({ optionalCapabilities: ["  "] })),
+      "identifier must not be empty",
+    ],
     ["version 0", (h) => h.send(rawHello({ supportedVersions: [0] })), "failed to read code-mode client hello"],
     ["an extra field", (h) => h.send(rawHello({ extra: true })), "unknown field `extra`"],
     [
@@ -215,7 +238,6 @@ describe.concurrent("framing (§12.4, §12.5)", () => {
     host.send(hello());
     await expectFatal(host, "received a second code-mode client hello");
   });
-
 });
 
 describe("backpressure (§12.5)", () => {
@@ -265,24 +287,52 @@ describe.concurrent("strict decoding after the handshake is fatal (§12.6)", () 
       { type: "delegate/response", id: 1, result: { status: "error", message: "m", code: 3 } },
       "unknown field `code`",
     ],
-    ["tool/result without result", { type: "delegate/response", id: 1, result: { status: "ok", value: { type: "tool/result" } } }, "missing field `result`"],
+    ["tool/result without result", {
+      type: "delegate/response",
+      id: 1,
+      result: { status: "ok", value: { type: "tool/result" } },
+    }, "missing field `result`"],
     ["empty sessionId", open(2, ""), "identifier must not be empty"],
     ["whitespace sessionId", open(2, " \t"), "identifier must not be empty"],
     ["max_output_tokens beyond i32", execute(2, "s1", "1", { maxOutputTokens: 3_000_000_000 }), "expected i32"],
     ["negative wait maxOutputTokens", wait(2, "s1", "1", 10, -3), "invalid value: integer `-3`, expected usize"],
     ["negative catalog_revision", execute(2, "s1", "1", { catalogRevision: -1 }), "expected u64"],
-    ["string id", { type: "operation/request", id: "2", request: { method: "session/shutdown", sessionId: "s1" } }, "expected i64"],
-    ["fractional id", { type: "operation/request", id: 2.5, request: { method: "session/shutdown", sessionId: "s1" } }, "expected i64"],
+    [
+      "string id",
+      { type: "operation/request", id: "2", request: { method: "session/shutdown", sessionId: "s1" } },
+      "expected i64",
+    ],
+    [
+      "fractional id",
+      { type: "operation/request", id: 2.5, request: { method: "session/shutdown", sessionId: "s1" } },
+      "expected i64",
+    ],
     [
       "wait without yield_time_ms",
       request(2, { method: "session/wait", sessionId: "s1", request: { cell_id: "1" } }),
       "missing field `yield_time_ms`",
     ],
     ["outputTruncation Server", open(2, "s2", { outputTruncation: "Server" }), "unknown variant `Server`"],
-    ["unknown field in cellExecutionLimits", open(2, "s2", { cellExecutionLimits: { maxCpu: 1 } }), "unknown field `maxCpu`"],
-    ["unknown kind", execute(2, "s1", "1", { tools: [{ ...(ok as object), kind: "other" }] }), "unknown variant `other`"],
-    ["null description", execute(2, "s1", "1", { tools: [{ ...(ok as object), description: null }] }), "expected a string"],
-    ["unknown result status", { type: "delegate/response", id: 1, result: { status: "maybe" } }, "unknown variant `maybe`"],
+    [
+      "unknown field in cellExecutionLimits",
+      open(2, "s2", { cellExecutionLimits: { maxCpu: 1 } }),
+      "unknown field `maxCpu`",
+    ],
+    [
+      "unknown kind",
+      execute(2, "s1", "1", { tools: [{ ...(ok as object), kind: "other" }] }),
+      "unknown variant `other`",
+    ],
+    [
+      "null description",
+      execute(2, "s1", "1", { tools: [{ ...(ok as object), description: null }] }),
+      "expected a string",
+    ],
+    [
+      "unknown result status",
+      { type: "delegate/response", id: 1, result: { status: "maybe" } },
+      "unknown variant `maybe`",
+    ],
     ["not an object", [1, 2], "failed to decode code-mode IPC frame"],
   ];
   for (const [name, message, detail] of cases) {
@@ -304,7 +354,11 @@ describe.concurrent("process smoke tests (stdio)", () => {
   test("negotiates all five capabilities, then exits 0 at stdin EOF", async () => {
     const host = startHost();
     host.send(hello([...ALL_CAPABILITIES].reverse()));
-    expect(await host.frames.next(10_000)).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: ALL_CAPABILITIES });
+    expect(await host.frames.next(10_000)).toEqual({
+      type: "connection/ready",
+      selectedVersion: 1,
+      capabilities: ALL_CAPABILITIES,
+    });
     host.closeStdin();
     expect((await host.exit).code).toBe(0);
   });
@@ -321,7 +375,9 @@ describe.concurrent("process smoke tests (stdio)", () => {
     host.sendRaw(Buffer.from([1, 0, 0, 0, 0x7b]));
     const exit = await host.exit;
     expect(exit.code).toBe(1);
-    expect(host.stderr()).toMatch(/^Error: failed to read code-mode client hello: failed to decode code-mode IPC frame: .+$/m);
+    expect(host.stderr()).toMatch(
+      /^Error: failed to read code-mode client hello: failed to decode code-mode IPC frame: .+$/m,
+    );
     expect(host.frames.received).toEqual([]);
   });
 

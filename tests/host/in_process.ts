@@ -11,7 +11,7 @@ import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 import { serveStdio } from "../../lib/host/transports/stdio.ts";
 import { createSandbox } from "../../lib/sandbox/index.ts";
 import type { Sandbox, SandboxSession } from "../../lib/sandbox/types.ts";
-import { FrameQueue, hello, type FramedClient } from "../support/frame_client.ts";
+import { type FramedClient, FrameQueue, hello } from "../support/frame_client.ts";
 
 export interface TestHost extends FramedClient {
   stderr(): string;
@@ -51,17 +51,14 @@ export function startInProcess(options: InProcessOptions = {}): TestHost {
   });
   // Like a process's stdout, the output ends when the connection is over; `exit` resolves after
   // every frame written before was read.
-  const reader =
-    options.readOutput === false
-      ? Promise.resolve()
-      : (async () => {
-          try {
-            for await (const frame of readFrames(output, { parse: parsePreciseJson })) frames.push(frame);
-            frames.end(new Error("host stdout ended"));
-          } catch (error) {
-            frames.end(error as Error);
-          }
-        })();
+  const reader = options.readOutput === false ? Promise.resolve() : (async () => {
+    try {
+      for await (const frame of readFrames(output, { parse: parsePreciseJson })) frames.push(frame);
+      frames.end(new Error("host stdout ended"));
+    } catch (error) {
+      frames.end(error as Error);
+    }
+  })();
   const exit = outcome.then(async (result) => {
     if (result.error !== null) lines.push(`Error: ${result.error}`);
     output.end();

@@ -12,7 +12,11 @@ import { execute, hello, open } from "../support/frame_client.ts";
 function brokenSandbox(): Sandbox {
   const session: SandboxSession = {
     startCell(): SandboxCell {
-      return { id: "1", initial: new Promise<Observation>(() => undefined), closed: new Promise<void>(() => undefined) };
+      return {
+        id: "1",
+        initial: new Promise<Observation>(() => undefined),
+        closed: new Promise<void>(() => undefined),
+      };
     },
     wait: () => new Promise(() => undefined),
     terminate: () => new Promise(() => undefined),

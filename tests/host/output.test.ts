@@ -2,7 +2,7 @@
 // in server mode (with the `Script error:` item). In process: the real stdio transport and
 // connection over one real sandbox (in_process.ts).
 import { afterAll, describe, expect, test } from "vitest";
-import { execute, open, terminate, wait, type Frame } from "../support/frame_client.ts";
+import { execute, type Frame, open, terminate, wait } from "../support/frame_client.ts";
 import { fileSandbox, readyInProcess } from "./in_process.ts";
 
 const { sandbox, stop } = fileSandbox();
@@ -28,7 +28,13 @@ async function hostWith(sessions: Record<string, "client" | "server" | null>) {
 }
 
 /** Runs `source` in `session` and returns the initial response's runtime body (Result expected). */
-async function runCell(host: Awaited<ReturnType<typeof hostWith>>, id: number, session: string, source: string, budget: number | null) {
+async function runCell(
+  host: Awaited<ReturnType<typeof hostWith>>,
+  id: number,
+  session: string,
+  source: string,
+  budget: number | null,
+) {
   host.send(execute(id, session, source, { maxOutputTokens: budget }));
   const frames = await host.frames.until((f) => f.type === "execute/initialResponse" && f.id === id);
   const initial = frames.at(-1);
@@ -67,23 +73,42 @@ describe.concurrent("output truncation", () => {
 
   test("a wait does not inherit the execute's budget; a terminate uses its own (§12.20)", async () => {
     const host = await hostWith({ server: "server" });
-    host.send(execute(2, "server", "yield_control(); await new Promise((r) => setTimeout(r, 100)); text('0123456789'.repeat(8))", { maxOutputTokens: 5 }));
+    host.send(
+      execute(
+        2,
+        "server",
+        "yield_control(); await new Promise((r) => setTimeout(r, 100)); text('0123456789'.repeat(8))",
+        { maxOutputTokens: 5 },
+      ),
+    );
     const [, yielded] = await host.frames.take(2);
     expect(body(yielded).content_items).toEqual([]);
     host.send(wait(3, "server", "1", 60_000));
     expect(body(await host.frames.next()).content_items).toEqual([text("0123456789".repeat(8))]);
     await host.frames.next();
-    host.send(execute(4, "server", "yield_control(); text('0123456789'.repeat(4)); notify('appended'); await new Promise(() => {})"));
+    host.send(
+      execute(
+        4,
+        "server",
+        "yield_control(); text('0123456789'.repeat(4)); notify('appended'); await new Promise(() => {})",
+      ),
+    );
     await host.frames.take(2);
     // The notification follows the text: once it is here, the text is in the cell's buffer.
     const notification = await host.frames.next();
     expect(notification.request).toMatchObject({ type: "notification/send", text: "appended" });
-    host.send({ type: "delegate/response", id: notification.id, result: { status: "ok", value: { type: "notification/delivered" } } });
+    host.send({
+      type: "delegate/response",
+      id: notification.id,
+      result: { status: "ok", value: { type: "notification/delivered" } },
+    });
     host.send(terminate(5, "server", "2", 3));
     const frames = await host.frames.take(2);
     const terminated = frames.find((f) => f.id === 5);
     expect(terminated.result.value.outcome.LiveCell.Terminated.content_items).toEqual([
-      text("Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n012345…7 tokens truncated…456789"),
+      text(
+        "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n012345…7 tokens truncated…456789",
+      ),
     ]);
     host.kill();
   });
@@ -93,7 +118,10 @@ describe.concurrent("output truncation", () => {
     const source = "text('before'); throw new Error('boom')";
     const error = "Error: boom\n    at exec_main.mjs:1:23";
     const server = await runCell(host, 10, "server", source, null);
-    expect(server).toMatchObject({ error_text: error, content_items: [text("before"), text(`Script error:\n${error}`)] });
+    expect(server).toMatchObject({
+      error_text: error,
+      content_items: [text("before"), text(`Script error:\n${error}`)],
+    });
     const client = await runCell(host, 11, "client", source, null);
     expect(client).toMatchObject({ error_text: error, content_items: [text("before")] });
     const bare = await runCell(host, 12, "server", "throw 'bare'", 10_000);
@@ -101,12 +129,16 @@ describe.concurrent("output truncation", () => {
     host.send(wait(13, "server", "99", 10));
     host.send(wait(14, "client", "99", 10));
     const [serverMissing, clientMissing] = (await host.frames.take(2)).sort((a, b) => a.id - b.id);
-    expect(serverMissing.result.value.outcome.MissingCell.Result.content_items).toEqual([text("Script error:\nexec cell 99 not found")]);
+    expect(serverMissing.result.value.outcome.MissingCell.Result.content_items).toEqual([
+      text("Script error:\nexec cell 99 not found"),
+    ]);
     expect(clientMissing.result.value.outcome.MissingCell.Result.content_items).toEqual([]);
     // Found by scripts/conformance: a MissingCell's Script error item is truncated like any output.
     host.send(wait(15, "server", "9", 10, 3));
     expect((await host.frames.next()).result.value.outcome.MissingCell.Result.content_items).toEqual([
-      text("Warning: truncated output (original token count: 9)\nTotal output lines: 2\n\nScript…6 tokens truncated… found"),
+      text(
+        "Warning: truncated output (original token count: 9)\nTotal output lines: 2\n\nScript…6 tokens truncated… found",
+      ),
     ]);
     host.kill();
   });
@@ -132,7 +164,9 @@ describe.concurrent("output truncation", () => {
       [
         "text('é'.repeat(20))",
         3,
-        [text("Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\nééé…7 tokens truncated…ééé")],
+        [text(
+          "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\nééé…7 tokens truncated…ééé",
+        )],
       ],
       [
         `text('${D4}'); image('data:image/png;base64,AAAA'); text('${D4}'); text('zz')`,

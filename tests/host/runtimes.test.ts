@@ -3,7 +3,15 @@
 import { resolve } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { encodeFrame } from "../../lib/codec/index.ts";
-import { hello, killAllHosts, MAIN, open, ROOT, startFramedProcess, type HostProcess } from "../support/frame_client.ts";
+import {
+  hello,
+  type HostProcess,
+  killAllHosts,
+  MAIN,
+  open,
+  ROOT,
+  startFramedProcess,
+} from "../support/frame_client.ts";
 
 afterAll(killAllHosts);
 
@@ -36,7 +44,10 @@ describe.concurrent.each(runtimes)("under %s", (_name, start) => {
       { type: "connection/rejected", reason: { type: "missingRequiredCapability", capability: "a-req" } },
     ]);
     expect(invalid.frames.received).toEqual([
-      { type: "connection/rejected", reason: { type: "invalidHello", message: "first message must be connection/hello" } },
+      {
+        type: "connection/rejected",
+        reason: { type: "invalidHello", message: "first message must be connection/hello" },
+      },
     ]);
   }, 30_000);
 
@@ -45,7 +56,9 @@ describe.concurrent.each(runtimes)("under %s", (_name, start) => {
     host.sendRaw(Buffer.concat([encodeFrame(hello()), encodeFrame(open(1, "s1")), Buffer.from([1, 0, 0, 0, 0x7b])]));
     const exit = await host.exit;
     expect(exit.code).toBe(1);
-    expect(host.stderr()).toContain("Error: failed to read code-mode client message: failed to decode code-mode IPC frame: ");
+    expect(host.stderr()).toContain(
+      "Error: failed to read code-mode client message: failed to decode code-mode IPC frame: ",
+    );
     expect(host.frames.received.map((frame) => frame.type)).toEqual(["connection/ready", "operation/response"]);
   }, 30_000);
 });

@@ -1,7 +1,20 @@
 // The strict validator and the client message schema, in process (wording follows serde's).
 import { describe, expect, test } from "vitest";
 import { clientMessage } from "../../lib/host/protocol.ts";
-import { array, DecodeError, i32, i64, identifier, object, oneOf, optional, string, tagged, u32, u64 } from "../../lib/host/schema.ts";
+import {
+  array,
+  DecodeError,
+  i32,
+  i64,
+  identifier,
+  object,
+  oneOf,
+  optional,
+  string,
+  tagged,
+  u32,
+  u64,
+} from "../../lib/host/schema.ts";
 
 function failure(run: () => unknown): string {
   try {
@@ -41,7 +54,9 @@ describe("schema", () => {
   test("identifiers, enums and tagged unions", () => {
     expect(identifier.parse(" s ")).toBe(" s ");
     expect(failure(() => identifier.parse(" \t"))).toBe("identifier must not be empty");
-    expect(failure(() => oneOf("client", "server").parse("Server"))).toBe("unknown variant `Server`, expected `client` or `server`");
+    expect(failure(() => oneOf("client", "server").parse("Server"))).toBe(
+      "unknown variant `Server`, expected `client` or `server`",
+    );
     const union = tagged("type", { a: { x: array(u64) }, b: {} });
     expect(union.parse({ type: "a", x: [1] })).toEqual({ type: "a", x: [1] });
     expect(failure(() => union.parse({ type: "b", x: 1 }))).toBe("unknown field `x`, there are no fields");
@@ -53,14 +68,28 @@ describe("schema", () => {
     const message = clientMessage.parse({
       type: "operation/request",
       id: 3,
-      request: { method: "session/wait", sessionId: "s1", request: { cell_id: "2", yield_time_ms: 10 }, maxOutputTokens: null },
+      request: {
+        method: "session/wait",
+        sessionId: "s1",
+        request: { cell_id: "2", yield_time_ms: 10 },
+        maxOutputTokens: null,
+      },
     });
     expect(message).toEqual({
       type: "operation/request",
       id: 3n,
-      request: { method: "session/wait", sessionId: "s1", request: { cell_id: "2", yield_time_ms: 10 }, maxOutputTokens: null },
+      request: {
+        method: "session/wait",
+        sessionId: "s1",
+        request: { cell_id: "2", yield_time_ms: 10 },
+        maxOutputTokens: null,
+      },
     });
-    expect(failure(() => clientMessage.parse({ type: "delegate/response", id: 1, result: { status: "error", message: "m", x: 1 } }))).toBe(
+    expect(
+      failure(() =>
+        clientMessage.parse({ type: "delegate/response", id: 1, result: { status: "error", message: "m", x: 1 } })
+      ),
+    ).toBe(
       "unknown field `x`, expected `message`",
     );
   });

@@ -37,22 +37,27 @@ describe.concurrent("seeds/host_tests.rs on the CLI", () => {
     host.send(open(7, "server", { outputTruncation: "server" }));
     await host.frames.take(2);
     const source = "text('0123456789'.repeat(4)); yield_control(); text('0123456789'.repeat(8));";
-    for (const [id, name, expectedYield, expectedWait] of [
-      [10, "client", "0123456789".repeat(4), "0123456789".repeat(8)],
-      [
-        20,
-        "server",
-        "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n0123456789…5 tokens truncated…0123456789",
-        "Warning: truncated output (original token count: 20)\nTotal output lines: 1\n\n01234567890123…13 tokens truncated…67890123456789",
-      ],
-    ] as const) {
+    for (
+      const [id, name, expectedYield, expectedWait] of [
+        [10, "client", "0123456789".repeat(4), "0123456789".repeat(8)],
+        [
+          20,
+          "server",
+          "Warning: truncated output (original token count: 10)\nTotal output lines: 1\n\n0123456789…5 tokens truncated…0123456789",
+          "Warning: truncated output (original token count: 20)\nTotal output lines: 1\n\n01234567890123…13 tokens truncated…67890123456789",
+        ],
+      ] as const
+    ) {
       host.send(execute(id, name, source, { yieldTimeMs: 60_000, maxOutputTokens: 5 }));
       const [started, yielded] = await host.frames.take(2);
       expect(started).toEqual(ok(id, { type: "execution/started", cellId: "1" }));
       expect(yielded.result.value.Yielded.content_items).toEqual([text(expectedYield)]);
       host.send(wait(id + 1, name, "1", 60_000, 7));
       const waited = await host.frames.next();
-      expect(waited.result.value.outcome.LiveCell.Result).toMatchObject({ content_items: [text(expectedWait)], error_text: null });
+      expect(waited.result.value.outcome.LiveCell.Result).toMatchObject({
+        content_items: [text(expectedWait)],
+        error_text: null,
+      });
       expect(await host.frames.next()).toEqual({ type: "cell/closed", sessionId: name, cellId: "1" });
     }
     // execute_request_id_remains_active_until_initial_response
@@ -80,14 +85,20 @@ describe.concurrent("seeds/host_tests.rs on the CLI", () => {
     expect((await host.exit).code).toBe(0);
   });
 
-  for (const [form, optional, required] of [
-    ["optional", BOUNDED, []],
-    ["required", [], BOUNDED],
-  ] as const) {
+  for (
+    const [form, optional, required] of [
+      ["optional", BOUNDED, []],
+      ["required", [], BOUNDED],
+    ] as const
+  ) {
     test(`supported_capabilities_are_negotiated_when_${form}`, async () => {
       const host = startHost();
       host.send(hello([...optional], [...required]));
-      expect(await host.frames.next(10_000)).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: BOUNDED });
+      expect(await host.frames.next(10_000)).toEqual({
+        type: "connection/ready",
+        selectedVersion: 1,
+        capabilities: BOUNDED,
+      });
       host.closeStdin();
       expect((await host.exit).code).toBe(0);
     });

@@ -4,15 +4,7 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { RecentSet } from "../../lib/host/recent_set.ts";
 import { MAX_RECENT_REQUEST_IDS, RequestRegistry } from "../../lib/host/request_registry.ts";
-import {
-  execute,
-  killAllHosts,
-  open,
-  request,
-  shutdown,
-  terminate,
-  wait,
-} from "../support/frame_client.ts";
+import { execute, killAllHosts, open, request, shutdown, terminate, wait } from "../support/frame_client.ts";
 import { fileSandbox, readyInProcess, type TestHost } from "./in_process.ts";
 
 const { sandbox, stop } = fileSandbox();
@@ -25,8 +17,16 @@ function readyHost(optional: string[] = [], env: Record<string, string> = {}): P
   return readyInProcess(optional, { env, sandbox });
 }
 
-const okResponse = (id: number, value: unknown) => ({ type: "operation/response", id, result: { status: "ok", value } });
-const errResponse = (id: number, message: string) => ({ type: "operation/response", id, result: { status: "error", message } });
+const okResponse = (id: number, value: unknown) => ({
+  type: "operation/response",
+  id,
+  result: { status: "ok", value },
+});
+const errResponse = (id: number, message: string) => ({
+  type: "operation/response",
+  id,
+  result: { status: "error", message },
+});
 
 describe.concurrent("sessions (§12.7)", () => {
   test("open s1 and s2, shut both down, in order", async () => {
@@ -62,7 +62,9 @@ describe.concurrent("sessions (§12.7)", () => {
     host.send(shutdown(8, "nope"));
     host.send(execute(9, "nope", "text(1)"));
     const frames = await host.frames.take(4);
-    expect(frames.sort((a, b) => a.id - b.id)).toEqual([6, 7, 8, 9].map((id) => errResponse(id, "unknown code-mode session nope")));
+    expect(frames.sort((a, b) => a.id - b.id)).toEqual(
+      [6, 7, 8, 9].map((id) => errResponse(id, "unknown code-mode session nope")),
+    );
     // The connection lives on.
     host.send(open(10, " s "));
     expect(await host.frames.next()).toEqual(okResponse(10, { type: "session/ready", sessionId: " s " }));
@@ -73,7 +75,10 @@ describe.concurrent("sessions (§12.7)", () => {
   test("a session open with every option is accepted without capabilities", async () => {
     const host = await readyHost();
     host.send(
-      open(1, "s1", { cellExecutionLimits: { maxYieldTimeMs: 250, maxHeapSizeBytes: 16777216 }, outputTruncation: "server" }),
+      open(1, "s1", {
+        cellExecutionLimits: { maxYieldTimeMs: 250, maxHeapSizeBytes: 16777216 },
+        outputTruncation: "server",
+      }),
     );
     host.send(open(2, "s2", { cellExecutionLimits: null, outputTruncation: null }));
     host.send(open(3, "s3", { cellExecutionLimits: { maxYieldTimeMs: null }, outputTruncation: "client" }));
@@ -122,7 +127,9 @@ describe.concurrent("request ids (§12.8)", () => {
     };
     const openText = (id: string, session: string) =>
       `{"type":"operation/request","id":${id},"request":{"method":"session/open","sessionId":"${session}"}}`;
-    host.sendRaw(Buffer.concat([frame(openText("9223372036854775807", "max")), frame(openText("-9223372036854775808", "min"))]));
+    host.sendRaw(
+      Buffer.concat([frame(openText("9223372036854775807", "max")), frame(openText("-9223372036854775808", "min"))]),
+    );
     expect((await host.frames.take(2)).map((f) => f.id)).toEqual([9223372036854775807n, -9223372036854775808n]);
     host.sendRaw(frame(openText("9223372036854775808", "over")));
     expect((await host.exit).code).toBe(1);
@@ -162,7 +169,8 @@ describe.concurrent("request ids (§12.8)", () => {
     // In groups, so that the shutdowns in flight stay below the in-flight limit.
     for (let first = 0; first < total; first += 100) {
       const group: unknown[] = [];
-      for (let i = first; i < Math.min(total, first + 100); i++) group.push(open(i + 1, `s${i}`), shutdown(100_000 + i, `s${i}`));
+      for (let i = first; i < Math.min(total, first + 100); i++)
+        group.push(open(i + 1, `s${i}`), shutdown(100_000 + i, `s${i}`));
       host.sendBatch(group);
       const answers = await host.frames.take(group.length, 20_000);
       expect(answers.every((frame) => frame.result.status === "ok")).toBe(true);

@@ -1,8 +1,8 @@
 // Small host modules in process: the bounded outbox, catalog revisions, --listen parsing, limits.
 import { describe, expect, test } from "vitest";
-import { jsonEqual, resolveCatalog, type CachedCatalog } from "../../lib/host/catalog.ts";
+import { type CachedCatalog, jsonEqual, resolveCatalog } from "../../lib/host/catalog.ts";
 import { limitsFromEnv, Permits } from "../../lib/host/limits.ts";
-import { OUTGOING_QUEUE_FULL, Outbox } from "../../lib/host/outbox.ts";
+import { Outbox, OUTGOING_QUEUE_FULL } from "../../lib/host/outbox.ts";
 import type { WireToolDefinition } from "../../lib/host/protocol.ts";
 import { parseListen } from "../../lib/cli/host.ts";
 
@@ -34,7 +34,12 @@ describe("Outbox", () => {
     const fatal: string[] = [];
     let writes = 0;
     const outbox = new Outbox(
-      { write: () => { writes++; return new Promise<void>(() => {}); } },
+      {
+        write: () => {
+          writes++;
+          return new Promise<void>(() => {});
+        },
+      },
       { maxFrames: 3, maxBytes: 1_000_000 },
       (message) => fatal.push(message),
     );
@@ -47,7 +52,11 @@ describe("Outbox", () => {
 
   test("the byte bound counts too, but one oversized frame alone is accepted", () => {
     const fatal: string[] = [];
-    const outbox = new Outbox({ write: () => new Promise<void>(() => {}) }, { maxFrames: 100, maxBytes: 10 }, (m) => fatal.push(m));
+    const outbox = new Outbox(
+      { write: () => new Promise<void>(() => {}) },
+      { maxFrames: 100, maxBytes: 10 },
+      (m) => fatal.push(m),
+    );
     outbox.push(frame(50)); // taken by the writer at once
     outbox.push(frame(50)); // alone in the queue
     expect(fatal).toEqual([]);
@@ -57,7 +66,11 @@ describe("Outbox", () => {
 
   test("a sealed outbox drops new frames but still writes what was queued", async () => {
     const written: number[] = [];
-    const outbox = new Outbox({ write: async (f) => void written.push(f.length) }, { maxFrames: 10, maxBytes: 100 }, () => undefined);
+    const outbox = new Outbox(
+      { write: async (f) => void written.push(f.length) },
+      { maxFrames: 10, maxBytes: 100 },
+      () => undefined,
+    );
     outbox.push(frame(1));
     outbox.push(frame(2));
     outbox.seal();
@@ -68,7 +81,15 @@ describe("Outbox", () => {
 
   test("a failing transport is fatal", async () => {
     const fatal: string[] = [];
-    const outbox = new Outbox({ write: async () => { throw new Error("EPIPE"); } }, { maxFrames: 10, maxBytes: 100 }, (m) => fatal.push(m));
+    const outbox = new Outbox(
+      {
+        write: async () => {
+          throw new Error("EPIPE");
+        },
+      },
+      { maxFrames: 10, maxBytes: 100 },
+      (m) => fatal.push(m),
+    );
     outbox.push(frame(1));
     await outbox.flushed();
     expect(fatal).toEqual(["failed to write code-mode host frame: EPIPE"]);
@@ -89,11 +110,17 @@ describe("catalog revisions", () => {
     const holder: { catalog: CachedCatalog | null } = { catalog: null };
     expect(resolveCatalog(holder, null, [tool("a")])).toEqual({ ok: true, tools: [tool("a")] });
     expect(holder.catalog).toBeNull();
-    expect(resolveCatalog(holder, 0, [tool("a")])).toEqual({ ok: false, message: "invalid code-mode catalog revision" });
+    expect(resolveCatalog(holder, 0, [tool("a")])).toEqual({
+      ok: false,
+      message: "invalid code-mode catalog revision",
+    });
     expect(resolveCatalog(holder, 1, [])).toEqual({ ok: false, message: "unknown code-mode catalog revision" });
     expect(resolveCatalog(holder, 2, [tool("a")]).ok).toBe(true);
     expect(resolveCatalog(holder, 2, [])).toEqual({ ok: true, tools: [tool("a")] });
-    expect(resolveCatalog(holder, 2, [tool("a", "x")])).toEqual({ ok: false, message: "conflicting code-mode catalog revision" });
+    expect(resolveCatalog(holder, 2, [tool("a", "x")])).toEqual({
+      ok: false,
+      message: "conflicting code-mode catalog revision",
+    });
     expect(resolveCatalog(holder, 1, [tool("b")])).toEqual({ ok: true, tools: [tool("b")] });
     expect(holder.catalog?.revision).toBe(2);
     expect(resolveCatalog(holder, 3, [tool("c")]).ok).toBe(true);
@@ -121,7 +148,9 @@ describe("--listen", () => {
     expect(() => parseListen("grpc://127.0.0.1:1")).toThrow(
       "unsupported --listen URL `grpc://127.0.0.1:1`; expected `ws://IP:PORT`, `stdio`, or `stdio://`",
     );
-    for (const url of ["ws://localhost:1", "ws://127.0.0.1", "ws://::1:9000", "ws://127.0.0.1:70000", "ws://[127.0.0.1]:1"]) {
+    for (
+      const url of ["ws://localhost:1", "ws://127.0.0.1", "ws://::1:9000", "ws://127.0.0.1:70000", "ws://[127.0.0.1]:1"]
+    ) {
       expect(() => parseListen(url)).toThrow(`invalid websocket --listen URL \`${url}\`; expected \`ws://IP:PORT\``);
     }
   });
@@ -140,7 +169,8 @@ describe("limits", () => {
 
   test("environment overrides", () => {
     const limits = limitsFromEnv({ SCV_HOST_MAX_IN_FLIGHT_REQUESTS: "0", SCV_HOST_MAX_ACTIVE_CELLS: "3" });
-    expect([limits.inFlight.max, limits.activeCells.max, limits.maxPendingDelegates, limits.maxLargePendingDelegates]).toEqual([0, 3, 1024, 4096]);
+    expect([limits.inFlight.max, limits.activeCells.max, limits.maxPendingDelegates, limits.maxLargePendingDelegates])
+      .toEqual([0, 3, 1024, 4096]);
     expect(limitsFromEnv({}).inFlight.max).toBe(256);
     expect(limitsFromEnv({}).activeCells.max).toBe(128);
     expect(() => limitsFromEnv({ SCV_HOST_MAX_ACTIVE_CELLS: "x" })).toThrow("invalid SCV_HOST_MAX_ACTIVE_CELLS `x`");

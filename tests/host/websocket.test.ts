@@ -10,13 +10,13 @@ import {
   connectWs,
   execute,
   hello,
+  type HostProcess,
   killAllHosts,
   listenUrl,
   open,
   startHost,
   tool,
   toolResult,
-  type HostProcess,
   type WsClient,
 } from "../support/frame_client.ts";
 
@@ -101,7 +101,11 @@ describe("WebSocket listener", () => {
       }),
     );
     const started = await client.frames.next();
-    expect(started).toMatchObject({ type: "operation/response", id: 2, result: { status: "ok", value: { type: "execution/started" } } });
+    expect(started).toMatchObject({
+      type: "operation/response",
+      id: 2,
+      result: { status: "ok", value: { type: "execution/started" } },
+    });
     const cellId = started.result.value.cellId;
     const callback = await client.frames.next();
     expect(callback).toMatchObject({
@@ -136,7 +140,11 @@ describe("WebSocket listener", () => {
     expect(payload.length).toBe(67_108_864);
     const frame = Buffer.concat([Buffer.from([0, 0, 0, 4]), payload]);
     client.sendRaw(frame);
-    expect(await client.frames.next(20_000)).toEqual({ type: "connection/ready", selectedVersion: 1, capabilities: [] });
+    expect(await client.frames.next(20_000)).toEqual({
+      type: "connection/ready",
+      selectedVersion: 1,
+      capabilities: [],
+    });
     client.close();
     const tooLarge = await connectWs(url);
     tooLarge.sendRaw(Buffer.concat([frame, Buffer.from(" ")]));
@@ -162,10 +170,14 @@ describe("WebSocket listener", () => {
     malformed.sendRaw(Buffer.from([1, 0, 0, 0, 0x7b]));
     await malformed.closed;
     expect(malformed.frames.received).toEqual([]);
-    const line = await stderrLine("code-mode host websocket connection failed: failed to read code-mode client hello: failed to decode");
+    const line = await stderrLine(
+      "code-mode host websocket connection failed: failed to read code-mode client hello: failed to decode",
+    );
     expect(line).toContain("code-mode host websocket connection failed");
     expect(line).toContain("failed to read code-mode client hello");
-    expect(line).toContain("code-mode host websocket connection failed: failed to read code-mode client hello: failed to decode code-mode IPC frame: ");
+    expect(line).toContain(
+      "code-mode host websocket connection failed: failed to read code-mode client hello: failed to decode code-mode IPC frame: ",
+    );
     const recovered = await connectWs(url);
     await negotiate(recovered);
     // The bystander is unaffected.
@@ -178,10 +190,13 @@ describe("WebSocket listener", () => {
     const client = await connectWs(url);
     await negotiate(client);
     const closeFrame = new Promise<{ code: number; reason: string }>((resolve) =>
-      client.socket.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") })),
+      client.socket.once("close", (code, reason) => resolve({ code, reason: reason.toString("utf8") }))
     );
     client.sendText("hello");
-    expect(await closeFrame).toEqual({ code: 1003, reason: "code-mode websocket messages must be binary framed messages" });
+    expect(await closeFrame).toEqual({
+      code: 1003,
+      reason: "code-mode websocket messages must be binary framed messages",
+    });
     await stderrLine("code-mode websocket messages must be binary framed messages");
     const next = await connectWs(url);
     await negotiate(next);
@@ -197,7 +212,9 @@ describe("WebSocket listener", () => {
     await negotiate(extra);
     extra.sendRaw(Buffer.from([2, 0, 0, 0, 0x7b, 0x7d, 0x20]));
     await extra.closed;
-    await stderrLine("failed to read code-mode client message: code-mode IPC frame declares 2 payload bytes but contains 3");
+    await stderrLine(
+      "failed to read code-mode client message: code-mode IPC frame declares 2 payload bytes but contains 3",
+    );
   });
 
   test("a second hello fails only that connection", async () => {
@@ -246,7 +263,7 @@ describe("listener process", () => {
       first.close();
       await first.closed;
       const deadline = Date.now() + 10_000;
-      for (let id = 3; ; id++) {
+      for (let id = 3;; id++) {
         second.send(execute(id, "s", "text(1)"));
         const answer = await second.frames.next();
         if (answer.result.status === "ok") {
@@ -274,7 +291,10 @@ describe("listener process", () => {
     await openSession(client, "after-eof");
     client.send(execute(2, "after-eof", "text('still serving')"));
     await client.frames.next();
-    expect((await client.frames.next()).result.value.Result.content_items).toEqual([{ type: "input_text", text: "still serving" }]);
+    expect((await client.frames.next()).result.value.Result.content_items).toEqual([{
+      type: "input_text",
+      text: "still serving",
+    }]);
     other.child.kill("SIGTERM");
     const exit = await other.exit;
     expect(exit.code).toBe(0);
@@ -293,11 +313,15 @@ describe("listener process", () => {
     }
     const named = startHost(["--listen", "ws://localhost:0"]);
     expect((await named.exit).code).toBe(2);
-    expect(named.stderr()).toContain("Error: invalid websocket --listen URL `ws://localhost:0`; expected `ws://IP:PORT`");
+    expect(named.stderr()).toContain(
+      "Error: invalid websocket --listen URL `ws://localhost:0`; expected `ws://IP:PORT`",
+    );
     for (const listen of ["grpc+stdio://", "foo"]) {
       const other = startHost(["--listen", listen]);
       expect((await other.exit).code).toBe(2);
-      expect(other.stderr()).toContain(`Error: unsupported --listen URL \`${listen}\`; expected \`ws://IP:PORT\`, \`stdio\`, or \`stdio://\``);
+      expect(other.stderr()).toContain(
+        `Error: unsupported --listen URL \`${listen}\`; expected \`ws://IP:PORT\`, \`stdio\`, or \`stdio://\``,
+      );
     }
   });
 });

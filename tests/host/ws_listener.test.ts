@@ -29,7 +29,9 @@ test("close() drops a client that never answers the close frame after a short gr
     "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
   );
-  const handshake = await new Promise<string>((resolve) => raw.once("data", (chunk: Buffer) => resolve(chunk.toString("latin1"))));
+  const handshake = await new Promise<string>((resolve) =>
+    raw.once("data", (chunk: Buffer) => resolve(chunk.toString("latin1")))
+  );
   expect(handshake).toMatch(/^HTTP\/1\.1 101 /);
   // From here on the client reads but never answers (nor closes).
   raw.on("data", () => undefined);

@@ -7,7 +7,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { isLoopbackAddress, TokenCheck } from "../../lib/host/transports/listener_token.ts";
-import { connectWs, execute, hello, killAllHosts, listenUrl, open, startHost, stderrContains, type HostProcess } from "../support/frame_client.ts";
+import {
+  connectWs,
+  execute,
+  hello,
+  type HostProcess,
+  killAllHosts,
+  listenUrl,
+  open,
+  startHost,
+  stderrContains,
+} from "../support/frame_client.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "scv-host-token-"));
 afterAll(() => {
@@ -182,11 +192,13 @@ describe.concurrent("bad token files and options", () => {
     writeFileSync(short, "abc\n", { mode: 0o600 });
     const spaced = join(dir, "spaced");
     writeFileSync(spaced, "one token with spaces in it\n", { mode: 0o600 });
-    for (const [file, message] of [
-      [join(dir, "absent"), "Error: cannot read --token-file"],
-      [short, "holds no token of at least 16 characters"],
-      [spaced, "must hold one token of visible ASCII characters"],
-    ] as const) {
+    for (
+      const [file, message] of [
+        [join(dir, "absent"), "Error: cannot read --token-file"],
+        [short, "holds no token of at least 16 characters"],
+        [spaced, "must hold one token of visible ASCII characters"],
+      ] as const
+    ) {
       const host = startHost(["--listen", "ws://0.0.0.0:0", "--token-file", file]);
       host.closeStdin();
       const exit = await host.exit;
@@ -213,7 +225,9 @@ describe("in process", () => {
     for (const address of ["127.0.0.1", "127.255.0.9", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "[::1]"]) {
       expect(isLoopbackAddress(address)).toBe(true);
     }
-    for (const address of ["0.0.0.0", "::", "10.1.2.3", "128.0.0.1", "::ffff:10.0.0.1", "fe80::1", "::2", "localhost"]) {
+    for (
+      const address of ["0.0.0.0", "::", "10.1.2.3", "128.0.0.1", "::ffff:10.0.0.1", "fe80::1", "::2", "localhost"]
+    ) {
       expect(isLoopbackAddress(address)).toBe(false);
     }
   });
@@ -222,7 +236,16 @@ describe("in process", () => {
     const check = new TokenCheck("0123456789abcdef");
     expect(check.accepts("Bearer 0123456789abcdef")).toBe(true);
     expect(check.accepts("BEARER  0123456789abcdef")).toBe(true);
-    for (const header of [undefined, "", "Bearer", "Bearer 0123456789abcdeF", "Bearer 0123456789abcdef0", "0123456789abcdef"]) {
+    for (
+      const header of [
+        undefined,
+        "",
+        "Bearer",
+        "Bearer 0123456789abcdeF",
+        "Bearer 0123456789abcdef0",
+        "0123456789abcdef",
+      ]
+    ) {
       expect(check.accepts(header)).toBe(false);
     }
     expect(check.accepts(["Bearer 0123456789abcdef"])).toBe(false);

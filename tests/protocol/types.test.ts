@@ -5,11 +5,11 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { Transcript } from "../../lib/client/transcript.ts";
 import { createStyle } from "../../lib/client/style.ts";
 import {
-  events,
-  parseClientMessage,
   type ClientMessage,
   type ClientRequest,
   type EventOf,
+  events,
+  parseClientMessage,
   type ServerEvent,
 } from "../../lib/protocol/index.ts";
 
@@ -64,7 +64,14 @@ describe("protocol types", () => {
     const transcript = new Transcript(createStyle(false), 80);
     transcript.apply(events.toolProposed(scope, "c1", "bash", { command: "false" }));
     const rows = transcript.apply(
-      events.toolCompleted(scope, { call_id: "c1", name: "bash", success: false, output: "", truncated: false, error: "exit_1" }),
+      events.toolCompleted(scope, {
+        call_id: "c1",
+        name: "bash",
+        success: false,
+        output: "",
+        truncated: false,
+        error: "exit_1",
+      }),
     );
     expect(rows).toEqual(["⏺ bash false", "  ✗ exit_1"]);
   });

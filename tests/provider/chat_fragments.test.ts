@@ -2,7 +2,7 @@
 // (spec §8.3 accumulation), over real HTTP against the fake provider.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chat, startFakeProvider, type FakeProvider } from "../support/fake_provider.ts";
+import { chat, type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { makeClient, run } from "./helpers.ts";
 import type { ProviderClient } from "../../lib/provider/types.ts";
 
@@ -62,7 +62,9 @@ describe("Chat Completions tool-call fragments", () => {
           }
           fake.push({ events: [...events, chat.finish("tool_calls"), chat.done()] });
           const { response } = await run(client);
-          expect(response.calls).toEqual(calls.map((call) => ({ call_id: call.id, name: call.name, arguments: call.args })));
+          expect(response.calls).toEqual(
+            calls.map((call) => ({ call_id: call.id, name: call.name, arguments: call.args })),
+          );
         },
       ),
       { numRuns: 60 },

@@ -1,17 +1,28 @@
 // Request shape of the Chat Completions wire (spec §8.3 with §8.1), over real HTTP.
 import { describe, expect, it } from "vitest";
-import { chatTextResponse, startFakeProvider, type FakeResponse } from "../support/fake_provider.ts";
-import { BASH_TOOL, CREDENTIAL, makeClient, READ_TOOL, run, useProviderClients, type ClientOptions } from "./helpers.ts";
+import { chatTextResponse, type FakeResponse, startFakeProvider } from "../support/fake_provider.ts";
+import {
+  BASH_TOOL,
+  type ClientOptions,
+  CREDENTIAL,
+  makeClient,
+  READ_TOOL,
+  run,
+  useProviderClients,
+} from "./helpers.ts";
 import { UNFINISHED_CALL_OUTPUT } from "../../lib/provider/pairing.ts";
 import type { HistoryItem } from "../../lib/provider/types.ts";
 
 const clients = useProviderClients({ profile: { wire_api: "chat" } });
-const setup = (options: ClientOptions = {}, responses: FakeResponse[] = [chatTextResponse(["ok"])]) => clients.setup(responses, options);
+const setup = (options: ClientOptions = {}, responses: FakeResponse[] = [chatTextResponse(["ok"])]) =>
+  clients.setup(responses, options);
 
 describe("Chat Completions request", () => {
   it("posts to <base_url>/chat/completions with the credential, Content-Length, head and body in one write", async () => {
     const fake = clients.track(await startFakeProvider([chatTextResponse(["ok"])]));
-    const client = clients.track(makeClient(`${fake.url}/`, { profile: { wire_api: "chat", headers: { "X-Extra": "yes" } } }).client);
+    const client = clients.track(
+      makeClient(`${fake.url}/`, { profile: { wire_api: "chat", headers: { "X-Extra": "yes" } } }).client,
+    );
     await run(client);
     const [request] = fake.requests;
     expect(request!.requestLine).toBe("POST /v1/chat/completions HTTP/1.1");
@@ -44,11 +55,18 @@ describe("Chat Completions request", () => {
     await run(client, { tools: [READ_TOOL, BASH_TOOL] });
     const body = fake.requests[0]!.body;
     expect(body.tools).toEqual([
-      { type: "function", function: { name: "bash", description: BASH_TOOL.description, parameters: BASH_TOOL.parameters } },
-      { type: "function", function: { name: "read", description: READ_TOOL.description, parameters: READ_TOOL.parameters } },
+      {
+        type: "function",
+        function: { name: "bash", description: BASH_TOOL.description, parameters: BASH_TOOL.parameters },
+      },
+      {
+        type: "function",
+        function: { name: "read", description: READ_TOOL.description, parameters: READ_TOOL.parameters },
+      },
     ]);
     expect(body.reasoning_effort).toBe("low");
-    for (const key of ["reasoning", "instructions", "input", "store", "tool_choice"]) expect(body).not.toHaveProperty(key);
+    for (const key of ["reasoning", "instructions", "input", "store", "tool_choice"])
+      expect(body).not.toHaveProperty(key);
   });
 
   it("never sends hosted search and warns once per client when search = provider", async () => {
@@ -78,12 +96,20 @@ describe("Chat Completions request", () => {
     const { fake, client } = await setup();
     const history: HistoryItem[] = [
       { kind: "user", content: "read the README" },
-      { kind: "assistant", content: "", calls: [{ call_id: "call_1", name: "read", arguments: { path: "README.md" } }] },
+      {
+        kind: "assistant",
+        content: "",
+        calls: [{ call_id: "call_1", name: "read", arguments: { path: "README.md" } }],
+      },
       { kind: "tool_result", call_id: "call_1", name: "read", output: '{"content":"hi"}', success: true },
-      { kind: "assistant", content: "Two at once.", calls: [
-        { call_id: "call_2", name: "bash", arguments: { command: "ls" } },
-        { call_id: "call_3", name: "read", arguments: { path: "a b.txt", limit: 1 } },
-      ] },
+      {
+        kind: "assistant",
+        content: "Two at once.",
+        calls: [
+          { call_id: "call_2", name: "bash", arguments: { command: "ls" } },
+          { call_id: "call_3", name: "read", arguments: { path: "a b.txt", limit: 1 } },
+        ],
+      },
       { kind: "tool_result", call_id: "call_2", name: "bash", output: "x", success: true },
       { kind: "tool_result", call_id: "call_3", name: "read", output: "y", success: false },
       { kind: "assistant", content: "It says hi.", calls: [] },
@@ -119,10 +145,14 @@ describe("Chat Completions request", () => {
     const history: HistoryItem[] = [
       { kind: "user", content: "go" },
       { kind: "tool_result", call_id: "orphan", name: "bash", output: "late", success: true },
-      { kind: "assistant", content: "", calls: [
-        { call_id: "c1", name: "read", arguments: { path: "x" } },
-        { call_id: "c2", name: "read", arguments: { path: "y" } },
-      ] },
+      {
+        kind: "assistant",
+        content: "",
+        calls: [
+          { call_id: "c1", name: "read", arguments: { path: "x" } },
+          { call_id: "c2", name: "read", arguments: { path: "y" } },
+        ],
+      },
       { kind: "tool_result", call_id: "c2", name: "read", output: "why", success: true },
       { kind: "user", content: "next" },
       { kind: "assistant", content: "", calls: [{ call_id: "c3", name: "bash", arguments: {} }] },
@@ -130,7 +160,11 @@ describe("Chat Completions request", () => {
     await run(client, { history });
     expect(fake.requests[0]!.body.messages.slice(1)).toEqual([
       { role: "user", content: "go" },
-      { role: "assistant", content: "", tool_calls: [{ id: "orphan", type: "function", function: { name: "bash", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "orphan", type: "function", function: { name: "bash", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "orphan", content: "late" },
       {
         role: "assistant",
@@ -143,7 +177,11 @@ describe("Chat Completions request", () => {
       { role: "tool", tool_call_id: "c2", content: "why" },
       { role: "tool", tool_call_id: "c1", content: UNFINISHED_CALL_OUTPUT },
       { role: "user", content: "next" },
-      { role: "assistant", content: "", tool_calls: [{ id: "c3", type: "function", function: { name: "bash", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "c3", type: "function", function: { name: "bash", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "c3", content: UNFINISHED_CALL_OUTPUT },
     ]);
   });

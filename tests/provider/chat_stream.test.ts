@@ -42,7 +42,13 @@ describe("Chat Completions stream: text and usage", () => {
 
   it("takes usage from any chunk, only the counts present", async () => {
     const { client } = await setup([
-      { events: [{ ...chat.text("x"), usage: { prompt_tokens: 9 } }, chat.finish(), { ...chat.finish(), choices: [], usage: null }, chat.done()] },
+      {
+        events: [{ ...chat.text("x"), usage: { prompt_tokens: 9 } }, chat.finish(), {
+          ...chat.finish(),
+          choices: [],
+          usage: null,
+        }, chat.done()],
+      },
     ]);
     const { response } = await run(client);
     expect(response.usage).toEqual({ input_tokens: 9 });
@@ -53,7 +59,12 @@ describe("Chat Completions stream: text and usage", () => {
       {
         events: [
           { choices: [{ index: 1, delta: { content: "wrong" } }, { index: 0, delta: { content: "right" } }] },
-          { choices: [{ index: 3, delta: { content: "+first" }, finish_reason: "stop" }, { index: 4, delta: { content: "no" } }] },
+          {
+            choices: [{ index: 3, delta: { content: "+first" }, finish_reason: "stop" }, {
+              index: 4,
+              delta: { content: "no" },
+            }],
+          },
           chat.done(),
         ],
       },
@@ -173,7 +184,13 @@ describe("Chat Completions stream: tool calls", () => {
 
   it("fails unparseable arguments", async () => {
     const { client } = await setup([
-      { events: [chat.toolCalls({ index: 0, id: "x", name: "read", arguments: '{"path":' }), chat.finish("tool_calls"), chat.done()] },
+      {
+        events: [
+          chat.toolCalls({ index: 0, id: "x", name: "read", arguments: '{"path":' }),
+          chat.finish("tool_calls"),
+          chat.done(),
+        ],
+      },
     ]);
     const error = await runFailing(client);
     expect(error.code).toBe("provider_error");
@@ -184,12 +201,23 @@ describe("Chat Completions stream: tool calls", () => {
     const { client } = await setup(
       [
         chatToolCallResponse([1, 2, 3].map((n) => ({ call_id: `c${n}`, name: "read", arguments: { path: `${n}` } }))),
-        { events: [chat.toolCalls({ index: 0, id: "x", name: "read", arguments: `{"path":"${"a".repeat(80)}"}` }), chat.done()] },
+        {
+          events: [
+            chat.toolCalls({ index: 0, id: "x", name: "read", arguments: `{"path":"${"a".repeat(80)}"}` }),
+            chat.done(),
+          ],
+        },
       ],
       { limits: { max_tool_calls: 2, max_tool_arguments_bytes: 64 } },
     );
-    expect(await runFailing(client)).toMatchObject({ code: "tool_limit", message: "provider returned too many tool calls" });
-    expect(await runFailing(client)).toMatchObject({ code: "tool_limit", message: "tool arguments exceeded byte limit" });
+    expect(await runFailing(client)).toMatchObject({
+      code: "tool_limit",
+      message: "provider returned too many tool calls",
+    });
+    expect(await runFailing(client)).toMatchObject({
+      code: "tool_limit",
+      message: "tool arguments exceeded byte limit",
+    });
   });
 });
 
@@ -224,8 +252,14 @@ describe("Chat Completions stream: end of stream", () => {
       { events: [chat.text("cut"), chat.finish("length"), chat.done()] },
       { events: [chat.finish("content_filter"), chat.done()] },
     ], noRetry);
-    expect(await runFailing(client)).toMatchObject({ code: "provider_error", message: "provider response incomplete: length" });
-    expect(await runFailing(client)).toMatchObject({ code: "provider_error", message: "provider response incomplete: content_filter" });
+    expect(await runFailing(client)).toMatchObject({
+      code: "provider_error",
+      message: "provider response incomplete: length",
+    });
+    expect(await runFailing(client)).toMatchObject({
+      code: "provider_error",
+      message: "provider response incomplete: content_filter",
+    });
   });
 
   it("reports an incomplete SSE event left at the end", async () => {
@@ -243,7 +277,12 @@ describe("Chat Completions stream: end of stream", () => {
 describe("Chat Completions stream: errors and retries", () => {
   it("turns a chunk with error into provider stream error with sanitised details", async () => {
     const { fake, client } = await setup([
-      { events: [chat.text("so far"), chat.error(`bad key ${CREDENTIAL}\nsecond line`, "invalid_request_error", "bad_key")] },
+      {
+        events: [
+          chat.text("so far"),
+          chat.error(`bad key ${CREDENTIAL}\nsecond line`, "invalid_request_error", "bad_key"),
+        ],
+      },
     ]);
     const error = await runFailing(client);
     expect(error).toMatchObject({
@@ -278,7 +317,10 @@ describe("Chat Completions stream: errors and retries", () => {
   });
 
   it("reports a non-2xx reply in the §8.1 format without retrying a 400", async () => {
-    const { fake, client } = await setup([{ status: 400, body: { error: { message: "unknown model", type: "invalid_request_error" } } }]);
+    const { fake, client } = await setup([{
+      status: 400,
+      body: { error: { message: "unknown model", type: "invalid_request_error" } },
+    }]);
     const error = await runFailing(client);
     expect(error.message).toBe("provider returned HTTP 400 Bad Request: unknown model (invalid_request_error)");
     expect(fake.requests).toHaveLength(1);
@@ -286,6 +328,9 @@ describe("Chat Completions stream: errors and retries", () => {
 
   it("fails with response_limit when the assistant text is too large", async () => {
     const { client } = await setup([chatTextResponse(["12345", "67890"])], { limits: { max_assistant_bytes: 8 } });
-    expect(await runFailing(client)).toMatchObject({ code: "response_limit", message: "assistant response exceeded byte limit" });
+    expect(await runFailing(client)).toMatchObject({
+      code: "response_limit",
+      message: "assistant response exceeded byte limit",
+    });
   });
 });

@@ -4,7 +4,7 @@ import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { contextForWindow } from "../../lib/agent/context_budget.ts";
 import { discoverContextWindow, knownContextWindow } from "../../lib/provider/context_window.ts";
-import { startFakeProvider, type FakeProvider } from "../support/fake_provider.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { serveModelInfo } from "./fixtures/model_servers.ts";
 
 const fakes: FakeProvider[] = [];
@@ -82,7 +82,10 @@ describe("discoverContextWindow", () => {
   it("Ollama started with OLLAMA_CONTEXT_LENGTH in scv's environment: that length", async () => {
     const server = await fake();
     serveModelInfo(server, "ollama", { model: "qwen3:8b", window: 16384 });
-    expect(await discover(server.url, "qwen3:8b", { OLLAMA_CONTEXT_LENGTH: "16384" })).toEqual({ tokens: 16384, source: "ollama" });
+    expect(await discover(server.url, "qwen3:8b", { OLLAMA_CONTEXT_LENGTH: "16384" })).toEqual({
+      tokens: 16384,
+      source: "ollama",
+    });
   });
 
   it("an OpenAI-compatible gateway's context_length", async () => {
@@ -136,7 +139,13 @@ describe("knownContextWindow", () => {
 });
 
 describe("contextForWindow", () => {
-  const context = { max_tokens: 128000, reserve_output_tokens: 8192, safety_margin_tokens: 2048, bytes_per_token: 3, summary_max_chars: 6000 };
+  const context = {
+    max_tokens: 128000,
+    reserve_output_tokens: 8192,
+    safety_margin_tokens: 2048,
+    bytes_per_token: 3,
+    summary_max_chars: 6000,
+  };
 
   it("uses the window and keeps the reserves on a large one", () => {
     expect(contextForWindow(context, 200000)).toEqual({ ...context, max_tokens: 200000 });

@@ -2,9 +2,18 @@
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../lib/provider/index.ts";
-import { sse, startFakeProvider, textResponse, toolCallResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeResponse, sse, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { at } from "../support/at.ts";
-import { CREDENTIAL, DEFAULT_LIMITS, makeClient, NO_RETRY, run, runFailing, runFailingWithDeltas, useProviderClients } from "./helpers.ts";
+import {
+  CREDENTIAL,
+  DEFAULT_LIMITS,
+  makeClient,
+  NO_RETRY,
+  run,
+  runFailing,
+  runFailingWithDeltas,
+  useProviderClients,
+} from "./helpers.ts";
 
 const { setup, track } = useProviderClients();
 const noRetry = NO_RETRY;
@@ -12,7 +21,10 @@ const noRetry = NO_RETRY;
 describe("HTTP errors", () => {
   it("formats status, reason and de-duplicated labels of an error object", async () => {
     const { fake, client } = await setup([
-      { status: 400, body: { error: { message: "bad model", type: "invalid_request_error", code: "model_not_found" } } },
+      {
+        status: 400,
+        body: { error: { message: "bad model", type: "invalid_request_error", code: "model_not_found" } },
+      },
       { status: 404, body: { error: { message: "gone", type: "not_found", code: "not_found" } } },
       { status: 401, body: { code: "unauthorized", message: "who are you" } },
       { status: 403, body: { error: { type: "forbidden" } } },
@@ -122,7 +134,15 @@ describe("limits", () => {
   it("fails with tool_limit when one call's arguments are too large", async () => {
     const { client } = await setup(
       [
-        { events: [sse.argumentsDelta('{"path":"'), sse.argumentsDelta("a".repeat(100)), sse.argumentsDelta('"}'), sse.callDone("c", "read"), sse.completed()] },
+        {
+          events: [
+            sse.argumentsDelta('{"path":"'),
+            sse.argumentsDelta("a".repeat(100)),
+            sse.argumentsDelta('"}'),
+            sse.callDone("c", "read"),
+            sse.completed(),
+          ],
+        },
         toolCallResponse([{ call_id: "c", name: "read", arguments: { path: "a".repeat(80) } }]),
       ],
       { limits: { max_tool_arguments_bytes: 100 } },
@@ -157,7 +177,9 @@ describe("retries", () => {
     );
     const error = await runFailing(client);
     expect(error.code).toBe("provider_error");
-    expect(error.message).toBe("provider returned HTTP 503 Service Unavailable: down (server_error) (gave up after 3 attempts)");
+    expect(error.message).toBe(
+      "provider returned HTTP 503 Service Unavailable: down (server_error) (gave up after 3 attempts)",
+    );
     expect(fake.requests).toHaveLength(3);
     expect(delays).toEqual([1250, 2500]);
   });
@@ -261,7 +283,11 @@ describe("the caller's own failures", () => {
           { model: "fake-model", instructions: "i", history: [{ kind: "user", content: "hi" }], tools: [] },
           {
             signal: new AbortController().signal,
-            onTextDelta: () => (mode === "throw" ? (() => { throw failure; })() : Promise.reject(failure)),
+            onTextDelta: () => (mode === "throw"
+              ? (() => {
+                throw failure;
+              })()
+              : Promise.reject(failure)),
           },
         )
         .catch((caught: unknown) => caught);
@@ -345,7 +371,10 @@ describe("cancellation and timeout", () => {
   });
 
   it("does not retry a short Content-Length body after a delta", async () => {
-    const { fake, client } = await setup([{ events: [sse.textDelta("partial")], end: "destroy" }, textResponse(["never"])]);
+    const { fake, client } = await setup([
+      { events: [sse.textDelta("partial")], end: "destroy" },
+      textResponse(["never"]),
+    ]);
     const error = await runFailing(client);
     expect(error.message.startsWith("provider stream failed: ")).toBe(true);
     expect(fake.requests).toHaveLength(1);

@@ -2,15 +2,15 @@
 // each test.
 import { afterEach } from "vitest";
 import { createProvider } from "../../lib/provider/index.ts";
-import { startFakeProvider, type FakeProvider, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeProvider, type FakeResponse, startFakeProvider } from "../support/fake_provider.ts";
 import type {
+  FunctionToolSchema,
   HistoryItem,
   ProviderClient,
   ProviderLimits,
   ProviderProfile,
   ProviderRequest,
   ProviderResponse,
-  FunctionToolSchema,
 } from "../../lib/provider/types.ts";
 
 export const CREDENTIAL = "sk-test-SECRET-123";
@@ -45,12 +45,22 @@ export const NO_RETRY: ClientOptions = { limits: { max_retries: 0 } };
 export const READ_TOOL: FunctionToolSchema = {
   name: "read",
   description: "Read a bounded UTF-8 file inside the workspace",
-  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
+  parameters: {
+    type: "object",
+    properties: { path: { type: "string" } },
+    required: ["path"],
+    additionalProperties: false,
+  },
 };
 export const BASH_TOOL: FunctionToolSchema = {
   name: "bash",
   description: "Run a Bash command in the workspace (not sandboxed)",
-  parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"], additionalProperties: false },
+  parameters: {
+    type: "object",
+    properties: { command: { type: "string" } },
+    required: ["command"],
+    additionalProperties: false,
+  },
 };
 
 export function makeClient(url: string, options: ClientOptions = {}): TestClient {
@@ -83,7 +93,12 @@ export function makeClient(url: string, options: ClientOptions = {}): TestClient
 
 export type StreamResult = { response: ProviderResponse; deltas: string[] };
 
-export type TestRequest = { history?: HistoryItem[]; tools?: FunctionToolSchema[]; instructions?: string; step?: number };
+export type TestRequest = {
+  history?: HistoryItem[];
+  tools?: FunctionToolSchema[];
+  instructions?: string;
+  step?: number;
+};
 
 function providerRequest(request: TestRequest): ProviderRequest {
   return {
@@ -101,7 +116,10 @@ export async function run(
   signal: AbortSignal = new AbortController().signal,
 ): Promise<StreamResult> {
   const deltas: string[] = [];
-  const response = await client.stream(providerRequest(request), { signal, onTextDelta: (text) => void deltas.push(text) });
+  const response = await client.stream(providerRequest(request), {
+    signal,
+    onTextDelta: (text) => void deltas.push(text),
+  });
   return { response, deltas };
 }
 

@@ -4,7 +4,14 @@ import { describe, expect, it } from "vitest";
 import type { HistoryItem } from "../../lib/provider/types.ts";
 import { sse } from "../support/fake_provider.ts";
 import { NO_RETRY, READ_TOOL, run, runFailing, useProviderClients } from "./helpers.ts";
-import { chatStream, chatText, errorBodies, llamaErrorLineStream, responsesStream, split } from "./fixtures/real_streams.ts";
+import {
+  chatStream,
+  chatText,
+  errorBodies,
+  llamaErrorLineStream,
+  responsesStream,
+  split,
+} from "./fixtures/real_streams.ts";
 
 const { setup } = useProviderClients();
 const CHAT = { profile: { wire_api: "chat" as const } };
@@ -13,11 +20,20 @@ describe("max_response_bytes counts payload, not SSE framing (fix 1)", () => {
   it("a 150 KB write call framed like the Responses API passes a limit smaller than its wire size", async () => {
     const content = "x".repeat(150_000);
     const args = JSON.stringify({ path: "big.txt", content });
-    const events = responsesStream([{ type: "function_call", id: "fc_1", call_id: "call_w", name: "write", arguments: args, pieces: 40_000 }]);
+    const events = responsesStream([{
+      type: "function_call",
+      id: "fc_1",
+      call_id: "call_w",
+      name: "write",
+      arguments: args,
+      pieces: 40_000,
+    }]);
     const wire = events.reduce((sum, item) => sum + Buffer.byteLength((item as { raw: string }).raw), 0);
     // Real servers spend ~100+ bytes of framing per delta: the wire is many times the payload.
     expect(wire).toBeGreaterThan(5 * args.length);
-    const { client } = await setup([{ events }], { limits: { max_response_bytes: 2 * args.length, max_tool_arguments_bytes: args.length } });
+    const { client } = await setup([{ events }], {
+      limits: { max_response_bytes: 2 * args.length, max_tool_arguments_bytes: args.length },
+    });
     const { response } = await run(client);
     expect(response.calls).toEqual([{ call_id: "call_w", name: "write", arguments: { path: "big.txt", content } }]);
   });
@@ -25,16 +41,28 @@ describe("max_response_bytes counts payload, not SSE framing (fix 1)", () => {
   it("a long chat answer in one-token chunks passes; a payload over the limit still fails", async () => {
     const text = "word ".repeat(20_000);
     const events = chatStream("vllm", chatText(text, 20_000));
-    const { client } = await setup([{ events }, { events }], { ...CHAT, limits: { max_response_bytes: text.length + 10, ...NO_RETRY.limits } });
+    const { client } = await setup([{ events }, { events }], {
+      ...CHAT,
+      limits: { max_response_bytes: text.length + 10, ...NO_RETRY.limits },
+    });
     expect((await run(client)).response.text).toBe(text);
-    const { client: small } = await setup([{ events }], { ...CHAT, limits: { max_response_bytes: text.length - 1, ...NO_RETRY.limits } });
-    expect(await runFailing(small)).toMatchObject({ code: "response_limit", message: "provider response exceeded byte limit" });
+    const { client: small } = await setup([{ events }], {
+      ...CHAT,
+      limits: { max_response_bytes: text.length - 1, ...NO_RETRY.limits },
+    });
+    expect(await runFailing(small)).toMatchObject({
+      code: "response_limit",
+      message: "provider response exceeded byte limit",
+    });
   });
 
   it("hidden reasoning counts toward the payload too", async () => {
     const events = chatStream("llama.cpp", [{ reasoning_content: "r".repeat(5000) }, { content: "ok" }]);
     const { client } = await setup([{ events }], { ...CHAT, limits: { max_response_bytes: 4096, ...NO_RETRY.limits } });
-    expect(await runFailing(client)).toMatchObject({ code: "response_limit", message: "provider response exceeded byte limit" });
+    expect(await runFailing(client)).toMatchObject({
+      code: "response_limit",
+      message: "provider response exceeded byte limit",
+    });
   });
 });
 
@@ -43,7 +71,12 @@ describe("reasoning round trip (fix 2)", () => {
     const { fake, client } = await setup([
       {
         events: responsesStream([
-          { type: "reasoning", id: "rs_1", encrypted_content: "gAAAAABo-ENCRYPTED-1", summary: ["Need to read the file first."] },
+          {
+            type: "reasoning",
+            id: "rs_1",
+            encrypted_content: "gAAAAABo-ENCRYPTED-1",
+            summary: ["Need to read the file first."],
+          },
           { type: "message", id: "msg_1", text: "Reading README.", phase: "commentary" },
           { type: "function_call", id: "fc_1", call_id: "call_1", name: "read", arguments: '{"path":"README.md"}' },
         ]),
@@ -53,7 +86,11 @@ describe("reasoning round trip (fix 2)", () => {
     const first = await run(client, { tools: [READ_TOOL] });
     expect(first.deltas.join("")).toBe("Reading README.");
     expect(first.response.replay).toEqual({
-      reasoning: [{ type: "reasoning", summary: [{ type: "summary_text", text: "Need to read the file first." }], encrypted_content: "gAAAAABo-ENCRYPTED-1" }],
+      reasoning: [{
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: "Need to read the file first." }],
+        encrypted_content: "gAAAAABo-ENCRYPTED-1",
+      }],
       messages: [{ text: "Reading README.", phase: "commentary" }],
     });
     const history: HistoryItem[] = [
@@ -67,7 +104,11 @@ describe("reasoning round trip (fix 2)", () => {
     expect(body.include).toEqual(["reasoning.encrypted_content"]);
     expect(body.input).toEqual([
       { role: "user", content: "read it" },
-      { type: "reasoning", summary: [{ type: "summary_text", text: "Need to read the file first." }], encrypted_content: "gAAAAABo-ENCRYPTED-1" },
+      {
+        type: "reasoning",
+        summary: [{ type: "summary_text", text: "Need to read the file first." }],
+        encrypted_content: "gAAAAABo-ENCRYPTED-1",
+      },
       { role: "assistant", content: "Reading README.", phase: "commentary" },
       { type: "function_call", call_id: "call_1", name: "read", arguments: '{"path":"README.md"}' },
       { type: "function_call_output", call_id: "call_1", output: "# Title" },
@@ -79,10 +120,16 @@ describe("reasoning round trip (fix 2)", () => {
 
   it("Chat: reasoning_content (vLLM, llama.cpp) and reasoning (Ollama) go back in the field they came in", async () => {
     for (const [server, field] of [["vllm", "reasoning_content"], ["ollama", "reasoning"]] as const) {
-      const part = field === "reasoning_content" ? { reasoning_content: "Let me check. " } : { reasoning: "Let me check. " };
+      const part = field === "reasoning_content"
+        ? { reasoning_content: "Let me check. " }
+        : { reasoning: "Let me check. " };
       const { fake, client } = await setup(
         [
-          { events: chatStream(server, [part, { tool_call: { index: 0, id: "call_9", name: "read", arguments: '{"path":"a.txt"}' } }]) },
+          {
+            events: chatStream(server, [part, {
+              tool_call: { index: 0, id: "call_9", name: "read", arguments: '{"path":"a.txt"}' },
+            }]),
+          },
           { events: chatStream(server, chatText("It says hi.", 3)) },
         ],
         CHAT,
@@ -108,7 +155,7 @@ describe("reasoning round trip (fix 2)", () => {
     }
   });
 
-  it("Chat: an empty answer with no calls is not sent back as content:\"\"", async () => {
+  it('Chat: an empty answer with no calls is not sent back as content:""', async () => {
     const { fake, client } = await setup([{ events: chatStream("llama.cpp", chatText("ok", 1)) }], CHAT);
     await run(client, {
       history: [
@@ -117,14 +164,20 @@ describe("reasoning round trip (fix 2)", () => {
         { kind: "user", content: "two" },
       ],
     });
-    expect(fake.requests[0]!.body.messages.map((message: { role: string }) => message.role)).toEqual(["system", "user", "user"]);
+    expect(fake.requests[0]!.body.messages.map((message: { role: string }) => message.role)).toEqual([
+      "system",
+      "user",
+      "user",
+    ]);
   });
 });
 
 describe("old llama.cpp error lines under HTTP 200 (fix 3)", () => {
   it("fail the turn with the server's message, not an empty success", async () => {
     const message = "the request exceeds the available context size, try increasing it";
-    const { fake, client } = await setup([{ events: llamaErrorLineStream(message) }, { events: llamaErrorLineStream(message) }], CHAT);
+    const { fake, client } = await setup([{ events: llamaErrorLineStream(message) }, {
+      events: llamaErrorLineStream(message),
+    }], CHAT);
     const error = await runFailing(client);
     expect(error.code).toBe("provider_error");
     expect(error.message).toContain(`provider stream error: ${message} (500)`);
@@ -136,7 +189,9 @@ describe("old llama.cpp error lines under HTTP 200 (fix 3)", () => {
   it("also on the Responses wire, and with a data: error object after text", async () => {
     const { client } = await setup([{ events: llamaErrorLineStream("model crashed") }], NO_RETRY);
     expect((await runFailing(client)).message).toBe("provider stream error: model crashed (500)");
-    const events = [...chatStream("llama.cpp", chatText("partial", 2)).slice(0, 3), { raw: `data: ${JSON.stringify({ error: { code: 500, message: "slot unavailable", type: "server_error" } })}\n\n` }];
+    const events = [...chatStream("llama.cpp", chatText("partial", 2)).slice(0, 3), {
+      raw: `data: ${JSON.stringify({ error: { code: 500, message: "slot unavailable", type: "server_error" } })}\n\n`,
+    }];
     const { client: chatClient } = await setup([{ events }], { ...CHAT, ...NO_RETRY });
     expect((await runFailing(chatClient)).message).toBe("provider stream error: slot unavailable (500, server_error)");
   });
@@ -144,7 +199,9 @@ describe("old llama.cpp error lines under HTTP 200 (fix 3)", () => {
 
 describe("refusals and several message items (fix 4)", () => {
   it("Responses refusal parts are shown as the assistant's text", async () => {
-    const { client } = await setup([{ events: responsesStream([{ type: "message", id: "msg_r", refusal: "I can't help with that." }]) }]);
+    const { client } = await setup([{
+      events: responsesStream([{ type: "message", id: "msg_r", refusal: "I can't help with that." }]),
+    }]);
     const { response, deltas } = await run(client);
     expect(deltas.join("")).toBe("I can't help with that.");
     expect(response.text).toBe("I can't help with that.");
@@ -159,10 +216,21 @@ describe("refusals and several message items (fix 4)", () => {
   });
 
   it("text in output_item.done is not repeated when its deltas named the item differently or not at all", async () => {
-    const done = { type: "response.output_item.done", output_index: 1, item: { id: "msg_x", type: "message", content: [{ type: "output_text", text: "Hello." }] } };
+    const done = {
+      type: "response.output_item.done",
+      output_index: 1,
+      item: { id: "msg_x", type: "message", content: [{ type: "output_text", text: "Hello." }] },
+    };
     const { client } = await setup([
       // Deltas with neither output_index nor item_id (some compatible servers), the item at output_index 1.
-      { events: [{ type: "response.output_text.delta", delta: "Hel" }, { type: "response.output_text.delta", delta: "lo." }, done, sse.completed()] },
+      {
+        events: [
+          { type: "response.output_text.delta", delta: "Hel" },
+          { type: "response.output_text.delta", delta: "lo." },
+          done,
+          sse.completed(),
+        ],
+      },
       // Deltas naming the item by id only.
       { events: [{ type: "response.output_text.delta", item_id: "msg_x", delta: "Hello." }, done, sse.completed()] },
       // No deltas at all: the done item is the text.
@@ -172,7 +240,9 @@ describe("refusals and several message items (fix 4)", () => {
   });
 
   it("Chat refusal deltas are shown", async () => {
-    const { client } = await setup([{ events: chatStream("openai", [{ refusal: "I'm sorry, " }, { refusal: "I can't do that." }]) }], CHAT);
+    const { client } = await setup([{
+      events: chatStream("openai", [{ refusal: "I'm sorry, " }, { refusal: "I can't do that." }]),
+    }], CHAT);
     const { response, deltas } = await run(client);
     expect(deltas).toEqual(["I'm sorry, ", "I can't do that."]);
     expect(response.text).toBe("I'm sorry, I can't do that.");
@@ -224,7 +294,11 @@ describe("rate limits and hopeless retries (fix 5)", () => {
         ok,
         { status: 429, headers: { "retry-after-ms": "2500", "retry-after": "9" }, body: errorBodies.openaiRateLimit },
         ok,
-        { status: 503, headers: { "Retry-After": date }, body: { error: { message: "overloaded", type: "server_error" } } },
+        {
+          status: 503,
+          headers: { "Retry-After": date },
+          body: { error: { message: "overloaded", type: "server_error" } },
+        },
         ok,
       ],
     );
@@ -239,12 +313,18 @@ describe("rate limits and hopeless retries (fix 5)", () => {
   });
 
   it("does not retry insufficient_quota, a request too large or llama.cpp's --jinja 500", async () => {
-    for (const [status, body, text] of [
-      [429, errorBodies.openaiInsufficientQuota, "You exceeded your current quota"],
-      [429, errorBodies.openaiRequestTooLarge, "Request too large for gpt-4o"],
-      [413, { error: { message: "Request Entity Too Large", type: "invalid_request_error" } }, "Request Entity Too Large"],
-      [500, errorBodies.llamaJinja, "tools param requires --jinja flag"],
-    ] as const) {
+    for (
+      const [status, body, text] of [
+        [429, errorBodies.openaiInsufficientQuota, "You exceeded your current quota"],
+        [429, errorBodies.openaiRequestTooLarge, "Request too large for gpt-4o"],
+        [
+          413,
+          { error: { message: "Request Entity Too Large", type: "invalid_request_error" } },
+          "Request Entity Too Large",
+        ],
+        [500, errorBodies.llamaJinja, "tools param requires --jinja flag"],
+      ] as const
+    ) {
       const { fake, client, delays } = await setup([{ status, body }, { status, body }, { status, body }], CHAT);
       const error = await runFailing(client);
       expect(error.message).toContain(text);
@@ -256,7 +336,10 @@ describe("rate limits and hopeless retries (fix 5)", () => {
 
   it("still retries an ordinary 500 and a plain 429", async () => {
     const ok = { events: chatStream("vllm", chatText("ok", 1)) };
-    const { fake, client } = await setup([{ status: 500, body: { error: { message: "boom", type: "server_error" } } }, ok], CHAT);
+    const { fake, client } = await setup([
+      { status: 500, body: { error: { message: "boom", type: "server_error" } } },
+      ok,
+    ], CHAT);
     expect((await run(client)).response.text).toBe("ok");
     expect(fake.requests).toHaveLength(2);
   });
@@ -264,11 +347,13 @@ describe("rate limits and hopeless retries (fix 5)", () => {
 
 describe("local-server configuration errors name the flag (deliverable 4)", () => {
   it("llama-server without --jinja, vLLM without --enable-auto-tool-choice, Ollama without tool support", async () => {
-    for (const [status, body, flag] of [
-      [500, errorBodies.llamaJinja, "start llama-server with --jinja"],
-      [400, errorBodies.vllmAutoToolChoice, "start vLLM with --enable-auto-tool-choice --tool-call-parser"],
-      [400, errorBodies.ollamaNoTools, "this Ollama model has no tool support"],
-    ] as const) {
+    for (
+      const [status, body, flag] of [
+        [500, errorBodies.llamaJinja, "start llama-server with --jinja"],
+        [400, errorBodies.vllmAutoToolChoice, "start vLLM with --enable-auto-tool-choice --tool-call-parser"],
+        [400, errorBodies.ollamaNoTools, "this Ollama model has no tool support"],
+      ] as const
+    ) {
       const { client } = await setup([{ status, body }], { ...CHAT, ...NO_RETRY });
       const error = await runFailing(client, { tools: [READ_TOOL] });
       expect(error.message).toMatch(new RegExp(`^provider returned HTTP ${status} `));

@@ -1,11 +1,20 @@
 // Request shape of the Responses wire (spec §8.1, §8.2; checklist items 2, 4, 5/6 from the provider's side).
 import { describe, expect, it } from "vitest";
-import { startFakeProvider, textResponse, type FakeResponse } from "../support/fake_provider.ts";
+import { type FakeResponse, startFakeProvider, textResponse } from "../support/fake_provider.ts";
 import { at } from "../support/at.ts";
-import { BASH_TOOL, CREDENTIAL, makeClient, READ_TOOL, run, useProviderClients, type ClientOptions } from "./helpers.ts";
+import {
+  BASH_TOOL,
+  type ClientOptions,
+  CREDENTIAL,
+  makeClient,
+  READ_TOOL,
+  run,
+  useProviderClients,
+} from "./helpers.ts";
 
 const clients = useProviderClients();
-const setup = (options: ClientOptions = {}, responses: FakeResponse[] = [textResponse(["ok"])]) => clients.setup(responses, options);
+const setup = (options: ClientOptions = {}, responses: FakeResponse[] = [textResponse(["ok"])]) =>
+  clients.setup(responses, options);
 
 describe("Responses request", () => {
   it("posts to <base_url>/responses with Content-Length, head and body in one write", async () => {
@@ -50,8 +59,20 @@ describe("Responses request", () => {
     await run(client, { tools: [READ_TOOL, BASH_TOOL] });
     const body = at(fake.requests, 0).body;
     expect(body.tools).toEqual([
-      { type: "function", name: "bash", description: BASH_TOOL.description, parameters: BASH_TOOL.parameters, strict: false },
-      { type: "function", name: "read", description: READ_TOOL.description, parameters: READ_TOOL.parameters, strict: false },
+      {
+        type: "function",
+        name: "bash",
+        description: BASH_TOOL.description,
+        parameters: BASH_TOOL.parameters,
+        strict: false,
+      },
+      {
+        type: "function",
+        name: "read",
+        description: READ_TOOL.description,
+        parameters: READ_TOOL.parameters,
+        strict: false,
+      },
       { type: "web_search" },
     ]);
     expect(body.reasoning).toEqual({ effort: "high" });
@@ -62,7 +83,13 @@ describe("Responses request", () => {
     const { fake, client } = await setup();
     await run(client, { tools: [READ_TOOL] });
     expect(at(fake.requests, 0).body.tools).toEqual([
-      { type: "function", name: "read", description: READ_TOOL.description, parameters: READ_TOOL.parameters, strict: false },
+      {
+        type: "function",
+        name: "read",
+        description: READ_TOOL.description,
+        parameters: READ_TOOL.parameters,
+        strict: false,
+      },
     ]);
     expect(at(fake.requests, 0).body).not.toHaveProperty("reasoning");
   });
@@ -72,13 +99,22 @@ describe("Responses request", () => {
     await run(client, {
       history: [
         { kind: "user", content: "read the README" },
-        { kind: "assistant", content: "", calls: [{ call_id: "call_1", name: "read", arguments: { path: "README.md" } }] },
+        {
+          kind: "assistant",
+          content: "",
+          calls: [{ call_id: "call_1", name: "read", arguments: { path: "README.md" } }],
+        },
         { kind: "tool_result", call_id: "call_1", name: "read", output: '{"content":"fixture text"}', success: true },
       ],
     });
     const input = at(fake.requests, 0).body.input;
     expect(input).toHaveLength(3);
-    expect(input[1]).toEqual({ type: "function_call", call_id: "call_1", name: "read", arguments: '{"path":"README.md"}' });
+    expect(input[1]).toEqual({
+      type: "function_call",
+      call_id: "call_1",
+      name: "read",
+      arguments: '{"path":"README.md"}',
+    });
     expect(Object.keys(input[1])).toEqual(["type", "call_id", "name", "arguments"]);
     expect(input[2]).toEqual({ type: "function_call_output", call_id: "call_1", output: '{"content":"fixture text"}' });
     expect(at(fake.requests, 0).rawBody).toContain('"arguments":"{\\"path\\":\\"README.md\\"}"');

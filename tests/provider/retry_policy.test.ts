@@ -18,7 +18,9 @@ describe("retryHintMs", () => {
 
   it("a date in the past means now; garbage headers fall through to the message, then to nothing", () => {
     expect(retryHintMs({ "retry-after": "Tue, 01 Dec 2026 11:00:00 GMT" }, undefined, now)).toBe(0);
-    expect(retryHintMs({ "retry-after-ms": "soon", "retry-after": "later" }, rateLimit("try again in 2s"), now)).toBe(2000);
+    expect(retryHintMs({ "retry-after-ms": "soon", "retry-after": "later" }, rateLimit("try again in 2s"), now)).toBe(
+      2000,
+    );
     expect(retryHintMs({ "retry-after": "later" }, undefined, now)).toBeUndefined();
   });
 });
@@ -36,8 +38,12 @@ describe("messageHintMs", () => {
 describe("isPermanent", () => {
   it("quota, context length, request too large, 413 and server configuration problems", () => {
     expect(isPermanent({ message: "You exceeded your current quota", labels: ["insufficient_quota"] })).toBe(true);
-    expect(isPermanent({ message: "too long", labels: ["context_length_exceeded", "invalid_request_error"] })).toBe(true);
-    expect(isPermanent(rateLimit("Request too large for gpt-4o in organization org-1 on tokens per min (TPM)"))).toBe(true);
+    expect(isPermanent({ message: "too long", labels: ["context_length_exceeded", "invalid_request_error"] })).toBe(
+      true,
+    );
+    expect(isPermanent(rateLimit("Request too large for gpt-4o in organization org-1 on tokens per min (TPM)"))).toBe(
+      true,
+    );
     expect(isPermanent({ message: "tools param requires --jinja flag", labels: ["500", "server_error"] })).toBe(true);
     expect(isPermanent(undefined, 413)).toBe(true);
   });

@@ -19,25 +19,29 @@ const eventArbitrary = fc.record({
 describe("SseDecoder", () => {
   it("yields the same events however the bytes are chunked", () => {
     fc.assert(
-      fc.property(fc.array(eventArbitrary, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 20 }), (events, cuts) => {
-        const text = events
-          .map(({ event, data, crlf }) => {
-            const nl = crlf ? "\r\n" : "\n";
-            return `${event ? `event: ${event}${nl}` : ""}data: ${data}${nl}${nl}`;
-          })
-          .join("");
-        const bytes = Buffer.from(text);
-        const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
-        const chunks: Uint8Array[] = [];
-        let last = 0;
-        for (const point of [...points, bytes.length]) {
-          chunks.push(bytes.subarray(last, point));
-          last = point;
-        }
-        const { messages, leftover } = decodeAll(chunks);
-        expect(leftover).toBe("");
-        expect(messages).toEqual(events.map(({ event, data }) => ({ event, data })));
-      }),
+      fc.property(
+        fc.array(eventArbitrary, { maxLength: 12 }),
+        fc.array(fc.nat(), { maxLength: 20 }),
+        (events, cuts) => {
+          const text = events
+            .map(({ event, data, crlf }) => {
+              const nl = crlf ? "\r\n" : "\n";
+              return `${event ? `event: ${event}${nl}` : ""}data: ${data}${nl}${nl}`;
+            })
+            .join("");
+          const bytes = Buffer.from(text);
+          const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+          const chunks: Uint8Array[] = [];
+          let last = 0;
+          for (const point of [...points, bytes.length]) {
+            chunks.push(bytes.subarray(last, point));
+            last = point;
+          }
+          const { messages, leftover } = decodeAll(chunks);
+          expect(leftover).toBe("");
+          expect(messages).toEqual(events.map(({ event, data }) => ({ event, data })));
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -39,8 +39,7 @@ describe("Responses stream", () => {
   });
 
   it("accepts CRLF separators, data: without a space, event: line types, comments and [DONE]", async () => {
-    const raw =
-      ": keep-alive\r\n\r\n" +
+    const raw = ": keep-alive\r\n\r\n" +
       'event: response.output_text.delta\r\ndata:{"delta":"one "}\r\n\r\n' +
       'data: {"type":"response.output_text.delta","delta":"two "}\n\n' +
       "data:\n\n" +
@@ -148,7 +147,12 @@ describe("Responses stream", () => {
     const { client } = await setup(
       [
         { events: [sse.argumentsDelta("{}"), sse.completed()] },
-        { events: [{ type: "response.output_item.done", item: { type: "function_call", call_id: "c" } }, sse.completed()] },
+        {
+          events: [
+            { type: "response.output_item.done", item: { type: "function_call", call_id: "c" } },
+            sse.completed(),
+          ],
+        },
         { events: [sse.argumentsDelta('{"path":'), sse.callDone("c", "read"), sse.completed()] },
       ],
       noRetry,
@@ -201,7 +205,9 @@ describe("Responses stream", () => {
   });
 
   it("reads a JSON error body sent instead of SSE", async () => {
-    const { client } = await setup([{ events: [{ raw: '{"error":{"message":"no such model","code":"model_not_found"}}' }] }], noRetry);
+    const { client } = await setup([{
+      events: [{ raw: '{"error":{"message":"no such model","code":"model_not_found"}}' }],
+    }], noRetry);
     expect((await runFailing(client)).message).toBe("provider error: no such model (model_not_found)");
   });
 
@@ -228,7 +234,12 @@ describe("Responses stream", () => {
 
   it("keeps tool calls from a mixed text and call response", async () => {
     const { client } = await setup([
-      { events: [sse.textDelta("Reading."), ...toolCallResponse([{ call_id: "c1", name: "read", arguments: { path: "a b" } }]).events] },
+      {
+        events: [
+          sse.textDelta("Reading."),
+          ...toolCallResponse([{ call_id: "c1", name: "read", arguments: { path: "a b" } }]).events,
+        ],
+      },
     ]);
     const { response } = await run(client);
     expect(response.text).toBe("Reading.");

@@ -25,7 +25,17 @@ afterEach(async () => {
 });
 
 async function npmInstall(prefix: string, tarballs: string[], extra: string[] = []): Promise<void> {
-  await run("npm", ["install", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", "--loglevel=error", ...extra, ...tarballs], {
+  await run("npm", [
+    "install",
+    "--prefix",
+    prefix,
+    "--offline",
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+    ...extra,
+    ...tarballs,
+  ], {
     env: { ...process.env, npm_config_cache: join(work, "npm-cache") },
   });
 }
@@ -35,7 +45,11 @@ describe.skipIf(process.platform === "win32")("the npm launcher", () => {
     const standIn = join(work, "stand-in");
     await writeFile(standIn, '#!/bin/sh\necho "args:$*"\nexit 7\n', { mode: 0o755 });
     const out = join(work, "packages");
-    const tarballs = await buildNpmPackages({ outDir: out, workDir: join(work, "build"), binaries: new Map([[currentTarget(), standIn]]) });
+    const tarballs = await buildNpmPackages({
+      outDir: out,
+      workDir: join(work, "build"),
+      binaries: new Map([[currentTarget(), standIn]]),
+    });
     expect(tarballs).toHaveLength(2);
     expect((await readdir(out)).sort()).toEqual(
       [`scv-agent-scv-${VERSION}.tgz`, `scv-agent-scv-${currentTarget()}-${VERSION}.tgz`].sort(),
@@ -48,12 +62,18 @@ describe.skipIf(process.platform === "win32")("the npm launcher", () => {
   });
 
   it("says how to fix a missing platform package", async () => {
-    const tarballs = await buildNpmPackages({ outDir: join(work, "packages"), workDir: join(work, "build"), binaries: new Map() });
+    const tarballs = await buildNpmPackages({
+      outDir: join(work, "packages"),
+      workDir: join(work, "build"),
+      binaries: new Map(),
+    });
     const prefix = join(work, "prefix");
     await npmInstall(prefix, tarballs, ["--omit=optional"]);
     const result = spawnSync(join(prefix, "node_modules", ".bin", "scv"), ["--version"], { encoding: "utf8" });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain(`the package ${LAUNCHER_PACKAGE}-${currentTarget()} with the ${currentTarget()} binary is not installed`);
+    expect(result.stderr).toContain(
+      `the package ${LAUNCHER_PACKAGE}-${currentTarget()} with the ${currentTarget()} binary is not installed`,
+    );
     expect(result.stderr).toContain(`npm install -g ${LAUNCHER_PACKAGE}`);
   });
 
@@ -63,7 +83,10 @@ describe.skipIf(process.platform === "win32")("the npm launcher", () => {
     await npmInstall(prefix, [join(REAL_RELEASE, `scv-agent-scv-${VERSION}.tgz`), realPlatform]);
     const scv = join(prefix, "node_modules", ".bin", "scv");
     expect(spawnSync(scv, ["--version"], { encoding: "utf8" }).stdout.trim()).toBe(VERSION);
-    const smoke = spawnSync(process.execPath, [join(ROOT, "scripts", "smoke_host.ts"), scv, "host"], { encoding: "utf8", timeout: 60_000 });
+    const smoke = spawnSync(process.execPath, [join(ROOT, "scripts", "smoke_host.ts"), scv, "host"], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(smoke.stdout).toContain("ran a sandboxed cell");
   }, 120_000);
 });

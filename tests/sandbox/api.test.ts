@@ -8,8 +8,22 @@ const FAILED_SERIALIZE = "failed to serialize JavaScript value: expected value a
 describe("environment", () => {
   it("lacks the host globals of §7.1", async () => {
     const names = [
-      "console", "Atomics", "SharedArrayBuffer", "WebAssembly", "require", "process", "Buffer", "fetch",
-      "setInterval", "setImmediate", "queueMicrotask", "structuredClone", "TextEncoder", "Temporal", "module", "exports",
+      "console",
+      "Atomics",
+      "SharedArrayBuffer",
+      "WebAssembly",
+      "require",
+      "process",
+      "Buffer",
+      "fetch",
+      "setInterval",
+      "setImmediate",
+      "queueMicrotask",
+      "structuredClone",
+      "TextEncoder",
+      "Temporal",
+      "module",
+      "exports",
     ];
     const { texts, errorText } = await box.result(`text([${names.map((n) => `typeof ${n}`).join(",")}].join(","))`);
     expect(errorText).toBeNull();
@@ -46,7 +60,12 @@ describe("environment", () => {
         "try { await eval(\"import('fs')\") } catch (e) { text(e) }\n" +
         "try { await Function(\"return import('node:fs')\")() } catch (e) { text(e) }",
     );
-    expect(texts).toEqual(["string", "unsupported import in exec", "unsupported import in exec", "unsupported import in exec"]);
+    expect(texts).toEqual([
+      "string",
+      "unsupported import in exec",
+      "unsupported import in exec",
+      "unsupported import in exec",
+    ]);
   });
 
   it("reports a syntax error as SyntaxError: <message>", async () => {
@@ -70,7 +89,9 @@ describe("error_text", () => {
 
   it("keeps built-in frames between cell frames, like a module would", async () => {
     const { errorText } = await box.result("await 0;\n[1].map(() => { throw new Error('m') })");
-    expect(errorText).toBe("Error: m\n    at exec_main.mjs:2:23\n    at Array.map (<anonymous>)\n    at exec_main.mjs:2:5");
+    expect(errorText).toBe(
+      "Error: m\n    at exec_main.mjs:2:23\n    at Array.map (<anonymous>)\n    at exec_main.mjs:2:5",
+    );
     const nested = await box.result("async function f() { await 0; throw new Error('x') }\nawait f();");
     expect(nested.errorText).toBe("Error: x\n    at f (exec_main.mjs:1:37)\n    at async exec_main.mjs:2:1");
   });
@@ -81,17 +102,19 @@ describe("error_text", () => {
   });
 
   it("is String(value) for non-errors", async () => {
-    for (const [source, expected] of [
-      ["throw 'boom'", "boom"],
-      ["throw {}", "[object Object]"],
-      ["throw 42", "42"],
-      ["throw undefined", "undefined"],
-      ["throw null", "null"],
-      ["throw { stack: 5, toString() { return 'custom' } }", "custom"],
-      ["throw { stack: 'my stack' }", "my stack"],
-      ["throw Object.create(null)", "[object Object]"],
-      ["throw Promise.reject(1)", "[object Promise]"],
-    ] as const) {
+    for (
+      const [source, expected] of [
+        ["throw 'boom'", "boom"],
+        ["throw {}", "[object Object]"],
+        ["throw 42", "42"],
+        ["throw undefined", "undefined"],
+        ["throw null", "null"],
+        ["throw { stack: 5, toString() { return 'custom' } }", "custom"],
+        ["throw { stack: 'my stack' }", "my stack"],
+        ["throw Object.create(null)", "[object Object]"],
+        ["throw Promise.reject(1)", "[object Promise]"],
+      ] as const
+    ) {
       expect((await box.result(source)).errorText, source).toBe(expected);
     }
   });
@@ -115,14 +138,18 @@ describe("exit()", () => {
   });
 
   it("cannot be caught", async () => {
-    expect(await box.result("try { exit() } catch { text('c') } text('d')")).toMatchObject({ texts: [], errorText: null });
+    expect(await box.result("try { exit() } catch { text('c') } text('d')")).toMatchObject({
+      texts: [],
+      errorText: null,
+    });
   });
 
   it("works from a timer and from an async function", async () => {
-    expect(await box.result("setTimeout(() => { text('t'); exit(); text('u') }, 1); await new Promise(() => {})")).toMatchObject({
-      texts: ["t"],
-      errorText: null,
-    });
+    expect(await box.result("setTimeout(() => { text('t'); exit(); text('u') }, 1); await new Promise(() => {})"))
+      .toMatchObject({
+        texts: ["t"],
+        errorText: null,
+      });
     expect(await box.result("async function f() { await 0; exit() } await f(); text('after')")).toMatchObject({
       texts: [],
       errorText: null,
@@ -137,8 +164,20 @@ describe("text()", () => {
         "text(() => 1); text(Symbol('x')); text(''); text(new Date(0)); text({toJSON() { return 'j' }})",
     );
     expect(texts).toEqual([
-      "s", "1", "NaN", "true", "10", "null", "undefined", "undefined", '{"a":1,"b":[2]}',
-      "undefined", "undefined", "", '"1970-01-01T00:00:00.000Z"', '"j"',
+      "s",
+      "1",
+      "NaN",
+      "true",
+      "10",
+      "null",
+      "undefined",
+      "undefined",
+      '{"a":1,"b":[2]}',
+      "undefined",
+      "undefined",
+      "",
+      '"1970-01-01T00:00:00.000Z"',
+      '"j"',
     ]);
   });
 
@@ -154,7 +193,9 @@ describe("text()", () => {
 
 describe("timers", () => {
   it("numbers timers 1, 2, … and checks the callback", async () => {
-    const { texts, errorText } = await box.result("text(setTimeout(() => {})); text(setTimeout(() => {}, 5)); setTimeout('x')");
+    const { texts, errorText } = await box.result(
+      "text(setTimeout(() => {})); text(setTimeout(() => {}, 5)); setTimeout('x')",
+    );
     expect(texts).toEqual(["1", "2"]);
     expect(errorText).toBe("setTimeout expects a function callback");
   });
@@ -175,7 +216,9 @@ describe("timers", () => {
   });
 
   it("a throwing callback fails the cell", async () => {
-    const { errorText } = await box.result("setTimeout(() => { throw new Error('cb') }, 1); await new Promise(() => {})");
+    const { errorText } = await box.result(
+      "setTimeout(() => { throw new Error('cb') }, 1); await new Promise(() => {})",
+    );
     expect(errorText).toBe("Error: cb\n    at exec_main.mjs:1:26");
   });
 
@@ -259,7 +302,14 @@ describe("tools", () => {
       { rec, tools: [tool("t")] },
     );
     expect(rec.calls.map((c) => c.input)).toEqual([null, null, "str", 5, null, {}]);
-    expect(rec.calls.map((c) => c.runtimeToolCallId)).toEqual(["tool-1", "tool-2", "tool-3", "tool-4", "tool-5", "tool-6"]);
+    expect(rec.calls.map((c) => c.runtimeToolCallId)).toEqual([
+      "tool-1",
+      "tool-2",
+      "tool-3",
+      "tool-4",
+      "tool-5",
+      "tool-6",
+    ]);
     expect(rec.calls.every((c) => c.tool.name === "t" && c.cellId === "1")).toBe(true);
   });
 
@@ -294,18 +344,27 @@ describe("tools", () => {
     const rec = recorder();
     const freeform = { ...tool("apply_patch", "freeform"), tool_name: { name: "apply_patch", namespace: "ns__" } };
     for (let i = 0; i < 2; i++) {
-      await box.start(session, "await tools.apply_patch('*** Begin'); await tools.apply_patch('x')", { rec, tools: [freeform] }).initial;
+      await box.start(session, "await tools.apply_patch('*** Begin'); await tools.apply_patch('x')", {
+        rec,
+        tools: [freeform],
+      }).initial;
     }
     await session.close();
     expect(rec.calls.map((c) => [c.cellId, c.runtimeToolCallId])).toEqual([
-      ["1", "tool-1"], ["1", "tool-2"], ["2", "tool-1"], ["2", "tool-2"],
+      ["1", "tool-1"],
+      ["1", "tool-2"],
+      ["2", "tool-1"],
+      ["2", "tool-2"],
     ]);
     expect(rec.calls[0]!.tool).toBe(freeform);
   });
 
   it("normalizes names; ALL_TOOLS lists them in order; a later duplicate wins", async () => {
     const rec = recorder(async (call) => call.tool.description);
-    const defs = [tool("a-b"), tool("9x"), tool("ok$"), tool("mcp__srv__t"), tool(""), { ...tool("a_b"), description: "second" }];
+    const defs = [tool("a-b"), tool("9x"), tool("ok$"), tool("mcp__srv__t"), tool(""), {
+      ...tool("a_b"),
+      description: "second",
+    }];
     const { texts } = await box.result(
       "text(ALL_TOOLS.map((t) => t.name).join(' ')); text(ALL_TOOLS[0].description); text(Object.keys(ALL_TOOLS[0]).join());" +
         "text(await tools.a_b()); text(typeof tools.missing); ALL_TOOLS.push(1); text(ALL_TOOLS.length)",
@@ -345,8 +404,14 @@ describe("image(), audio(), generatedImage()", () => {
       ["image()", IMAGE_INPUT],
       ["image('data:x', 5)", "image detail must be a string when provided"],
       ["image('data:x', 'big')", "image detail must be one of: auto, low, high, original"],
-      ["image('https://example.com/a.png')", "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead"],
-      ["image('HTTP://example.com/a.png')", "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead"],
+      [
+        "image('https://example.com/a.png')",
+        "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
+      ],
+      [
+        "image('HTTP://example.com/a.png')",
+        "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
+      ],
       ["image('file:///etc/passwd')", "Tool call failed: invalid image output. Pass a base64 data URI instead"],
     ];
     for (const [source, expected] of cases) expect((await box.result(source)).errorText, source).toBe(expected);
@@ -377,7 +442,9 @@ describe("image(), audio(), generatedImage()", () => {
       { type: "input_text", text: "saved to a.png" },
       { type: "input_image", image_url: "data:b", detail: "high" },
     ]);
-    expect((await box.result("generatedImage('data:x')")).errorText).toBe("generatedImage expects an image generation result object");
+    expect((await box.result("generatedImage('data:x')")).errorText).toBe(
+      "generatedImage expects an image generation result object",
+    );
     expect((await box.result("generatedImage({image_url: 'data:x', output_hint: 1})")).errorText).toBe(
       "generatedImage output_hint must be a string when provided",
     );
@@ -397,7 +464,9 @@ describe("optional extras: content(), as_settled(), stream_settled()", () => {
       { type: "input_image", image_url: "data:image/png;base64,AAA", detail: "high" },
       { type: "input_audio", audio_url: "data:audio/wav;base64,BBB" },
     ]);
-    for (const bad of ["content()", "content('x')", "content({type: 'text'})", "content({type: 'resource', uri: 'x'})"]) {
+    for (
+      const bad of ["content()", "content('x')", "content({type: 'text'})", "content({type: 'resource', uri: 'x'})"]
+    ) {
       expect((await box.result(bad)).errorText, bad).toBe("content expects one MCP ContentBlock");
     }
   });

@@ -132,7 +132,9 @@ describe("stack introspection", () => {
   });
 
   it("error stacks name no worker files", async () => {
-    const { texts } = await box.result("setTimeout(() => text(new Error('x').stack), 0); await new Promise((r) => setTimeout(r, 5)); try { text(c) } catch (e) { text(e.stack) }");
+    const { texts } = await box.result(
+      "setTimeout(() => text(new Error('x').stack), 0); await new Promise((r) => setTimeout(r, 5)); try { text(c) } catch (e) { text(e.stack) }",
+    );
     for (const stack of texts) {
       expect(stack).toMatch(/^(Error: x|ReferenceError: c is not defined)\n {4}at exec_main.mjs:1:\d+/);
       expect(stack).not.toMatch(/node:|worker/);
@@ -174,7 +176,9 @@ describe("eval and Function stay inside the cell's realm", () => {
   });
 
   it("a thrown value the cell catches from a failed compile is the cell's", async () => {
-    const texts = await probe("try { eval('a b') } catch (e) { reach(e, 'eval') } try { new Function('}') } catch (e) { reach(e, 'Function') }");
+    const texts = await probe(
+      "try { eval('a b') } catch (e) { reach(e, 'eval') } try { new Function('}') } catch (e) { reach(e, 'Function') }",
+    );
     expect(texts.at(-1)).toBe("safe");
   });
 });
@@ -199,7 +203,13 @@ describe("cells cannot see each other", () => {
         { rec, tools: [tool("t")] },
       ).initial;
       expect(next).toMatchObject({ kind: "result", errorText: null });
-      expect(next.items.map((item) => (item.type === "input_text" ? item.text : ""))).toEqual(["undefined", "undefined", "[1]", "1", "true"]);
+      expect(next.items.map((item) => (item.type === "input_text" ? item.text : ""))).toEqual([
+        "undefined",
+        "undefined",
+        "[1]",
+        "1",
+        "true",
+      ]);
     }
     await session.close();
   });
@@ -208,7 +218,7 @@ describe("cells cannot see each other", () => {
     // Replacing Promise.prototype.then keeps the cell from completing: it yields instead.
     const observation = await box.run(
       PROBE +
-      "const got = [];" +
+        "const got = [];" +
         "const thief = function (...a) { got[got.length] = this; for (let i = 0; i < a.length; i++) got[got.length] = a[i]; return undefined };" +
         "const targets = [[Promise.prototype, 'then'], [Promise, 'resolve'], [Map.prototype, 'get'], [Map.prototype, 'set'], [Map.prototype, 'delete']," +
         "  [Function.prototype, 'call'], [Function.prototype, 'apply'], [Function.prototype, 'bind'], [JSON, 'parse'], [JSON, 'stringify']," +
@@ -228,7 +238,9 @@ describe("cells cannot see each other", () => {
 
   it("a cell that replaces Promise.prototype.then is contained: it yields, is terminated, and the next cell works", async () => {
     const session = box.session();
-    const cell = box.start(session, "Promise.prototype.then = function () { return 'hijacked' }; text('x')", { yieldTimeMs: 100 });
+    const cell = box.start(session, "Promise.prototype.then = function () { return 'hijacked' }; text('x')", {
+      yieldTimeMs: 100,
+    });
     expect(await cell.initial).toEqual({ kind: "yielded", cellId: "1", items: [{ type: "input_text", text: "x" }] });
     expect(await session.terminate("1")).toMatchObject({ kind: "observation", observation: { kind: "terminated" } });
     const next = await box.start(session, "text(await Promise.resolve('fine'))").initial;
@@ -241,7 +253,13 @@ describe("cells cannot see each other", () => {
     const first = await box.start(
       session,
       "setTimeout(() => text('ghost'), 30); setTimeout(() => { throw new Error('ghost error') }, 30); tools.t({}).then(() => text('ghost tool')); text('first')",
-      { tools: [tool("t")], rec: recorder(async () => { await sleep(40); return 1; }) },
+      {
+        tools: [tool("t")],
+        rec: recorder(async () => {
+          await sleep(40);
+          return 1;
+        }),
+      },
     ).initial;
     expect(first).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "first" }] });
     const second = await box.start(session, "await new Promise((r) => setTimeout(r, 80)); text('second')").initial;

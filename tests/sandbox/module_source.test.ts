@@ -5,7 +5,10 @@ import { moduleSource } from "../../lib/sandbox/module_source.ts";
 
 describe("moduleSource", () => {
   it("finds the first static import in every form and blanks it", () => {
-    expect(moduleSource("import fs from 'fs'; text(1)")).toEqual({ code: " ".repeat(20) + " text(1)", firstImport: "fs" });
+    expect(moduleSource("import fs from 'fs'; text(1)")).toEqual({
+      code: " ".repeat(20) + " text(1)",
+      firstImport: "fs",
+    });
     expect(moduleSource("import 'side-effect'\nimport {a as b} from \"y\"").firstImport).toBe("side-effect");
     expect(moduleSource("import * as ns from 'ns'").firstImport).toBe("ns");
     expect(moduleSource("import data from './d.json' with { type: 'json' };\ntext(1)")).toEqual({
@@ -17,11 +20,14 @@ describe("moduleSource", () => {
   });
 
   it("strips export syntax and keeps positions", () => {
-    const source = "export const a = 1;\nexport default a + 1;\nexport { a };\nexport function f() {}\nexport default class K {}";
+    const source =
+      "export const a = 1;\nexport default a + 1;\nexport { a };\nexport function f() {}\nexport default class K {}";
     const { code, firstImport } = moduleSource(source);
     expect(firstImport).toBeNull();
     expect(code.split("\n").map((line) => line.length)).toEqual(source.split("\n").map((line) => line.length));
-    expect(code).toBe("       const a = 1;\nvoid           a + 1;\n             \n       function f() {}\n               class K {}");
+    expect(code).toBe(
+      "       const a = 1;\nvoid           a + 1;\n             \n       function f() {}\n               class K {}",
+    );
   });
 
   it("reads a regex after the head of if, while, for and with: a backtick in it cannot hide an import", () => {
@@ -47,13 +53,39 @@ describe("moduleSource", () => {
 
 describe("moduleSource on arbitrary input", () => {
   it("never throws and keeps every line and column in place", () => {
-    const pieces = fc.constantFrom("import", "export", "default", " ", "\n", "'", '"', "`", "${", "}", "{", "(", ")", "/", "*", "//", "x", "from", "'m'", ";", ".", "\\");
+    const pieces = fc.constantFrom(
+      "import",
+      "export",
+      "default",
+      " ",
+      "\n",
+      "'",
+      '"',
+      "`",
+      "${",
+      "}",
+      "{",
+      "(",
+      ")",
+      "/",
+      "*",
+      "//",
+      "x",
+      "from",
+      "'m'",
+      ";",
+      ".",
+      "\\",
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join(""))), (source) => {
-        const { code } = moduleSource(source);
-        expect(code.length).toBe(source.length);
-        for (let i = 0; i < source.length; i++) if (source[i] === "\n") expect(code[i]).toBe("\n");
-      }),
+      fc.property(
+        fc.oneof(fc.string(), fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join(""))),
+        (source) => {
+          const { code } = moduleSource(source);
+          expect(code.length).toBe(source.length);
+          for (let i = 0; i < source.length; i++) if (source[i] === "\n") expect(code[i]).toBe("\n");
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -69,9 +101,13 @@ describe("moduleSource on arbitrary input", () => {
 describe("cleanErrorText", () => {
   it("keeps the message and cell frames only", () => {
     expect(
-      cleanErrorText("Error: boom\n    at exec_main.mjs:1:23\n    at scv-runtime.js:300:9\n    at process.processTicksAndRejections (node:internal/x:1:1)"),
+      cleanErrorText(
+        "Error: boom\n    at exec_main.mjs:1:23\n    at scv-runtime.js:300:9\n    at process.processTicksAndRejections (node:internal/x:1:1)",
+      ),
     ).toBe("Error: boom\n    at exec_main.mjs:1:23");
-    expect(cleanErrorText("multi\nline message\n    at f (exec_main.mjs:2:3)")).toBe("multi\nline message\n    at f (exec_main.mjs:2:3)");
+    expect(cleanErrorText("multi\nline message\n    at f (exec_main.mjs:2:3)")).toBe(
+      "multi\nline message\n    at f (exec_main.mjs:2:3)",
+    );
     expect(
       cleanErrorText(
         "TypeError: x\n    at exec_main.mjs:2:23\n    at Array.map (<anonymous>)\n    at toText (scv-runtime.js:120:9)\n    at exec_main.mjs:2:5\n    at scv-runtime.js:300:1",
@@ -93,6 +129,8 @@ describe("cleanErrorText", () => {
       cleanErrorText(
         "Error: no\n    at Object.toJSON (exec_main.mjs:1:30)\n    at stringify (<anonymous>)\n    at text (scv-runtime.js:140:9)\n    at exec_main.mjs:1:50",
       ),
-    ).toBe("Error: no\n    at Object.toJSON (exec_main.mjs:1:30)\n    at stringify (<anonymous>)\n    at exec_main.mjs:1:50");
+    ).toBe(
+      "Error: no\n    at Object.toJSON (exec_main.mjs:1:30)\n    at stringify (<anonymous>)\n    at exec_main.mjs:1:50",
+    );
   });
 });

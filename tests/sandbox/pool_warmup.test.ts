@@ -14,33 +14,50 @@ afterEach(async () => {
   sandbox = null;
 });
 
-it.skipIf(!measurable)("boots no process before the first session, then one per session, none after it closes", async () => {
-  const before = childPids().length;
-  sandbox = createSandbox();
-  await sleep(300);
-  expect(childPids().length).toBe(before);
-  const session = sandbox.openSession();
-  const cell = session.startCell({ source: "text('hi')", tools: [], yieldTimeMs: null, callbacks: recorder().callbacks });
-  expect((await cell.initial).kind).toBe("result");
-  // The session keeps the process it took; no replacement boots until another session opens.
-  await sleep(300);
-  expect(childPids().length).toBe(before + 1);
-  const other = sandbox.openSession();
-  expect(await until(() => childPids().length === before + 2, 5_000)).toBe(true);
-  await session.close();
-  await other.close();
-  expect(await until(() => childPids().length === before + 1, 5_000)).toBe(true);
-});
+it.skipIf(!measurable)(
+  "boots no process before the first session, then one per session, none after it closes",
+  async () => {
+    const before = childPids().length;
+    sandbox = createSandbox();
+    await sleep(300);
+    expect(childPids().length).toBe(before);
+    const session = sandbox.openSession();
+    const cell = session.startCell({
+      source: "text('hi')",
+      tools: [],
+      yieldTimeMs: null,
+      callbacks: recorder().callbacks,
+    });
+    expect((await cell.initial).kind).toBe("result");
+    // The session keeps the process it took; no replacement boots until another session opens.
+    await sleep(300);
+    expect(childPids().length).toBe(before + 1);
+    const other = sandbox.openSession();
+    expect(await until(() => childPids().length === before + 2, 5_000)).toBe(true);
+    await session.close();
+    await other.close();
+    expect(await until(() => childPids().length === before + 1, 5_000)).toBe(true);
+  },
+);
 
 it.skipIf(!measurable)("boots a spare process when a cell yields, for the next concurrent cell", async () => {
   sandbox = createSandbox();
   const session = sandbox.openSession();
   const callbacks = recorder().callbacks;
-  const first = session.startCell({ source: "yield_control(); await new Promise(() => {})", tools: [], yieldTimeMs: null, callbacks });
+  const first = session.startCell({
+    source: "yield_control(); await new Promise(() => {})",
+    tools: [],
+    yieldTimeMs: null,
+    callbacks,
+  });
   expect((await first.initial).kind).toBe("yielded");
   const one = childPids().length;
   const second = session.startCell({ source: "text('second')", tools: [], yieldTimeMs: null, callbacks });
-  expect(await second.initial).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "second" }], errorText: null });
+  expect(await second.initial).toMatchObject({
+    kind: "result",
+    items: [{ type: "input_text", text: "second" }],
+    errorText: null,
+  });
   expect(childPids().length).toBeGreaterThanOrEqual(one);
   await session.close();
 });

@@ -26,7 +26,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** Runs in the sandbox process after its self-test; reports every attempt that did not fail. */
-const ATTACK = (port: number) => `(r, channel) => {
+const ATTACK = (port: number) =>
+  `(r, channel) => {
   const got = [];
   const attempt = (name, fn) => { try { const v = fn(); got.push(name + ": " + String(v).slice(0, 80)) } catch {} };
   const fs = r("node:fs");
@@ -53,32 +54,37 @@ const ATTACK = (port: number) => `(r, channel) => {
   }, 500);
 }`;
 
-it.skipIf(isDeno)("escaped code in the sandbox process cannot read, write, spawn, connect, signal or reach the host's stdout", async () => {
-  const launcher = prepareLaunch({ maxOutputChars: 1_000_000, storeQuotaChars: 1_000_000 });
-  try {
-    const launch = launcher.forHeap(64);
-    const netns = launch.command.endsWith("unshare");
-    expect(launch.args.at(-2)).toBe("-e");
-    const program = `"use strict";(${String(childMain)})(require, ${JSON.stringify({ expectNoNetwork: netns })}, ${ATTACK(port)});`;
-    const args = [...launch.args.slice(0, -1), program];
-    const child = spawn(launch.command, args, { cwd: launch.cwd, env: launch.env, stdio: ["pipe", "pipe", "pipe"] });
-    const decoder = new MessageDecoder(1 << 20);
-    const report = await new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("no report from the sandbox process")), 20_000);
-      child.stdout.on("data", (chunk: Buffer) => {
-        for (const message of decoder.push(chunk) as { t: string; v: unknown }[]) {
-          if (message.t === "report" || message.t === "refused") {
-            clearTimeout(timer);
-            resolve(message);
+it.skipIf(isDeno)(
+  "escaped code in the sandbox process cannot read, write, spawn, connect, signal or reach the host's stdout",
+  async () => {
+    const launcher = prepareLaunch({ maxOutputChars: 1_000_000, storeQuotaChars: 1_000_000 });
+    try {
+      const launch = launcher.forHeap(64);
+      const netns = launch.command.endsWith("unshare");
+      expect(launch.args.at(-2)).toBe("-e");
+      const program = `"use strict";(${String(childMain)})(require, ${JSON.stringify({ expectNoNetwork: netns })}, ${
+        ATTACK(port)
+      });`;
+      const args = [...launch.args.slice(0, -1), program];
+      const child = spawn(launch.command, args, { cwd: launch.cwd, env: launch.env, stdio: ["pipe", "pipe", "pipe"] });
+      const decoder = new MessageDecoder(1 << 20);
+      const report = await new Promise<unknown>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("no report from the sandbox process")), 20_000);
+        child.stdout.on("data", (chunk: Buffer) => {
+          for (const message of decoder.push(chunk) as { t: string; v: unknown }[]) {
+            if (message.t === "report" || message.t === "refused") {
+              clearTimeout(timer);
+              resolve(message);
+            }
           }
-        }
+        });
       });
-    });
-    child.kill("SIGKILL");
-    expect(report).toEqual({ t: "report", v: [] });
-    // Without a network namespace (an OS that forbids it) the loopback stays reachable: the docs say so.
-    if (netns) expect(connections).toBe(0);
-  } finally {
-    launcher.dispose();
-  }
-});
+      child.kill("SIGKILL");
+      expect(report).toEqual({ t: "report", v: [] });
+      // Without a network namespace (an OS that forbids it) the loopback stays reachable: the docs say so.
+      if (netns) expect(connections).toBe(0);
+    } finally {
+      launcher.dispose();
+    }
+  },
+);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { selectContext, trimHistory, type ContextLimits } from "../../lib/agent/context.ts";
+import { type ContextLimits, selectContext, trimHistory } from "../../lib/agent/context.ts";
 import { compactionNote, groupHistory, historyBytes } from "../../lib/agent/history.ts";
 import type { HistoryItem } from "../../lib/provider/types.ts";
 
@@ -27,7 +27,14 @@ const limits = (max_tokens: number, summary_max_chars = 6000): ContextLimits => 
 
 describe("groupHistory", () => {
   it("starts a group at each user message so calls stay with their results", () => {
-    const history = [user("a"), assistant("", [{ call_id: "c", name: "read" }]), result("c", "read", "x"), assistant("done"), user("b"), assistant("ok")];
+    const history = [
+      user("a"),
+      assistant("", [{ call_id: "c", name: "read" }]),
+      result("c", "read", "x"),
+      assistant("done"),
+      user("b"),
+      assistant("ok"),
+    ];
     expect(groupHistory(history).map((group) => group.length)).toEqual([4, 2]);
     expect(groupHistory([assistant("orphan"), user("a")]).map((group) => group.length)).toEqual([1, 1]);
   });
@@ -61,20 +68,34 @@ describe("selectContext", () => {
   });
 
   it("drops the oldest groups into a note and reports the token counts", () => {
-    const history = [user("a".repeat(600)), assistant("one"), user("b".repeat(600)), assistant("two"), user("c".repeat(600))];
+    const history = [
+      user("a".repeat(600)),
+      assistant("one"),
+      user("b".repeat(600)),
+      assistant("two"),
+      user("c".repeat(600)),
+    ];
     // Groups of ≈ 675, 675 and 628 bytes; a one-group note is ≈ 350 bytes.
     const selection = selectContext(history, limits(1800), 100);
     expect(selection.ok).toBe(true);
     if (!selection.ok) return;
     expect(selection.items.slice(1)).toEqual(history.slice(2));
-    expect((selection.items[0] as { content: string }).content.startsWith("[SCV compacted 2 earlier messages.")).toBe(true);
+    expect((selection.items[0] as { content: string }).content.startsWith("[SCV compacted 2 earlier messages.")).toBe(
+      true,
+    );
     expect(selection.compacted).toMatchObject({ removed_messages: 2, before_tokens: historyBytes(history) });
     expect(selection.compacted!.after_tokens).toBe(historyBytes(selection.items));
     expect(selection.compacted!.after_tokens).toBeLessThanOrEqual(1800 - 2 - 100);
   });
 
   it("pulls the oldest kept group into the note when the note does not fit", () => {
-    const history = [user("a".repeat(600)), assistant("one"), user("b".repeat(600)), assistant("two"), user("c".repeat(600))];
+    const history = [
+      user("a".repeat(600)),
+      assistant("one"),
+      user("b".repeat(600)),
+      assistant("two"),
+      user("c".repeat(600)),
+    ];
     // Budget 1598: groups 2+3 fit (≈ 1303 bytes) but not with a ≈ 350-byte note.
     const selection = selectContext(history, limits(1700), 100);
     expect(selection.ok).toBe(true);
@@ -85,10 +106,19 @@ describe("selectContext", () => {
   });
 
   it("fails with the exact context_limit messages", () => {
-    expect(selectContext([user("a")], limits(100), 98)).toEqual({ ok: false, message: "system prompt and tool schemas exceed context budget" });
-    expect(selectContext([user("a".repeat(200))], limits(100), 0)).toEqual({ ok: false, message: "newest turn exceeds context budget" });
+    expect(selectContext([user("a")], limits(100), 98)).toEqual({
+      ok: false,
+      message: "system prompt and tool schemas exceed context budget",
+    });
+    expect(selectContext([user("a".repeat(200))], limits(100), 0)).toEqual({
+      ok: false,
+      message: "newest turn exceeds context budget",
+    });
     const history = [user("a".repeat(100)), user("b".repeat(150))];
-    expect(selectContext(history, limits(190, 200), 0)).toEqual({ ok: false, message: "compaction note cannot fit context budget" });
+    expect(selectContext(history, limits(190, 200), 0)).toEqual({
+      ok: false,
+      message: "compaction note cannot fit context budget",
+    });
   });
 
   it("never changes the history it was given", () => {
@@ -100,7 +130,11 @@ describe("selectContext", () => {
 });
 
 describe("trimHistory", () => {
-  const trimLimits = (max_messages: number, max_history_bytes = 1_000_000) => ({ max_messages, max_history_bytes, summary_max_chars: 6000 });
+  const trimLimits = (max_messages: number, max_history_bytes = 1_000_000) => ({
+    max_messages,
+    max_history_bytes,
+    summary_max_chars: 6000,
+  });
 
   it("leaves a history within the limits alone", () => {
     const history = [user("a"), assistant("b")];
@@ -122,8 +156,17 @@ describe("trimHistory", () => {
   });
 
   it("fails when the new turn alone exceeds a limit", () => {
-    const history = [user("old"), user("new"), assistant("", [{ call_id: "c", name: "x" }]), result("c", "x", "y"), assistant("z")];
-    expect(trimHistory(history, 1, trimLimits(3))).toEqual({ ok: false, message: "active turn exceeds session history limit" });
+    const history = [
+      user("old"),
+      user("new"),
+      assistant("", [{ call_id: "c", name: "x" }]),
+      result("c", "x", "y"),
+      assistant("z"),
+    ];
+    expect(trimHistory(history, 1, trimLimits(3))).toEqual({
+      ok: false,
+      message: "active turn exceeds session history limit",
+    });
     expect(trimHistory([user("x".repeat(100))], 0, trimLimits(10, 50))).toEqual({
       ok: false,
       message: "active turn exceeds session history limit",

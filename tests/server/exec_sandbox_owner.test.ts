@@ -1,10 +1,10 @@
 // Two sessions in one process (chat restarting its engine, an embedding client, the tests): each owns its exec
 // sandbox, so shutting one session down leaves the other's running cell alone.
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { openEngine, type ClientEvent, type EngineClient } from "../../lib/client/engine.ts";
+import { type ClientEvent, type EngineClient, openEngine } from "../../lib/client/engine.ts";
 import { silentLogger } from "../../lib/util/log.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
+import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { waitFor } from "../support/wait.ts";
 
 let sandbox: ConfigSandbox;
@@ -22,8 +22,13 @@ afterEach(async () => {
 });
 
 /** A session whose first turn runs an exec cell that waits for `ms`, then writes `marker`. */
-async function sessionRunningCell(marker: string, ms: number): Promise<{ engine: EngineClient; events: ClientEvent[] }> {
-  const code = `notify("running"); await new Promise((resolve) => setTimeout(resolve, ${ms})); text(${JSON.stringify(marker)});`;
+async function sessionRunningCell(
+  marker: string,
+  ms: number,
+): Promise<{ engine: EngineClient; events: ClientEvent[] }> {
+  const code = `notify("running"); await new Promise((resolve) => setTimeout(resolve, ${ms})); text(${
+    JSON.stringify(marker)
+  });`;
   const provider = await startFakeProvider([
     toolCallResponse([{ call_id: `${marker}-1`, name: "exec", arguments: { code } }]),
     textResponse(["done"]),
@@ -38,7 +43,10 @@ async function sessionRunningCell(marker: string, ms: number): Promise<{ engine:
   );
   engines.push(engine);
   await engine.send({ type: "turn.start", prompt: "run it" });
-  await waitFor(() => events.some((event) => event.type === "tool.progress"), { timeoutMs: 20_000, what: `${marker}'s cell to run` });
+  await waitFor(() => events.some((event) => event.type === "tool.progress"), {
+    timeoutMs: 20_000,
+    what: `${marker}'s cell to run`,
+  });
   return { engine, events };
 }
 
@@ -48,10 +56,13 @@ it("shutting one session down leaves the other session's cell running to its end
   engines.splice(engines.indexOf(closing.engine), 1);
   await closing.engine.close();
 
-  await waitFor(() => survivor.events.some((event) => event.type === "turn.completed" || event.type === "turn.failed"), {
-    timeoutMs: 20_000,
-    what: "the surviving turn to end",
-  });
+  await waitFor(
+    () => survivor.events.some((event) => event.type === "turn.completed" || event.type === "turn.failed"),
+    {
+      timeoutMs: 20_000,
+      what: "the surviving turn to end",
+    },
+  );
   const completed = survivor.events.find((event) => event.type === "tool.completed" && event.call_id === "survivor-1");
   expect(completed).toMatchObject({ name: "exec", success: true, output: "survivor" });
 }, 60_000);

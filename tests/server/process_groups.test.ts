@@ -3,11 +3,11 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openEngine, type EngineClient } from "../../lib/client/engine.ts";
+import { type EngineClient, openEngine } from "../../lib/client/engine.ts";
 import type { ClientEvent } from "../../lib/client/engine.ts";
 import { silentLogger } from "../../lib/util/log.ts";
-import { createConfigSandbox, type ConfigSandbox } from "../support/config_files.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
+import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 
 let sandbox: ConfigSandbox;
 const providers: FakeProvider[] = [];
@@ -43,7 +43,11 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
 /** A session whose first turn runs `sleep` in bash, writing the shell's pid to `<name>.pid`; resolves with that pid. */
 async function sessionRunningBash(name: string): Promise<{ engine: EngineClient; pid: number; events: ClientEvent[] }> {
   const provider = await startFakeProvider([
-    toolCallResponse([{ call_id: `${name}-1`, name: "bash", arguments: { command: `echo $$ > ${name}.pid; exec sleep 30` } }]),
+    toolCallResponse([{
+      call_id: `${name}-1`,
+      name: "bash",
+      arguments: { command: `echo $$ > ${name}.pid; exec sleep 30` },
+    }]),
     textResponse(["done"]),
   ]);
   providers.push(provider);
@@ -57,7 +61,8 @@ async function sessionRunningBash(name: string): Promise<{ engine: EngineClient;
     { cwd: sandbox.workspace },
     (event) => {
       events.push(event);
-      if (event.type === "approval.requested") engine?.notify({ type: "approval.resolve", approval_id: event.approval_id, approved: true });
+      if (event.type === "approval.requested")
+        engine?.notify({ type: "approval.resolve", approval_id: event.approval_id, approved: true });
     },
   );
   engines.push(engine);
@@ -81,7 +86,9 @@ describe("process groups owned by the session", () => {
     await until(() => !alive(second.pid), "the closed session's bash to end");
 
     expect(alive(first.pid)).toBe(true);
-    expect(first.events.some((event) => event.type === "turn.cancelled" || event.type === "turn.completed")).toBe(false);
+    expect(first.events.some((event) => event.type === "turn.cancelled" || event.type === "turn.completed")).toBe(
+      false,
+    );
 
     // The surviving session is still in charge of its own command: cancelling its turn ends it.
     const turn = first.events.find((event) => event.type === "turn.started");

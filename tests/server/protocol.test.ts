@@ -42,14 +42,28 @@ describe("parseClientMessage", () => {
     expect(parsed).toEqual({
       ok: true,
       // system_prompt is kept since issue 20 (upstream parity).
-      message: { type: "session.start", request_id: "2", cwd: ".", system_prompt: "no", delegation_depth: 2, auto_approve: true },
+      message: {
+        type: "session.start",
+        request_id: "2",
+        cwd: ".",
+        system_prompt: "no",
+        delegation_depth: 2,
+        auto_approve: true,
+      },
     });
   });
 
   it("accepts null for an optional field and a string before_queue_id", () => {
     expect(parseClientMessage({ type: "session.start", request_id: "1", cwd: ".", model: null }).ok).toBe(true);
     expect(
-      parseClientMessage({ type: "queue.move", request_id: "1", session_id: "S", queue_id: "Q", revision: 1, before_queue_id: "B" }).ok,
+      parseClientMessage({
+        type: "queue.move",
+        request_id: "1",
+        session_id: "S",
+        queue_id: "Q",
+        revision: 1,
+        before_queue_id: "B",
+      }).ok,
     ).toBe(true);
   });
 
@@ -66,11 +80,23 @@ describe("parseClientMessage", () => {
       [{ type: "session.clear", request_id: 1, session_id: "S" }, "invalid type for field `request_id`"],
       [{ type: "session.start", request_id: "1" }, "missing field `cwd`"],
       [{ type: "session.start", request_id: "1", cwd: ".", no_tools: "yes" }, "invalid type for field `no_tools`"],
-      [{ type: "initialize", request_id: "1", protocol_version: -1, client: { name: "a", version: "b" } }, "protocol_version"],
-      [{ type: "initialize", request_id: "1", protocol_version: 2 ** 32, client: { name: "a", version: "b" } }, "protocol_version"],
+      [
+        { type: "initialize", request_id: "1", protocol_version: -1, client: { name: "a", version: "b" } },
+        "protocol_version",
+      ],
+      [
+        { type: "initialize", request_id: "1", protocol_version: 2 ** 32, client: { name: "a", version: "b" } },
+        "protocol_version",
+      ],
       [{ type: "initialize", request_id: "1", protocol_version: 3, client: { name: "a" } }, "client"],
-      [{ type: "queue.update", request_id: "1", session_id: "S", queue_id: "Q", revision: 1.5, prompt: "x" }, "revision"],
-      [{ type: "queue.move", request_id: "1", session_id: "S", queue_id: "Q", revision: 1 }, "missing field `before_queue_id`"],
+      [
+        { type: "queue.update", request_id: "1", session_id: "S", queue_id: "Q", revision: 1.5, prompt: "x" },
+        "revision",
+      ],
+      [
+        { type: "queue.move", request_id: "1", session_id: "S", queue_id: "Q", revision: 1 },
+        "missing field `before_queue_id`",
+      ],
       [{ type: "daemon.control", request_id: "1", command: [] }, "command"],
       [{ type: "session.pause", request_id: "1", session_id: "S", paused: 1 }, "paused"],
     ];
@@ -110,7 +136,9 @@ describe("event builders", () => {
     expect(withSeq(events.sessionTrimmed(session, 250, 12000000), 14)).toBe(
       '{"type":"session.trimmed","request_id":"4","session_id":"S","seq":14,"removed_messages":250,"history_bytes":12000000}',
     );
-    expect(withSeq(events.turnStarted(turn), 2)).toBe('{"type":"turn.started","request_id":"4","session_id":"S","turn_id":"T","seq":2}');
+    expect(withSeq(events.turnStarted(turn), 2)).toBe(
+      '{"type":"turn.started","request_id":"4","session_id":"S","turn_id":"T","seq":2}',
+    );
     expect(withSeq(events.assistantDelta(turn, "hello "), 3)).toBe(
       '{"type":"assistant.delta","request_id":"4","session_id":"S","turn_id":"T","seq":3,"content":"hello "}',
     );
@@ -174,11 +202,26 @@ describe("event builders", () => {
       message: "protocol frame is empty",
       fatal: false,
     });
-    const success = events.toolCompleted(turn, { call_id: "c", name: "read", success: true, output: "{}", truncated: false, error: "failed" });
+    const success = events.toolCompleted(turn, {
+      call_id: "c",
+      name: "read",
+      success: true,
+      output: "{}",
+      truncated: false,
+      error: "failed",
+    });
     expect(success).not.toHaveProperty("error");
-    const failure = events.toolCompleted(turn, { call_id: "c", name: "read", success: false, output: "x", truncated: false });
+    const failure = events.toolCompleted(turn, {
+      call_id: "c",
+      name: "read",
+      success: false,
+      output: "x",
+      truncated: false,
+    });
     expect(failure.error).toBe("failed");
-    expect(events.turnCompleted(turn, 1, { input_tokens: undefined, output_tokens: 2 }).usage).toEqual({ output_tokens: 2 });
+    expect(events.turnCompleted(turn, 1, { input_tokens: undefined, output_tokens: 2 }).usage).toEqual({
+      output_tokens: 2,
+    });
     expect(JSON.stringify(events.turnCompleted(turn, 1, {}).usage)).toBe("{}");
   });
 });

@@ -74,7 +74,10 @@ describe("PromptQueue", () => {
     const first = bytes.enqueue(half, "r");
     expect(bytes.enqueue(half, "r").ok).toBe(true);
     expect(bytes.enqueue("x", "r")).toEqual({ ok: false, code: "queue_limit" });
-    expect(first.ok && bytes.update(first.value.entry.queue_id, 1, `${half}x`)).toEqual({ ok: false, code: "queue_limit" });
+    expect(first.ok && bytes.update(first.value.entry.queue_id, 1, `${half}x`)).toEqual({
+      ok: false,
+      code: "queue_limit",
+    });
   });
 
   it("shifts the head and clears", () => {

@@ -12,11 +12,19 @@ function run(lines: string[]) {
   const result = serveStdio(input, output, { env: {}, cwd: process.cwd() }, silentLogger);
   for (const line of lines) input.write(`${line}\n`);
   input.end();
-  return result.then((value) => ({ ...value, events: received.join("").split("\n").filter(Boolean).map((line) => JSON.parse(line)) }));
+  return result.then((value) => ({
+    ...value,
+    events: received.join("").split("\n").filter(Boolean).map((line) => JSON.parse(line)),
+  }));
 }
 
 const init = (version: number) =>
-  JSON.stringify({ type: "initialize", request_id: "1", protocol_version: version, client: { name: "t", version: "0" } });
+  JSON.stringify({
+    type: "initialize",
+    request_id: "1",
+    protocol_version: version,
+    client: { name: "t", version: "0" },
+  });
 
 describe("serveStdio", () => {
   it("answers the handshake and ends with exit code 0 at EOF", async () => {

@@ -26,7 +26,9 @@ describe("buildSystemPrompt", () => {
     await mkdir(path.join(workspace, "..notes"));
     await writeFile(path.join(workspace, "..notes", "guide.md"), "Use tabs.");
     await symlink(path.join("..notes", "guide.md"), path.join(workspace, "AGENTS.md"));
-    expect(await build()).toBe(`Be brief.\nCurrent working directory: ${workspace}\n\n# Project instructions\nUse tabs.`);
+    expect(await build()).toBe(
+      `Be brief.\nCurrent working directory: ${workspace}\n\n# Project instructions\nUse tabs.`,
+    );
   });
 
   it("ignores an AGENTS.md that links to a sibling of the workspace", async () => {

@@ -6,7 +6,7 @@ import { runTurn, type TurnInput, type TurnSink } from "../../lib/agent/turn.ts"
 import type { HistoryItem } from "../../lib/provider/types.ts";
 import { createRegistry } from "../../lib/tools/index.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../../lib/tools/types.ts";
-import { startFakeProvider, textResponse, toolCallResponse, type FakeProvider } from "../support/fake_provider.ts";
+import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { useTurnProvider } from "./turn_provider.ts";
 
 const startProvider = useTurnProvider();
@@ -15,7 +15,11 @@ afterEach(() => {
 });
 let fake: FakeProvider | undefined;
 
-function tool(name: string, run: (context: ToolContext, args: unknown) => Promise<ToolOutcome>, risk: "read_only" | "process" = "read_only"): Tool {
+function tool(
+  name: string,
+  run: (context: ToolContext, args: unknown) => Promise<ToolOutcome>,
+  risk: "read_only" | "process" = "read_only",
+): Tool {
   return {
     name,
     description: `${name} tool`,
@@ -24,7 +28,11 @@ function tool(name: string, run: (context: ToolContext, args: unknown) => Promis
   };
 }
 
-async function setup(script: Parameters<typeof startFakeProvider>[0], tools: Tool[], edit?: (config: ResolvedConfig) => void) {
+async function setup(
+  script: Parameters<typeof startFakeProvider>[0],
+  tools: Tool[],
+  edit?: (config: ResolvedConfig) => void,
+) {
   const started = await startProvider(script, edit);
   fake = started.fake;
   const { client, config } = started;
@@ -61,7 +69,8 @@ function recordingSink(log: string[], approve: (name: string) => Promise<boolean
     },
     toolStarted: (call) => push(`started:${call.call_id}`),
     toolProgress: (call, text) => push(`progress:${call.call_id}:${text}`),
-    toolCompleted: (call, outcome) => push(`done:${call.call_id}:${outcome.success}:${outcome.error ?? ""}:${outcome.output}`),
+    toolCompleted: (call, outcome) =>
+      push(`done:${call.call_id}:${outcome.success}:${outcome.error ?? ""}:${outcome.output}`),
     contextCompacted: () => push("compacted"),
     sessionTrimmed: (removed) => push(`trimmed:${removed}`),
   };
@@ -98,7 +107,14 @@ describe("runTurn", () => {
     expect(outcome.kind).toBe("completed");
     if (outcome.kind !== "completed") return;
     expect(outcome.steps).toBe(2);
-    expect(outcome.history.map((item) => item.kind)).toEqual(["user", "user", "assistant", "tool_result", "tool_result", "assistant"]);
+    expect(outcome.history.map((item) => item.kind)).toEqual([
+      "user",
+      "user",
+      "assistant",
+      "tool_result",
+      "tool_result",
+      "assistant",
+    ]);
     expect(history).toEqual([{ kind: "user", content: "earlier" }]);
     expect(fake!.requests[0]!.body.instructions).toBe("be nice");
     expect(fake!.requests[0]!.body.tools.map((entry: { name: string }) => entry.name)).toEqual(["echo"]);
@@ -156,7 +172,11 @@ describe("runTurn", () => {
 
   it("denies without running, and cancels from an approval wait", async () => {
     const { run } = await setup(
-      [toolCallResponse([{ call_id: "d", name: "risky", arguments: {} }]), textResponse(["ok"]), toolCallResponse([{ call_id: "w", name: "risky", arguments: {} }])],
+      [
+        toolCallResponse([{ call_id: "d", name: "risky", arguments: {} }]),
+        textResponse(["ok"]),
+        toolCallResponse([{ call_id: "w", name: "risky", arguments: {} }]),
+      ],
       [tool("risky", async () => ({ success: true, output: "ran", truncated: false }), "process")],
     );
     const log: string[] = [];
@@ -184,7 +204,11 @@ describe("runTurn", () => {
     const classified = await run(sink, {
       classify: () => ({ code: "response_limit", message: "server event exceeds configured frame limit" }),
     });
-    expect(classified).toEqual({ kind: "failed", code: "response_limit", message: "server event exceeds configured frame limit" });
+    expect(classified).toEqual({
+      kind: "failed",
+      code: "response_limit",
+      message: "server event exceeds configured frame limit",
+    });
     const plain = await run(sink);
     expect(plain).toEqual({ kind: "failed", code: "internal_error", message: "too big" });
   });

@@ -26,12 +26,24 @@ async function setup(script: Parameters<typeof startFakeProvider>[0], edit?: (co
   return started.config;
 }
 
-function simpleTool(name: string, risk: Risk, run: (args: unknown) => Promise<ToolOutcome> = async (args) => ({ success: true, output: JSON.stringify(args), truncated: false })): Tool {
+function simpleTool(
+  name: string,
+  risk: Risk,
+  run: (args: unknown) => Promise<ToolOutcome> = async (args) => ({
+    success: true,
+    output: JSON.stringify(args),
+    truncated: false,
+  }),
+): Tool {
   return {
     name,
     description: `${name} tool`,
     parameters: { type: "object", properties: {}, additionalProperties: true },
-    prepare: (args) => (args === null ? { error: "invalid arguments: expected a JSON object, found null" } : { risk, summary: `${name}!`, run: () => run(args) }),
+    prepare: (
+      args,
+    ) => (args === null
+      ? { error: "invalid arguments: expected a JSON object, found null" }
+      : { risk, summary: `${name}!`, run: () => run(args) }),
   };
 }
 
@@ -41,11 +53,18 @@ function parentTool(script: (context: ToolContext) => Promise<string>): Tool {
     name: "parent",
     description: "runs nested calls",
     parameters: { type: "object", properties: {}, additionalProperties: true },
-    prepare: () => ({ risk: "read_only", summary: "parent!", run: async (context) => ({ success: true, output: await script(context), truncated: false }) }),
+    prepare: () => ({
+      risk: "read_only",
+      summary: "parent!",
+      run: async (context) => ({ success: true, output: await script(context), truncated: false }),
+    }),
   };
 }
 
-function recordingSink(log: string[], approve: (callId: string, risk: Risk, signal?: AbortSignal) => Promise<boolean> | boolean): TurnSink {
+function recordingSink(
+  log: string[],
+  approve: (callId: string, risk: Risk, signal?: AbortSignal) => Promise<boolean> | boolean,
+): TurnSink {
   const push = (entry: string) => {
     log.push(entry);
     return Promise.resolve();
@@ -60,35 +79,55 @@ function recordingSink(log: string[], approve: (callId: string, risk: Risk, sign
     },
     toolStarted: (call) => push(`started:${call.call_id}`),
     toolProgress: (call, text) => push(`progress:${call.call_id}:${text}`),
-    toolCompleted: (call, outcome) => push(`done:${call.call_id}:${outcome.success}:${outcome.error ?? ""}:${outcome.output}`),
+    toolCompleted: (call, outcome) =>
+      push(`done:${call.call_id}:${outcome.success}:${outcome.error ?? ""}:${outcome.output}`),
     contextCompacted: () => Promise.resolve(),
     sessionTrimmed: () => Promise.resolve(),
   };
 }
 
 const turn = (config: ResolvedConfig, tools: Tool[], sink: TurnSink, signal = new AbortController().signal) =>
-  runTurn({ prompt: "go", history: [], provider: client!, tools: createRegistry(tools), config, workspace: "/ws", instructions: "", signal, sink });
+  runTurn({
+    prompt: "go",
+    history: [],
+    provider: client!,
+    tools: createRegistry(tools),
+    config,
+    workspace: "/ws",
+    instructions: "",
+    signal,
+    sink,
+  });
 
 describe("nested calls", () => {
   it("go through proposal, validation, the gate with their own risk, and completion, and stay out of the history", async () => {
-    const config = await setup([toolCallResponse([{ call_id: "p1", name: "parent", arguments: {} }]), textResponse(["fin"])]);
+    const config = await setup([
+      toolCallResponse([{ call_id: "p1", name: "parent", arguments: {} }]),
+      textResponse(["fin"]),
+    ]);
     const log: string[] = [];
     const parent = parentTool(async (context) => {
       const nested = context.nested!;
       expect(nested.tools.map((tool) => tool.name)).toEqual(["asks", "parent", "reads"]);
       const results: string[] = [];
-      for (const [suffix, name, args] of [
-        ["tool-1", "reads", { a: 1 }],
-        ["tool-2", "asks", { b: 2 }],
-        ["tool-3", "missing", {}],
-        ["tool-4", "reads", null],
-      ] as const) {
+      for (
+        const [suffix, name, args] of [
+          ["tool-1", "reads", { a: 1 }],
+          ["tool-2", "asks", { b: 2 }],
+          ["tool-3", "missing", {}],
+          ["tool-4", "reads", null],
+        ] as const
+      ) {
         const outcome = await nested.run({ suffix, name, arguments: args }, new AbortController().signal);
         results.push(`${outcome.success}:${outcome.error ?? ""}`);
       }
       return results.join(",");
     });
-    const outcome = await turn(config, [parent, simpleTool("reads", "read_only"), simpleTool("asks", "process")], recordingSink(log, (id) => id !== "p1:tool-2"));
+    const outcome = await turn(
+      config,
+      [parent, simpleTool("reads", "read_only"), simpleTool("asks", "process")],
+      recordingSink(log, (id) => id !== "p1:tool-2"),
+    );
     expect(log).toEqual([
       "proposed:p1:parent",
       "gate:p1:read_only",
@@ -108,11 +147,16 @@ describe("nested calls", () => {
     ]);
     expect(outcome.kind).toBe("completed");
     if (outcome.kind !== "completed") return;
-    expect(outcome.history.map((item) => (item.kind === "tool_result" ? `result:${item.call_id}` : item.kind))).toEqual(["user", "assistant", "result:p1", "assistant"]);
+    expect(outcome.history.map((item) => (item.kind === "tool_result" ? `result:${item.call_id}` : item.kind))).toEqual(
+      ["user", "assistant", "result:p1", "assistant"],
+    );
   });
 
   it("completes as cancelled when its cell stops waiting during the approval, withdrawing the question", async () => {
-    const config = await setup([toolCallResponse([{ call_id: "p1", name: "parent", arguments: {} }]), textResponse(["fin"])]);
+    const config = await setup([
+      toolCallResponse([{ call_id: "p1", name: "parent", arguments: {} }]),
+      textResponse(["fin"]),
+    ]);
     const log: string[] = [];
     let gateSignal: AbortSignal | undefined;
     const gate = signalled();
@@ -157,7 +201,10 @@ describe("nested calls", () => {
       }
       return "after";
     });
-    const outcome = await turn(config, [parent, simpleTool("asks", "process")], recordingSink([], (id) => {
+    const outcome = await turn(
+      config,
+      [parent, simpleTool("asks", "process")],
+      recordingSink([], (id) => {
         if (id === "p1") return true;
         gate.reach();
         return new Promise<boolean>(() => {});
@@ -172,7 +219,11 @@ describe("nested calls", () => {
 describe("step numbers", () => {
   it("reach the chat wire, which names id-less calls call_<step>_<n>", async () => {
     const idless = (args: string) => ({
-      events: [chat.toolCalls({ index: 0, type: "function", name: "reads", arguments: args }), chat.finish("tool_calls"), chat.done()],
+      events: [
+        chat.toolCalls({ index: 0, type: "function", name: "reads", arguments: args }),
+        chat.finish("tool_calls"),
+        chat.done(),
+      ],
     });
     const config = await setup(
       [idless('{"s":1}'), idless('{"s":2}'), { events: [chat.text("fin"), chat.finish("stop"), chat.done()] }],
@@ -183,6 +234,9 @@ describe("step numbers", () => {
     const log: string[] = [];
     const outcome = await turn(config, [simpleTool("reads", "read_only")], recordingSink(log, () => true));
     expect(outcome.kind).toBe("completed");
-    expect(log.filter((entry) => entry.startsWith("proposed:"))).toEqual(["proposed:call_1_1:reads", "proposed:call_2_1:reads"]);
+    expect(log.filter((entry) => entry.startsWith("proposed:"))).toEqual([
+      "proposed:call_1_1:reads",
+      "proposed:call_2_1:reads",
+    ]);
   });
 });

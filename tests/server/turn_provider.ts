@@ -5,7 +5,7 @@ import { defaultConfig } from "../../lib/config/defaults.ts";
 import type { ResolvedConfig } from "../../lib/config/types.ts";
 import { createProvider } from "../../lib/provider/index.ts";
 import type { ProviderClient } from "../../lib/provider/types.ts";
-import { startFakeProvider, type FakeProvider } from "../support/fake_provider.ts";
+import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 
 export type TurnProvider = { fake: FakeProvider; client: ProviderClient; config: ResolvedConfig };
 
@@ -26,7 +26,12 @@ export function useTurnProvider(): (
     config.provider.base_url = fake.url;
     config.provider.model = "fake-model";
     edit?.(config);
-    const client = createProvider({ profile: config.provider, limits: config.provider_limits, credential: "k", hostedWebSearch: false });
+    const client = createProvider({
+      profile: config.provider,
+      limits: config.provider_limits,
+      credential: "k",
+      hostedWebSearch: false,
+    });
     started = { fake, client, config };
     return started;
   };

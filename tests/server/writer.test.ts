@@ -53,9 +53,13 @@ describe("EventWriter", () => {
     const sink = new HeldSink();
     sink.holding = false;
     const writer = new EventWriter(sink, { frameLimit: 200, onFailure: () => {} });
-    await expect(writer.turn(events.assistantDelta(scope, "x".repeat(200)), never)).rejects.toBeInstanceOf(FrameLimitError);
+    await expect(writer.turn(events.assistantDelta(scope, "x".repeat(200)), never)).rejects.toBeInstanceOf(
+      FrameLimitError,
+    );
     // Escaping counts: 40 quotes become 80 bytes of JSON.
-    await expect(writer.turn(events.assistantDelta(scope, '"'.repeat(70)), never)).rejects.toThrow("server event exceeds configured frame limit");
+    await expect(writer.turn(events.assistantDelta(scope, '"'.repeat(70)), never)).rejects.toThrow(
+      "server event exceeds configured frame limit",
+    );
     await writer.turn(events.assistantDelta(scope, "ok"), never);
     await flushed();
     expect(linesOf(sink).map((event) => event.seq)).toEqual([1]);
@@ -65,7 +69,12 @@ describe("EventWriter", () => {
     const sink = new HeldSink();
     sink.holding = false;
     const writer = new EventWriter(sink, { frameLimit: 300, onFailure: () => {} });
-    const big = events.queueUpdated({ request_id: "r", session_id: "S" }, { queue_id: "Q", revision: 2, prompt: "p".repeat(300), submitter: "r" });
+    const big = events.queueUpdated({ request_id: "r", session_id: "S" }, {
+      queue_id: "Q",
+      revision: 2,
+      prompt: "p".repeat(300),
+      submitter: "r",
+    });
     expect(writer.fits(big)).toBe(false);
     await expect(writer.control(big)).rejects.toBeInstanceOf(FrameLimitError);
     const small = events.sessionPaused({ request_id: "r", session_id: "S" }, true);
@@ -80,7 +89,8 @@ describe("EventWriter", () => {
   it("makes turn events wait for room and lets cancellation interrupt the wait", async () => {
     const sink = new HeldSink();
     const writer = new EventWriter(sink, { frameLimit: 65536, onFailure: () => {} });
-    for (let index = 0; index < WRITER_MAX_FRAMES; index += 1) await writer.turn(events.assistantDelta(scope, "x"), never);
+    for (let index = 0; index < WRITER_MAX_FRAMES; index += 1)
+      await writer.turn(events.assistantDelta(scope, "x"), never);
     const controller = new AbortController();
     let settled = false;
     const waiting = writer.turn(events.assistantDelta(scope, "waiting"), controller.signal).finally(() => {
@@ -102,8 +112,13 @@ describe("EventWriter", () => {
   it("fails the writer when control backpressure lasts past the timeout", async () => {
     const sink = new HeldSink();
     const failures: Error[] = [];
-    const writer = new EventWriter(sink, { frameLimit: 65536, onFailure: (error) => failures.push(error), controlTimeoutMs: 50 });
-    for (let index = 0; index < WRITER_MAX_FRAMES; index += 1) await writer.turn(events.assistantDelta(scope, "x"), never);
+    const writer = new EventWriter(sink, {
+      frameLimit: 65536,
+      onFailure: (error) => failures.push(error),
+      controlTimeoutMs: 50,
+    });
+    for (let index = 0; index < WRITER_MAX_FRAMES; index += 1)
+      await writer.turn(events.assistantDelta(scope, "x"), never);
     await writer.control(events.error("r", "invalid_request", "m"));
     expect(failures).toHaveLength(1);
     expect(writer.failed).toBe(true);

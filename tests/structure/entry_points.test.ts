@@ -34,15 +34,20 @@ describe("folder entry points", () => {
         const target = normalize(join(dirname(file), match[1]!));
         const to = domainOf(target);
         if (to === undefined || to === from || NO_INDEX.has(to)) continue;
-        if (target !== join(LIB, to, "index.ts")) bypasses.push(`${relative(ROOT, file)} imports ${relative(ROOT, target)}`);
+        if (target !== join(LIB, to, "index.ts"))
+          bypasses.push(`${relative(ROOT, file)} imports ${relative(ROOT, target)}`);
       }
     }
     expect(bypasses).toEqual([]);
   });
 
   it("every folder that others import has an index.ts", () => {
-    const domains = readdirSync(LIB, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !NO_INDEX.has(entry.name));
-    const missing = domains.filter((entry) => !readdirSync(join(LIB, entry.name)).includes("index.ts")).map((entry) => entry.name);
+    const domains = readdirSync(LIB, { withFileTypes: true }).filter((entry) =>
+      entry.isDirectory() && !NO_INDEX.has(entry.name)
+    );
+    const missing = domains.filter((entry) => !readdirSync(join(LIB, entry.name)).includes("index.ts")).map((entry) =>
+      entry.name
+    );
     expect(missing).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@
 
 /** The item at `index` of `list`; throws when there is none. */
 export function at<T>(list: readonly T[], index: number): T {
-  if (index < 0 || index >= list.length) throw new Error(`Expected an item at index ${index}, but the list has ${list.length}`);
+  if (index < 0 || index >= list.length)
+    throw new Error(`Expected an item at index ${index}, but the list has ${list.length}`);
   return list[index] as T;
 }

@@ -1,10 +1,10 @@
 // End-to-end harness for the client subcommands (`scv exec`, `scv chat`): a fresh config sandbox and fake
 // provider per test, and `scv <subcommand>` (cli_command.ts: under Node or Deno) started as a real child process against them, killed afterwards.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, beforeEach } from "vitest";
 import { cliCommand, cliEnv } from "./cli_command.ts";
-import { createConfigSandbox, type ConfigSandbox } from "./config_files.ts";
-import { startFakeProvider, type FakeProvider } from "./fake_provider.ts";
+import { type ConfigSandbox, createConfigSandbox } from "./config_files.ts";
+import { type FakeProvider, startFakeProvider } from "./fake_provider.ts";
 
 export type CliRun = { code: number | null; stdout: string; stderr: string };
 
@@ -22,7 +22,10 @@ export type CliHarness = {
    * Starts `scv <args>` in the workspace with the provider configured. `stdin` is written and closed;
    * `null` leaves stdin open for the test to write.
    */
-  start(args: string[], options?: { stdin?: string | null; env?: Record<string, string | undefined>; cwd?: string }): CliProcess;
+  start(
+    args: string[],
+    options?: { stdin?: string | null; env?: Record<string, string | undefined>; cwd?: string },
+  ): CliProcess;
 };
 
 export function useCliHarness(): CliHarness {

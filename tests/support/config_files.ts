@@ -77,8 +77,7 @@ export async function createConfigSandbox(): Promise<ConfigSandbox> {
     },
     writeUserConfig: (toml, mode = 0o600) => writeConfigFile(join(home, "config.toml"), toml, mode),
     writeProjectConfig: (toml, mode = 0o644) => writeConfigFile(join(workspace, ".scv", "config.toml"), toml, mode),
-    writeExplicitConfig: (toml, mode = 0o600, name = "explicit.toml") =>
-      writeConfigFile(join(root, name), toml, mode),
+    writeExplicitConfig: (toml, mode = 0o600, name = "explicit.toml") => writeConfigFile(join(root, name), toml, mode),
     writeConfigFileAt: (path, toml, mode = 0o600) => writeConfigFile(path, toml, mode),
     cleanup: () => rm(root, { recursive: true, force: true }),
   };

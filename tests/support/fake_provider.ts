@@ -63,7 +63,10 @@ export type FakeProvider = {
    */
   lookups: RecordedRequest[];
   /** Sets the reply to lookups of `path` (e.g. `/v1/models`, `/props`, `/api/show`). */
-  route(path: string, response: HttpResponse | ((request: RecordedRequest) => HttpResponse | Promise<HttpResponse>)): void;
+  route(
+    path: string,
+    response: HttpResponse | ((request: RecordedRequest) => HttpResponse | Promise<HttpResponse>),
+  ): void;
   /** Appends responses to the script. */
   push(...responses: FakeResponse[]): void;
   /** Resolves once `count` requests have been fully received. */
@@ -79,7 +82,10 @@ const EXHAUSTED: HttpResponse = {
 };
 
 /** `port`: listen there instead of a free port (e.g. Ollama's 11434); rejects when it is taken. */
-export async function startFakeProvider(script: FakeResponse[] = [], options: { port?: number } = {}): Promise<FakeProvider> {
+export async function startFakeProvider(
+  script: FakeResponse[] = [],
+  options: { port?: number } = {},
+): Promise<FakeProvider> {
   const queue = [...script];
   const requests: RecordedRequest[] = [];
   const lookups: RecordedRequest[] = [];
@@ -240,12 +246,11 @@ async function respond(
   sleep: (ms: number) => Promise<void>,
 ): Promise<void> {
   if (!("events" in response)) {
-    const body =
-      response.body === undefined
-        ? ""
-        : typeof response.body === "string"
-          ? response.body
-          : JSON.stringify(response.body);
+    const body = response.body === undefined
+      ? ""
+      : typeof response.body === "string"
+      ? response.body
+      : JSON.stringify(response.body);
     const headers = { "Content-Type": "application/json", ...response.headers };
     socket.end(head(response.status, response.reason, headers, Buffer.byteLength(body)) + body);
     return;
@@ -263,7 +268,12 @@ async function respond(
     const body = Buffer.concat(chunks);
     const declared = body.length;
     // A cut body still declares its full length, so the client sees a short read.
-    socket.write(Buffer.concat([Buffer.from(head(status, undefined, headers, response.end === "destroy" ? declared + 64 : declared)), body]));
+    socket.write(
+      Buffer.concat([
+        Buffer.from(head(status, undefined, headers, response.end === "destroy" ? declared + 64 : declared)),
+        body,
+      ]),
+    );
     finish();
     return;
   }
@@ -361,7 +371,10 @@ export function toolCallResponse(
 ): SseResponse {
   return {
     ...options,
-    events: [...calls.flatMap((call, index) => sse.toolCall(call.call_id, call.name, call.arguments, index)), sse.completed()],
+    events: [
+      ...calls.flatMap((call, index) => sse.toolCall(call.call_id, call.name, call.arguments, index)),
+      sse.completed(),
+    ],
   };
 }
 
@@ -399,7 +412,11 @@ export const chat = {
   /** The final `"choices":[]` usage chunk of `stream_options.include_usage`. */
   usage: (promptTokens: number, completionTokens: number) =>
     chatChunk([], {
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
     }),
   error: (message: string, type = "invalid_request_error", code?: string) => ({
     error: { message, type, ...(code ? { code } : {}) },

@@ -1,6 +1,6 @@
 // A framed test client for `scv host`: over a child process's real pipes, or over a real
 // WebSocket (the `ws` client). Frames use the shared codec.
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { WebSocket } from "ws";
 import { decodeFrameMessage, encodeFrame, readFrames } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
@@ -212,8 +212,10 @@ export async function connectWs(url: string, headers: Record<string, string> = {
   await new Promise<void>((resolve, reject) => {
     socket.once("open", () => resolve());
     socket.once("error", reject);
-    socket.once("unexpected-response", (_request, response) =>
-      reject(Object.assign(new Error(`unexpected response ${response.statusCode}`), { status: response.statusCode })),
+    socket.once(
+      "unexpected-response",
+      (_request, response) =>
+        reject(Object.assign(new Error(`unexpected response ${response.statusCode}`), { status: response.statusCode })),
     );
   });
   socket.on("error", () => undefined);
@@ -242,7 +244,12 @@ export const ALL_CAPABILITIES = [
 ];
 
 export function hello(optional: string[] = [], required: string[] = [], versions: number[] = [1]): unknown {
-  return { type: "connection/hello", supportedVersions: versions, requiredCapabilities: required, optionalCapabilities: optional };
+  return {
+    type: "connection/hello",
+    supportedVersions: versions,
+    requiredCapabilities: required,
+    optionalCapabilities: optional,
+  };
 }
 
 export function request(id: number, body: Record<string, unknown>): unknown {
@@ -273,8 +280,18 @@ export function execute(id: number, sessionId: string, source: string, options: 
   return request(id, { method: "session/execute", sessionId, request: body });
 }
 
-export function wait(id: number, sessionId: string, cellId: string, yieldTimeMs: number, maxOutputTokens?: number): unknown {
-  const body: Record<string, unknown> = { method: "session/wait", sessionId, request: { cell_id: cellId, yield_time_ms: yieldTimeMs } };
+export function wait(
+  id: number,
+  sessionId: string,
+  cellId: string,
+  yieldTimeMs: number,
+  maxOutputTokens?: number,
+): unknown {
+  const body: Record<string, unknown> = {
+    method: "session/wait",
+    sessionId,
+    request: { cell_id: cellId, yield_time_ms: yieldTimeMs },
+  };
   if (maxOutputTokens !== undefined) body.maxOutputTokens = maxOutputTokens;
   return request(id, body);
 }

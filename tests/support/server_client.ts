@@ -2,7 +2,7 @@
 // kept, `next(type)` waiting up to 10 s for the next event of a type (skipped events stay in `events`).
 // `startInProcessServer` gives the same client over in-memory streams to serveStdio, the connection code the
 // CLI runs, for tests about protocol rules rather than the process (no spawn: milliseconds instead of ~1 s).
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { createLogger } from "../../lib/util/log.ts";
 import type { ServerOptions } from "../../lib/server/session_start.ts";
@@ -45,7 +45,14 @@ function spawnTransport(options: SpawnOptions): Transport {
   const { command, args } = cliCommand(["server", ...(options.args ?? ["--stdio"])]);
   const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: cliEnv(env), stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  return { stdin: child.stdin!, stdout: child.stdout!, stderr: child.stderr!, exited, kill: () => child.kill("SIGKILL"), child };
+  return {
+    stdin: child.stdin!,
+    stdout: child.stdout!,
+    stderr: child.stderr!,
+    exited,
+    kill: () => child.kill("SIGKILL"),
+    child,
+  };
 }
 
 /** The `scv server` flags as ServerOptions fields (the subset the tests use); other flags need a real process. */
@@ -59,13 +66,15 @@ function serverFlags(args: readonly string[]): Omit<ServerOptions, "env" | "cwd"
     "--config-path": "configPath",
   };
   const options: Record<string, string> = {};
-  if (!args.includes("--stdio")) throw new Error("An in-process server needs --stdio (the CLI's usage errors need a real process)");
+  if (!args.includes("--stdio"))
+    throw new Error("An in-process server needs --stdio (the CLI's usage errors need a real process)");
   for (let index = 0; index < args.length; index += 1) {
     const flag = args[index]!;
     if (flag === "--stdio") continue;
     const field = fields[flag];
     const value = args[index + 1];
-    if (field === undefined || value === undefined) throw new Error(`An in-process server cannot take ${flag}: use a spawned one`);
+    if (field === undefined || value === undefined)
+      throw new Error(`An in-process server cannot take ${flag}: use a spawned one`);
     options[field] = value;
     index += 1;
   }
@@ -79,7 +88,13 @@ function inProcessTransport(options: SpawnOptions): Transport {
   const stop = new AbortController();
   const env = options.env;
   const log = createLogger(env.SCV_LOG, "scv server", (line) => stderr.write(line));
-  const served = serveStdio(stdin, stdout, { ...serverFlags(options.args ?? ["--stdio"]), env, cwd: options.cwd ?? ROOT, warn: log.warn }, log, stop.signal);
+  const served = serveStdio(
+    stdin,
+    stdout,
+    { ...serverFlags(options.args ?? ["--stdio"]), env, cwd: options.cwd ?? ROOT, warn: log.warn },
+    log,
+    stop.signal,
+  );
   const exited = served.then(
     (result) => ({ code: result.exitCode, signal: null }),
     (error: unknown) => {
@@ -132,7 +147,8 @@ export class ServerClient {
 
   /** The server's process; throws for an in-process server, which has none. */
   get child(): ChildProcess {
-    if (!this.#transport.child) throw new Error("An in-process server has no child process: spawn one (spawnServer) to test the process");
+    if (!this.#transport.child)
+      throw new Error("An in-process server has no child process: spawn one (spawnServer) to test the process");
     return this.#transport.child;
   }
 
@@ -186,10 +202,17 @@ export class ServerClient {
         const event = this.events[this.#cursor++]!;
         if (!wanted || wanted.includes(event.type)) return event;
       }
-      if (this.#exitInfo) throw new Error(`server exited (${JSON.stringify(this.#exitInfo)}) before ${wanted ?? "an event"}; stderr: ${this.stderr}`);
+      if (this.#exitInfo)
+        throw new Error(
+          `server exited (${JSON.stringify(this.#exitInfo)}) before ${wanted ?? "an event"}; stderr: ${this.stderr}`,
+        );
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new Error(`timed out waiting for ${wanted ?? "an event"}; seen: ${this.events.map((e) => e.type).join(", ")}; stderr: ${this.stderr}`);
+        throw new Error(
+          `timed out waiting for ${wanted ?? "an event"}; seen: ${
+            this.events.map((e) => e.type).join(", ")
+          }; stderr: ${this.stderr}`,
+        );
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
@@ -214,7 +237,12 @@ export class ServerClient {
   }
 
   async initialize(requestId = "init"): Promise<ServerEvent> {
-    this.send({ type: "initialize", request_id: requestId, protocol_version: 3, client: { name: "test", version: "0" } });
+    this.send({
+      type: "initialize",
+      request_id: requestId,
+      protocol_version: 3,
+      client: { name: "test", version: "0" },
+    });
     return this.next("initialized");
   }
 
@@ -237,7 +265,10 @@ export class ServerClient {
   async exit(timeoutMs = 3000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`server did not exit within ${timeoutMs} ms; stderr: ${this.stderr}`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`server did not exit within ${timeoutMs} ms; stderr: ${this.stderr}`)),
+        timeoutMs,
+      );
     });
     try {
       return await Promise.race([this.#exited, timeout]);

@@ -2,10 +2,17 @@
 // variables unset), an optional scripted fake provider on 127.0.0.1, and `node main.ts server --stdio` clients,
 // all torn down after each test (servers killed, provider closed, sandbox removed).
 import { afterEach, beforeEach } from "vitest";
-import { createConfigSandbox, type ConfigSandbox } from "./config_files.ts";
-import { startFakeProvider, type FakeProvider, type FakeResponse } from "./fake_provider.ts";
+import { type ConfigSandbox, createConfigSandbox } from "./config_files.ts";
+import { type FakeProvider, type FakeResponse, startFakeProvider } from "./fake_provider.ts";
 import { UNDER_DENO } from "./cli_command.ts";
-import { killAllServers, spawnServer, startInProcessServer, type ServerClient, type ServerEvent, type SpawnOptions } from "./server_client.ts";
+import {
+  killAllServers,
+  type ServerClient,
+  type ServerEvent,
+  type SpawnOptions,
+  spawnServer,
+  startInProcessServer,
+} from "./server_client.ts";
 
 export type StartOptions = {
   /** Arguments after `--stdio --model fake-model --base-url <provider>` (ignored when `args` is given). */
@@ -51,7 +58,10 @@ export type HarnessOptions = {
 };
 
 /** Registers beforeEach/afterEach in the calling test file and returns the per-test harness. */
-export function useServerHarness(setup?: (harness: ServerHarness) => Promise<void>, options: HarnessOptions = {}): ServerHarness {
+export function useServerHarness(
+  setup?: (harness: ServerHarness) => Promise<void>,
+  options: HarnessOptions = {},
+): ServerHarness {
   const inProcess = options.inProcess === true && !UNDER_DENO;
   let sandbox: ConfigSandbox | undefined;
   let provider: FakeProvider | undefined;
@@ -114,6 +124,17 @@ export function terminal(client: ServerClient, timeoutMs?: number): Promise<Serv
 }
 
 /** Answers an approval request. */
-export function resolveApproval(client: ServerClient, approvalId: string, approved: boolean, requestId = `r-${approvalId}`): void {
-  client.send({ type: "approval.resolve", request_id: requestId, session_id: client.sessionId, approval_id: approvalId, approved });
+export function resolveApproval(
+  client: ServerClient,
+  approvalId: string,
+  approved: boolean,
+  requestId = `r-${approvalId}`,
+): void {
+  client.send({
+    type: "approval.resolve",
+    request_id: requestId,
+    session_id: client.sessionId,
+    approval_id: approvalId,
+    approved,
+  });
 }

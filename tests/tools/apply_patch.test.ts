@@ -5,7 +5,7 @@ import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApplyPatchTool } from "../../lib/tools/apply_patch/index.ts";
-import { makeSandbox, run, testConfig, type Sandbox } from "./helpers.ts";
+import { makeSandbox, run, type Sandbox, testConfig } from "./helpers.ts";
 
 const FIXTURES = new URL("./apply_patch/", import.meta.url).pathname;
 const tool = createApplyPatchTool({ maxWriteBytes: 1_048_576 });

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createBashTool, MAX_COMMAND_CHARS, type BashSettings } from "../../lib/tools/bash.ts";
+import { type BashSettings, createBashTool, MAX_COMMAND_CHARS } from "../../lib/tools/bash.ts";
 import type { Tool } from "../../lib/tools/types.ts";
-import { makeSandbox, prepare, prepareError, run, testConfig, type Sandbox } from "./helpers.ts";
+import { makeSandbox, prepare, prepareError, run, type Sandbox, testConfig } from "./helpers.ts";
 
 const base: BashSettings = { commandTimeoutSeconds: 30, maxTimeoutSeconds: 60, outputLimitBytes: 4096 };
 const started: number[] = [];
@@ -61,7 +61,9 @@ describe("bash", () => {
   });
 
   it("declares its one schema with the configured maximum", () => {
-    expect(tool.description).toMatch(/^Run a Bash command in the workspace \(not sandboxed\)\. Prefer read, grep, glob and list/);
+    expect(tool.description).toMatch(
+      /^Run a Bash command in the workspace \(not sandboxed\)\. Prefer read, grep, glob and list/,
+    );
     expect(tool.parameters).toMatchObject({
       type: "object",
       required: ["command"],
@@ -72,10 +74,18 @@ describe("bash", () => {
 
   it("validates before approval, with the spec's messages", () => {
     expect(prepareError(tool, { command: "  \n" }, box.workspace)).toBe("command or prompt must be non-empty");
-    expect(prepareError(tool, { command: "ls", timeout_seconds: 61 }, box.workspace)).toBe("timeout_seconds must be at most 60");
-    expect(prepareError(tool, { command: "ls", timeout_seconds: 0 }, box.workspace)).toBe("timeout_seconds must be positive");
-    expect(prepareError(tool, { command: "ls", cwd: "/" }, box.workspace)).toBe('invalid arguments: unknown property "cwd"');
-    expect(prepareError(tool, { command: ["ls"] }, box.workspace)).toBe('invalid arguments: "command" must be a string, found an array');
+    expect(prepareError(tool, { command: "ls", timeout_seconds: 61 }, box.workspace)).toBe(
+      "timeout_seconds must be at most 60",
+    );
+    expect(prepareError(tool, { command: "ls", timeout_seconds: 0 }, box.workspace)).toBe(
+      "timeout_seconds must be positive",
+    );
+    expect(prepareError(tool, { command: "ls", cwd: "/" }, box.workspace)).toBe(
+      'invalid arguments: unknown property "cwd"',
+    );
+    expect(prepareError(tool, { command: ["ls"] }, box.workspace)).toBe(
+      'invalid arguments: "command" must be a string, found an array',
+    );
   });
 
   it("has process risk and a summary and detail holding the whole command", () => {
@@ -90,9 +100,13 @@ describe("bash", () => {
   });
 
   it("refuses a command too long to show for approval, counting characters", () => {
-    expect(prepare(tool, { command: "é".repeat(MAX_COMMAND_CHARS) }, box.workspace).detail).toHaveLength(MAX_COMMAND_CHARS);
+    expect(prepare(tool, { command: "é".repeat(MAX_COMMAND_CHARS) }, box.workspace).detail).toHaveLength(
+      MAX_COMMAND_CHARS,
+    );
     expect(prepareError(tool, { command: "é".repeat(MAX_COMMAND_CHARS + 1) }, box.workspace)).toBe(
-      `command is ${MAX_COMMAND_CHARS + 1} characters, longer than the ${MAX_COMMAND_CHARS} that can be shown for approval; ` +
+      `command is ${
+        MAX_COMMAND_CHARS + 1
+      } characters, longer than the ${MAX_COMMAND_CHARS} that can be shown for approval; ` +
         "write the script to a file and run that instead",
     );
   });
@@ -104,7 +118,12 @@ describe("bash", () => {
       expect(outcome).toEqual({
         success: true,
         truncated: false,
-        output: JSON.stringify({ exit_code: 0, timed_out: false, output: `${box.workspace}\nfrom-server\n`, truncated: false }),
+        output: JSON.stringify({
+          exit_code: 0,
+          timed_out: false,
+          output: `${box.workspace}\nfrom-server\n`,
+          truncated: false,
+        }),
       });
     } finally {
       delete process.env.SCV_TOOLS_TEST_VALUE;
@@ -117,7 +136,11 @@ describe("bash", () => {
     try {
       const config = testConfig({ env_passthrough: ["SCV_TEST_SECRET_B"] });
       config.secrets = { ...config.secrets, env_names: ["SCV_TEST_SECRET_A", "SCV_TEST_SECRET_B"] };
-      const call = prepare(tool, { command: 'echo "a=${SCV_TEST_SECRET_A-unset} b=${SCV_TEST_SECRET_B-unset}"' }, box.workspace);
+      const call = prepare(
+        tool,
+        { command: 'echo "a=${SCV_TEST_SECRET_A-unset} b=${SCV_TEST_SECRET_B-unset}"' },
+        box.workspace,
+      );
       const outcome = await run(call, box.workspace, { config });
       expect(JSON.parse(outcome.output).output).toBe("a=unset b=secret-b\n");
     } finally {

@@ -7,10 +7,25 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createReadTool } from "../../lib/tools/read.ts";
 import { createWriteTool } from "../../lib/tools/write.ts";
-import { makeSandbox, run, testConfig, type Sandbox } from "./helpers.ts";
+import { makeSandbox, run, type Sandbox, testConfig } from "./helpers.ts";
 
 const SECRET = "TOP-SECRET-OUTSIDE";
-const components = ["..", ".", "", "out", "sec", "in", "dir", "f.txt", "secret.txt", "loop", "abs", "new", "workspace", "outside"];
+const components = [
+  "..",
+  ".",
+  "",
+  "out",
+  "sec",
+  "in",
+  "dir",
+  "f.txt",
+  "secret.txt",
+  "loop",
+  "abs",
+  "new",
+  "workspace",
+  "outside",
+];
 
 describe("confinement properties", () => {
   let box: Sandbox;
@@ -57,7 +72,10 @@ describe("confinement properties", () => {
     const tool = createWriteTool({ maxWriteBytes: 1024 });
     await fc.assert(
       fc.asyncProperty(pathArbitrary, fc.constantFrom("create", "replace"), async (path, mode) => {
-        const prepared = tool.prepare({ path, content: "WRITTEN", mode }, { workspace: box.workspace, config: testConfig() });
+        const prepared = tool.prepare({ path, content: "WRITTEN", mode }, {
+          workspace: box.workspace,
+          config: testConfig(),
+        });
         if ("error" in prepared) return;
         await run(prepared, box.workspace);
         expect(readdirSync(box.outside)).toEqual(["secret.txt"]);

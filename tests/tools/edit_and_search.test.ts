@@ -21,11 +21,17 @@ const grep = createGrepTool();
 describe("edit", () => {
   it("keeps a byte-order mark and refuses files that are not UTF-8", async () => {
     writeFileSync(join(box.workspace, "bom.txt"), "\ufeffhello world\n");
-    const outcome = await run(prepare(edit, { path: "bom.txt", old_string: "world", new_string: "there" }, box.workspace), box.workspace);
+    const outcome = await run(
+      prepare(edit, { path: "bom.txt", old_string: "world", new_string: "there" }, box.workspace),
+      box.workspace,
+    );
     expect(outcome.success).toBe(true);
     expect(readFileSync(join(box.workspace, "bom.txt"), "utf8")).toBe("\ufeffhello there\n");
     writeFileSync(join(box.workspace, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
-    const refused = await run(prepare(edit, { path: "latin1.txt", old_string: "caf", new_string: "x" }, box.workspace), box.workspace);
+    const refused = await run(
+      prepare(edit, { path: "latin1.txt", old_string: "caf", new_string: "x" }, box.workspace),
+      box.workspace,
+    );
     expect(refused).toMatchObject({ success: false });
     expect(refused.output).toContain("not UTF-8");
     expect(readFileSync(join(box.workspace, "latin1.txt"))).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
@@ -38,7 +44,9 @@ describe("edit", () => {
     writeFileSync(join(box.outside, "dir", "x.txt"), "secret\n");
     symlinkSync(join(box.outside, "dir"), join(box.workspace, "dirlink"));
     for (const path of ["link.txt", "dirlink/x.txt"]) {
-      expect(prepareError(edit, { path, old_string: "secret", new_string: "owned" }, box.workspace)).toContain("outside the workspace");
+      expect(prepareError(edit, { path, old_string: "secret", new_string: "owned" }, box.workspace)).toContain(
+        "outside the workspace",
+      );
     }
     expect(readFileSync(join(box.outside, "target.txt"), "utf8")).toBe("secret\n");
     expect(readFileSync(join(box.outside, "dir", "x.txt"), "utf8")).toBe("secret\n");
@@ -89,7 +97,10 @@ describe("grep's literal prefilter", () => {
     writeFileSync(join(box.workspace, "c.txt"), "ünïcode needle_499x\n");
     const found = await run(prepare(grep, { pattern: "needle_4[0-9]+x" }, box.workspace), box.workspace);
     expect(found.output).toBe("a.txt:1:x needle_41x y\nc.txt:1:ünïcode needle_499x");
-    const insensitive = await run(prepare(grep, { pattern: "NEEDLE_4[0-9]+X", ignore_case: true }, box.workspace), box.workspace);
+    const insensitive = await run(
+      prepare(grep, { pattern: "NEEDLE_4[0-9]+X", ignore_case: true }, box.workspace),
+      box.workspace,
+    );
     expect(insensitive.output).toBe(found.output);
   });
 });

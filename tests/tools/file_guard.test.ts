@@ -13,7 +13,7 @@ import {
   probeWriteTarget,
   ProtectedPathError,
 } from "../../lib/tools/file_guard.ts";
-import { makeSandbox, testConfig, type Sandbox } from "./helpers.ts";
+import { makeSandbox, type Sandbox, testConfig } from "./helpers.ts";
 
 let box: Sandbox;
 let config: ResolvedConfig;
@@ -26,7 +26,9 @@ beforeEach(() => {
   config = testConfig();
   config.secrets = {
     home,
-    config_files: [{ path: join(home, "config.toml") }, { path: join(box.workspace, "project.toml") }, { path: join(box.outside, "explicit.toml") }],
+    config_files: [{ path: join(home, "config.toml") }, { path: join(box.workspace, "project.toml") }, {
+      path: join(box.outside, "explicit.toml"),
+    }],
     env_names: [],
     values: [],
   };
@@ -87,7 +89,9 @@ describe("probeForRead and openGuardedForRead", () => {
     const opened = await openGuardedForRead(config, box.workspace, "link", "read");
     await opened.handle.close();
     expect(opened.verdict.secret).toBe(true);
-    expect(() => checkUnchanged(before, opened.verdict, "read", "link")).toThrow(/refused: the path now leads to a secret-like file/);
+    expect(() => checkUnchanged(before, opened.verdict, "read", "link")).toThrow(
+      /refused: the path now leads to a secret-like file/,
+    );
     // The same secret file that was judged (and so approved) passes; a plain file always passes.
     const approved = probeForRead(config, box.workspace, "link", "read");
     expect(() => checkUnchanged(approved, opened.verdict, "read", "link")).not.toThrow();
@@ -100,11 +104,16 @@ describe("write targets", () => {
     symlinkSync(".scv", join(box.workspace, "dir"));
     const target = probeWriteTarget(box.workspace, "dir/new/file.txt");
     expect(target).toBe(join(box.workspace, ".scv", "new", "file.txt"));
-    expect(() => guardWriteTarget(config, box.workspace, "dir/new/file.txt", target, "write")).toThrow(ProtectedPathError);
+    expect(() => guardWriteTarget(config, box.workspace, "dir/new/file.txt", target, "write")).toThrow(
+      ProtectedPathError,
+    );
     symlinkSync(".scv/config.toml", join(box.workspace, "final"));
     const final = probeWriteTarget(box.workspace, "final");
     expect(final).toBe(join(box.workspace, "final"));
     expect(guardWriteTarget(config, box.workspace, "final", final, "write").secret).toBe(false);
-    expect(guardWriteTarget(config, box.workspace, ".ssh/id_rsa", probeWriteTarget(box.workspace, ".ssh/id_rsa"), "write").secret).toBe(true);
+    expect(
+      guardWriteTarget(config, box.workspace, ".ssh/id_rsa", probeWriteTarget(box.workspace, ".ssh/id_rsa"), "write")
+        .secret,
+    ).toBe(true);
   });
 });

@@ -25,7 +25,9 @@ function put(path: string, content = "x\n") {
 
 describe("gitignore rules", () => {
   it("matches names at any depth unless anchored, folders only with a trailing slash, last rule winning", () => {
-    const rules = parseGitignore("*.log\n!keep.log\n/root-only.txt\nbuild/\ndocs/**/draft.md\n\\#hash\nspace\\ \n# comment\n");
+    const rules = parseGitignore(
+      "*.log\n!keep.log\n/root-only.txt\nbuild/\ndocs/**/draft.md\n\\#hash\nspace\\ \n# comment\n",
+    );
     expect(matchRules(rules, "a/b/c.log", false)).toBe(true);
     expect(matchRules(rules, "a/keep.log", false)).toBe(false);
     expect(matchRules(rules, "root-only.txt", false)).toBe(true);
@@ -44,16 +46,43 @@ describe.skipIf(!HAS_GIT)("the walk agrees with git", () => {
   it("yields exactly the files git does not ignore", () => {
     put(".gitignore", "*.log\n!important.log\n/top.txt\nbuild/\nlib/**/gen-*.js\n[abc].tmp\n**/cache\n*.o\n!/keep.o\n");
     const files = [
-      "a.log", "important.log", "sub/b.log", "sub/important.log", "top.txt", "sub/top.txt", "build/x.js", "sub/build/y.js",
-      "lib/gen-a.js", "lib/deep/er/gen-b.js", "lib/ok.js", "a.tmp", "d.tmp", "ab.tmp", "x/cache/c.txt", "cache", "m.o", "keep.o",
-      "sub/keep.o", "nested/.gitignore", "nested/n.txt", "nested/skip.md", "nested/deeper/skip.md", "nested/deeper/n.log",
-      "nested/deeper/.gitignore", "nested/deeper/again.md", "weird name.txt", "dir.with.dots/file",
+      "a.log",
+      "important.log",
+      "sub/b.log",
+      "sub/important.log",
+      "top.txt",
+      "sub/top.txt",
+      "build/x.js",
+      "sub/build/y.js",
+      "lib/gen-a.js",
+      "lib/deep/er/gen-b.js",
+      "lib/ok.js",
+      "a.tmp",
+      "d.tmp",
+      "ab.tmp",
+      "x/cache/c.txt",
+      "cache",
+      "m.o",
+      "keep.o",
+      "sub/keep.o",
+      "nested/.gitignore",
+      "nested/n.txt",
+      "nested/skip.md",
+      "nested/deeper/skip.md",
+      "nested/deeper/n.log",
+      "nested/deeper/.gitignore",
+      "nested/deeper/again.md",
+      "weird name.txt",
+      "dir.with.dots/file",
     ];
     for (const file of files) if (!file.endsWith(".gitignore")) put(file);
     put("nested/.gitignore", "*.md\n!again.md\n");
     put("nested/deeper/.gitignore", "!*.log\n");
     execFileSync("git", ["init", "-q"], { cwd: box.workspace });
-    const expected = execFileSync("git", ["ls-files", "--others", "--exclude-standard", "-z"], { cwd: box.workspace, encoding: "utf8" })
+    const expected = execFileSync("git", ["ls-files", "--others", "--exclude-standard", "-z"], {
+      cwd: box.workspace,
+      encoding: "utf8",
+    })
       .split("\0")
       .filter((line) => line !== "")
       .sort();

@@ -44,7 +44,13 @@ describe("read", () => {
       output: '{"path":"abc.txt","content":"abcdef","total_bytes":6,"offset":0,"truncated":false}',
     });
     const past = await run(prepare(tool, { path: "./abc.txt", offset: 100 }, box.workspace), box.workspace);
-    expect(JSON.parse(past.output)).toEqual({ path: "./abc.txt", content: "", total_bytes: 6, offset: 6, truncated: true });
+    expect(JSON.parse(past.output)).toEqual({
+      path: "./abc.txt",
+      content: "",
+      total_bytes: 6,
+      offset: 6,
+      truncated: true,
+    });
   });
 
   it("caps the limit at max_read_bytes", async () => {
@@ -59,7 +65,12 @@ describe("read", () => {
   it("refuses a range that splits a UTF-8 character, and accepts whole characters", async () => {
     writeFileSync(join(box.workspace, "utf8.txt"), "aé"); // 61 c3 a9
     const split = await run(prepare(tool, { path: "utf8.txt", limit: 2 }, box.workspace), box.workspace);
-    expect(split).toEqual({ success: false, truncated: false, error: "failed", output: "selected range of utf8.txt is not UTF-8" });
+    expect(split).toEqual({
+      success: false,
+      truncated: false,
+      error: "failed",
+      output: "selected range of utf8.txt is not UTF-8",
+    });
     const whole = await run(prepare(tool, { path: "utf8.txt", offset: 1 }, box.workspace), box.workspace);
     expect(JSON.parse(whole.output).content).toBe("é");
   });
@@ -75,12 +86,20 @@ describe("read", () => {
 
   it("validates arguments before anything runs", () => {
     expect(prepareError(tool, { path: "abc.txt", limit: 0 }, box.workspace)).toBe("read limit must be positive");
-    expect(prepareError(tool, { path: "abc.txt", offset: -1 }, box.workspace)).toBe('invalid arguments: "offset" must be at least 0');
-    expect(prepareError(tool, { path: "abc.txt", extra: true }, box.workspace)).toBe('invalid arguments: unknown property "extra"');
+    expect(prepareError(tool, { path: "abc.txt", offset: -1 }, box.workspace)).toBe(
+      'invalid arguments: "offset" must be at least 0',
+    );
+    expect(prepareError(tool, { path: "abc.txt", extra: true }, box.workspace)).toBe(
+      'invalid arguments: unknown property "extra"',
+    );
     expect(prepareError(tool, {}, box.workspace)).toBe('invalid arguments: missing required property "path"');
     expect(prepareError(tool, { path: "" }, box.workspace)).toBe("path must be non-empty and relative");
-    expect(prepareError(tool, { path: join(box.workspace, "abc.txt") }, box.workspace)).toBe("path must be non-empty and relative");
-    expect(prepareError(tool, { path: "../outside/x" }, box.workspace)).toBe("parent traversal and absolute paths are not allowed");
+    expect(prepareError(tool, { path: join(box.workspace, "abc.txt") }, box.workspace)).toBe(
+      "path must be non-empty and relative",
+    );
+    expect(prepareError(tool, { path: "../outside/x" }, box.workspace)).toBe(
+      "parent traversal and absolute paths are not allowed",
+    );
   });
 
   it("refuses symlink escapes before asking, and again at run time", async () => {
@@ -115,7 +134,11 @@ describe("read", () => {
 
   it("reports missing files and directories as failures", async () => {
     const missing = await run(prepare(tool, { path: "nope.txt" }, box.workspace), box.workspace);
-    expect(missing).toMatchObject({ success: false, error: "failed", output: "read nope.txt: no such file or directory; path must remain within workspace" });
+    expect(missing).toMatchObject({
+      success: false,
+      error: "failed",
+      output: "read nope.txt: no such file or directory; path must remain within workspace",
+    });
     mkdirSync(join(box.workspace, "d"));
     const dir = await run(prepare(tool, { path: "d" }, box.workspace), box.workspace);
     expect(dir).toMatchObject({ success: false, error: "failed", output: "read d: is a directory" });
@@ -141,7 +164,9 @@ describe("read", () => {
   it("returns cancelled when the turn is already cancelled", async () => {
     const controller = new AbortController();
     controller.abort();
-    const outcome = await run(prepare(tool, { path: "abc.txt" }, box.workspace), box.workspace, { signal: controller.signal });
+    const outcome = await run(prepare(tool, { path: "abc.txt" }, box.workspace), box.workspace, {
+      signal: controller.signal,
+    });
     expect(outcome).toMatchObject({ success: false, error: "cancelled" });
   });
 });

@@ -1,13 +1,25 @@
 import { describe, expect, it } from "vitest";
 import { buildToolRegistry, createRegistry } from "../../lib/tools/index.ts";
-import { validateArguments, type ObjectSchema } from "../../lib/tools/schema.ts";
+import { type ObjectSchema, validateArguments } from "../../lib/tools/schema.ts";
 import type { Tool } from "../../lib/tools/types.ts";
 import { testConfig } from "./helpers.ts";
 
 describe("buildToolRegistry", () => {
   it("registers the spec §9 tools sorted by name", () => {
     const registry = buildToolRegistry(testConfig(), { noTools: false });
-    const names = ["apply_patch", "bash", "edit", "exec", "glob", "grep", "list", "read", "read_skill", "web_fetch", "write"];
+    const names = [
+      "apply_patch",
+      "bash",
+      "edit",
+      "exec",
+      "glob",
+      "grep",
+      "list",
+      "read",
+      "read_skill",
+      "web_fetch",
+      "write",
+    ];
     expect(registry.list().map((tool) => tool.name)).toEqual(names);
     expect(registry.schemas().map((schema) => schema.name)).toEqual(names);
     expect(registry.get("read")?.description).toBe("Read a bounded UTF-8 file inside the workspace");
@@ -16,11 +28,25 @@ describe("buildToolRegistry", () => {
 
   it("adds web_search for a searxng backend and drops the web tools when web is disabled", () => {
     const config = testConfig();
-    const searxng = { ...config, web: { ...config.web, search: "searxng" as const, searxng_url: "http://127.0.0.1:9/" } };
+    const searxng = {
+      ...config,
+      web: { ...config.web, search: "searxng" as const, searxng_url: "http://127.0.0.1:9/" },
+    };
     expect(buildToolRegistry(searxng, { noTools: false }).get("web_search")?.name).toBe("web_search");
     const offline = { ...config, web: { ...config.web, enabled: false } };
     const names = buildToolRegistry(offline, { noTools: false }).list().map((tool) => tool.name);
-    expect(names).toEqual(["apply_patch", "bash", "edit", "exec", "glob", "grep", "list", "read", "read_skill", "write"]);
+    expect(names).toEqual([
+      "apply_patch",
+      "bash",
+      "edit",
+      "exec",
+      "glob",
+      "grep",
+      "list",
+      "read",
+      "read_skill",
+      "write",
+    ]);
   });
 
   it("offers apply_patch on the Responses wire and edit everywhere; provider.edit_tools picks the set", () => {
@@ -50,14 +76,24 @@ describe("buildToolRegistry", () => {
       const registry = buildToolRegistry(config, { noTools: false });
       const read = registry.get("read")!.prepare({ path: "k.txt" }, { workspace: box.workspace, config });
       if ("error" in read) throw new Error(read.error);
-      const outcome = await read.run({ workspace: box.workspace, config, signal: new AbortController().signal, progress: () => {} });
+      const outcome = await read.run({
+        workspace: box.workspace,
+        config,
+        signal: new AbortController().signal,
+        progress: () => {},
+      });
       expect(JSON.parse(outcome.output).content).toBe("key=[REDACTED]");
       const progress: string[] = [];
       const bash = registry.get("bash")!.prepare({ command: `echo ${key}` }, { workspace: box.workspace, config });
       if ("error" in bash) throw new Error(bash.error);
       expect(bash.summary).toBe("Run with /bin/bash -c: echo [REDACTED]");
       expect(bash.detail).toBe("echo [REDACTED]");
-      const ran = await bash.run({ workspace: box.workspace, config, signal: new AbortController().signal, progress: (text) => progress.push(text) });
+      const ran = await bash.run({
+        workspace: box.workspace,
+        config,
+        signal: new AbortController().signal,
+        progress: (text) => progress.push(text),
+      });
       expect(ran.output).not.toContain(key);
       for (const line of progress) expect(line).not.toContain(key);
     } finally {
@@ -97,13 +133,19 @@ describe("buildToolRegistry", () => {
 
   it("sorts any tools by code unit and refuses duplicates", () => {
     const fake = (name: string): Tool => ({ name, description: "", parameters: {}, prepare: () => ({ error: "x" }) });
-    expect(createRegistry([fake("web_fetch"), fake("bash"), fake("exec"), fake("read_skill"), fake("read")]).list().map((t) => t.name)).toEqual([
+    expect(
+      createRegistry([fake("web_fetch"), fake("bash"), fake("exec"), fake("read_skill"), fake("read")]).list().map((
+        t,
+      ) => t.name),
+    ).toEqual([
       "bash",
       "exec",
       "read",
       "read_skill",
       "web_fetch",
     ]);
-    expect(() => createRegistry([fake("b"), fake("a"), fake("b"), fake("c")])).toThrow(/^Tool registry has duplicate tool names: b$/);
+    expect(() => createRegistry([fake("b"), fake("a"), fake("b"), fake("c")])).toThrow(
+      /^Tool registry has duplicate tool names: b$/,
+    );
   });
 });

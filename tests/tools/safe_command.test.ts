@@ -19,11 +19,32 @@ const safe = (command: string) => readOnlyVerdict(command, box.workspace).safe;
 describe("shell words", () => {
   it("removes quotes and keeps quoted operators as text", () => {
     const parsed = parseCommandLine(`grep -n 'a;b|c' "x y" z\\ w`);
-    expect(parsed.ok && parsed.pipeline[0]!.words.map((word) => word.text)).toEqual(["grep", "-n", "a;b|c", "x y", "z w"]);
+    expect(parsed.ok && parsed.pipeline[0]!.words.map((word) => word.text)).toEqual([
+      "grep",
+      "-n",
+      "a;b|c",
+      "x y",
+      "z w",
+    ]);
   });
 
   it("refuses what it does not model", () => {
-    for (const line of ["a $HOME", 'a "$(id)"', "a `id`", "a *", "a {b,c}", "a # c", "a\nb", "(a)", "a &", "'open", "a !x", "~/x"]) {
+    for (
+      const line of [
+        "a $HOME",
+        'a "$(id)"',
+        "a `id`",
+        "a *",
+        "a {b,c}",
+        "a # c",
+        "a\nb",
+        "(a)",
+        "a &",
+        "'open",
+        "a !x",
+        "~/x",
+      ]
+    ) {
       expect(parseCommandLine(line).ok, line).toBe(false);
     }
   });
@@ -31,26 +52,93 @@ describe("shell words", () => {
 
 describe("read-only commands", () => {
   it("runs the listed programs on workspace paths, pipelines of them and harmless redirections", () => {
-    for (const command of [
-      "ls", "ls -la src", "ls | wc -l", "cat README.md", "head -n 5 a.txt", "grep -rn 'needle' .", "rg -n foo src",
-      "find . -name '*.ts'", "git status", "git log --oneline -5", "git diff HEAD~1", "git branch", "git branch -a",
-      "sed -n 1,20p file.txt", "wc -l a b 2>/dev/null", "sort a.txt | uniq -c", "echo hello", "pwd", "git show HEAD 2>&1",
-    ]) {
+    for (
+      const command of [
+        "ls",
+        "ls -la src",
+        "ls | wc -l",
+        "cat README.md",
+        "head -n 5 a.txt",
+        "grep -rn 'needle' .",
+        "rg -n foo src",
+        "find . -name '*.ts'",
+        "git status",
+        "git log --oneline -5",
+        "git diff HEAD~1",
+        "git branch",
+        "git branch -a",
+        "sed -n 1,20p file.txt",
+        "wc -l a b 2>/dev/null",
+        "sort a.txt | uniq -c",
+        "echo hello",
+        "pwd",
+        "git show HEAD 2>&1",
+      ]
+    ) {
       expect(safe(command), command).toBe(true);
     }
   });
 
   it("asks for writes, escapes, secrets and anything it cannot parse", () => {
-    for (const command of [
-      "ls > out", "ls >> out", "ls 1>out", "cat < /etc/passwd", "echo $(id)", "echo `id`", "echo \"$HOME\"", "find . -delete",
-      "find . -exec rm {} \\;", "find . -fprint out", "git branch -D x", "git branch -d x", "git branch newbranch", "git branch -vD x",
-      "sed -i s/a/b/ f", "sed -n 'w out' f", "sed -n 1p -i f", "sed 's/a/b/' f", "bash -c ls", "ls; rm x", "ls && rm x",
-      "ls || rm x", "cat ../x", "cat /etc/passwd", "cat ~/.scv/config.toml", "find /", "grep -r key ~", "cat .env",
-      "cat config/.env.local", "cat secrets/private_key", "X=1 ls", "env ls", "sort -o out f", "sort --outp=out f",
-      "uniq in out", "git -C /tmp status", "git diff --output=x", "git grep -O vim x", "rg --pre cat x", "cat out-link/x",
-      "ls out-link", "tree -o out", "tree -ao out", "date -s 2020-01-01", "grep -f/etc/shadow x", "grep -f../x y",
-      "git grep -Ovim x", "sort -ofile x", "head -n5 /etc/passwd", "cat -- /etc/passwd", "rm -rf x", "npm test", "git commit -m x", "ls | sh", "echo x | tee f",
-    ]) {
+    for (
+      const command of [
+        "ls > out",
+        "ls >> out",
+        "ls 1>out",
+        "cat < /etc/passwd",
+        "echo $(id)",
+        "echo `id`",
+        'echo "$HOME"',
+        "find . -delete",
+        "find . -exec rm {} \\;",
+        "find . -fprint out",
+        "git branch -D x",
+        "git branch -d x",
+        "git branch newbranch",
+        "git branch -vD x",
+        "sed -i s/a/b/ f",
+        "sed -n 'w out' f",
+        "sed -n 1p -i f",
+        "sed 's/a/b/' f",
+        "bash -c ls",
+        "ls; rm x",
+        "ls && rm x",
+        "ls || rm x",
+        "cat ../x",
+        "cat /etc/passwd",
+        "cat ~/.scv/config.toml",
+        "find /",
+        "grep -r key ~",
+        "cat .env",
+        "cat config/.env.local",
+        "cat secrets/private_key",
+        "X=1 ls",
+        "env ls",
+        "sort -o out f",
+        "sort --outp=out f",
+        "uniq in out",
+        "git -C /tmp status",
+        "git diff --output=x",
+        "git grep -O vim x",
+        "rg --pre cat x",
+        "cat out-link/x",
+        "ls out-link",
+        "tree -o out",
+        "tree -ao out",
+        "date -s 2020-01-01",
+        "grep -f/etc/shadow x",
+        "grep -f../x y",
+        "git grep -Ovim x",
+        "sort -ofile x",
+        "head -n5 /etc/passwd",
+        "cat -- /etc/passwd",
+        "rm -rf x",
+        "npm test",
+        "git commit -m x",
+        "ls | sh",
+        "echo x | tee f",
+      ]
+    ) {
       expect(safe(command), command).toBe(false);
     }
   });

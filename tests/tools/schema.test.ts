@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { validateArguments, type ObjectSchema } from "../../lib/tools/schema.ts";
+import { type ObjectSchema, validateArguments } from "../../lib/tools/schema.ts";
 
 const schema: ObjectSchema = {
   type: "object",
@@ -52,7 +52,9 @@ describe("validateArguments", () => {
   });
 
   it("uses a tool's own wording verbatim where given", () => {
-    expect(error({ path: "a", count: 0 }, { "count.minimum": "count must be positive" })).toBe("count must be positive");
+    expect(error({ path: "a", count: 0 }, { "count.minimum": "count must be positive" })).toBe(
+      "count must be positive",
+    );
     expect(error({ path: "a", count: 11 }, { "count.minimum": "count must be positive" })).toBe(
       'invalid arguments: "count" must be at most 10',
     );

@@ -44,7 +44,10 @@ describe.skipIf(!HAS_GIT)("unifiedDiff", () => {
         continue;
       }
       writeFileSync(join(box.root, "change.diff"), diff);
-      const applied = spawnSync("git", ["apply", "--unidiff-zero", join(box.root, "change.diff")], { cwd: box.workspace, encoding: "utf8" });
+      const applied = spawnSync("git", ["apply", "--unidiff-zero", join(box.root, "change.diff")], {
+        cwd: box.workspace,
+        encoding: "utf8",
+      });
       expect(applied.status, `seed ${seed}: ${applied.stderr}\n${diff}`).toBe(0);
       expect(readFileSync(join(box.workspace, "f.txt"), "utf8"), `seed ${seed}`).toBe(after);
     }

@@ -1,9 +1,20 @@
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, rmSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createWriteTool } from "../../lib/tools/write.ts";
-import { makeSandbox, prepare, prepareError, run, testConfig, type Sandbox } from "./helpers.ts";
+import { makeSandbox, prepare, prepareError, run, type Sandbox, testConfig } from "./helpers.ts";
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -34,12 +45,16 @@ describe("write", () => {
     config.secrets = { ...config.secrets, home, config_files: [{ path: join(box.workspace, "project.toml") }] };
     const refusal = "refused: scv's instance home and configuration files are off limits to tools";
     for (const path of [".scv/config.toml", "alias/config.toml", "alias/new/dir.txt", "project.toml"]) {
-      expect(prepareError(tool, { path, content: "x", mode: "create" }, box.workspace, config), path).toBe(`write ${path}: ${refusal}`);
+      expect(prepareError(tool, { path, content: "x", mode: "create" }, box.workspace, config), path).toBe(
+        `write ${path}: ${refusal}`,
+      );
     }
   });
 
   it("carries the whole new content as detail", () => {
-    expect(prepare(tool, { path: "a.txt", content: "line 1\nline 2", mode: "create" }, box.workspace).detail).toBe("line 1\nline 2");
+    expect(prepare(tool, { path: "a.txt", content: "line 1\nline 2", mode: "create" }, box.workspace).detail).toBe(
+      "line 1\nline 2",
+    );
   });
 
   it("refuses to write where the path leads after approval when that differs from what was approved", async () => {
@@ -103,7 +118,11 @@ describe("write", () => {
     expect(readFileSync(join(box.workspace, "a.txt"), "utf8")).toBe("old");
     const upper = sha("old").toUpperCase();
     const outcome = await write({ path: "a.txt", content: "newer", mode: "replace", expected_sha256: upper });
-    expect(outcome).toEqual({ success: true, truncated: false, output: JSON.stringify({ path: "a.txt", bytes: 5, sha256: sha("newer") }) });
+    expect(outcome).toEqual({
+      success: true,
+      truncated: false,
+      output: JSON.stringify({ path: "a.txt", bytes: 5, sha256: sha("newer") }),
+    });
     expect(readFileSync(join(box.workspace, "a.txt"), "utf8")).toBe("newer");
   });
 
@@ -194,7 +213,12 @@ describe("write", () => {
 
   it("enforces the size cap as a limit failure", async () => {
     const outcome = await write({ path: "big.txt", content: "é".repeat(33), mode: "create" });
-    expect(outcome).toEqual({ success: false, truncated: false, error: "limit", output: "write exceeds 64 byte limit" });
+    expect(outcome).toEqual({
+      success: false,
+      truncated: false,
+      error: "limit",
+      output: "write exceeds 64 byte limit",
+    });
     expect(existsSync(join(box.workspace, "big.txt"))).toBe(false);
   });
 
@@ -210,13 +234,19 @@ describe("write", () => {
     const controller = new AbortController();
     controller.abort();
     const call = prepare(tool, { path: "c.txt", content: "x", mode: "create" }, box.workspace);
-    expect(await run(call, box.workspace, { signal: controller.signal })).toMatchObject({ success: false, error: "cancelled" });
+    expect(await run(call, box.workspace, { signal: controller.signal })).toMatchObject({
+      success: false,
+      error: "cancelled",
+    });
     expect(existsSync(join(box.workspace, "c.txt"))).toBe(false);
   });
 
   it("creates many files concurrently with unique temp names", async () => {
     const outcomes = await Promise.all(
-      Array.from({ length: 20 }, (_, index) => write({ path: `many/${index}.txt`, content: String(index), mode: "create" })),
+      Array.from(
+        { length: 20 },
+        (_, index) => write({ path: `many/${index}.txt`, content: String(index), mode: "create" }),
+      ),
     );
     expect(outcomes.every((outcome) => outcome.success)).toBe(true);
     expect(readdirSync(join(box.workspace, "many")).length).toBe(20);

@@ -15,7 +15,11 @@ describe("agent tool", () => {
     await mkdir(path.join(harness.sandbox.workspace, "sub"));
     await writeFile(path.join(harness.sandbox.workspace, "sub", "a.txt"), "a");
     const client = await harness.startServer([
-      toolCallResponse([{ call_id: "call_a", name: "agent", arguments: { prompt: "How many files are here?", cwd: "sub" } }]),
+      toolCallResponse([{
+        call_id: "call_a",
+        name: "agent",
+        arguments: { prompt: "How many files are here?", cwd: "sub" },
+      }]),
       toolCallResponse([{ call_id: "call_b", name: "bash", arguments: { command: "touch counted.txt" } }]),
       textResponse(["One file."]),
       textResponse(["The sub-agent counted one file."]),
@@ -23,7 +27,9 @@ describe("agent tool", () => {
     client.turn("delegate the count");
     const outer = await client.next("approval.requested");
     expect(outer).toMatchObject({ call_id: "call_a", name: "agent", risk: "process" });
-    expect(outer.summary).toBe("Delegate to a sub-agent (depth 1, may run commands, change files and read the workspace) in sub: How many files are here?");
+    expect(outer.summary).toBe(
+      "Delegate to a sub-agent (depth 1, may run commands, change files and read the workspace) in sub: How many files are here?",
+    );
     resolveApproval(client, outer.approval_id, true);
     const inner = await client.next("approval.requested");
     expect(inner).toMatchObject({ call_id: "agent-1:call_b", name: "bash", risk: "process" });
@@ -41,7 +47,9 @@ describe("agent tool", () => {
     expect(child1!.body.input).toEqual([{ role: "user", content: "How many files are here?" }]);
     expect(child2!.body.input[1]).toMatchObject({ type: "function_call", name: "bash" });
     expect(JSON.stringify(child2!.body.input)).not.toContain("delegate the count");
-    const output = parent2!.body.input.find((item: any) => item.type === "function_call_output" && item.call_id === "call_a");
+    const output = parent2!.body.input.find((item: any) =>
+      item.type === "function_call_output" && item.call_id === "call_a"
+    );
     expect(JSON.parse(output.output)).toMatchObject({ agent: "scv", status: "completed", reply: "One file." });
     // Default max_delegation_depth 2: the depth-1 sub-agent may delegate once more.
     expect(toolNames(child1!.body)).toContain("agent");
@@ -62,7 +70,11 @@ describe("agent tool", () => {
     expect(toolNames(harness.provider.requests[0]!.body)).not.toContain("agent");
 
     const configured = await harness.startServer(
-      [toolCallResponse([{ call_id: "c1", name: "agent", arguments: { prompt: "say ok" } }]), textResponse(["ok"]), textResponse(["done"])],
+      [
+        toolCallResponse([{ call_id: "c1", name: "agent", arguments: { prompt: "say ok" } }]),
+        textResponse(["ok"]),
+        textResponse(["done"]),
+      ],
       { toml: "[agent]\nmax_delegation_depth = 1\n", extraArgs: ["--approval-policy", "on-risk"] },
     );
     configured.turn("go");
@@ -84,7 +96,10 @@ describe("agent tool", () => {
     expect(await terminal(client, 10_000)).toMatchObject({ type: "turn.completed" });
     await client.finish();
     const completed = client.events.find((event) => event.type === "tool.completed")!;
-    expect(completed).toMatchObject({ success: false, output: "agent cwd ..: resolves outside the workspace; path must remain within workspace" });
+    expect(completed).toMatchObject({
+      success: false,
+      output: "agent cwd ..: resolves outside the workspace; path must remain within workspace",
+    });
     expect(harness.provider.requests).toHaveLength(2);
   });
 

@@ -19,7 +19,15 @@ describe("scv chat images", () => {
     await mkdir(join(harness.sandbox.workspace, "my shots"));
     await writeFile(join(harness.sandbox.workspace, "my shots", "blue.png"), BLUE);
     harness.provider.push(textResponse(["red"]), textResponse(["blue"]), textResponse(["plain"]));
-    const input = ["/image red.png", "/image missing.png", "what colour?", "'my shots/blue.png'", "and this?", "no image", "/exit"];
+    const input = [
+      "/image red.png",
+      "/image missing.png",
+      "what colour?",
+      "'my shots/blue.png'",
+      "and this?",
+      "no image",
+      "/exit",
+    ];
     const result = await harness.start(["chat"], { stdin: input.join("\n") + "\n" }).done;
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`attached red.png (image/png, ${RED.length} bytes); it goes with your next prompt`);
@@ -28,7 +36,9 @@ describe("scv chat images", () => {
     const images = (content: unknown) =>
       Array.isArray(content) ? content.filter((part) => part.type === "input_image").map((part) => part.image_url) : [];
     expect(images(first!.body.input.at(-1).content)).toEqual([url(RED)]);
-    expect(second!.body.input.at(-1).content[0].text).toMatch(/^and this\?\n\n\[The user attached:\]\n- image blue\.png/);
+    expect(second!.body.input.at(-1).content[0].text).toMatch(
+      /^and this\?\n\n\[The user attached:\]\n- image blue\.png/,
+    );
     expect(images(second!.body.input.at(-1).content)).toEqual([url(BLUE)]);
     // Neither the pasted path nor the failed /image became a prompt of its own.
     expect(harness.provider.requests).toHaveLength(3);

@@ -32,7 +32,9 @@ describe("scv exec --image", () => {
     expect(content[0]).toEqual({
       type: "input_text",
       text:
-        `compare\n\n[The user attached:]\n- image red.png (image/png, ${RED.length} bytes) at ${join(workspace, "red.png")}` +
+        `compare\n\n[The user attached:]\n- image red.png (image/png, ${RED.length} bytes) at ${
+          join(workspace, "red.png")
+        }` +
         `\n- image blue.png (image/png, ${BLUE.length} bytes) at ${join(workspace, "sub", "blue.png")}`,
     });
     expect(content.slice(1)).toEqual([
@@ -44,26 +46,36 @@ describe("scv exec --image", () => {
   it("attaches Chat Completions image_url parts, and the prompt may be empty", async () => {
     await images();
     await harness.sandbox.writeUserConfig(
-      fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model: "llama3.1", apiKey: "local" }) + 'wire_api = "chat"\n',
+      fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model: "llama3.1", apiKey: "local" }) +
+        'wire_api = "chat"\n',
     );
     harness.provider.push(chatTextResponse(["red"]));
-    const result = await harness.start(["exec", "--image", "red.png", ""], { env: { SCV_BASE_URL: undefined, SCV_MODEL: undefined } }).done;
+    const result = await harness.start(["exec", "--image", "red.png", ""], {
+      env: { SCV_BASE_URL: undefined, SCV_MODEL: undefined },
+    }).done;
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const request = harness.provider.requests[0]!;
     expect(request.requestLine).toBe("POST /v1/chat/completions HTTP/1.1");
     expect(request.body.messages[1].content).toEqual([
-      { type: "text", text: `[The user attached:]\n- image red.png (image/png, ${RED.length} bytes) at ${join(harness.sandbox.workspace, "red.png")}` },
+      {
+        type: "text",
+        text: `[The user attached:]\n- image red.png (image/png, ${RED.length} bytes) at ${
+          join(harness.sandbox.workspace, "red.png")
+        }`,
+      },
       { type: "image_url", image_url: { url: url(RED) } },
     ]);
   });
 
   it("refuses a missing file or one that is not an image, with exit 2 and no request", async () => {
     await writeFile(join(harness.sandbox.workspace, "notes.png"), "just text, named like an image\n");
-    for (const [file, message] of [
-      ["missing.png", "scv exec: image missing.png: no such file\n"],
-      ["notes.png", "scv exec: image notes.png is not a PNG, JPEG, GIF or WebP file\n"],
-    ] as const) {
+    for (
+      const [file, message] of [
+        ["missing.png", "scv exec: image missing.png: no such file\n"],
+        ["notes.png", "scv exec: image notes.png is not a PNG, JPEG, GIF or WebP file\n"],
+      ] as const
+    ) {
       const result = await harness.start(["exec", "--image", file, "look"]).done;
       expect(result.code).toBe(2);
       expect(result.stderr).toBe(message);

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { fakeProfileToml } from "../support/config_files.ts";
 import { chatTextResponse, textResponse } from "../support/fake_provider.ts";
-import { spawnServer, type ServerClient } from "../support/server_client.ts";
+import { type ServerClient, spawnServer } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 import { tinyPng } from "./png.ts";
 
@@ -33,7 +33,8 @@ function turn(client: ServerClient, prompt: string, attachments: unknown[], requ
 async function chatServer(script: Parameters<typeof harness.startProvider>[0], extraToml = ""): Promise<ServerClient> {
   await harness.startProvider(script);
   await harness.sandbox.writeUserConfig(
-    fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model: "llama3.1", apiKey: "local" }) + 'wire_api = "chat"\n' + extraToml,
+    fakeProfileToml({ name: "local", baseUrl: harness.provider.url, model: "llama3.1", apiKey: "local" }) +
+      'wire_api = "chat"\n' + extraToml,
   );
   const client = spawnServer({ env: harness.sandbox.env() });
   await client.start({ cwd: harness.sandbox.workspace });
@@ -53,7 +54,10 @@ describe("turn.start.attachments", () => {
     const user = first!.body.input[0];
     expect(user.role).toBe("user");
     expect(user.content).toEqual([
-      { type: "input_text", text: `what is this?\n\n[The user attached:]\n- image dot.png (image/png, ${PNG.length} bytes) at ${file}` },
+      {
+        type: "input_text",
+        text: `what is this?\n\n[The user attached:]\n- image dot.png (image/png, ${PNG.length} bytes) at ${file}`,
+      },
       { type: "input_image", image_url: DATA_URL },
     ]);
     // The history keeps the image by path, so the next request shows it again.
@@ -69,7 +73,10 @@ describe("turn.start.attachments", () => {
     await client.finish();
     const user = harness.provider.requests[0]!.body.messages[1];
     expect(user.content).toEqual([
-      { type: "text", text: `look\n\n[The user attached:]\n- image dot.png (image/png, ${PNG.length} bytes) at ${file}` },
+      {
+        type: "text",
+        text: `look\n\n[The user attached:]\n- image dot.png (image/png, ${PNG.length} bytes) at ${file}`,
+      },
       { type: "image_url", image_url: { url: DATA_URL } },
     ]);
   });
@@ -82,14 +89,21 @@ describe("turn.start.attachments", () => {
     await client.finish();
     const content = harness.provider.requests[0]!.body.messages[1].content;
     expect(content).toEqual([
-      { type: "text", text: `look\n\n[The user attached:]\n- image dot.png (image/png, ${PNG.length} bytes) at ${file}\n[image dot.png: not shown to you here]` },
+      {
+        type: "text",
+        text:
+          `look\n\n[The user attached:]\n- image dot.png (image/png, ${PNG.length} bytes) at ${file}\n[image dot.png: not shown to you here]`,
+      },
     ]);
     expect(JSON.stringify(harness.provider.requests[0]!.body)).not.toContain("base64");
   });
 
   it("falls back to notes when the provider rejects images, for the rest of the session, without failing the turn", async () => {
     const file = await image();
-    const rejection = { status: 400, body: { error: { message: "This model does not support image input.", type: "invalid_request_error" } } };
+    const rejection = {
+      status: 400,
+      body: { error: { message: "This model does not support image input.", type: "invalid_request_error" } },
+    };
     const client = await harness.startServer([rejection, textResponse(["described"]), textResponse(["again"])]);
     turn(client, "look", [attach(file)]);
     expect(await terminal(client)).toMatchObject({ type: "turn.completed" });
@@ -108,7 +122,10 @@ describe("turn.start.attachments", () => {
 
   it("fails the turn as before when a provider error is not about images", async () => {
     const file = await image();
-    const client = await harness.startServer([{ status: 400, body: { error: { message: "bad request", type: "invalid_request_error" } } }]);
+    const client = await harness.startServer([{
+      status: 400,
+      body: { error: { message: "bad request", type: "invalid_request_error" } },
+    }]);
     turn(client, "look", [attach(file)]);
     expect(await terminal(client)).toMatchObject({ type: "turn.failed", code: "provider_error" });
     await client.finish();
@@ -183,8 +200,16 @@ describe("turn.start.attachments", () => {
       expect(await client.next("error")).toMatchObject({ request_id: "bad", code: "invalid_request", message });
     }
     turn(client, "  ", [], "empty");
-    expect(await client.next("error")).toMatchObject({ message: "prompt must be non-empty and no larger than 256 KiB" });
-    client.send({ type: "turn.start", request_id: "typed", session_id: client.sessionId, prompt: "x", attachments: [{ kind: "image", path: file }] });
+    expect(await client.next("error")).toMatchObject({
+      message: "prompt must be non-empty and no larger than 256 KiB",
+    });
+    client.send({
+      type: "turn.start",
+      request_id: "typed",
+      session_id: client.sessionId,
+      prompt: "x",
+      attachments: [{ kind: "image", path: file }],
+    });
     expect(await client.next("error")).toMatchObject({ code: "invalid_json" });
     // Exactly 16 is fine.
     harness.provider.push(textResponse(["ok"]));
@@ -208,11 +233,18 @@ describe("turn.start.attachments", () => {
     const key = await image("keys/credentials.png");
     const ssh = await image(".ssh/shot.png");
     const client = await harness.startServer([]);
-    const escapes = [foreign, path.join(harness.sandbox.workspace, "shared", "secret.png"), `${harness.sandbox.workspace}/${path.relative(harness.sandbox.workspace, foreign)}`];
+    const escapes = [
+      foreign,
+      path.join(harness.sandbox.workspace, "shared", "secret.png"),
+      `${harness.sandbox.workspace}/${path.relative(harness.sandbox.workspace, foreign)}`,
+    ];
     for (const file of escapes) {
       turn(client, "look", [attach(file)], "out");
       const error = await client.next("error");
-      expect(error).toMatchObject({ code: "invalid_request", message: `attach ${file}: resolves outside the workspace; path must remain within workspace` });
+      expect(error).toMatchObject({
+        code: "invalid_request",
+        message: `attach ${file}: resolves outside the workspace; path must remain within workspace`,
+      });
     }
     for (const file of [env, key, ssh]) {
       turn(client, "look", [attach(file)], "secret");

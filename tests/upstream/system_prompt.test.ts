@@ -10,8 +10,7 @@ import { terminal, useServerHarness } from "../support/server_harness.ts";
 
 const harness = useServerHarness();
 const NEEDS_NO_TOOLS = "system_prompt requires no_tools: true";
-const INVALID =
-  "system_prompt must be at most 16384 bytes, with no control characters other than line breaks and tabs";
+const INVALID = "system_prompt must be at most 16384 bytes, with no control characters other than line breaks and tabs";
 
 async function startError(fields: Record<string, unknown>) {
   await harness.startProvider([]);
@@ -48,12 +47,17 @@ describe("session.start.system_prompt", () => {
     client.turn("hi");
     expect(await terminal(client)).toMatchObject({ type: "turn.completed" });
     await client.finish();
-    expect(harness.provider.requests[0]!.body.messages[0]).toEqual({ role: "system", content: "Only a caller's words." });
+    expect(harness.provider.requests[0]!.body.messages[0]).toEqual({
+      role: "system",
+      content: "Only a caller's words.",
+    });
   });
 
   it("accepts exactly 16 KiB and leaves the configured prompt alone when absent", async () => {
     const prompt = "é".repeat(8192);
-    const client = await harness.startServer([textResponse(["a"])], { start: { no_tools: true, system_prompt: prompt } });
+    const client = await harness.startServer([textResponse(["a"])], {
+      start: { no_tools: true, system_prompt: prompt },
+    });
     client.turn("go");
     await terminal(client);
     await client.finish();
@@ -69,17 +73,35 @@ describe("session.start.system_prompt", () => {
   it("is refused with tools, as the session would run tools under instructions the owner never wrote", async () => {
     for (const fields of [{ system_prompt: "x" }, { system_prompt: "x", no_tools: false }]) {
       const { client, reply } = await startError(fields);
-      expect(reply).toMatchObject({ type: "error", request_id: "s1", code: "invalid_request", message: NEEDS_NO_TOOLS, fatal: false });
+      expect(reply).toMatchObject({
+        type: "error",
+        request_id: "s1",
+        code: "invalid_request",
+        message: NEEDS_NO_TOOLS,
+        fatal: false,
+      });
       // The connection stays usable: a correct session.start succeeds afterwards.
       client.send({ type: "session.start", request_id: "s2", cwd: harness.sandbox.workspace });
-      expect(await client.next(["session.started", "error"])).toMatchObject({ type: "session.started", request_id: "s2" });
+      expect(await client.next(["session.started", "error"])).toMatchObject({
+        type: "session.started",
+        request_id: "s2",
+      });
       await client.finish();
     }
     expect(harness.provider.requests).toHaveLength(0);
   });
 
   it("is refused over 16 KiB or with control characters other than line breaks and tabs", async () => {
-    for (const prompt of ["a".repeat(16_385), "é".repeat(8192) + "a", "bell\u0007", "cr\r\nlf", "esc\u001b[2J", "nul\u0000"]) {
+    for (
+      const prompt of [
+        "a".repeat(16_385),
+        "é".repeat(8192) + "a",
+        "bell\u0007",
+        "cr\r\nlf",
+        "esc\u001b[2J",
+        "nul\u0000",
+      ]
+    ) {
       const { client, reply } = await startError({ no_tools: true, system_prompt: prompt });
       expect(reply).toMatchObject({ type: "error", code: "invalid_request", message: INVALID });
       await client.finish();

@@ -9,7 +9,8 @@ describe("raceAbort", () => {
     const add = signal.addEventListener.bind(signal);
     const remove = signal.removeEventListener.bind(signal);
     signal.addEventListener = ((...args: Parameters<typeof add>) => (listeners++, add(...args))) as typeof add;
-    signal.removeEventListener = ((...args: Parameters<typeof remove>) => (listeners--, remove(...args))) as typeof remove;
+    signal.removeEventListener =
+      ((...args: Parameters<typeof remove>) => (listeners--, remove(...args))) as typeof remove;
     expect(await raceAbort(Promise.resolve(7), signal, () => "aborted")).toBe(7);
     await expect(raceAbort(Promise.reject(new Error("boom")), signal, () => "aborted")).rejects.toThrow("boom");
     expect(listeners).toBe(0);

@@ -1,6 +1,6 @@
 // The shared redactor as an attacker would try to slip a key past it: encoded, escaped, embedded.
 import { describe, expect, it } from "vitest";
-import { createRedactor, redactSecrets, REDACTED } from "../../lib/util/redact.ts";
+import { createRedactor, REDACTED, redactSecrets } from "../../lib/util/redact.ts";
 
 const KEY = "sk-live/AbC+123_xyz=?&";
 
@@ -13,8 +13,18 @@ describe("createRedactor", () => {
 
   it("redacts percent-encoded forms: encodeURIComponent, lower-case hex, every byte encoded, mixed", () => {
     const everyByte = [...Buffer.from(KEY)].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join("");
-    const mixed = [...KEY].map((char, index) => (index % 2 === 0 ? encodeURIComponent(char) : `%${char.charCodeAt(0).toString(16)}`)).join("");
-    for (const form of [encodeURIComponent(KEY), encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), everyByte, mixed]) {
+    const mixed = [...KEY].map((
+      char,
+      index,
+    ) => (index % 2 === 0 ? encodeURIComponent(char) : `%${char.charCodeAt(0).toString(16)}`)).join("");
+    for (
+      const form of [
+        encodeURIComponent(KEY),
+        encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+        everyByte,
+        mixed,
+      ]
+    ) {
       const out = redact(`https://x.test/?token=${form}&next=1`);
       expect(out, form).toBe(`https://x.test/?token=${REDACTED}&next=1`);
     }

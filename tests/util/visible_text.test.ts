@@ -13,8 +13,12 @@ describe("visibleText", () => {
   });
 
   it("escapes C0, DEL, C1, zero-width, BOM, separators, tags and lone surrogates", () => {
-    expect(visibleText("\u0000\u0007\u001b[31m\u007f\u0085\u009b")).toBe("\\u0000\\u0007\\u001b[31m\\u007f\\u0085\\u009b");
-    expect(visibleText("a\u200bb\u200dc\ufeffd\u2028e\u2029f\u00adg")).toBe("a\\u200bb\\u200dc\\ufeffd\\u2028e\\u2029f\\u00adg");
+    expect(visibleText("\u0000\u0007\u001b[31m\u007f\u0085\u009b")).toBe(
+      "\\u0000\\u0007\\u001b[31m\\u007f\\u0085\\u009b",
+    );
+    expect(visibleText("a\u200bb\u200dc\ufeffd\u2028e\u2029f\u00adg")).toBe(
+      "a\\u200bb\\u200dc\\ufeffd\\u2028e\\u2029f\\u00adg",
+    );
     expect(visibleText("x\u{e0041}y\ud800z")).toBe("x\\u{e0041}y\\ud800z");
   });
 
@@ -31,7 +35,10 @@ describe("visibleText", () => {
 
 describe("approvalTexts", () => {
   it("escapes the summary on one line and makes the detail default to it", () => {
-    expect(approvalTexts({ summary: "Read a\u202e.txt" })).toEqual({ summary: "Read a\\u202e.txt", detail: "Read a\\u202e.txt" });
+    expect(approvalTexts({ summary: "Read a\u202e.txt" })).toEqual({
+      summary: "Read a\\u202e.txt",
+      detail: "Read a\\u202e.txt",
+    });
     expect(approvalTexts({ summary: "Run: x\ny", detail: "x\ny" })).toEqual({ summary: "Run: x\\ny", detail: "x\ny" });
   });
 });

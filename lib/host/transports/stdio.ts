@@ -2,7 +2,7 @@
 import { FrameDecoder, waitForDrain } from "../../codec/index.ts";
 import { parseClientFrame } from "../frame_json.ts";
 import type { Sandbox } from "../../sandbox/index.ts";
-import { HostConnection, type ConnectionOutcome } from "../connection.ts";
+import { type ConnectionOutcome, HostConnection } from "../connection.ts";
 import type { HostLimits } from "../limits.ts";
 
 export interface StdioOptions {
@@ -23,7 +23,9 @@ const FLUSH_AFTER_FAILURE_MS = 250;
  * written so far have left (or the flush timed out), so that the caller may exit at once.
  */
 export async function serveStdio(options: StdioOptions): Promise<ConnectionOutcome> {
-  const output = options.output as NodeJS.WritableStream & Partial<Pick<import("node:stream").Writable, "cork" | "uncork">>;
+  const output = options.output as
+    & NodeJS.WritableStream
+    & Partial<Pick<import("node:stream").Writable, "cork" | "uncork">>;
   let corked = false;
   const uncork = (): void => {
     if (!corked) return;
@@ -56,7 +58,10 @@ export async function serveStdio(options: StdioOptions): Promise<ConnectionOutco
     log: options.log,
   });
   // A client that closed its read side (EPIPE) ends the connection instead of crashing the host.
-  options.output.on("error", (error: Error) => connection.fail(`failed to write code-mode host frame: ${error.message}`));
+  options.output.on(
+    "error",
+    (error: Error) => connection.fail(`failed to write code-mode host frame: ${error.message}`),
+  );
   // `data` events and a synchronous decoder: no promise or async-iterator step per chunk on the
   // delegate round trip (worker → frame → client → frame → worker), where latency is throughput.
   const input = options.input;

@@ -3,7 +3,7 @@
 // 401 for an upgrade without the listener's bearer token when it has one (listener_token.ts).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { Duplex } from "node:stream";
-import { WebSocketServer, type RawData, type WebSocket } from "ws";
+import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import { decodeFrameMessage, MAX_FRAME_BYTES } from "../../codec/index.ts";
 import { parseClientFrame } from "../frame_json.ts";
 import type { Sandbox } from "../../sandbox/index.ts";
@@ -34,7 +34,11 @@ export interface WsListener {
 }
 
 export async function listenWebSocket(options: WsListenerOptions): Promise<WsListener> {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES, perMessageDeflate: false });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_WEBSOCKET_MESSAGE_BYTES,
+    perMessageDeflate: false,
+  });
   const sockets = new Set<WebSocket>();
   const tokenCheck = options.token ? new TokenCheck(options.token) : null;
   const server: Server = createServer((request, response) => {

@@ -77,7 +77,8 @@ function applyChunks(path: string, content: string, chunks: UpdateChunk[]): Chun
     const where = `update ${path}: chunk ${number + 1} (patch line ${chunk.patchLine})`;
     if (chunk.context !== undefined) {
       const found = seek(lines, [chunk.context], cursor, false);
-      if (found === undefined) return { ok: false, error: `${where}: could not find the context line '${chunk.context}'` };
+      if (found === undefined)
+        return { ok: false, error: `${where}: could not find the context line '${chunk.context}'` };
       cursor = found + 1;
     }
     if (chunk.oldLines.length === 0) {
@@ -103,9 +104,11 @@ function applyChunks(path: string, content: string, chunks: UpdateChunk[]): Chun
   replacements.sort((a, b) => a.at - b.at);
   for (let index = 1; index < replacements.length; index += 1) {
     const before = replacements[index - 1]!;
-    if (before.at + before.length > replacements[index]!.at) return { ok: false, error: `update ${path}: two chunks change the same lines` };
+    if (before.at + before.length > replacements[index]!.at)
+      return { ok: false, error: `update ${path}: two chunks change the same lines` };
   }
-  for (const replacement of [...replacements].reverse()) lines.splice(replacement.at, replacement.length, ...replacement.lines);
+  for (const replacement of [...replacements].reverse())
+    lines.splice(replacement.at, replacement.length, ...replacement.lines);
   return { ok: true, content: lines.length === 0 ? "" : lines.join("\n") + "\n" };
 }
 
@@ -132,10 +135,27 @@ function seek(lines: string[], pattern: string[], start: number, endOfFile: bool
 }
 
 const PUNCTUATION: Record<string, string> = {
-  "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-", "\u2212": "-",
-  "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
-  "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"',
-  "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2009": " ", "\u202f": " ", "\u3000": " ",
+  "\u2010": "-",
+  "\u2011": "-",
+  "\u2012": "-",
+  "\u2013": "-",
+  "\u2014": "-",
+  "\u2015": "-",
+  "\u2212": "-",
+  "\u2018": "'",
+  "\u2019": "'",
+  "\u201a": "'",
+  "\u201b": "'",
+  "\u201c": '"',
+  "\u201d": '"',
+  "\u201e": '"',
+  "\u201f": '"',
+  "\u00a0": " ",
+  "\u2002": " ",
+  "\u2003": " ",
+  "\u2009": " ",
+  "\u202f": " ",
+  "\u3000": " ",
 };
 
 function normalizePunctuation(line: string): string {

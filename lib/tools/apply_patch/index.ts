@@ -1,7 +1,7 @@
 // The `apply_patch` tool (issue 15): a patch in the Codex CLI grammar, applied to every file it names or to none.
 
 import type { ResolvedConfig } from "../../config/index.ts";
-import { applyChanges, readWorkspaceFile, type FileChange } from "../file_change.ts";
+import { applyChanges, type FileChange, readWorkspaceFile } from "../file_change.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
@@ -58,14 +58,19 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
         const shape = checkRelativePath(path);
         if (shape !== undefined) return { error: `apply_patch ${path}: ${shape}` };
         if (probePath(context.workspace, path).escaped) {
-          return { error: confinementError("apply_patch", path, new WorkspacePathError("resolves outside the workspace")).message };
+          return {
+            error:
+              confinementError("apply_patch", path, new WorkspacePathError("resolves outside the workspace")).message,
+          };
         }
       }
       return {
         risk: "filesystem",
         summary: `Apply a patch: ${hunks.map(describeHunk).join(", ")}`,
         preview: async (runContext) => {
-          const computed = await compute(hunks, settings, runContext.workspace, runContext.config).catch(() => undefined);
+          const computed = await compute(hunks, settings, runContext.workspace, runContext.config).catch(() =>
+            undefined
+          );
           return computed?.ok === true ? diffOf(computed.files) : undefined;
         },
         run: (runContext) => runApplyPatch(hunks, settings, runContext),
@@ -75,7 +80,9 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
 }
 
 function hunkPaths(hunks: PatchHunk[]): string[] {
-  return hunks.flatMap((hunk) => (hunk.kind === "update" && hunk.moveTo !== undefined ? [hunk.path, hunk.moveTo] : [hunk.path]));
+  return hunks.flatMap((
+    hunk,
+  ) => (hunk.kind === "update" && hunk.moveTo !== undefined ? [hunk.path, hunk.moveTo] : [hunk.path]));
 }
 
 function describeHunk(hunk: PatchHunk): string {
@@ -89,14 +96,21 @@ function describeHunk(hunk: PatchHunk): string {
   }
 }
 
-async function compute(hunks: PatchHunk[], settings: ApplyPatchSettings, workspace: string, config?: ResolvedConfig): Promise<Computed> {
+async function compute(
+  hunks: PatchHunk[],
+  settings: ApplyPatchSettings,
+  workspace: string,
+  config?: ResolvedConfig,
+): Promise<Computed> {
   const meta = new Map<string, Meta>();
   let readError: string | undefined;
   const result = await applyPatch(hunks, async (path) => {
-    const existing = await readWorkspaceFile(workspace, path, "apply_patch", settings.maxWriteBytes, config).catch((error: unknown) => {
-      readError = error instanceof Error ? error.message : String(error);
-      throw error;
-    });
+    const existing = await readWorkspaceFile(workspace, path, "apply_patch", settings.maxWriteBytes, config).catch(
+      (error: unknown) => {
+        readError = error instanceof Error ? error.message : String(error);
+        throw error;
+      },
+    );
     if (existing === undefined) return undefined;
     const text = decodeText(existing.bytes);
     if (text === undefined) {
@@ -106,7 +120,10 @@ async function compute(hunks: PatchHunk[], settings: ApplyPatchSettings, workspa
     meta.set(path, { mode: existing.mode, bom: text.bom });
     // CRLF files are patched in LF form and written back as CRLF.
     return { content: text.crlf ? text.content.replaceAll("\r\n", "\n") : text.content, crlf: text.crlf };
-  }).catch((error: unknown) => ({ ok: false as const, error: readError ?? (error instanceof Error ? error.message : String(error)) }));
+  }).catch((error: unknown) => ({
+    ok: false as const,
+    error: readError ?? (error instanceof Error ? error.message : String(error)),
+  }));
   if (!result.ok) return { ok: false, error: result.error };
   return { ok: true, files: result.files, meta, summary: result.summary };
 }
@@ -115,7 +132,11 @@ function diffOf(files: Map<string, FinalState>): string {
   return [...files.entries()].map(([path, state]) => unifiedDiff(path, state.before, state.after)).join("");
 }
 
-async function runApplyPatch(hunks: PatchHunk[], settings: ApplyPatchSettings, context: ToolContext): Promise<ToolOutcome> {
+async function runApplyPatch(
+  hunks: PatchHunk[],
+  settings: ApplyPatchSettings,
+  context: ToolContext,
+): Promise<ToolOutcome> {
   if (context.signal.aborted) return cancelledOutcome("apply_patch cancelled");
   try {
     const computed = await compute(hunks, settings, context.workspace, context.config);
@@ -130,7 +151,8 @@ async function runApplyPatch(hunks: PatchHunk[], settings: ApplyPatchSettings, c
       const meta = computed.meta.get(state.movedFrom ?? path) ?? computed.meta.get(path);
       const content = state.crlf ? state.after.replaceAll("\n", "\r\n") : state.after;
       const data = encodeText({ content, bom: meta?.bom ?? false });
-      if (data.length > settings.maxWriteBytes) return failure(`apply_patch: ${path} would exceed the ${settings.maxWriteBytes} byte limit`, "limit");
+      if (data.length > settings.maxWriteBytes)
+        return failure(`apply_patch: ${path} would exceed the ${settings.maxWriteBytes} byte limit`, "limit");
       changes.push({ kind: "write", path, data, ...(meta === undefined ? {} : { mode: meta.mode }) });
     }
     if (context.signal.aborted) return cancelledOutcome("apply_patch cancelled");

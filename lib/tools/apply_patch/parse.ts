@@ -144,7 +144,9 @@ function parseChunk(lines: string[], start: number, last: number, first: boolean
     } else {
       return {
         ok: false,
-        error: `unexpected line at patch line ${index + 1}: '${line}'; every line of a chunk starts with ' ' (context), '+' (added) or '-' (removed)`,
+        error: `unexpected line at patch line ${
+          index + 1
+        }: '${line}'; every line of a chunk starts with ' ' (context), '+' (added) or '-' (removed)`,
       };
     }
     body += 1;

@@ -6,7 +6,7 @@ import type { ObjectSchema } from "../schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "../schema.ts";
 import type { NestedCalls, Tool, ToolContext, ToolOutcome } from "../types.ts";
 import { execOutput } from "./output.ts";
-import { processSandbox, type ExecSandbox } from "./process_sandbox.ts";
+import { type ExecSandbox, processSandbox } from "./process_sandbox.ts";
 import { runCell } from "./run_cell.ts";
 
 export type { NestedCallRequest, NestedCalls } from "../types.ts";
@@ -63,7 +63,9 @@ export function createExecTool(settings: ExecSettings, owner?: ExecSandbox): Too
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
       return {
         risk: "read_only",
-        summary: `Run ${Buffer.byteLength(code)} bytes of JavaScript in the exec sandbox; nested tool calls are approved one by one`,
+        summary: `Run ${
+          Buffer.byteLength(code)
+        } bytes of JavaScript in the exec sandbox; nested tool calls are approved one by one`,
         run: (context) => runExec(code, timeoutSeconds, settings, context, openSession),
       };
     },
@@ -110,7 +112,9 @@ async function runExec(
     case "cancelled":
       return failure(text, "cancelled", truncated);
     case "result":
-      return result.end.errorText === null ? { success: true, output: text, truncated } : failure(text, "failed", truncated);
+      return result.end.errorText === null
+        ? { success: true, output: text, truncated }
+        : failure(text, "failed", truncated);
   }
 }
 
@@ -157,5 +161,10 @@ function parseOutput(output: string): unknown {
 }
 
 function toDefinition(tool: { name: string; description: string }): ToolDefinition {
-  return { name: tool.name, tool_name: { name: tool.name, namespace: null }, description: tool.description, kind: "function" };
+  return {
+    name: tool.name,
+    tool_name: { name: tool.name, namespace: null },
+    description: tool.description,
+    kind: "function",
+  };
 }

@@ -7,17 +7,20 @@ export type CellEnd =
   | { kind: "timed_out"; seconds: number }
   | { kind: "cancelled" };
 
-export function execOutput(items: readonly ContentItem[], end: CellEnd, limitBytes: number): { text: string; truncated: boolean } {
+export function execOutput(
+  items: readonly ContentItem[],
+  end: CellEnd,
+  limitBytes: number,
+): { text: string; truncated: boolean } {
   const parts: string[] = [];
   for (const item of items) if (item.type === "input_text") parts.push(item.text);
   if (end.kind === "result" && end.errorText !== null) parts.push(`Script error:\n${end.errorText}`);
   const body = parts.join("\n");
-  const trailer =
-    end.kind === "timed_out"
-      ? `Script terminated: timed out after ${end.seconds} seconds`
-      : end.kind === "cancelled"
-        ? "Script terminated: cancelled"
-        : undefined;
+  const trailer = end.kind === "timed_out"
+    ? `Script terminated: timed out after ${end.seconds} seconds`
+    : end.kind === "cancelled"
+    ? "Script terminated: cancelled"
+    : undefined;
   if (trailer === undefined) return cutToBytes(body, limitBytes);
   if (body === "") return cutToBytes(trailer, limitBytes);
   // Keep the termination line whole: cut the cell's own output to make room for it.
@@ -27,7 +30,11 @@ export function execOutput(items: readonly ContentItem[], end: CellEnd, limitByt
 }
 
 /** `text` cut to at most `maxBytes` UTF-8 bytes at a character boundary. */
-export function cutToBytes(text: string, maxBytes: number, alreadyTruncated = false): { text: string; truncated: boolean } {
+export function cutToBytes(
+  text: string,
+  maxBytes: number,
+  alreadyTruncated = false,
+): { text: string; truncated: boolean } {
   // UTF-16 length × 3 bounds the UTF-8 size, so most texts skip the byte count.
   if (text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) return { text, truncated: alreadyTruncated };
   const bytes = Buffer.from(text);

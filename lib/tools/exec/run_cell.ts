@@ -50,10 +50,14 @@ export async function runCell(run: CellRun): Promise<{ items: ContentItem[]; end
         const ended = await terminate(run.session, cell.id, observing);
         items.push(...ended.items);
         if (ended.kind === "result") return { items, end: { kind: "result", errorText: ended.errorText } };
-        return { items, end: next === "timed_out" ? { kind: "timed_out", seconds: run.timeoutSeconds } : { kind: "cancelled" } };
+        return {
+          items,
+          end: next === "timed_out" ? { kind: "timed_out", seconds: run.timeoutSeconds } : { kind: "cancelled" },
+        };
       }
       const observation = unwrap(next);
-      if (observation === undefined) return { items, end: { kind: "result", errorText: "exec runtime ended unexpectedly" } };
+      if (observation === undefined)
+        return { items, end: { kind: "result", errorText: "exec runtime ended unexpectedly" } };
       items.push(...observation.items);
       if (observation.kind === "result") return { items, end: { kind: "result", errorText: observation.errorText } };
       // Terminated from elsewhere: the sandbox (and so the server) is shutting down.

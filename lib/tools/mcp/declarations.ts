@@ -11,10 +11,14 @@ export function mcpDeclarations(tools: readonly McpTool[]): string {
     const doc = tool.description.replace(/\s+/g, " ").replace(/\*\//g, "* /").trim();
     const name = cellName(tool.name);
     const declaration = `declare function ${name}(args: ${schemaType(tool.inputSchema, 0)}): Promise<unknown>;`;
-    const bounded = declaration.length > MAX_DECLARATION_CHARS ? `declare function ${name}(args: object): Promise<unknown>;` : declaration;
+    const bounded = declaration.length > MAX_DECLARATION_CHARS
+      ? `declare function ${name}(args: object): Promise<unknown>;`
+      : declaration;
     return `/** ${doc} */\n${bounded}`;
   });
-  return ["MCP tools, each `tools.<name>(args)` in a cell (`-` in a name becomes `_`):", "```ts", ...lines, "```"].join("\n");
+  return ["MCP tools, each `tools.<name>(args)` in a cell (`-` in a name becomes `_`):", "```ts", ...lines, "```"].join(
+    "\n",
+  );
 }
 
 /** The name a cell's `tools` object uses (the sandbox runtime makes every tool name an identifier). */
@@ -31,7 +35,8 @@ export function schemaType(schema: unknown, depth: number): string {
   if ("const" in s) return JSON.stringify(s.const);
   for (const key of ["anyOf", "oneOf"]) {
     const options = s[key];
-    if (Array.isArray(options) && options.length > 0) return options.map((option) => schemaType(option, depth + 1)).join(" | ");
+    if (Array.isArray(options) && options.length > 0)
+      return options.map((option) => schemaType(option, depth + 1)).join(" | ");
   }
   const type = s.type;
   if (Array.isArray(type)) return type.map((one) => schemaType({ ...s, type: one }, depth)).join(" | ");
@@ -52,12 +57,15 @@ export function schemaType(schema: unknown, depth: number): string {
     case "object":
     case undefined: {
       const properties = s.properties;
-      if (typeof properties !== "object" || properties === null) return type === "object" ? "Record<string, unknown>" : "unknown";
+      if (typeof properties !== "object" || properties === null)
+        return type === "object" ? "Record<string, unknown>" : "unknown";
       const required = new Set(Array.isArray(s.required) ? s.required : []);
       const fields = Object.entries(properties as Record<string, unknown>).map(([key, value]) => {
         const name = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : JSON.stringify(key);
         const description = (value as { description?: unknown })?.description;
-        const comment = typeof description === "string" ? ` /* ${description.replace(/\s+/g, " ").replace(/\*\//g, "* /").slice(0, 120)} */` : "";
+        const comment = typeof description === "string"
+          ? ` /* ${description.replace(/\s+/g, " ").replace(/\*\//g, "* /").slice(0, 120)} */`
+          : "";
         return `${name}${required.has(key) ? "" : "?"}: ${schemaType(value, depth + 1)};${comment}`;
       });
       return fields.length === 0 ? "{}" : `{ ${fields.join(" ")} }`;

@@ -3,7 +3,15 @@
 import { cutToBytes } from "../../util/text_bounds.ts";
 import type { ToolOutcome } from "../types.ts";
 
-type ContentItem = { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown; uri?: unknown; resource?: unknown; name?: unknown };
+type ContentItem = {
+  type?: unknown;
+  text?: unknown;
+  data?: unknown;
+  mimeType?: unknown;
+  uri?: unknown;
+  resource?: unknown;
+  name?: unknown;
+};
 
 export type McpCallResult = { content?: unknown; structuredContent?: unknown; isError?: unknown; toolResult?: unknown };
 
@@ -22,7 +30,12 @@ export function mcpOutcome(result: McpCallResult, outputLimitBytes: number): Too
   const truncated = cut.length < text.length;
   if (result.isError === true) return { success: false, output: cut, truncated, error: "failed" };
   const structured = result.structuredContent;
-  return { success: true, output: cut, truncated, ...(structured === undefined || structured === null ? {} : { structured }) };
+  return {
+    success: true,
+    output: cut,
+    truncated,
+    ...(structured === undefined || structured === null ? {} : { structured }),
+  };
 }
 
 function describeItem(item: ContentItem): string {
@@ -40,7 +53,9 @@ function describeItem(item: ContentItem): string {
       const resource = (item.resource ?? {}) as { uri?: unknown; text?: unknown; blob?: unknown; mimeType?: unknown };
       if (typeof resource.text === "string") return resource.text;
       const bytes = typeof resource.blob === "string" ? base64Bytes(resource.blob) : 0;
-      return `[resource: ${String(resource.uri ?? "")}, ${String(resource.mimeType ?? "unknown type")}, ${bytes} bytes]`;
+      return `[resource: ${String(resource.uri ?? "")}, ${
+        String(resource.mimeType ?? "unknown type")
+      }, ${bytes} bytes]`;
     }
     default:
       return `[${String(item.type)} content]`;

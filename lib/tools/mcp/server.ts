@@ -116,7 +116,10 @@ export class McpServer {
     }
     const client = this.#client;
     if (this.#state !== "ready" || client === undefined) {
-      throw new McpToolError("unavailable", `MCP server ${this.name} is not running${this.#reason ? `: ${this.#reason}` : ""}`);
+      throw new McpToolError(
+        "unavailable",
+        `MCP server ${this.name} is not running${this.#reason ? `: ${this.#reason}` : ""}`,
+      );
     }
     const timeoutMs = this.config.tool_timeout_sec * 1000;
     try {
@@ -136,7 +139,10 @@ export class McpServer {
           `MCP tool ${tool} of server ${this.name} timed out after ${this.config.tool_timeout_sec} seconds (tool_timeout_sec); the call was cancelled`,
         );
       }
-      throw new McpToolError("failed", `MCP server ${this.name}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new McpToolError(
+        "failed",
+        `MCP server ${this.name}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -152,7 +158,10 @@ export class McpServer {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new Error(`did not answer initialize and tools/list within ${timeoutSec} seconds (startup_timeout_sec)`)),
+        () =>
+          reject(
+            new Error(`did not answer initialize and tools/list within ${timeoutSec} seconds (startup_timeout_sec)`),
+          ),
         timeoutSec * 1000,
       );
     });
@@ -202,7 +211,8 @@ export class McpServer {
       const headers: Record<string, string> = { ...config.http_headers };
       if (config.bearer_token_env_var !== undefined) {
         const token = this.#env.env[config.bearer_token_env_var];
-        if (token === undefined || token === "") throw new Error(`environment variable ${config.bearer_token_env_var} is not set`);
+        if (token === undefined || token === "")
+          throw new Error(`environment variable ${config.bearer_token_env_var} is not set`);
         headers.Authorization = `Bearer ${token}`;
       }
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
@@ -240,7 +250,9 @@ export class McpServer {
   #onClose(client: Client): void {
     if (client !== this.#client || this.#closed || this.#state !== "ready") return;
     this.#client = undefined;
-    const reason = this.#restarted ? "the server exited again after one restart" : "the server exited; it is restarted on the next call";
+    const reason = this.#restarted
+      ? "the server exited again after one restart"
+      : "the server exited; it is restarted on the next call";
     this.#env.log.warn(`mcp server ${this.name}: ${reason}`);
     this.#set(this.#restarted ? "failed" : "exited", reason);
   }

@@ -4,8 +4,8 @@ import { cutToBytes } from "../../util/text_bounds.ts";
 import { failure } from "../outcome.ts";
 import type { Risk, Tool } from "../types.ts";
 import { mcpToolName } from "./names.ts";
-import { mcpOutcome, type McpCallResult } from "./result.ts";
-import { McpToolError, type McpServer, type McpToolInfo } from "./server.ts";
+import { type McpCallResult, mcpOutcome } from "./result.ts";
+import { type McpServer, McpToolError, type McpToolInfo } from "./server.ts";
 
 const MAX_SUMMARY_ARGUMENT_BYTES = 2048;
 
@@ -37,7 +37,10 @@ export function createMcpTool(server: McpServer, info: McpToolInfo): McpTool {
         summary: `MCP server ${server.name}, tool ${info.name}${readOnly ? " (read-only)" : ""}: ${shown}`,
         async run(context) {
           try {
-            const result = await server.call(info.name, record, { signal: context.signal, onProgress: context.progress });
+            const result = await server.call(info.name, record, {
+              signal: context.signal,
+              onProgress: context.progress,
+            });
             return mcpOutcome(result as McpCallResult, context.config.tools.output_limit_bytes);
           } catch (error) {
             if (error instanceof McpToolError) return failure(error.message, error.code);

@@ -4,7 +4,14 @@
 import { relative } from "node:path";
 import { isSecretLikePath } from "../secret_paths.ts";
 import type { Risk } from "../types.ts";
-import { canonicalWorkspace, checkRelativePath, confinementError, probePath, resolveExisting, WorkspacePathError } from "../workspace_path.ts";
+import {
+  canonicalWorkspace,
+  checkRelativePath,
+  confinementError,
+  probePath,
+  resolveExisting,
+  WorkspacePathError,
+} from "../workspace_path.ts";
 
 /** `path` as given, or the workspace root for undefined, "" and "." */
 export function givenPath(path: string | undefined): string {
@@ -18,7 +25,8 @@ export function checkSearchPath(tool: string, workspace: string, path: string): 
     if (shape !== undefined) return { error: shape };
   }
   const probe = probePath(workspace, path);
-  if (probe.escaped) return { error: confinementError(tool, path, new WorkspacePathError("resolves outside the workspace")).message };
+  if (probe.escaped)
+    return { error: confinementError(tool, path, new WorkspacePathError("resolves outside the workspace")).message };
   const secret = path !== "." && (isSecretLikePath(path) || isSecretLikePath(probe.resolvedRelative));
   return { risk: secret ? "filesystem" : "read_only" };
 }

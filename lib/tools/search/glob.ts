@@ -20,7 +20,8 @@ export function createGlobTool(): Tool {
     properties: {
       pattern: {
         type: "string",
-        description: "A glob relative to `path`: `*` and `?` stay in one folder, `**` crosses folders, `{a,b}` and `[abc]` work (e.g. `**/*.ts`, `src/*/index.{js,ts}`)",
+        description:
+          "A glob relative to `path`: `*` and `?` stay in one folder, `**` crosses folders, `{a,b}` and `[abc]` work (e.g. `**/*.ts`, `src/*/index.{js,ts}`)",
       },
       path: { type: "string", description: "The folder the pattern is relative to (default: the workspace root)" },
     },
@@ -29,8 +30,7 @@ export function createGlobTool(): Tool {
   };
   return {
     name: "glob",
-    description:
-      "Find files by name pattern; read-only, never asks. Prefer this over bash find/ls to locate files. " +
+    description: "Find files by name pattern; read-only, never asks. Prefer this over bash find/ls to locate files. " +
       `Prints workspace-relative paths, one per line, sorted; honours .gitignore; at most ${GLOB_MAX_RESULTS}.`,
     parameters,
     prepare(args, context) {
@@ -86,6 +86,8 @@ async function runGlob(matcher: GlobMatcher, path: string, context: ToolContext)
     }
   }
   if (found.length === 0) return { success: true, output: "No files matched.", truncated: false };
-  const notice = total > found.length ? [`… ${total - found.length} more files not shown (at most ${GLOB_MAX_RESULTS}); narrow the pattern`] : [];
+  const notice = total > found.length
+    ? [`… ${total - found.length} more files not shown (at most ${GLOB_MAX_RESULTS}); narrow the pattern`]
+    : [];
   return { success: true, output: [...found, ...notice].join("\n"), truncated: total > found.length };
 }

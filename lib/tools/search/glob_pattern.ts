@@ -1,7 +1,10 @@
 // Glob patterns for the glob tool and grep's `glob` filter: `*` and `?` stay within one folder, `**` crosses
 // folders, `[...]` is a character class, `{a,b}` picks one of its comma-separated parts.
 
-export type GlobMatcher = { test(path: string): boolean; /** The folders before the first wildcard ("" for none). */ literalPrefix: string };
+export type GlobMatcher = {
+  test(path: string): boolean; /** The folders before the first wildcard ("" for none). */
+  literalPrefix: string;
+};
 
 export function compileGlob(pattern: string): GlobMatcher | { error: string } {
   const source = translate(pattern, 0, false);
@@ -13,7 +16,10 @@ export function compileGlob(pattern: string): GlobMatcher | { error: string } {
     if (/[*?[{\\]/.test(segment)) break;
     literal.push(segment);
   }
-  return { test: (path) => regex.test(path), literalPrefix: literal.filter((part) => part !== "" && part !== ".").join("/") };
+  return {
+    test: (path) => regex.test(path),
+    literalPrefix: literal.filter((part) => part !== "" && part !== ".").join("/"),
+  };
 }
 
 type Translated = { text: string; end: number } | { error: string };

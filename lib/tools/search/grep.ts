@@ -27,11 +27,25 @@ export function createGrepTool(): Tool {
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
-      pattern: { type: "string", description: "A JavaScript regular expression, matched line by line (e.g. `function\\s+load`, `TODO|FIXME`)" },
-      path: { type: "string", description: "A folder or file to search, relative to the workspace (default: the whole workspace)" },
-      glob: { type: "string", description: "Only files matching this glob, e.g. `*.ts` (matched against the file name) or `src/**/*.test.ts`" },
+      pattern: {
+        type: "string",
+        description: "A JavaScript regular expression, matched line by line (e.g. `function\\s+load`, `TODO|FIXME`)",
+      },
+      path: {
+        type: "string",
+        description: "A folder or file to search, relative to the workspace (default: the whole workspace)",
+      },
+      glob: {
+        type: "string",
+        description: "Only files matching this glob, e.g. `*.ts` (matched against the file name) or `src/**/*.test.ts`",
+      },
       ignore_case: { type: "boolean", description: "Match case-insensitively (default false)" },
-      max_results: { type: "integer", minimum: 1, maximum: MAX_RESULTS, description: `At most this many matching lines (default ${GREP_DEFAULT_RESULTS})` },
+      max_results: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_RESULTS,
+        description: `At most this many matching lines (default ${GREP_DEFAULT_RESULTS})`,
+      },
     },
     required: ["pattern"],
     additionalProperties: false,
@@ -63,7 +77,9 @@ export function createGrepTool(): Tool {
       if ("error" in check) return check;
       return {
         risk: check.risk,
-        summary: `Search ${path === "." ? "the workspace" : path} for /${value.pattern}/${value.ignore_case === true ? "i" : ""}${value.glob === undefined ? "" : ` in ${value.glob}`}`,
+        summary: `Search ${path === "." ? "the workspace" : path} for /${value.pattern}/${
+          value.ignore_case === true ? "i" : ""
+        }${value.glob === undefined ? "" : ` in ${value.glob}`}`,
         run: (runContext) =>
           runGrep(
             {
@@ -157,9 +173,18 @@ async function runGrep(plan: GrepPlan, context: ToolContext): Promise<ToolOutcom
     }
   }
   const notices: string[] = [];
-  if (total > lines.length) notices.push(`… ${total - lines.length} more matching lines not shown (at most ${plan.max}); narrow the pattern, path or glob`);
-  if (secretSkipped > 0) notices.push(`(${secretSkipped} secret-like file${secretSkipped === 1 ? "" : "s"} not searched; read asks before opening them)`);
-  if (largeSkipped > 0) notices.push(`(${largeSkipped} file${largeSkipped === 1 ? "" : "s"} over ${MAX_FILE_BYTES} bytes not searched)`);
+  if (total > lines.length)
+    notices.push(
+      `… ${total - lines.length} more matching lines not shown (at most ${plan.max}); narrow the pattern, path or glob`,
+    );
+  if (secretSkipped > 0)
+    notices.push(
+      `(${secretSkipped} secret-like file${
+        secretSkipped === 1 ? "" : "s"
+      } not searched; read asks before opening them)`,
+    );
+  if (largeSkipped > 0)
+    notices.push(`(${largeSkipped} file${largeSkipped === 1 ? "" : "s"} over ${MAX_FILE_BYTES} bytes not searched)`);
   const body = lines.length === 0 ? "No matches." : lines.join("\n");
   return { success: true, output: [body, ...notices].join("\n"), truncated: total > lines.length };
 }
@@ -242,7 +267,11 @@ export function searchText(text: string, regex: RegExp, found: (line: number, te
       regex.lastIndex = lineEnd + 1;
       continue;
     }
-    for (let index = text.indexOf("\n", counted); index >= 0 && index < lineStart; index = text.indexOf("\n", index + 1)) {
+    for (
+      let index = text.indexOf("\n", counted);
+      index >= 0 && index < lineStart;
+      index = text.indexOf("\n", index + 1)
+    ) {
       lineNumber += 1;
       counted = index + 1;
     }

@@ -17,8 +17,16 @@ export function createListTool(): Tool {
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
-      path: { type: "string", description: "The folder to list, relative to the workspace (default: the workspace root)" },
-      depth: { type: "integer", minimum: 1, maximum: MAX_DEPTH, description: "How many levels of folders to show (default 2)" },
+      path: {
+        type: "string",
+        description: "The folder to list, relative to the workspace (default: the workspace root)",
+      },
+      depth: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_DEPTH,
+        description: "How many levels of folders to show (default 2)",
+      },
     },
     required: [],
     additionalProperties: false,
@@ -67,7 +75,10 @@ async function runList(path: string, depth: number, context: ToolContext): Promi
       last = Date.now();
     }
   }
-  if (rows.length === 0) return { success: true, output: `${path === "." ? "The workspace" : path} is empty.`, truncated: false };
-  const notice = total > rows.length ? [`… ${total - rows.length} more entries not shown (at most ${LIST_MAX_ENTRIES}); list a subfolder or lower depth`] : [];
+  if (rows.length === 0)
+    return { success: true, output: `${path === "." ? "The workspace" : path} is empty.`, truncated: false };
+  const notice = total > rows.length
+    ? [`… ${total - rows.length} more entries not shown (at most ${LIST_MAX_ENTRIES}); list a subfolder or lower depth`]
+    : [];
   return { success: true, output: [...rows, ...notice].join("\n"), truncated: total > rows.length };
 }

@@ -2,10 +2,10 @@
 // the way honoured (those of the folders above the start too, and .git/info/exclude), ignored folders never
 // entered, symbolic links reported but never followed. Synchronous for speed; the caller yields now and then.
 
-import { readdirSync, readFileSync, type Dirent } from "node:fs";
+import { type Dirent, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setImmediate } from "node:timers";
-import { matchRules, parseGitignore, type IgnoreRule } from "./gitignore.ts";
+import { type IgnoreRule, matchRules, parseGitignore } from "./gitignore.ts";
 
 export type WalkEntry = {
   /** Workspace-relative, `/`-separated. */
@@ -40,7 +40,13 @@ export function* walk(workspace: string, start: string, options: WalkOptions = {
   yield* walkDir(workspace, start, 1, levels, options);
 }
 
-function* walkDir(workspace: string, dir: string, depth: number, levels: IgnoreLevel[], options: WalkOptions): Generator<WalkEntry> {
+function* walkDir(
+  workspace: string,
+  dir: string,
+  depth: number,
+  levels: IgnoreLevel[],
+  options: WalkOptions,
+): Generator<WalkEntry> {
   let entries: Dirent[];
   try {
     entries = readdirSync(join(workspace, dir), { withFileTypes: true });
@@ -58,7 +64,13 @@ function* walkDir(workspace: string, dir: string, depth: number, levels: IgnoreL
     const name = entry.name;
     if (name === ".git") continue;
     const path = dir === "" ? name : `${dir}/${name}`;
-    const kind = entry.isDirectory() ? "directory" : entry.isFile() ? "file" : entry.isSymbolicLink() ? "symlink" : "other";
+    const kind = entry.isDirectory()
+      ? "directory"
+      : entry.isFile()
+      ? "file"
+      : entry.isSymbolicLink()
+      ? "symlink"
+      : "other";
     if (isIgnored(levels, path, kind === "directory")) continue;
     yield { path, kind, depth };
     if (kind !== "directory") continue;

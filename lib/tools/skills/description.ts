@@ -36,7 +36,10 @@ function frontMatterDescription(lines: string[]): string {
         block.push(next.trim());
       }
       value = block.join(" ");
-    } else if ((value.startsWith('"') && value.endsWith('"') && value.length >= 2) || (value.startsWith("'") && value.endsWith("'") && value.length >= 2)) {
+    } else if (
+      (value.startsWith('"') && value.endsWith('"') && value.length >= 2) ||
+      (value.startsWith("'") && value.endsWith("'") && value.length >= 2)
+    ) {
       value = value.slice(1, -1);
     }
     return value.replace(/\s+/g, " ").trim();

@@ -24,7 +24,11 @@ export type DiscoverOptions = { warn?: (text: string) => void };
 const DESCRIPTION_SCAN_BYTES = 65_536;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-export async function discoverSkills(config: ResolvedConfig, workspace: string, options: DiscoverOptions = {}): Promise<Skill[]> {
+export async function discoverSkills(
+  config: ResolvedConfig,
+  workspace: string,
+  options: DiscoverOptions = {},
+): Promise<Skill[]> {
   const warn = options.warn ?? ((text: string) => process.stderr.write(`${text}\n`));
   const roots: string[] = [];
   if (config.skills.scan_projects) {
@@ -32,7 +36,9 @@ export async function discoverSkills(config: ResolvedConfig, workspace: string, 
     const canonicalWorkspace = await realpath(workspace).catch(() => workspace);
     if (projectRoot !== undefined) {
       if (isInside(canonicalWorkspace, projectRoot)) roots.push(projectRoot);
-      else warn(`warning: skills.project_dir ${config.skills.project_dir} resolves outside the workspace; its skills are ignored`);
+      else warn(
+          `warning: skills.project_dir ${config.skills.project_dir} resolves outside the workspace; its skills are ignored`,
+        );
     }
   }
   const userRoot = await canonicalRoot(config.skills.user_dir);

@@ -34,7 +34,11 @@ export function createReadSkillTool(skills: Skill[], config: ResolvedConfig): To
       return {
         risk: "read_only",
         summary: `Load skill ${name}`,
-        run: (context) => (context.signal.aborted ? Promise.resolve(cancelledOutcome("read_skill cancelled")) : readSkill(skill, maxBytes)),
+        run: (
+          context,
+        ) => (context.signal.aborted
+          ? Promise.resolve(cancelledOutcome("read_skill cancelled"))
+          : readSkill(skill, maxBytes)),
       };
     },
   };

@@ -53,7 +53,11 @@ export type FetchRequest = {
   autoApproved: boolean;
 };
 
-export async function runWebFetch(call: FetchRequest, settings: FetchSettings, signal: AbortSignal): Promise<ToolOutcome> {
+export async function runWebFetch(
+  call: FetchRequest,
+  settings: FetchSettings,
+  signal: AbortSignal,
+): Promise<ToolOutcome> {
   if (signal.aborted) return cancelledOutcome("web fetch cancelled");
   const deadline = AbortSignal.timeout(settings.timeoutMs);
   const combined = AbortSignal.any([signal, deadline]);
@@ -63,7 +67,10 @@ export async function runWebFetch(call: FetchRequest, settings: FetchSettings, s
     let current = call.url;
     let redirects = 0;
     for (;;) {
-      const destination = await abortable(resolveDestination(current.hostname, settings.resolver, settings.allowed), combined);
+      const destination = await abortable(
+        resolveDestination(current.hostname, settings.resolver, settings.allowed),
+        combined,
+      );
       if (!destination.ok) return fail(destination.error);
       const proxy = chooseProxy(current, settings.proxy);
       if (!proxy.ok) return fail(proxy.error);
@@ -85,7 +92,8 @@ export async function runWebFetch(call: FetchRequest, settings: FetchSettings, s
         } catch {
           return fail(`invalid redirect location ${JSON.stringify(location)}`);
         }
-        if (Buffer.byteLength(next.href, "utf8") > MAX_URL_BYTES) return fail(`redirect url exceeds ${MAX_URL_BYTES} bytes`);
+        if (Buffer.byteLength(next.href, "utf8") > MAX_URL_BYTES)
+          return fail(`redirect url exceeds ${MAX_URL_BYTES} bytes`);
         const shape = checkUrlShape(next);
         if (shape !== undefined) return fail(shape);
         if (call.autoApproved && !isAutoApproved(next, settings.autoApproveDomains)) {
@@ -141,7 +149,9 @@ async function readResponse(
     kind = classifyMediaType(type);
     if (kind === undefined) {
       discard(response.body);
-      return failure(`URL: ${url.href}\nStatus: ${status}\nweb_fetch returns text only; ${type} is not a text content type`);
+      return failure(
+        `URL: ${url.href}\nStatus: ${status}\nweb_fetch returns text only; ${type} is not a text content type`,
+      );
     }
   }
   const { bytes, cut } = await readCapped(response.body, settings.maxBytes);
@@ -156,7 +166,9 @@ async function readResponse(
   const stopped = cut ? ` (download stopped at ${settings.maxBytes} bytes)` : "";
   const total = codePointLength(text);
   const header = (start: number, end: number): string =>
-    `URL: ${url.href}\nStatus: ${status}\nContent-Type: ${contentType ?? "unknown"}\nCharacters: ${start}-${end} of ${total}${stopped}\n\n`;
+    `URL: ${url.href}\nStatus: ${status}\nContent-Type: ${
+      contentType ?? "unknown"
+    }\nCharacters: ${start}-${end} of ${total}${stopped}\n\n`;
   // The widest header this page can have: end ≤ total.
   const headerBytes = Buffer.byteLength(header(Math.min(offset, total), total), "utf8");
   const budget = Math.max(1, settings.outputLimitBytes - headerBytes - TRAILER_RESERVE);
@@ -170,7 +182,6 @@ async function readResponse(
   if (status >= 400) return failure(output, "failed", truncated);
   return { success: true, output, truncated };
 }
-
 
 function decode(bytes: Buffer, charset: string | undefined, cut: boolean): string {
   let decoder: TextDecoder;

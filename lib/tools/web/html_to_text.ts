@@ -12,18 +12,88 @@ export type HtmlToTextOptions = {
   width?: number;
 };
 
-const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "param",
+  "source",
+  "track",
+  "wbr",
+]);
 /** Elements whose content is raw text up to the matching end tag. */
 const RAW_TEXT = new Set(["script", "style", "title", "textarea", "xmp", "noembed", "noframes"]);
 /** Raw-text elements whose content is shown. */
 const RAW_TEXT_SHOWN = new Set(["textarea", "xmp"]);
 /** Elements dropped with everything inside. */
-const DROPPED = new Set(["head", "noscript", "template", "svg", "math", "iframe", "object", "canvas", "select", "audio", "video", "map"]);
-const PARAGRAPH = new Set(["p", "pre", "blockquote", "table", "ul", "ol", "dl", "hr", "figure", "h1", "h2", "h3", "h4", "h5", "h6"]);
+const DROPPED = new Set([
+  "head",
+  "noscript",
+  "template",
+  "svg",
+  "math",
+  "iframe",
+  "object",
+  "canvas",
+  "select",
+  "audio",
+  "video",
+  "map",
+]);
+const PARAGRAPH = new Set([
+  "p",
+  "pre",
+  "blockquote",
+  "table",
+  "ul",
+  "ol",
+  "dl",
+  "hr",
+  "figure",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+]);
 const LINE = new Set([
-  "address", "article", "aside", "body", "caption", "dd", "details", "dialog", "div", "dt", "fieldset", "figcaption",
-  "footer", "form", "header", "hgroup", "legend", "li", "main", "nav", "option", "search", "section", "summary", "tbody",
-  "thead", "tfoot", "tr", "html",
+  "address",
+  "article",
+  "aside",
+  "body",
+  "caption",
+  "dd",
+  "details",
+  "dialog",
+  "div",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "footer",
+  "form",
+  "header",
+  "hgroup",
+  "legend",
+  "li",
+  "main",
+  "nav",
+  "option",
+  "search",
+  "section",
+  "summary",
+  "tbody",
+  "thead",
+  "tfoot",
+  "tr",
+  "html",
 ]);
 
 /** Converts an HTML document to wrapped text with numbered links listed at the end. */
@@ -144,11 +214,17 @@ class Converter {
         this.#pre += 1;
         this.#preJustOpened = true;
         break;
-      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6":
+      case "h1":
+      case "h2":
+      case "h3":
+      case "h4":
+      case "h5":
+      case "h6":
         out.word(`${"#".repeat(Number(name[1]))}`, false);
         out.space();
         break;
-      case "ul": case "ol":
+      case "ul":
+      case "ol":
         this.#lists.push({ ordered: name === "ol", counter: 0, indent: out.indent });
         break;
       case "li": {
@@ -166,7 +242,8 @@ class Converter {
       case "tr":
         this.#cell = 0;
         break;
-      case "td": case "th":
+      case "td":
+      case "th":
         if (this.#cell > 0) {
           out.word("|", true);
           out.space();
@@ -198,7 +275,8 @@ class Converter {
       case "pre":
         this.#pre = Math.max(0, this.#pre - 1);
         break;
-      case "ul": case "ol": {
+      case "ul":
+      case "ol": {
         const list = this.#lists.pop();
         if (list !== undefined) out.setIndent(list.indent);
         break;

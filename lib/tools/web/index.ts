@@ -11,7 +11,7 @@ export type { WebFetchOptions } from "./web_fetch.ts";
 export { createWebFetchTool } from "./web_fetch.ts";
 export type { WebSearchOptions } from "./web_search.ts";
 export { createWebSearchTool } from "./web_search.ts";
-export type { Resolver, ResolvedAddress } from "./resolve.ts";
+export type { ResolvedAddress, Resolver } from "./resolve.ts";
 export { isPublicAddress } from "./ssrf.ts";
 
 /**

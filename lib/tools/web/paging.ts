@@ -19,7 +19,7 @@ export function pageByCodePoints(text: string, offset: number, budgetBytes: numb
   let end = 0;
   let used = 0;
   const budget = Math.max(1, budgetBytes);
-  for (let index = 0; index < text.length; ) {
+  for (let index = 0; index < text.length;) {
     const code = text.codePointAt(index)!;
     const units = code > 0xffff ? 2 : 1;
     if (total === offset) startIndex = index;

@@ -22,7 +22,11 @@ export const systemResolver: Resolver = async (hostname) => {
 export type Destination = { ok: true; addresses: ResolvedAddress[] } | { ok: false; error: string };
 
 /** Checks an IP literal, or resolves a name once and checks all of its addresses. */
-export async function resolveDestination(hostname: string, resolver: Resolver, allowed: AddressPolicy): Promise<Destination> {
+export async function resolveDestination(
+  hostname: string,
+  resolver: Resolver,
+  allowed: AddressPolicy,
+): Promise<Destination> {
   if (isIpLiteral(hostname)) {
     const ip = unbracket(hostname);
     if (!allowed(ip)) return { ok: false, error: literalRefusal(ip) };
@@ -34,7 +38,10 @@ export async function resolveDestination(hostname: string, resolver: Resolver, a
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "ENOTFOUND" || code === "ENODATA") return { ok: false, error: noAddressMessage(hostname) };
-    return { ok: false, error: `could not resolve ${hostname}: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      error: `could not resolve ${hostname}: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   if (addresses.length === 0) return { ok: false, error: noAddressMessage(hostname) };
   for (const { address } of addresses) {

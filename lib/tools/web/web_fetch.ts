@@ -46,8 +46,8 @@ export function createWebFetchTool(config: ResolvedConfig, options: WebFetchOpti
     required: ["url"],
     additionalProperties: false,
   };
-  const allowed: AddressPolicy =
-    options.unsafeAddressPolicyForTests ?? (web.allow_private_addresses ? () => true : isPublicAddress);
+  const allowed: AddressPolicy = options.unsafeAddressPolicyForTests ??
+    (web.allow_private_addresses ? () => true : isPublicAddress);
   const settings: FetchSettings = {
     maxBytes: web.fetch_max_bytes,
     timeoutMs: web.fetch_timeout_seconds * 1000,
@@ -72,19 +72,25 @@ export function createWebFetchTool(config: ResolvedConfig, options: WebFetchOpti
       const summaryUrl = boundedChars(url.text, SUMMARY_URL_CHARS);
       return {
         risk: autoApproved ? "read_only" : "network",
-        summary: `Fetch ${summaryUrl} with an HTTP GET (no cookies or credentials). The full URL is sent to ${url.url.hostname}.`,
+        summary:
+          `Fetch ${summaryUrl} with an HTTP GET (no cookies or credentials). The full URL is sent to ${url.url.hostname}.`,
         run: (context) =>
-          runWebFetch({ url: url.url, text: url.text, offset: checked.value.offset ?? 0, autoApproved }, settings, context.signal),
+          runWebFetch(
+            { url: url.url, text: url.text, offset: checked.value.offset ?? 0, autoApproved },
+            settings,
+            context.signal,
+          ),
       };
     },
   };
 }
 
 function describeWebFetch(domains: readonly string[]): string {
-  const approval =
-    domains.length === 0
-      ? "Every fetch needs the user's approval."
-      : `HTTPS URLs on these hosts are fetched without asking: ${domains.join(", ")} (a "*." entry covers subdomains); anything else needs the user's approval.`;
+  const approval = domains.length === 0
+    ? "Every fetch needs the user's approval."
+    : `HTTPS URLs on these hosts are fetched without asking: ${
+      domains.join(", ")
+    } (a "*." entry covers subdomains); anything else needs the user's approval.`;
   return (
     "Fetch a web page or text document with an HTTP GET (no cookies or credentials) and return it as readable text, " +
     "HTML converted with numbered links. Only public internet addresses are reachable; text content types only. " +

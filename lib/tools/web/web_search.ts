@@ -69,14 +69,16 @@ export function createWebSearchTool(config: ResolvedConfig, options: WebSearchOp
   };
   return {
     name: "web_search",
-    description: `Search the web with ${backend.label} and return titles, URLs and snippets; use web_fetch to read a result`,
+    description:
+      `Search the web with ${backend.label} and return titles, URLs and snippets; use web_fetch to read a result`,
     parameters,
     prepare(args) {
       const checked = validateArguments<SearchArgs>(parameters, args);
       if (!checked.ok) return { error: checked.error };
       const query = checked.value.query.trim();
       if (query === "") return { error: "query must not be empty" };
-      if (Buffer.byteLength(query, "utf8") > MAX_QUERY_BYTES) return { error: `query exceeds ${MAX_QUERY_BYTES} bytes` };
+      if (Buffer.byteLength(query, "utf8") > MAX_QUERY_BYTES)
+        return { error: `query exceeds ${MAX_QUERY_BYTES} bytes` };
       const count = checked.value.count ?? web.max_search_results;
       return {
         risk: "read_only",
@@ -108,13 +110,17 @@ function selectBackend(
       label: "SearXNG",
       url: (query) => `${base}/search?q=${encodeURIComponent(query)}&format=json`,
       headers: { accept: "application/json" },
-      hint: (status) => (status === 403 ? " (enable the json format under search.formats in SearXNG's settings.yml)" : ""),
+      hint: (
+        status,
+      ) => (status === 403 ? " (enable the json format under search.formats in SearXNG's settings.yml)" : ""),
     };
   }
   if (web.search === "brave") {
     const key = braveKey(config, env);
     if (key === undefined) {
-      const source = web.brave_api_key_env !== "" ? `web.brave_api_key or ${web.brave_api_key_env}` : "web.brave_api_key";
+      const source = web.brave_api_key_env !== ""
+        ? `web.brave_api_key or ${web.brave_api_key_env}`
+        : "web.brave_api_key";
       warn(`warning: web.search = "brave" has no usable API key (set ${source}); web_search is disabled`);
       return undefined;
     }
@@ -148,7 +154,10 @@ async function runSearch(
   if (signal.aborted) return cancelledOutcome("web search cancelled");
   const deadline = AbortSignal.timeout(settings.timeoutMs);
   const combined = AbortSignal.any([signal, deadline]);
-  const dispatcher = new EnvHttpProxyAgent({ connect: { timeout: Math.min(settings.timeoutMs, 10_000) }, ...settings.proxy });
+  const dispatcher = new EnvHttpProxyAgent({
+    connect: { timeout: Math.min(settings.timeoutMs, 10_000) },
+    ...settings.proxy,
+  });
   const label = backend.label;
   try {
     let url = new URL(backend.url(query, count));
@@ -162,7 +171,8 @@ async function runSearch(
       const location = headerValue(response.headers["location"]);
       if (REDIRECT_STATUSES.has(response.statusCode) && location !== undefined) {
         discard(response.body);
-        if (redirects >= MAX_REDIRECTS) return failure(`${label} request failed: stopped after ${MAX_REDIRECTS} redirects`);
+        if (redirects >= MAX_REDIRECTS)
+          return failure(`${label} request failed: stopped after ${MAX_REDIRECTS} redirects`);
         const next = new URL(location, url);
         if (next.protocol !== "http:" && next.protocol !== "https:") {
           return failure(`${label} request failed: redirected to a ${next.protocol.slice(0, -1)} URL`);
@@ -199,12 +209,20 @@ async function runSearch(
 export function extractResults(body: unknown): SearchResult[] {
   const record = isRecord(body) ? body : {};
   const web = isRecord(record["web"]) ? record["web"] : {};
-  const list = Array.isArray(record["results"]) ? record["results"] : Array.isArray(web["results"]) ? web["results"] : [];
+  const list = Array.isArray(record["results"])
+    ? record["results"]
+    : Array.isArray(web["results"])
+    ? web["results"]
+    : [];
   const results: SearchResult[] = [];
   for (const item of list) {
     if (!isRecord(item) || typeof item["url"] !== "string" || item["url"] === "") continue;
     const title = typeof item["title"] === "string" ? plainText(item["title"]) : "";
-    const rawSnippet = typeof item["content"] === "string" ? item["content"] : typeof item["description"] === "string" ? item["description"] : "";
+    const rawSnippet = typeof item["content"] === "string"
+      ? item["content"]
+      : typeof item["description"] === "string"
+      ? item["description"]
+      : "";
     results.push({ title, url: item["url"], snippet: cutChars(plainText(rawSnippet), SNIPPET_CHARS) });
   }
   return results;
@@ -217,7 +235,9 @@ export function formatResults(query: string, results: SearchResult[], limit: num
   let size = Buffer.byteLength(output, "utf8");
   let shown = 0;
   for (const [index, result] of results.entries()) {
-    const block = `\n${index + 1}. ${result.title === "" ? "(untitled)" : result.title}\n   ${result.url}\n   ${result.snippet}\n`;
+    const block = `\n${index + 1}. ${
+      result.title === "" ? "(untitled)" : result.title
+    }\n   ${result.url}\n   ${result.snippet}\n`;
     const blockSize = Buffer.byteLength(block, "utf8");
     if (size + blockSize > limit) break;
     output += block;
@@ -239,6 +259,3 @@ function cutChars(text: string, max: number): string {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-
-
-

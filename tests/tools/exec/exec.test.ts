@@ -3,7 +3,12 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { defaultConfig } from "../../../lib/config/defaults.ts";
 import { decide } from "../../../lib/server/approvals.ts";
-import { createExecTool, ExecSandbox, shutdownProcessSandbox, type NestedCallRequest } from "../../../lib/tools/exec/index.ts";
+import {
+  createExecTool,
+  ExecSandbox,
+  type NestedCallRequest,
+  shutdownProcessSandbox,
+} from "../../../lib/tools/exec/index.ts";
 import type { PreparedCall, ToolContext, ToolOutcome } from "../../../lib/tools/types.ts";
 
 afterAll(async () => {
@@ -21,7 +26,10 @@ function prepare(args: unknown, overrides: Partial<typeof settings> = {}): Prepa
 
 type Answer = (request: NestedCallRequest, signal: AbortSignal) => Promise<ToolOutcome>;
 
-function context(answer: Answer, options: { signal?: AbortSignal; progress?: string[]; log?: string[] } = {}): ToolContext {
+function context(
+  answer: Answer,
+  options: { signal?: AbortSignal; progress?: string[]; log?: string[] } = {},
+): ToolContext {
   return {
     workspace: "/tmp",
     config,
@@ -49,7 +57,9 @@ describe("exec prepare", () => {
   it("is read_only with the spec's summary (UTF-8 bytes) and validates its arguments", () => {
     const prepared = prepare({ code: "text('é')" });
     expect(prepared.risk).toBe("read_only");
-    expect(prepared.summary).toBe("Run 10 bytes of JavaScript in the exec sandbox; nested tool calls are approved one by one");
+    expect(prepared.summary).toBe(
+      "Run 10 bytes of JavaScript in the exec sandbox; nested tool calls are approved one by one",
+    );
     const tool = createExecTool(settings);
     const check = (args: unknown) => tool.prepare(args, { workspace: "/tmp", config });
     expect(check({})).toEqual({ error: 'invalid arguments: missing required property "code"' });
@@ -64,7 +74,9 @@ describe("exec run", () => {
     const log: string[] = [];
     const answer: Answer = async (request) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      return request.name === "echo" && (request.arguments as { raw?: boolean } | null)?.raw ? ok("not json") : echo(request, new AbortController().signal);
+      return request.name === "echo" && (request.arguments as { raw?: boolean } | null)?.raw
+        ? ok("not json")
+        : echo(request, new AbortController().signal);
     };
     const code = [
       "const [a, b] = await Promise.all([tools.echo({ n: 1 }), tools.echo({ raw: true })]);",
@@ -77,15 +89,27 @@ describe("exec run", () => {
   });
 
   it("rejects inside the cell with the output text of a failed nested call", async () => {
-    const fail: Answer = async () => ({ success: false, output: "tool call denied by policy or user", truncated: false, error: "denied" });
-    const outcome = await prepare({ code: "try { await tools.echo(1) } catch (e) { text(typeof e + ':' + e) }" }).run(context(fail));
+    const fail: Answer = async () => ({
+      success: false,
+      output: "tool call denied by policy or user",
+      truncated: false,
+      error: "denied",
+    });
+    const outcome = await prepare({ code: "try { await tools.echo(1) } catch (e) { text(typeof e + ':' + e) }" }).run(
+      context(fail),
+    );
     expect(outcome).toEqual(ok("string:tool call denied by policy or user"));
   });
 
   it("waits for a nested call the cell left behind, whose signal aborts when the cell ends", async () => {
     const log: string[] = [];
     const slow: Answer = (_request, signal) =>
-      new Promise((resolve) => signal.addEventListener("abort", () => resolve({ success: false, output: "cancelled", truncated: false, error: "cancelled" })));
+      new Promise((resolve) =>
+        signal.addEventListener(
+          "abort",
+          () => resolve({ success: false, output: "cancelled", truncated: false, error: "cancelled" }),
+        )
+      );
     const outcome = await prepare({ code: "tools.echo({}); text('left')" }).run(context(slow, { log }));
     expect(outcome).toEqual(ok("left"));
     expect(log).toEqual(["start tool-1 echo {}", "end tool-1"]);
@@ -99,7 +123,9 @@ describe("exec run", () => {
   });
 
   it("keeps the timeout line whole when the output is cut, and fails with limit", async () => {
-    const outcome = await prepare({ code: "text('x'.repeat(500)); for (;;) {}", timeout_seconds: 1 }).run(context(echo));
+    const outcome = await prepare({ code: "text('x'.repeat(500)); for (;;) {}", timeout_seconds: 1 }).run(
+      context(echo),
+    );
     const trailer = "Script terminated: timed out after 1 seconds";
     expect(outcome.success).toBe(false);
     expect(outcome.error).toBe("limit");
@@ -108,7 +134,9 @@ describe("exec run", () => {
   });
 
   it("observes a cell that yields until it ends", async () => {
-    const outcome = await prepare({ code: "text('a'); yield_control(); await new Promise((r) => setTimeout(r, 50)); text('b')" }).run(context(echo));
+    const outcome = await prepare({
+      code: "text('a'); yield_control(); await new Promise((r) => setTimeout(r, 50)); text('b')",
+    }).run(context(echo));
     expect(outcome).toEqual(ok("a\nb"));
   });
 
@@ -126,7 +154,9 @@ describe("exec run", () => {
 
   it("turns notify into progress", async () => {
     const progress: string[] = [];
-    expect(await prepare({ code: "notify('step 1'); text('done')" }).run(context(echo, { progress }))).toEqual(ok("done"));
+    expect(await prepare({ code: "notify('step 1'); text('done')" }).run(context(echo, { progress }))).toEqual(
+      ok("done"),
+    );
     expect(progress).toEqual(["step 1"]);
   });
 
@@ -144,12 +174,22 @@ describe("exec run", () => {
     const outcome = await prepare({ code: "text('spin'); notify('running'); for (;;) {}", timeout_seconds: 30 }).run(
       context(echo, { signal: controller.signal, progress }),
     );
-    expect(outcome).toEqual({ success: false, output: "spin\nScript terminated: cancelled", truncated: false, error: "cancelled" });
+    expect(outcome).toEqual({
+      success: false,
+      output: "spin\nScript terminated: cancelled",
+      truncated: false,
+      error: "cancelled",
+    });
     expect(Date.now() - cancelledAt).toBeLessThan(2000);
   });
 
   it("without a nested context offers no tools", async () => {
-    const outcome = await prepare({ code: "text(typeof tools.echo)" }).run({ workspace: "/tmp", config, signal: new AbortController().signal, progress() {} });
+    const outcome = await prepare({ code: "text(typeof tools.echo)" }).run({
+      workspace: "/tmp",
+      config,
+      signal: new AbortController().signal,
+      progress() {},
+    });
     expect(outcome).toEqual(ok("undefined"));
   });
 });
@@ -161,7 +201,7 @@ describe("exec risk and ownership", () => {
     const log: string[] = [];
     const outcome = await prepared.run(context(echo, { log }));
     expect(outcome).toMatchObject({ success: true, output: "done" });
-    expect(log).toEqual(["start tool-1 echo {\"n\":1}", "end tool-1", "start tool-2 echo {\"n\":2}", "end tool-2"]);
+    expect(log).toEqual(['start tool-1 echo {"n":1}', "end tool-1", 'start tool-2 echo {"n":2}', "end tool-2"]);
   });
 
   it("one session's sandbox shutdown does not stop another session's cell", async () => {

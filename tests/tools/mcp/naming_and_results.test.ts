@@ -57,7 +57,12 @@ describe("mcpOutcome", () => {
       },
       1000,
     );
-    expect(outcome).toEqual({ success: true, output: "hello\n[image: image/png, 10 bytes]", truncated: false, structured: { n: 1 } });
+    expect(outcome).toEqual({
+      success: true,
+      output: "hello\n[image: image/png, 10 bytes]",
+      truncated: false,
+      structured: { n: 1 },
+    });
     expect(mcpOutcome({ content: [], structuredContent: { n: 2 } }, 1000).output).toBe('{"n":2}');
   });
 

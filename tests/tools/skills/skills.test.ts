@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync, unlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -68,8 +68,14 @@ describe("discoverSkills", () => {
     skill(project(), "alpha", "project alpha");
     skill(userDir, "beta", "user beta");
     skill(userDir, "gamma", "user gamma");
-    expect((await discoverSkills(config({ scan_projects: false }), workspace)).map((entry) => entry.name)).toEqual(["beta", "gamma"]);
-    expect((await discoverSkills(config({ max_skills: 2 }), workspace)).map((entry) => entry.name)).toEqual(["alpha", "beta"]);
+    expect((await discoverSkills(config({ scan_projects: false }), workspace)).map((entry) => entry.name)).toEqual([
+      "beta",
+      "gamma",
+    ]);
+    expect((await discoverSkills(config({ max_skills: 2 }), workspace)).map((entry) => entry.name)).toEqual([
+      "alpha",
+      "beta",
+    ]);
   });
 
   it("refuses skills whose SKILL.md or directory escapes the root through a symlink", async () => {
@@ -94,7 +100,9 @@ describe("discoverSkills", () => {
     skill(outside, "planted", "from outside the workspace");
     const warnings: string[] = [];
     expect(await discoverSkills(config(), workspace, { warn: (text) => warnings.push(text) })).toEqual([]);
-    expect(warnings).toEqual(["warning: skills.project_dir .scv/skills resolves outside the workspace; its skills are ignored"]);
+    expect(warnings).toEqual([
+      "warning: skills.project_dir .scv/skills resolves outside the workspace; its skills are ignored",
+    ]);
   });
 
   it("works without any skill directory", async () => {
@@ -105,13 +113,17 @@ describe("discoverSkills", () => {
 
 describe("skillDescription", () => {
   it("prefers the front-matter description, quoted or as a block", () => {
-    expect(skillDescription("---\nname: x\ndescription: \"Quoted: yes\"\n---\nbody")).toBe("Quoted: yes");
-    expect(skillDescription("---\ndescription: >\n  Folded over\n  two lines\nother: 1\n---\nbody")).toBe("Folded over two lines");
+    expect(skillDescription('---\nname: x\ndescription: "Quoted: yes"\n---\nbody')).toBe("Quoted: yes");
+    expect(skillDescription("---\ndescription: >\n  Folded over\n  two lines\nother: 1\n---\nbody")).toBe(
+      "Folded over two lines",
+    );
     expect(skillDescription("\ufeff---\r\ndescription: crlf\r\n---\r\n")).toBe("crlf");
   });
 
   it("falls back to the first non-heading line, then to the default", () => {
-    expect(skillDescription("---\nname: x\n---\n\n# Title\n## Sub\n\n  First   real line  \nsecond")).toBe("First real line");
+    expect(skillDescription("---\nname: x\n---\n\n# Title\n## Sub\n\n  First   real line  \nsecond")).toBe(
+      "First real line",
+    );
     expect(skillDescription("# Only a heading\n\n")).toBe("No description provided");
     expect(skillDescription("")).toBe("No description provided");
   });
@@ -126,7 +138,11 @@ describe("read_skill", () => {
   it("loads a skill's SKILL.md", async () => {
     skill(userDir, "bisect", "# Bisect\nRun git bisect.\n");
     const skills = await discoverSkills(config(), workspace);
-    expect(await load(skills, "bisect")).toEqual({ success: true, truncated: false, output: "# Bisect\nRun git bisect.\n" });
+    expect(await load(skills, "bisect")).toEqual({
+      success: true,
+      truncated: false,
+      output: "# Bisect\nRun git bisect.\n",
+    });
   });
 
   it("reports unknown skills before running", async () => {
@@ -134,7 +150,9 @@ describe("read_skill", () => {
     expect(tool.name).toBe("read_skill");
     expect(tool.description).toBe("Load a discovered SCV skill by name");
     expect(await load([], "nope")).toBe("unknown skill: nope");
-    expect(tool.prepare({}, { workspace, config: config() })).toEqual({ error: 'invalid arguments: missing required property "name"' });
+    expect(tool.prepare({}, { workspace, config: config() })).toEqual({
+      error: 'invalid arguments: missing required property "name"',
+    });
   });
 
   it("refuses a SKILL.md replaced by an escaping symlink after discovery", async () => {
@@ -159,7 +177,11 @@ describe("read_skill", () => {
     expect(await load(skills, "binary", cfg)).toMatchObject({ success: false, output: "skill is not UTF-8" });
     expect(await load(skills, "long", cfg)).toEqual({ success: true, truncated: true, output: "a".repeat(9) });
     const exact = config({ max_skill_bytes: 11 });
-    expect(await load(await discoverSkills(exact, workspace), "long", exact)).toEqual({ success: true, truncated: true, output: `${"a".repeat(9)}é` });
+    expect(await load(await discoverSkills(exact, workspace), "long", exact)).toEqual({
+      success: true,
+      truncated: true,
+      output: `${"a".repeat(9)}é`,
+    });
   });
 });
 

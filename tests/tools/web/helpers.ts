@@ -82,9 +82,23 @@ export function makeCertificate(names: string[]): TlsFixture {
   const dir = mkdtempSync(join(tmpdir(), "scv-web-tls-"));
   try {
     execFileSync("openssl", [
-      "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "2",
-      "-subj", `/CN=${names[0]}`, "-addext", `subjectAltName=${names.map((name) => `DNS:${name}`).join(",")}`,
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${names[0]}`,
+      "-addext",
+      `subjectAltName=${names.map((name) => `DNS:${name}`).join(",")}`,
     ], { stdio: "ignore" });
     return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
   } finally {
@@ -105,7 +119,10 @@ export function startTlsServer(tls: TlsFixture, handler: Handler): Promise<TestS
   return track(createTlsServer({ key: tls.key, cert: tls.cert }) as unknown as Server, handler);
 }
 
-export function webConfig(web: Partial<ResolvedConfig["web"]> = {}, tools: Partial<ResolvedConfig["tools"]> = {}): ResolvedConfig {
+export function webConfig(
+  web: Partial<ResolvedConfig["web"]> = {},
+  tools: Partial<ResolvedConfig["tools"]> = {},
+): ResolvedConfig {
   const config = defaultConfig("/nonexistent/skills");
   return { ...config, web: { ...config.web, ...web }, tools: { ...config.tools, ...tools } };
 }
@@ -135,7 +152,12 @@ export function runCall(call: PreparedCall, config: ResolvedConfig, signal?: Abo
   return call.run(context);
 }
 
-export async function callTool(tool: Tool, args: unknown, config: ResolvedConfig, signal?: AbortSignal): Promise<ToolOutcome> {
+export async function callTool(
+  tool: Tool,
+  args: unknown,
+  config: ResolvedConfig,
+  signal?: AbortSignal,
+): Promise<ToolOutcome> {
   return runCall(prepareCall(tool, args, config), config, signal);
 }
 

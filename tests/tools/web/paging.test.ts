@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { completeUtf8Length } from "../../../lib/util/text_bounds.ts";
-import { sniffBody, classifyMediaType, mediaType, charsetOf } from "../../../lib/tools/web/content_type.ts";
+import { charsetOf, classifyMediaType, mediaType, sniffBody } from "../../../lib/tools/web/content_type.ts";
 import { pageByCodePoints } from "../../../lib/tools/web/paging.ts";
 
 describe("pageByCodePoints", () => {
@@ -25,7 +25,18 @@ describe("content types", () => {
     expect(mediaType("Text/HTML; charset=UTF-8")).toBe("text/html");
     expect(classifyMediaType("text/html")).toBe("html");
     expect(classifyMediaType("application/xhtml+xml")).toBe("html");
-    for (const type of ["text/plain", "text/css", "application/ld+json", "image/svg+xml", "application/json", "application/toml", "application/x-ndjson", "application/graphql"]) {
+    for (
+      const type of [
+        "text/plain",
+        "text/css",
+        "application/ld+json",
+        "image/svg+xml",
+        "application/json",
+        "application/toml",
+        "application/x-ndjson",
+        "application/graphql",
+      ]
+    ) {
       expect(classifyMediaType(type), type).toBe("text");
     }
     for (const type of ["application/octet-stream", "image/png", "application/pdf", "application/zip", "video/mp4"]) {

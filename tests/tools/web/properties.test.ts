@@ -28,8 +28,34 @@ describe("SSRF guard properties", () => {
 describe("htmlToText properties", () => {
   const fragment = fc.oneof(
     fc.string(),
-    fc.constantFrom("<p>", "</p>", "<br>", "<a href='/x'>", "</a>", "<pre>", "</pre>", "<li>", "<ul>", "</ul>", "<script>", "</script>",
-      "<!--", "-->", "&amp;", "&#", "<", ">", '"', "<td>", "<tr>", "<h2>", "<head>", "<body>", "\n", "  "),
+    fc.constantFrom(
+      "<p>",
+      "</p>",
+      "<br>",
+      "<a href='/x'>",
+      "</a>",
+      "<pre>",
+      "</pre>",
+      "<li>",
+      "<ul>",
+      "</ul>",
+      "<script>",
+      "</script>",
+      "<!--",
+      "-->",
+      "&amp;",
+      "&#",
+      "<",
+      ">",
+      '"',
+      "<td>",
+      "<tr>",
+      "<h2>",
+      "<head>",
+      "<body>",
+      "\n",
+      "  ",
+    ),
   );
 
   it("never throws and wraps flowing text at 120 columns", () => {

@@ -23,7 +23,10 @@ describe("resolveDestination", () => {
 
   it("keeps every address of a public name, in order", async () => {
     const answers: ResolvedAddress[] = [{ address: "1.1.1.1", family: 4 }, { address: "2606:4700::1111", family: 6 }];
-    expect(await resolveDestination("one.test", fixed(answers), isPublicAddress)).toEqual({ ok: true, addresses: answers });
+    expect(await resolveDestination("one.test", fixed(answers), isPublicAddress)).toEqual({
+      ok: true,
+      addresses: answers,
+    });
   });
 
   it("refuses when any address is non-public, naming it", async () => {
@@ -38,7 +41,10 @@ describe("resolveDestination", () => {
     const notFound: Resolver = async () => {
       throw Object.assign(new Error("getaddrinfo ENOTFOUND x.test"), { code: "ENOTFOUND" });
     };
-    expect(await resolveDestination("x.test", notFound, isPublicAddress)).toEqual({ ok: false, error: "x.test did not resolve to any address" });
+    expect(await resolveDestination("x.test", notFound, isPublicAddress)).toEqual({
+      ok: false,
+      error: "x.test did not resolve to any address",
+    });
     const broken: Resolver = async () => {
       throw Object.assign(new Error("getaddrinfo EAI_AGAIN y.test"), { code: "EAI_AGAIN" });
     };
@@ -53,8 +59,12 @@ describe("pinnedLookup", () => {
   const addresses: ResolvedAddress[] = [{ address: "1.1.1.1", family: 4 }, { address: "2606:4700::1111", family: 6 }];
   const lookup = pinnedLookup(addresses);
 
-  function ask(options: Parameters<typeof lookup>[1]): Promise<{ error: unknown; address: string | LookupAddress[]; family?: number }> {
-    return new Promise((resolve) => lookup("anything.else", options, (error, address, family) => resolve({ error, address, family })));
+  function ask(
+    options: Parameters<typeof lookup>[1],
+  ): Promise<{ error: unknown; address: string | LookupAddress[]; family?: number }> {
+    return new Promise((resolve) =>
+      lookup("anything.else", options, (error, address, family) => resolve({ error, address, family }))
+    );
   }
 
   it("answers every checked address for all:true, whatever the name", async () => {
@@ -70,7 +80,7 @@ describe("pinnedLookup", () => {
   it("fails rather than guessing when no checked address has the family", async () => {
     const v4only = pinnedLookup([{ address: "1.1.1.1", family: 4 }]);
     const result = await new Promise<{ error: NodeJS.ErrnoException | null }>((resolve) =>
-      v4only("x", { family: 6 }, (error) => resolve({ error })),
+      v4only("x", { family: 6 }, (error) => resolve({ error }))
     );
     expect(result.error?.code).toBe("ENOTFOUND");
   });

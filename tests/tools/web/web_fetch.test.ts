@@ -5,7 +5,16 @@ import type { ResolvedAddress, Resolver } from "../../../lib/tools/web/resolve.t
 import { isPublicAddress } from "../../../lib/tools/web/ssrf.ts";
 import { createWebFetchTool } from "../../../lib/tools/web/web_fetch.ts";
 import type { WebFetchOptions } from "../../../lib/tools/web/web_fetch.ts";
-import { callTool, NO_PROXY_ENV, prepareCall, prepareError, startServer, useServers, webConfig, type TestServer } from "./helpers.ts";
+import {
+  callTool,
+  NO_PROXY_ENV,
+  prepareCall,
+  prepareError,
+  startServer,
+  type TestServer,
+  useServers,
+  webConfig,
+} from "./helpers.ts";
 
 const serve = useServers();
 
@@ -37,16 +46,26 @@ describe("web_fetch prepare", () => {
     const long = `https://example.com/${"a".repeat(3000)}`;
     const summary = prepareCall(fetchTool, { url: long }, config).summary;
     expect(summary).toBe(
-      `Fetch ${long.slice(0, 2000)}… with an HTTP GET (no cookies or credentials). The full URL is sent to example.com.`,
+      `Fetch ${
+        long.slice(0, 2000)
+      }… with an HTTP GET (no cookies or credentials). The full URL is sent to example.com.`,
     );
   });
 
   it("refuses invalid URLs and arguments before approval", () => {
-    expect(prepareError(fetchTool, { url: "ftp://docs.rs/" }, config)).toBe("web_fetch supports only http and https URLs, not ftp");
-    expect(prepareError(fetchTool, { url: "https://u:p@docs.rs/" }, config)).toBe("urls with embedded credentials are not allowed");
+    expect(prepareError(fetchTool, { url: "ftp://docs.rs/" }, config)).toBe(
+      "web_fetch supports only http and https URLs, not ftp",
+    );
+    expect(prepareError(fetchTool, { url: "https://u:p@docs.rs/" }, config)).toBe(
+      "urls with embedded credentials are not allowed",
+    );
     expect(prepareError(fetchTool, { url: "nope" }, config)).toMatch(/^invalid url: /);
-    expect(prepareError(fetchTool, { url: "https://docs.rs", offset: -1 }, config)).toBe('invalid arguments: "offset" must be at least 0');
-    expect(prepareError(fetchTool, { url: "https://docs.rs", cookies: true }, config)).toBe('invalid arguments: unknown property "cookies"');
+    expect(prepareError(fetchTool, { url: "https://docs.rs", offset: -1 }, config)).toBe(
+      'invalid arguments: "offset" must be at least 0',
+    );
+    expect(prepareError(fetchTool, { url: "https://docs.rs", cookies: true }, config)).toBe(
+      'invalid arguments: unknown property "cookies"',
+    );
     expect(prepareError(fetchTool, {}, config)).toBe('invalid arguments: missing required property "url"');
   });
 
@@ -61,7 +80,9 @@ describe("web_fetch against a local server", () => {
   it("fetches HTML as text with numbered links, the exact header and the spec request headers", async () => {
     const server = await serve((_request, response) => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      response.end('<html><head><title>x</title></head><body><h1>Docs</h1><p>Read <a href="/next">more</a>.</p></body></html>');
+      response.end(
+        '<html><head><title>x</title></head><body><h1>Docs</h1><p>Read <a href="/next">more</a>.</p></body></html>',
+      );
     });
     const url = `http://127.0.0.1:${server.port}/page`;
     const outcome = await callTool(tool(PRIVATE_OK), { url }, PRIVATE_OK);
@@ -69,7 +90,9 @@ describe("web_fetch against a local server", () => {
     expect(outcome).toEqual({
       success: true,
       truncated: false,
-      output: `URL: ${url}\nStatus: 200\nContent-Type: text/html; charset=utf-8\nCharacters: 0-${[...text].length} of ${[...text].length}\n\n${text}`,
+      output: `URL: ${url}\nStatus: 200\nContent-Type: text/html; charset=utf-8\nCharacters: 0-${[...text].length} of ${
+        [...text].length
+      }\n\n${text}`,
     });
     const headers = server.requests[0]!.headers;
     expect(headers["user-agent"]).toBe("scv/0.1.0 (+https://github.com/PeiyuanQi/scv)");
@@ -220,10 +243,18 @@ describe("web_fetch against a local server", () => {
       const server = await chain();
       const config = webConfig();
       const url = `http://127.0.0.1:${server.port}/metadata`;
-      const outcome = await callTool(tool(config, { unsafeAddressPolicyForTests: loopbackOnlyForTests }), { url }, config);
-      expect(outcome.output).toBe(`fetch ${url}: 169.254.169.254 is a loopback, private, or otherwise non-public address`);
+      const outcome = await callTool(
+        tool(config, { unsafeAddressPolicyForTests: loopbackOnlyForTests }),
+        { url },
+        config,
+      );
+      expect(outcome.output).toBe(
+        `fetch ${url}: 169.254.169.254 is a loopback, private, or otherwise non-public address`,
+      );
       const ftp = await callTool(tool(PRIVATE_OK), { url: `http://127.0.0.1:${server.port}/ftp` }, PRIVATE_OK);
-      expect(ftp.output).toBe(`fetch http://127.0.0.1:${server.port}/ftp: web_fetch supports only http and https URLs, not ftp`);
+      expect(ftp.output).toBe(
+        `fetch http://127.0.0.1:${server.port}/ftp: web_fetch supports only http and https URLs, not ftp`,
+      );
     });
   });
 
@@ -245,7 +276,10 @@ describe("web_fetch against a local server", () => {
       parts += 1;
       expect(outcome.success).toBe(true);
       expect(Buffer.byteLength(outcome.output)).toBeLessThanOrEqual(1024);
-      const header = /^URL: .*\nStatus: 200\nContent-Type: text\/plain; charset=utf-8\nCharacters: (\d+)-(\d+) of (\d+)\n\n/.exec(outcome.output)!;
+      const header =
+        /^URL: .*\nStatus: 200\nContent-Type: text\/plain; charset=utf-8\nCharacters: (\d+)-(\d+) of (\d+)\n\n/.exec(
+          outcome.output,
+        )!;
       expect(Number(header[1])).toBe(offset);
       expect(Number(header[3])).toBe(total);
       const end = Number(header[2]);
@@ -279,7 +313,8 @@ describe("web_fetch against a local server", () => {
       success: false,
       truncated: false,
       error: "failed",
-      output: `URL: ${url}\nStatus: 200\nweb_fetch returns text only; application/octet-stream is not a text content type`,
+      output:
+        `URL: ${url}\nStatus: 200\nweb_fetch returns text only; application/octet-stream is not a text content type`,
     });
     expect(Date.now() - started).toBeLessThan(5000);
   });
@@ -328,7 +363,11 @@ describe("web_fetch against a local server", () => {
     const outcome = await callTool(tool(config), { url }, config);
     expect(outcome.success).toBe(true);
     expect(outcome.truncated).toBe(true);
-    expect(outcome.output.startsWith(`URL: ${url}\nStatus: 200\nContent-Type: text/plain\nCharacters: 0-1234 of 1234 (download stopped at 1234 bytes)\n\n0123`)).toBe(true);
+    expect(
+      outcome.output.startsWith(
+        `URL: ${url}\nStatus: 200\nContent-Type: text/plain\nCharacters: 0-1234 of 1234 (download stopped at 1234 bytes)\n\n0123`,
+      ),
+    ).toBe(true);
   });
 
   it("reports a cancel as web fetch cancelled", async () => {
@@ -339,7 +378,12 @@ describe("web_fetch against a local server", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const started = Date.now();
-    const outcome = await callTool(tool(PRIVATE_OK), { url: `http://127.0.0.1:${server.port}/` }, PRIVATE_OK, controller.signal);
+    const outcome = await callTool(
+      tool(PRIVATE_OK),
+      { url: `http://127.0.0.1:${server.port}/` },
+      PRIVATE_OK,
+      controller.signal,
+    );
     expect(outcome).toEqual({ success: false, truncated: false, error: "cancelled", output: "web fetch cancelled" });
     expect(Date.now() - started).toBeLessThan(3000);
   });
@@ -361,10 +405,17 @@ describe("web_fetch against a local server", () => {
     const url = new URL(`http://127.0.0.1:${server.port}/slow`);
     const signal = new AbortController().signal;
     const outcome = await runWebFetch({ url, text: url.href, offset: 0, autoApproved: false }, settings, signal);
-    expect(outcome).toMatchObject({ success: false, error: "failed", output: `fetch ${url.href}: timed out after 0.25 seconds` });
+    expect(outcome).toMatchObject({
+      success: false,
+      error: "failed",
+      output: `fetch ${url.href}: timed out after 0.25 seconds`,
+    });
     const hanging: Resolver = () => new Promise(() => {});
     const named = new URL("http://hang.test/");
-    const stuck = await runWebFetch({ url: named, text: named.href, offset: 0, autoApproved: false }, { ...settings, resolver: hanging }, signal);
+    const stuck = await runWebFetch({ url: named, text: named.href, offset: 0, autoApproved: false }, {
+      ...settings,
+      resolver: hanging,
+    }, signal);
     expect(stuck.output).toBe("fetch http://hang.test/: timed out after 0.25 seconds");
   });
 

@@ -84,7 +84,9 @@ describe("web_fetch through HTTP_PROXY from scv server --stdio", () => {
     refused.forEach((url, index) => {
       const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
       expect(completed[index]).toMatchObject({ success: false });
-      expect(completed[index]!.output).toBe(`fetch ${url}: ${host} is a loopback, private, or otherwise non-public address`);
+      expect(completed[index]!.output).toBe(
+        `fetch ${url}: ${host} is a loopback, private, or otherwise non-public address`,
+      );
     });
     // The one public address went to the proxy, as its IP literal.
     expect(proxy.connects).toEqual(["93.184.216.34:80"]);

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Resolver } from "../../../lib/tools/web/resolve.ts";
 import { isPublicAddress } from "../../../lib/tools/web/ssrf.ts";
 import { createWebFetchTool } from "../../../lib/tools/web/web_fetch.ts";
-import { callTool, hasOpenssl, makeCertificate, NO_PROXY_ENV, prepareCall, startTlsServer, webConfig } from "./helpers.ts";
+import {
+  callTool,
+  hasOpenssl,
+  makeCertificate,
+  NO_PROXY_ENV,
+  prepareCall,
+  startTlsServer,
+  webConfig,
+} from "./helpers.ts";
 import type { TestServer, TlsFixture } from "./helpers.ts";
 
 const loopbackOnlyForTests = (ip: string): boolean => ip === "127.0.0.1" || isPublicAddress(ip);
@@ -47,7 +55,9 @@ describe.skipIf(!hasOpenssl())("web_fetch over TLS", () => {
   it("fetches an auto-approved host over verified TLS and follows an on-list redirect", async () => {
     expect(prepareCall(tool(), { url: `${base}/inside` }, config).risk).toBe("read_only");
     const outcome = await callTool(tool(), { url: `${base}/inside` }, config);
-    expect(outcome.output).toBe(`URL: ${base}/ok\nStatus: 200\nContent-Type: text/plain\nCharacters: 0-6 of 6\n\nsecure`);
+    expect(outcome.output).toBe(
+      `URL: ${base}/ok\nStatus: 200\nContent-Type: text/plain\nCharacters: 0-6 of 6\n\nsecure`,
+    );
   });
 
   it("keeps auto-approved fetches on allowlisted https hosts", async () => {

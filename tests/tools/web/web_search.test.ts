@@ -3,7 +3,7 @@ import type { ResolvedConfig } from "../../../lib/config/types.ts";
 import { createWebSearchTool, formatResults } from "../../../lib/tools/web/web_search.ts";
 import type { WebSearchOptions } from "../../../lib/tools/web/web_search.ts";
 import type { Tool } from "../../../lib/tools/types.ts";
-import { callTool, NO_PROXY_ENV, prepareCall, prepareError, useServers, webConfig, type Handler } from "./helpers.ts";
+import { callTool, type Handler, NO_PROXY_ENV, prepareCall, prepareError, useServers, webConfig } from "./helpers.ts";
 
 const serve = useServers();
 
@@ -22,7 +22,11 @@ function make(config: ResolvedConfig, options: WebSearchOptions = {}): Tool {
 
 const SEARXNG_BODY = {
   results: [
-    { title: "Serde <b>docs</b>", url: "https://docs.rs/serde", content: "A <strong>serialization</strong> framework &amp; more" },
+    {
+      title: "Serde <b>docs</b>",
+      url: "https://docs.rs/serde",
+      content: "A <strong>serialization</strong> framework &amp; more",
+    },
     { title: "", url: "https://serde.rs/", content: "" },
     { title: "no url" },
     { title: "Third", url: "https://example.com/3", content: "x".repeat(500) },
@@ -33,16 +37,24 @@ describe("web_search availability", () => {
   it("is absent when off, provider, or web is disabled", () => {
     expect(createWebSearchTool(webConfig({ search: "off" }))).toBeUndefined();
     expect(createWebSearchTool(webConfig({ search: "provider" }))).toBeUndefined();
-    expect(createWebSearchTool(webConfig({ enabled: false, search: "searxng", searxng_url: "http://127.0.0.1:1" }))).toBeUndefined();
+    expect(createWebSearchTool(webConfig({ enabled: false, search: "searxng", searxng_url: "http://127.0.0.1:1" })))
+      .toBeUndefined();
   });
 
   it("needs a usable Brave key, warning otherwise", () => {
     const warnings: string[] = [];
     const config = webConfig({ search: "brave" });
-    expect(createWebSearchTool(config, { env: { BRAVE_SEARCH_API_KEY: "" }, warn: (text) => warnings.push(text) })).toBeUndefined();
-    expect(warnings).toEqual(['warning: web.search = "brave" has no usable API key (set web.brave_api_key or BRAVE_SEARCH_API_KEY); web_search is disabled']);
-    expect(createWebSearchTool(config, { env: { BRAVE_SEARCH_API_KEY: "k" }, warn: () => {} })?.name).toBe("web_search");
-    expect(createWebSearchTool(webConfig({ search: "brave", brave_api_key: "k" }), { env: {} })?.name).toBe("web_search");
+    expect(createWebSearchTool(config, { env: { BRAVE_SEARCH_API_KEY: "" }, warn: (text) => warnings.push(text) }))
+      .toBeUndefined();
+    expect(warnings).toEqual([
+      'warning: web.search = "brave" has no usable API key (set web.brave_api_key or BRAVE_SEARCH_API_KEY); web_search is disabled',
+    ]);
+    expect(createWebSearchTool(config, { env: { BRAVE_SEARCH_API_KEY: "k" }, warn: () => {} })?.name).toBe(
+      "web_search",
+    );
+    expect(createWebSearchTool(webConfig({ search: "brave", brave_api_key: "k" }), { env: {} })?.name).toBe(
+      "web_search",
+    );
   });
 
   it("names its backend in the description and summary, and checks the query before approval", () => {
@@ -73,8 +85,7 @@ describe("SearXNG backend", () => {
     expect(outcome).toEqual({
       success: true,
       truncated: false,
-      output:
-        'Results for "serde & json":\n' +
+      output: 'Results for "serde & json":\n' +
         "\n1. Serde docs\n   https://docs.rs/serde\n   A serialization framework & more\n" +
         "\n2. (untitled)\n   https://serde.rs/\n   \n" +
         `\n3. Third\n   https://example.com/3\n   ${"x".repeat(400)}\n`,
@@ -87,8 +98,16 @@ describe("SearXNG backend", () => {
     const two = await callTool(make(config), { query: "q", count: 2 }, config);
     expect(two.output.match(/^\d\. /gm)).toEqual(["1. ", "2. "]);
     expect(server.requests[0]!.url).toBe("/search?q=q&format=json");
-    const limited = formatResults("q", [{ title: "a", url: "https://a", snippet: "s" }, { title: "b", url: "https://b", snippet: "t".repeat(100) }], 60);
-    expect(limited).toEqual({ success: true, truncated: true, output: 'Results for "q":\n\n1. a\n   https://a\n   s\n' });
+    const limited = formatResults("q", [{ title: "a", url: "https://a", snippet: "s" }, {
+      title: "b",
+      url: "https://b",
+      snippet: "t".repeat(100),
+    }], 60);
+    expect(limited).toEqual({
+      success: true,
+      truncated: true,
+      output: 'Results for "q":\n\n1. a\n   https://a\n   s\n',
+    });
   });
 
   it("reports no results", async () => {
@@ -112,7 +131,10 @@ describe("SearXNG backend", () => {
       success: false,
       truncated: false,
       error: "failed",
-      output: `SearXNG returned HTTP 403 (enable the json format under search.formats in SearXNG's settings.yml): Forbidden ${"y".repeat(290)}`,
+      output:
+        `SearXNG returned HTTP 403 (enable the json format under search.formats in SearXNG's settings.yml): Forbidden ${
+          "y".repeat(290)
+        }`,
     });
   });
 
@@ -122,10 +144,14 @@ describe("SearXNG backend", () => {
       response.end(`{"results":[${'"x",'.repeat(300_000)}"x"]}`);
     });
     const config = webConfig({ search: "searxng", searxng_url: `http://127.0.0.1:${big.port}` });
-    expect((await callTool(make(config), { query: "q" }, config)).output).toBe("SearXNG response exceeded 1048576 bytes");
+    expect((await callTool(make(config), { query: "q" }, config)).output).toBe(
+      "SearXNG response exceeded 1048576 bytes",
+    );
     const broken = await serve(json("{not json"));
     const brokenConfig = webConfig({ search: "searxng", searxng_url: `http://127.0.0.1:${broken.port}` });
-    expect((await callTool(make(brokenConfig), { query: "q" }, brokenConfig)).output).toMatch(/^SearXNG returned invalid JSON: /);
+    expect((await callTool(make(brokenConfig), { query: "q" }, brokenConfig)).output).toMatch(
+      /^SearXNG returned invalid JSON: /,
+    );
   });
 
   it("follows up to 3 redirects", async () => {
@@ -147,12 +173,18 @@ describe("SearXNG backend", () => {
     const outcome = await callTool(make(config), { query: "q", count: 1 }, config);
     expect(outcome.success).toBe(true);
     const loop = webConfig({ search: "searxng", searxng_url: `http://127.0.0.1:${server.port}/loop` });
-    expect((await callTool(make(loop), { query: "q" }, loop)).output).toBe("SearXNG request failed: stopped after 3 redirects");
+    expect((await callTool(make(loop), { query: "q" }, loop)).output).toBe(
+      "SearXNG request failed: stopped after 3 redirects",
+    );
   });
 
   it("times out and cancels", async () => {
     const server = await serve(() => {});
-    const config = webConfig({ search: "searxng", searxng_url: `http://127.0.0.1:${server.port}`, fetch_timeout_seconds: 1 });
+    const config = webConfig({
+      search: "searxng",
+      searxng_url: `http://127.0.0.1:${server.port}`,
+      fetch_timeout_seconds: 1,
+    });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     expect(await callTool(make(config), { query: "q" }, config, controller.signal)).toEqual({
@@ -161,7 +193,9 @@ describe("SearXNG backend", () => {
       error: "cancelled",
       output: "web search cancelled",
     });
-    expect((await callTool(make(config), { query: "q" }, config)).output).toBe("SearXNG request timed out after 1 seconds");
+    expect((await callTool(make(config), { query: "q" }, config)).output).toBe(
+      "SearXNG request timed out after 1 seconds",
+    );
   });
 });
 
@@ -177,7 +211,11 @@ describe("Brave backend", () => {
         },
       }),
     );
-    const config = webConfig({ search: "brave", brave_url: `http://127.0.0.1:${server.port}/res/v1/web/search`, brave_api_key_env: "MY_KEY" });
+    const config = webConfig({
+      search: "brave",
+      brave_url: `http://127.0.0.1:${server.port}/res/v1/web/search`,
+      brave_api_key_env: "MY_KEY",
+    });
     const tool = make(config, { env: { MY_KEY: "secret-key" } });
     const outcome = await callTool(tool, { query: "hello world", count: 2 }, config);
     const request = server.requests[0]!;
@@ -195,7 +233,9 @@ describe("Brave backend", () => {
     const server = await serve(json({ error: "bad token" }, status));
     const config = webConfig({ search: "brave", brave_url: `http://127.0.0.1:${server.port}/s`, brave_api_key: "k" });
     const outcome = await callTool(make(config), { query: "q" }, config);
-    expect(outcome.output).toBe(`Brave Search returned HTTP ${status} (check the Brave Search API key): {"error":"bad token"}`);
+    expect(outcome.output).toBe(
+      `Brave Search returned HTTP ${status} (check the Brave Search API key): {"error":"bad token"}`,
+    );
   });
 
   it("gives no hint for other statuses and never forwards the token to another origin", async () => {
@@ -209,8 +249,14 @@ describe("Brave backend", () => {
       json("overloaded", 503)(request, response);
     });
     const config = webConfig({ search: "brave", brave_url: `http://127.0.0.1:${server.port}/s`, brave_api_key: "k" });
-    expect((await callTool(make(config), { query: "q" }, config)).output).toBe("Brave Search returned HTTP 503: overloaded");
-    const moved = webConfig({ search: "brave", brave_url: `http://127.0.0.1:${server.port}/moved`, brave_api_key: "k" });
+    expect((await callTool(make(config), { query: "q" }, config)).output).toBe(
+      "Brave Search returned HTTP 503: overloaded",
+    );
+    const moved = webConfig({
+      search: "brave",
+      brave_url: `http://127.0.0.1:${server.port}/moved`,
+      brave_api_key: "k",
+    });
     const outcome = await callTool(make(moved), { query: "q" }, moved);
     expect(outcome.output).toBe('No results for "q".');
     expect(other.requests[0]!.headers["x-subscription-token"]).toBeUndefined();
@@ -224,7 +270,10 @@ describe("createWebTools", () => {
       createWebTools(config, { search: { env, warn: () => {} } }).map((tool) => tool.name);
     expect(names(webConfig())).toEqual(["web_fetch"]);
     expect(names(webConfig({ search: "provider" }))).toEqual(["web_fetch"]);
-    expect(names(webConfig({ search: "searxng", searxng_url: "http://127.0.0.1:1" }))).toEqual(["web_fetch", "web_search"]);
+    expect(names(webConfig({ search: "searxng", searxng_url: "http://127.0.0.1:1" }))).toEqual([
+      "web_fetch",
+      "web_search",
+    ]);
     expect(names(webConfig({ search: "brave" }))).toEqual(["web_fetch"]);
     expect(names(webConfig({ search: "brave" }), { BRAVE_SEARCH_API_KEY: "k" })).toEqual(["web_fetch", "web_search"]);
     expect(names(webConfig({ enabled: false, search: "searxng", searxng_url: "http://127.0.0.1:1" }))).toEqual([]);
