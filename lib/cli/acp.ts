@@ -1,13 +1,13 @@
 // `scv acp`: an Agent Client Protocol (v1) agent on stdin/stdout for editors such as Zed; logs go to stderr.
 import { serveAcp } from "../acp/index.ts";
-import type { ServerOptions } from "../server/index.ts";
 import { killEveryProcessGroup } from "../tools/index.ts";
 import { createLogger } from "../util/log.ts";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
+import { serverOptionsFrom, type SessionFlags } from "./session_flags.ts";
 
-/** The command-line flags: the session defaults of ServerOptions, as `scv server` takes them. */
-export type AcpCliOptions = Omit<ServerOptions, "env" | "cwd" | "warn">;
+/** The command-line flags: the session defaults, as `scv server` takes them. */
+export type AcpCliOptions = SessionFlags;
 
 export async function runAcp(options: AcpCliOptions): Promise<number> {
   const log = createLogger(process.env.SCV_LOG, "scv acp");
@@ -27,17 +27,7 @@ export async function runAcp(options: AcpCliOptions): Promise<number> {
   await serveAcp(
     process.stdin,
     process.stdout,
-    {
-      model: options.model,
-      baseUrl: options.baseUrl,
-      provider: options.provider,
-      approvalPolicy: options.approvalPolicy,
-      scvHome: options.scvHome,
-      configPath: options.configPath,
-      env: process.env,
-      cwd: process.cwd(),
-      warn: log.warn,
-    },
+    serverOptionsFrom(options, log),
     log,
   );
   removeSignals();

@@ -1,12 +1,13 @@
 // `scv server --stdio`: argument handling, then one protocol connection over stdin/stdout.
 import { createLogger } from "../util/log.ts";
-import { type ServerOptions, serveStdio } from "../server/index.ts";
+import { serveStdio } from "../server/index.ts";
 import { killEveryProcessGroup } from "../tools/index.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
+import { serverOptionsFrom, type SessionFlags } from "./session_flags.ts";
 
-/** The command-line flags: `--stdio` plus the session defaults of ServerOptions. */
-export type ServerCliOptions = Omit<ServerOptions, "env" | "cwd" | "warn"> & { stdio?: boolean };
+/** The command-line flags: `--stdio` plus the session defaults. */
+export type ServerCliOptions = SessionFlags & { stdio?: boolean };
 
 const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: EXIT_INTERRUPTED, SIGTERM: EXIT_SIGNALS.SIGTERM };
 
@@ -20,17 +21,7 @@ export async function runServer(options: ServerCliOptions): Promise<number> {
   const result = await serveStdio(
     process.stdin,
     process.stdout,
-    {
-      model: options.model,
-      baseUrl: options.baseUrl,
-      provider: options.provider,
-      approvalPolicy: options.approvalPolicy,
-      scvHome: options.scvHome,
-      configPath: options.configPath,
-      env: process.env,
-      cwd: process.cwd(),
-      warn: log.warn,
-    },
+    serverOptionsFrom(options, log),
     log,
     stop.signal,
   );

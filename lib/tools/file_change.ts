@@ -6,6 +6,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, link, lstat, open, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { syncDirectory } from "../util/sync_directory.ts";
 import type { ResolvedConfig } from "../config/index.ts";
 import { guardWriteTarget, openGuardedForRead } from "./file_guard.ts";
 import {
@@ -183,18 +184,5 @@ async function lstatOrUndefined(target: string, action: string, path: string) {
   } catch (error) {
     if (errorCode(error) === "ENOENT") return undefined;
     throw confinementError(action, path, error);
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // some file systems refuse fsync on directories
   }
 }

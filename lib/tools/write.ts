@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { constants, existsSync } from "node:fs";
 import { type FileHandle, link, lstat, open, readlink, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { syncDirectory } from "../util/sync_directory.ts";
 import type { ResolvedConfig } from "../config/index.ts";
 import { readWorkspaceFile } from "./file_change.ts";
 import { guardWriteTarget, openGuardedForRead, probeWriteTarget } from "./file_guard.ts";
@@ -280,19 +281,5 @@ async function hashHandle(handle: FileHandle): Promise<string> {
     return hash.digest("hex");
   } finally {
     await handle.close();
-  }
-}
-
-/** Makes the new directory entry durable; failures only cost durability, never correctness. */
-async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // some file systems refuse fsync on directories
   }
 }
