@@ -27,7 +27,7 @@ export interface AppPart {
 
 export const APP_PARTS: AppPart[] = [
   { asset: "scv-host.cjs", cacheAsset: "scv-host.cache", subcommands: ["host"] },
-  { asset: "scv-app.cjs", cacheAsset: "scv-app.cache", subcommands: ["server", "acp", "chat", "exec"] },
+  { asset: "scv-app.cjs", cacheAsset: "scv-app.cache", subcommands: ["server", "acp", "chat", "exec", "sessions", "config"] },
   // The MCP SDK (with zod and ajv, ~60% of scv-app's size): parsed only when a session starts an MCP server.
   { asset: "scv-mcp.cjs", cacheAsset: "scv-mcp.cache", subcommands: [], module: "lib/tools/mcp/sdk.ts" },
 ];
@@ -42,7 +42,7 @@ const APP_PREFIX = "(function (module, exports, require) {";
 const APP_SUFFIX = "\n})";
 export const wrapApp = (source: string): string => APP_PREFIX + source + APP_SUFFIX;
 
-const SUBCOMMAND_MODULE = /^\.\/lib\/cli\/(server|acp|host|chat|exec)\.ts$/;
+const SUBCOMMAND_MODULE = /^\.\/lib\/cli\/(server|acp|host|chat|exec|sessions|config)\.ts$/;
 
 const partEntry = (part: AppPart): string =>
   part.module !== undefined
