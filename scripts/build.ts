@@ -27,7 +27,11 @@ export interface AppPart {
 
 export const APP_PARTS: AppPart[] = [
   { asset: "scv-host.cjs", cacheAsset: "scv-host.cache", subcommands: ["host"] },
-  { asset: "scv-app.cjs", cacheAsset: "scv-app.cache", subcommands: ["server", "acp", "chat", "exec", "sessions", "config"] },
+  {
+    asset: "scv-app.cjs",
+    cacheAsset: "scv-app.cache",
+    subcommands: ["server", "acp", "chat", "exec", "sessions", "config"],
+  },
   // The MCP SDK (with zod and ajv, ~60% of scv-app's size): parsed only when a session starts an MCP server.
   { asset: "scv-mcp.cjs", cacheAsset: "scv-mcp.cache", subcommands: [], module: "lib/tools/mcp/sdk.ts" },
 ];
