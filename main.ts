@@ -13,18 +13,26 @@ const program = new Command("scv")
   .showSuggestionAfterError(true)
   .exitOverride();
 
-program
-  .command("server")
+/** The session flags `scv server` and `scv acp` share (lib/cli/session_flags.ts maps them). */
+function withSessionFlags(command: Command): Command {
+  return command
+    .option("--model <model>", "model override")
+    .option("--base-url <url>", "provider base URL override")
+    .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
+    .addOption(
+      new Option("--approval-policy <policy>", "override tools.approval_policy").choices([
+        "on-risk",
+        "always",
+        "never",
+      ]),
+    )
+    .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+    .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)");
+}
+
+withSessionFlags(program.command("server"))
   .description("run the agent protocol server (NDJSON over stdio, protocol v3)")
   .option("--stdio", "serve one connection over stdin/stdout (required)")
-  .option("--model <model>", "model override")
-  .option("--base-url <url>", "provider base URL override")
-  .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
-  .addOption(
-    new Option("--approval-policy <policy>", "override tools.approval_policy").choices(["on-risk", "always", "never"]),
-  )
-  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
-  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
   .addHelpText(
     "after",
     `
@@ -40,17 +48,8 @@ Example:
     process.exitCode = await runServer(options);
   });
 
-program
-  .command("acp")
+withSessionFlags(program.command("acp"))
   .description("run an Agent Client Protocol (ACP v1) agent over stdio, for editors such as Zed")
-  .option("--model <model>", "model override")
-  .option("--base-url <url>", "provider base URL override")
-  .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
-  .addOption(
-    new Option("--approval-policy <policy>", "override tools.approval_policy").choices(["on-risk", "always", "never"]),
-  )
-  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
-  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
   .addHelpText(
     "after",
     `
