@@ -1,10 +1,14 @@
-// A small line-by-line Markdown renderer for the terminal: headings, lists, block quotes, rules,
-// fenced code blocks with their language, inline code, emphasis and links. It is fed one complete
-// source line at a time, so streamed text can be rendered as soon as each line ends.
+// A small line-by-line Markdown renderer for the terminal: headings, lists, block quotes, rules, tables, fenced
+// code blocks with their language (highlighted when it is a known one), inline code, emphasis and links. It is fed
+// one complete source line at a time, so streamed text can be rendered as soon as each line ends; a table is
+// drawn once its last row has arrived (its column widths depend on every row).
 // Without colour it emits no escape codes: inline code keeps its backticks, links show their URL.
-import { displayWidth, type Paint, splitAtWidth, type Style } from "./style.ts";
+import { highlighterFor, type LineHighlighter, type TokenKind } from "./highlight.ts";
+import { cutSegments, parseInline, repaint, type Segment, wrapSegments } from "./markdown_inline.ts";
+import { type Align, delimiterRow, renderTable, tableCells } from "./markdown_table.ts";
+import { displayWidth, type Paint, type Style } from "./style.ts";
 
-type Segment = { text: string; paint: Paint };
+export { parseInline } from "./markdown_inline.ts";
 
 const FENCE = /^(\s*)(`{3,}|~{3,})\s*([^`\s]*)?.*$/;
 const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
@@ -13,10 +17,16 @@ const BULLET = /^(\s*)([-*+])\s+(.*)$/;
 const ORDERED = /^(\s*)(\d{1,9})([.)])\s+(.*)$/;
 const QUOTE = /^\s{0,3}>\s?(.*)$/;
 
+type Fence = { marker: string; indent: number; highlighter: LineHighlighter | undefined };
+type Table = { aligns: Align[]; rows: Segment[][][]; source: string[] };
+
 export class MarkdownRenderer {
   #style: Style;
   #width: number;
-  #fence: { marker: string; indent: number } | undefined;
+  #fence: Fence | undefined;
+  /** A line that may be a table's header: it is one if the next line is a delimiter row. */
+  #header: string | undefined;
+  #table: Table | undefined;
 
   constructor(style: Style, width: number) {
     this.#style = style;
@@ -32,174 +42,187 @@ export class MarkdownRenderer {
     return this.#fence !== undefined;
   }
 
-  /** Rendered rows for one source line (without its newline). */
-  line(source: string): string[] {
-    const s = this.#style;
-    const fence = FENCE.exec(source);
-    if (this.#fence) {
-      const closing = fence && fence[2]!.startsWith(this.#fence.marker[0]!) &&
-        fence[2]!.length >= this.#fence.marker.length && !fence[3];
-      if (closing) {
-        this.#fence = undefined;
-        return [s.dim("  └─")];
+  /** Source lines held back until it is known whether (or how) they form a table. */
+  get pending(): string[] {
+    if (this.#table) return this.#table.source;
+    return this.#header === undefined ? [] : [this.#header];
+  }
+
+  /**
+   * Rendered rows for one source line (without its newline). `streamed`: rows of this line were already shown
+   * from a preview, so it is rendered as the preview was and cannot start a table.
+   */
+  line(source: string, streamed = false): string[] {
+    if (this.#fence) return this.#fenced(source, true);
+    if (this.#header !== undefined) {
+      const header = this.#header;
+      this.#header = undefined;
+      const cells = tableCells(header)!;
+      const aligns = delimiterRow(source);
+      if (aligns && aligns.length === cells.length) {
+        this.#table = { aligns, rows: [this.#cells(cells)], source: [header, source] };
+        return [];
       }
-      const code = source.slice(Math.min(this.#fence.indent, leadingSpaces(source))).replace(/\t/g, "    ");
-      // A line wider than the terminal is cut into rows here (the terminal would wrap it under the gutter);
-      // continuation rows get a dotted gutter so they are not mistaken for new lines.
-      const rows: string[] = [];
-      let rest = code;
-      do {
-        const [head, tail] = splitAtWidth(rest, Math.max(1, this.#width - 4));
-        rows.push(`${s.dim(rows.length === 0 ? "  │ " : "  ┆ ")}${s.cyan(head)}`);
-        rest = tail;
-      } while (rest !== "");
-      return rows;
+      return [...this.#block(header), ...this.line(source, streamed)];
     }
+    if (this.#table) {
+      const cells = source.trim() === "" ? undefined : tableCells(source);
+      if (cells) {
+        this.#table.rows.push(this.#cells(cells));
+        this.#table.source.push(source);
+        return [];
+      }
+      return [...this.#endTable(), ...this.line(source, streamed)];
+    }
+    const fence = FENCE.exec(source);
     if (fence) {
-      this.#fence = { marker: fence[2]!, indent: fence[1]!.length };
       const language = fence[3] ?? "";
-      return [s.dim(`  ┌─${language ? ` ${language}` : ""}`)];
+      this.#fence = { marker: fence[2]!, indent: fence[1]!.length, highlighter: highlighterFor(language) };
+      return [this.#style.dim(`  ┌─${language ? ` ${language}` : ""}`)];
     }
+    if (!streamed && mayStartTable(source)) {
+      this.#header = source;
+      return [];
+    }
+    return this.#block(source);
+  }
+
+  /**
+   * The rows `source` would render to if it were a whole line, without changing any state, or undefined when
+   * that cannot be known before the line ends (a table, a fence line, a heading). Every row but the last is
+   * final: the rest of the line cannot change it.
+   */
+  preview(source: string): string[] | undefined {
+    if (this.#header !== undefined || this.#table) return undefined;
+    if (FENCE.test(source)) return undefined;
+    if (this.#fence) return this.#fenced(source, false);
+    if (/^\s*(\||#)/.test(source) || RULE.test(source)) return undefined;
+    return this.#block(source);
+  }
+
+  /** Rows that close whatever block is still open at the end of a message. */
+  finish(): string[] {
+    const rows: string[] = [];
+    if (this.#header !== undefined) {
+      const header = this.#header;
+      this.#header = undefined;
+      rows.push(...this.#block(header));
+    }
+    if (this.#table) rows.push(...this.#endTable());
+    if (this.#fence) {
+      this.#fence = undefined;
+      rows.push(this.#style.dim("  └─"));
+    }
+    return rows;
+  }
+
+  #cells(cells: string[]): Segment[][] {
+    return cells.map((cell) => parseInline(cell, this.#style));
+  }
+
+  #endTable(): string[] {
+    const table = this.#table!;
+    this.#table = undefined;
+    return renderTable(table.rows, table.aligns, this.#style, this.#width);
+  }
+
+  #fenced(source: string, advance: boolean): string[] {
+    const s = this.#style;
+    const fence = this.#fence!;
+    const marker = FENCE.exec(source);
+    const closing = marker && marker[2]!.startsWith(fence.marker[0]!) && marker[2]!.length >= fence.marker.length &&
+      !marker[3];
+    if (closing) {
+      if (advance) this.#fence = undefined;
+      return [s.dim("  └─")];
+    }
+    const code = source.slice(Math.min(fence.indent, leadingSpaces(source))).replace(/\t/g, "    ");
+    const segments: Segment[] = fence.highlighter
+      ? fence.highlighter.line(code, advance).map((token) => ({ text: token.text, paint: tokenPaint(token.kind, s) }))
+      : [{ text: code, paint: s.cyan }];
+    // A line wider than the terminal is cut into rows here (the terminal would wrap it under the gutter);
+    // continuation rows get a dotted gutter so they are not mistaken for new lines.
+    return cutSegments(segments, Math.max(1, this.#width - 4)).map((row, index) =>
+      `${s.dim(index === 0 ? "  │ " : "  ┆ ")}${row.text}`
+    );
+  }
+
+  // Everything but fences and tables: one source line of prose.
+  #block(source: string): string[] {
+    const s = this.#style;
     if (source.trim() === "") return [""];
     const heading = HEADING.exec(source);
     if (heading) {
       const level = heading[1]!.length;
-      const text = plainInline(heading[2]!);
+      const segments = parseInline(heading[2]!, s);
       const paint: Paint = level === 1 ? (t) => s.bold(s.underline(t)) : s.bold;
-      const rows = this.#wrap(
-        parseInline(heading[2]!, s).map((seg) => ({ text: seg.text, paint: (t: string) => paint(seg.paint(t)) })),
-        "",
-        "",
-      );
+      const rows = wrapSegments(repaint(segments, paint), this.#width);
+      const text = segments.map((segment) => segment.text).join("");
       if (level <= 2)
         rows.push(s.dim((level === 1 ? "═" : "─").repeat(Math.min(this.#width, Math.max(3, displayWidth(text))))));
       return rows;
     }
     if (RULE.test(source)) return [s.dim("─".repeat(Math.min(this.#width, 40)))];
     const quote = QUOTE.exec(source);
-    if (quote)
-      return this.#wrap(
-        parseInline(quote[1]!, s).map((seg) => ({ text: seg.text, paint: (t: string) => s.dim(seg.paint(t)) })),
-        s.dim("│ "),
-        s.dim("│ "),
-      );
+    if (quote) return wrapSegments(repaint(parseInline(quote[1]!, s), s.dim), this.#width, s.dim("│ "), s.dim("│ "));
     const bullet = BULLET.exec(source);
     if (bullet) {
       const depth = Math.floor(bullet[1]!.replace(/\t/g, "  ").length / 2);
       const indent = "  ".repeat(depth);
       const marker = depth % 2 === 0 ? "•" : "◦";
-      return this.#wrap(parseInline(bullet[3]!, s), `${indent}  ${s.yellow(marker)} `, `${indent}    `);
+      return wrapSegments(parseInline(bullet[3]!, s), this.#width, `${indent}  ${s.yellow(marker)} `, `${indent}    `);
     }
     const ordered = ORDERED.exec(source);
     if (ordered) {
       const depth = Math.floor(ordered[1]!.replace(/\t/g, "  ").length / 2);
       const indent = "  ".repeat(depth);
       const marker = `${ordered[2]}${ordered[3]}`;
-      return this.#wrap(
+      return wrapSegments(
         parseInline(ordered[4]!, s),
+        this.#width,
         `${indent}  ${s.yellow(marker)} `,
         `${indent}  ${" ".repeat(marker.length + 1)}`,
       );
     }
-    return this.#wrap(parseInline(source.trim(), s), "", "");
+    return wrapSegments(parseInline(source.trim(), s), this.#width);
   }
+}
 
-  /** Rows that close whatever block is still open at the end of a message. */
-  finish(): string[] {
-    if (!this.#fence) return [];
-    this.#fence = undefined;
-    return [this.#style.dim("  └─")];
-  }
+/** A line with a pipe that is not another block (a list item, a quote, a heading) may be a table's header. */
+function mayStartTable(source: string): boolean {
+  if (tableCells(source) === undefined) return false;
+  return !(BULLET.test(source) || ORDERED.test(source) || QUOTE.test(source) || HEADING.test(source));
+}
 
-  // Word-wraps styled segments to the width, painting each word piece separately so that
-  // every row is self-contained (no style spans across a line break).
-  #wrap(segments: Segment[], first: string, rest: string): string[] {
-    const rows: string[] = [];
-    let prefix = first;
-    let row = "";
-    let width = displayWidth(prefix);
-    let pendingSpace: Segment | undefined;
-    const flush = () => {
-      rows.push(prefix + row);
-      prefix = rest;
-      row = "";
-      width = displayWidth(prefix);
-      pendingSpace = undefined;
-    };
-    for (const segment of segments) {
-      for (const token of segment.text.split(/(\s+)/)) {
-        if (token === "") continue;
-        if (/^\s+$/.test(token)) {
-          if (row !== "") pendingSpace = { text: " ", paint: segment.paint };
-          continue;
-        }
-        const tokenWidth = displayWidth(token);
-        const spaceWidth = pendingSpace ? 1 : 0;
-        if (row !== "" && width + spaceWidth + tokenWidth > this.#width) flush();
-        if (pendingSpace) {
-          row += pendingSpace.paint(pendingSpace.text);
-          width += 1;
-          pendingSpace = undefined;
-        }
-        let piece = token;
-        // A word longer than the rest of the row is hard-split.
-        while (width + displayWidth(piece) > this.#width) {
-          if (row !== "") {
-            flush();
-            continue;
-          }
-          const [head, tail] = splitAtWidth(piece, Math.max(1, this.#width - width), true);
-          row += segment.paint(head);
-          flush();
-          piece = tail;
-        }
-        row += segment.paint(piece);
-        width += displayWidth(piece);
-      }
-    }
-    if (row !== "" || rows.length === 0) rows.push(prefix + row);
-    return rows;
+function tokenPaint(kind: TokenKind, s: Style): Paint {
+  switch (kind) {
+    case "keyword":
+      return s.magenta;
+    case "string":
+    case "added":
+      return s.green;
+    case "removed":
+      return s.red;
+    case "comment":
+      return (t) => s.dim(s.italic(t));
+    case "number":
+    case "constant":
+      return s.yellow;
+    case "type":
+    case "hunk":
+    case "variable":
+      return s.cyan;
+    case "key":
+      return s.blue;
+    case "header":
+      return s.bold;
+    case "plain":
+      return (t) => t;
   }
 }
 
 function leadingSpaces(text: string): number {
   return text.length - text.trimStart().length;
-}
-
-const INLINE =
-  /(`+)([\s\S]*?[^`])\1(?!`)|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|(?<![\w])_([^_\s][^_]*)_(?![\w])|\[([^\]]+)\]\(([^)\s]+)(?:\s+"[^"]*")?\)|<(https?:\/\/[^>\s]+)>/g;
-
-/** Splits one line of Markdown into painted segments. */
-export function parseInline(text: string, s: Style): Segment[] {
-  const segments: Segment[] = [];
-  const plainPaint: Paint = (t) => t;
-  let last = 0;
-  for (const match of text.matchAll(INLINE)) {
-    const index = match.index ?? 0;
-    if (index > last) segments.push({ text: text.slice(last, index), paint: plainPaint });
-    if (match[2] !== undefined) {
-      const code = match[2].replace(/^ (.*) $/, "$1");
-      segments.push(s.color ? { text: code, paint: s.cyan } : { text: `\`${code}\``, paint: plainPaint });
-    } else if (match[3] !== undefined || match[4] !== undefined) {
-      segments.push({ text: (match[3] ?? match[4])!, paint: s.bold });
-    } else if (match[5] !== undefined || match[6] !== undefined) {
-      segments.push({ text: (match[5] ?? match[6])!, paint: s.italic });
-    } else if (match[7] !== undefined) {
-      const label = match[7];
-      const url = match[8]!;
-      segments.push({ text: label, paint: (t) => s.underline(s.blue(t)) });
-      if (label !== url) segments.push({ text: ` (${url})`, paint: s.dim });
-    } else if (match[9] !== undefined) {
-      segments.push({ text: match[9], paint: (t) => s.underline(s.blue(t)) });
-    }
-    last = index + match[0].length;
-  }
-  if (last < text.length) segments.push({ text: text.slice(last), paint: plainPaint });
-  return segments;
-}
-
-function plainInline(text: string): string {
-  return text.replace(/`([^`]*)`/g, "$1").replace(/\*\*([^*]+)\*\*/g, "$1");
 }
 
 /** Renders a whole message. */

@@ -68,17 +68,91 @@ export function stripAnsi(text: string): string {
   return text.replace(ANSI, "");
 }
 
+// East Asian Wide and Fullwidth ranges, and the emoji that terminals draw two columns wide.
+const WIDE: ReadonlyArray<readonly [number, number]> = [
+  [0x1100, 0x115f],
+  [0x231a, 0x231b],
+  [0x2329, 0x232a],
+  [0x23e9, 0x23ec],
+  [0x23f0, 0x23f0],
+  [0x23f3, 0x23f3],
+  [0x25fd, 0x25fe],
+  [0x2614, 0x2615],
+  [0x2648, 0x2653],
+  [0x267f, 0x267f],
+  [0x2693, 0x2693],
+  [0x26a1, 0x26a1],
+  [0x26aa, 0x26ab],
+  [0x26bd, 0x26be],
+  [0x26c4, 0x26c5],
+  [0x26ce, 0x26ce],
+  [0x26d4, 0x26d4],
+  [0x26ea, 0x26ea],
+  [0x26f2, 0x26f3],
+  [0x26f5, 0x26f5],
+  [0x26fa, 0x26fa],
+  [0x26fd, 0x26fd],
+  [0x2705, 0x2705],
+  [0x270a, 0x270b],
+  [0x2728, 0x2728],
+  [0x274c, 0x274c],
+  [0x274e, 0x274e],
+  [0x2753, 0x2755],
+  [0x2757, 0x2757],
+  [0x2795, 0x2797],
+  [0x27b0, 0x27b0],
+  [0x27bf, 0x27bf],
+  [0x2b1b, 0x2b1c],
+  [0x2b50, 0x2b50],
+  [0x2b55, 0x2b55],
+  [0x2e80, 0x303e],
+  [0x3040, 0xa4cf],
+  [0xa960, 0xa97f],
+  [0xac00, 0xd7a3],
+  [0xf900, 0xfaff],
+  [0xfe10, 0xfe19],
+  [0xfe30, 0xfe6f],
+  [0xff00, 0xff60],
+  [0xffe0, 0xffe6],
+  [0x16fe0, 0x18aff],
+  [0x1b000, 0x1b2ff],
+  [0x1f004, 0x1f004],
+  [0x1f0cf, 0x1f0cf],
+  [0x1f18e, 0x1f18e],
+  [0x1f191, 0x1f19a],
+  [0x1f200, 0x1f2ff],
+  [0x1f300, 0x1f64f],
+  [0x1f680, 0x1f6ff],
+  [0x1f7e0, 0x1f7eb],
+  [0x1f900, 0x1faff],
+  [0x20000, 0x3fffd],
+];
+
 function isWide(code: number): boolean {
+  if (code < 0x1100) return false;
+  let low = 0;
+  let high = WIDE.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const [start, end] = WIDE[middle]!;
+    if (code < start) high = middle - 1;
+    else if (code > end) low = middle + 1;
+    else return true;
+  }
+  return false;
+}
+
+function isZeroWidth(code: number): boolean {
   return (
-    (code >= 0x1100 && code <= 0x115f) ||
-    (code >= 0x2e80 && code <= 0xa4cf && code !== 0x303f) ||
-    (code >= 0xac00 && code <= 0xd7a3) ||
-    (code >= 0xf900 && code <= 0xfaff) ||
-    (code >= 0xfe30 && code <= 0xfe4f) ||
-    (code >= 0xff00 && code <= 0xff60) ||
-    (code >= 0xffe0 && code <= 0xffe6) ||
-    (code >= 0x1f300 && code <= 0x1faff) ||
-    (code >= 0x20000 && code <= 0x3fffd)
+    (code >= 0x300 && code <= 0x36f) ||
+    (code >= 0x1ab0 && code <= 0x1aff) ||
+    (code >= 0x1dc0 && code <= 0x1dff) ||
+    (code >= 0x200b && code <= 0x200f) ||
+    (code >= 0x20d0 && code <= 0x20ff) ||
+    (code >= 0xfe00 && code <= 0xfe0f) ||
+    (code >= 0xfe20 && code <= 0xfe2f) ||
+    (code >= 0x1f3fb && code <= 0x1f3ff) ||
+    (code >= 0xe0000 && code <= 0xe007f)
   );
 }
 
@@ -86,13 +160,51 @@ function isWide(code: number): boolean {
 export function charWidth(char: string): number {
   const code = char.codePointAt(0) ?? 0;
   if (code < 0x20 || (code >= 0x7f && code < 0xa0)) return 0;
-  if ((code >= 0x300 && code <= 0x36f) || code === 0x200d || (code >= 0xfe00 && code <= 0xfe0f)) return 0;
+  if (isZeroWidth(code)) return 0;
   return isWide(code) ? 2 : 1;
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * Columns `text` takes in a terminal (escape codes excluded), counting an emoji sequence once: a character
+ * joined by a zero-width joiner adds nothing, a variation selector 16 makes a narrow symbol an emoji (two
+ * columns), and a pair of regional indicators is one flag.
+ */
 export function displayWidth(text: string): number {
+  const plainText = stripAnsi(text);
+  if (PRINTABLE_ASCII.test(plainText)) return plainText.length;
   let width = 0;
-  for (const char of stripAnsi(text)) width += charWidth(char);
+  let previous = 0;
+  let joined = false;
+  let flagHalf = false;
+  for (const char of plainText) {
+    const code = char.codePointAt(0)!;
+    if (code === 0x200d) {
+      joined = true;
+      continue;
+    }
+    if (joined) {
+      joined = false;
+      continue;
+    }
+    if (code === 0xfe0f && previous === 1) {
+      width += 1;
+      previous = 2;
+      continue;
+    }
+    if (code >= 0x1f1e6 && code <= 0x1f1ff) {
+      // Regional indicators: each pair is one two-column flag.
+      width += flagHalf ? 0 : 2;
+      flagHalf = !flagHalf;
+      previous = 2;
+      continue;
+    }
+    flagHalf = false;
+    const w = charWidth(char);
+    width += w;
+    if (w > 0) previous = w;
+  }
   return width;
 }
 

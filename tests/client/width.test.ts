@@ -26,4 +26,17 @@ describe("splitAtWidth and tailAtWidth", () => {
       expect(displayWidth(row)).toBeLessThanOrEqual(21);
     expect(wrapPlain("😀".repeat(30), 21).map((row) => row.trimStart()).join("")).toBe("😀".repeat(30));
   });
+
+  it("counts what a terminal draws: wide CJK and emoji two columns, an emoji sequence once", () => {
+    expect(displayWidth("日本語")).toBe(6);
+    expect(displayWidth("ｆｕｌｌ")).toBe(8);
+    expect(displayWidth("👩‍💻")).toBe(2);
+    expect(displayWidth("👨‍👩‍👧‍👦")).toBe(2);
+    expect(displayWidth("👍🏽")).toBe(2);
+    expect(displayWidth("🇯🇵🇫🇷")).toBe(4);
+    expect(displayWidth("✅")).toBe(2);
+    expect(displayWidth("❤️")).toBe(2);
+    expect(displayWidth("e\u0301")).toBe(1);
+    expect(displayWidth("\x1b[1mbold\x1b[22m")).toBe(4);
+  });
 });
