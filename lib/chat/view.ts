@@ -97,9 +97,13 @@ export class ChatView {
     const width = this.width();
     const rows: string[] = [];
     const height = Math.max(6, this.#terminal.rows?.() ?? 24);
-    const partial = this.transcript.partial;
-    // A long unfinished line shows only its tail here; it is printed whole once it ends.
-    if (partial !== "") rows.push(tailToRows(partial, width, Math.max(1, Math.floor(height / 3))));
+    const streaming = this.transcript.streaming;
+    const tailRows = Math.max(1, Math.floor(height / 3));
+    // Lines held back (a table being received) show raw, the last few only; they are drawn once complete.
+    for (const line of streaming.held.slice(-tailRows)) rows.push(s.dim(truncateText(line, width - 1)));
+    // The unfinished line: its last row as it will be printed, or (when that cannot be known yet) the tail of it.
+    if (streaming.rendered !== undefined) rows.push(...streaming.rendered.slice(-tailRows));
+    else if (streaming.raw !== "") rows.push(tailToRows(streaming.raw, width, tailRows));
     rows.push(...this.transcript.liveProgress.slice(-3));
     const asking = this.#controller.asking;
     if (asking) {

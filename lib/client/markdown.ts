@@ -4,7 +4,7 @@
 // drawn once its last row has arrived (its column widths depend on every row).
 // Without colour it emits no escape codes: inline code keeps its backticks, links show their URL.
 import { highlighterFor, type LineHighlighter, type TokenKind } from "./highlight.ts";
-import { cutSegments, parseInline, repaint, type Segment, wrapSegments } from "./markdown_inline.ts";
+import { cutSegments, parseInline, repaint, type Segment, stableInlineEnd, wrapSegments } from "./markdown_inline.ts";
 import { type Align, delimiterRow, renderTable, tableCells } from "./markdown_table.ts";
 import { displayWidth, type Paint, type Style } from "./style.ts";
 
@@ -88,16 +88,25 @@ export class MarkdownRenderer {
   }
 
   /**
-   * The rows `source` would render to if it were a whole line, without changing any state, or undefined when
-   * that cannot be known before the line ends (a table, a fence line, a heading). Every row but the last is
-   * final: the rest of the line cannot change it.
+   * The rows `source` would render to if it were a whole line, without changing any state, and how many of them
+   * are final (the rest of the line cannot change them); undefined when that cannot be known before the line
+   * ends (a table, a fence line, a heading, a rule).
    */
-  preview(source: string): string[] | undefined {
+  preview(source: string): { rows: string[]; final: number } | undefined {
     if (this.#header !== undefined || this.#table) return undefined;
     if (FENCE.test(source)) return undefined;
-    if (this.#fence) return this.#fenced(source, false);
+    if (this.#fence) {
+      const rows = this.#fenced(source, false);
+      return { rows, final: rows.length - 1 };
+    }
     if (/^\s*(\||#)/.test(source) || RULE.test(source)) return undefined;
-    return this.#block(source);
+    const rows = this.#block(source);
+    const match = QUOTE.exec(source) ?? BULLET.exec(source) ?? ORDERED.exec(source);
+    const content = match ? source.length - match.at(-1)!.length : leadingSpaces(source);
+    const cut = content + stableInlineEnd(source.slice(content));
+    if (cut >= source.length) return { rows, final: rows.length - 1 };
+    const stable = this.#block(source.slice(0, cut));
+    return { rows, final: Math.max(0, Math.min(rows.length, stable.length) - 1) };
   }
 
   /** Rows that close whatever block is still open at the end of a message. */

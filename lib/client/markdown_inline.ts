@@ -37,6 +37,27 @@ export function parseInline(text: string, s: Style): Segment[] {
   return segments;
 }
 
+/**
+ * How much of `text` parses the same whatever follows it: up to the first marker that may still open or close
+ * a span (an unmatched backtick, `*`, `_`, `[` or `<`), or a span that ends at the very end (more text could
+ * extend it). A streamed line's rows before that point are final.
+ */
+export function stableInlineEnd(text: string): number {
+  let last = 0;
+  for (const match of text.matchAll(INLINE)) {
+    const index = match.index ?? 0;
+    const opener = text.slice(last, index).search(/[`*_[<]/);
+    if (opener >= 0) return last + opener;
+    if (index + match[0].length >= text.length) return index;
+    // A code span opened by part of a longer backtick run may still close differently once the run's own
+    // closing arrives.
+    if (match[1] !== undefined && /^`*/.exec(text.slice(index))![0].length !== match[1].length) return index;
+    last = index + match[0].length;
+  }
+  const opener = text.slice(last).search(/[`*_[<]/);
+  return opener >= 0 ? last + opener : text.length;
+}
+
 /** The same segments with `outer` painted over each one's own paint. */
 export function repaint(segments: Segment[], outer: Paint): Segment[] {
   return segments.map((segment) => ({ text: segment.text, paint: (t: string) => outer(segment.paint(t)) }));

@@ -18,6 +18,8 @@ import { headTailLines, outputText, parentCallId, previewLines, summarizeArgumen
 type CallInfo = { name: string; args: unknown; depth: number; shown: boolean };
 
 const PREVIEW_LINES = 4;
+/** A longer unfinished line is not re-wrapped on every delta (each preview renders the whole line). */
+const MAX_PREVIEW_CHARS = 16_384;
 /** Tools whose progress is the latest line of their own output: shown live only, the output preview follows. */
 const LIVE_PROGRESS_TOOLS = new Set(["bash"]);
 
@@ -48,6 +50,12 @@ export class Transcript {
   /** Diff rows of an approval not yet shown, by approval id (paged with `moreOfApproval`). */
   #approvalPages = new Map<string, string[]>();
   #partial = "";
+  /** Rows of the partial line already committed (they cannot change as the line goes on). */
+  #early = 0;
+  /** The partial line's rows not committed yet, as they look so far, when a preview could tell. */
+  #previewRows: string[] | undefined;
+  /** A width that applies once the partial line ends (its first rows were wrapped at the old one). */
+  #deferredWidth: number | undefined;
   #streamed = false;
   #liveProgress = new Map<string, string>();
   #renderer: MarkdownRenderer;
@@ -63,6 +71,14 @@ export class Transcript {
   /** The assistant line still being streamed (no newline yet), unrendered. */
   get partial(): string {
     return this.#partial;
+  }
+
+  /**
+   * What the live region shows of the message being streamed: source lines held back (a table so far) and the
+   * unfinished line, rendered when its rows can be known (`rendered`), else raw.
+   */
+  get streaming(): { held: string[]; rendered: string[] | undefined; raw: string } {
+    return { held: this.#renderer.pending, rendered: this.#previewRows, raw: this.#partial };
   }
 
   /** Rows for the live region: the latest progress line of each running call whose output is previewed later. */
@@ -86,7 +102,8 @@ export class Transcript {
 
   setWidth(width: number): void {
     this.#width = width;
-    this.#renderer.setWidth(width);
+    if (this.#early > 0) this.#deferredWidth = width;
+    else this.#renderer.setWidth(width);
   }
 
   /** Rows to print for one event (possibly none). */
@@ -277,9 +294,34 @@ export class Transcript {
     const rows: string[] = [];
     let newline = this.#partial.indexOf("\n");
     while (newline >= 0) {
-      rows.push(...this.#renderer.line(this.#partial.slice(0, newline).replace(/\r$/, "")));
+      rows.push(...this.#endLine(this.#partial.slice(0, newline).replace(/\r$/, "")));
       this.#partial = this.#partial.slice(newline + 1);
       newline = this.#partial.indexOf("\n");
+    }
+    rows.push(...this.#streamPartial());
+    return rows;
+  }
+
+  // Word-wraps the unfinished line as it streams: the rows the rest of the line cannot change are committed now.
+  #streamPartial(): string[] {
+    this.#previewRows = undefined;
+    if (this.#partial === "" || this.#partial.length > MAX_PREVIEW_CHARS) return [];
+    const preview = this.#renderer.preview(this.#partial.replace(/\r$/, ""));
+    if (!preview) return [];
+    const rows = preview.final > this.#early ? preview.rows.slice(this.#early, preview.final) : [];
+    this.#early = Math.max(this.#early, preview.final);
+    this.#previewRows = preview.rows.slice(this.#early);
+    return rows;
+  }
+
+  // A whole source line: its rows less those committed while it streamed.
+  #endLine(line: string): string[] {
+    const rows = this.#renderer.line(line, this.#early > 0).slice(this.#early);
+    this.#early = 0;
+    this.#previewRows = undefined;
+    if (this.#deferredWidth !== undefined) {
+      this.#renderer.setWidth(this.#deferredWidth);
+      this.#deferredWidth = undefined;
     }
     return rows;
   }
@@ -294,7 +336,7 @@ export class Transcript {
   // Ends the message being streamed: its last line and any open block.
   #flush(): string[] {
     const rows: string[] = [];
-    if (this.#partial !== "") rows.push(...this.#renderer.line(this.#partial));
+    if (this.#partial !== "") rows.push(...this.#endLine(this.#partial));
     this.#partial = "";
     rows.push(...this.#renderer.finish());
     this.#renderer = new MarkdownRenderer(this.#style, this.#width);
