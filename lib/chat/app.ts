@@ -226,12 +226,18 @@ export class ChatApp implements ChatControls {
   async submit(text: string): Promise<boolean> {
     const s = this.style;
     if (this.#picking) return this.#answerPicker(text);
+    const echoOf = (typed: string) =>
+      typed.split("\n").map((line, index) => `${s.bold(index === 0 ? PROMPT : CONTINUATION)}${s.bold(line)}`);
     const slash = parseSlash(text);
-    if (slash) return this.#command(slash.name, slash.argument);
+    if (slash) {
+      // Echoed like a prompt, so the transcript shows what the answer below it answers.
+      this.render(echoOf(text.trim()));
+      return this.#command(slash.name, slash.argument);
+    }
     // A pasted path of an image file (terminals may quote it) stages the image instead of sending the path.
     const pasted = pastedPath(text);
     if (pasted !== undefined && (await this.#stageImage(pasted, true))) return false;
-    const echo = text.split("\n").map((line, index) => `${s.bold(index === 0 ? PROMPT : CONTINUATION)}${s.bold(line)}`);
+    const echo = echoOf(text);
     if (!this.controller.open) {
       this.render([s.dim("the session is not ready yet; try again in a moment")]);
       return false;

@@ -1,9 +1,18 @@
 // Prompts typed in a terminal: raw keys into the line editor shown in the live region, approval questions answered
-// with y / n / a, Ctrl-C or Esc to cancel a turn, Ctrl-C twice or Ctrl-D to leave, Ctrl-Z to suspend.
+// with a whole word and Enter (y, yes, n, no, a, always), Ctrl-C or Esc to cancel a turn, Ctrl-C twice or Ctrl-D
+// to leave, Ctrl-Z to suspend.
 import type { Style } from "../client/index.ts";
 import type { Key } from "./keys.ts";
 import { LineEditor } from "./line_editor.ts";
-import { type ChatControls, CONTINUATION, PROMPT, type PromptSource, type PromptView } from "./prompt_source.ts";
+import {
+  APPROVAL_ANSWERS_HINT,
+  approvalAnswer,
+  type ChatControls,
+  CONTINUATION,
+  PROMPT,
+  type PromptSource,
+  type PromptView,
+} from "./prompt_source.ts";
 import { type KeyTerminal, RawKeys } from "./raw_keys.ts";
 import { cursorColumn } from "./screen.ts";
 
@@ -14,6 +23,9 @@ export class KeyPrompts implements PromptSource {
   #chat!: ChatControls;
   #editor = new LineEditor();
   #hint = "";
+  /** What was typed as the answer to the approval question being asked (never the prompt's text). */
+  #answer = "";
+  #answerHint = "";
 
   constructor(terminal: KeyTerminal, style: Style) {
     this.#keys = new RawKeys(terminal);
@@ -38,7 +50,10 @@ export class KeyPrompts implements PromptSource {
   }
 
   // The question is shown in the live region (see view): nothing to commit.
-  ask(): void {}
+  ask(): void {
+    this.#answer = "";
+    this.#answerHint = "";
+  }
 
   view(room: number): PromptView {
     const s = this.#style;
@@ -56,6 +71,7 @@ export class KeyPrompts implements PromptSource {
       cursorRow: cursorLine - start,
       cursorColumn: cursorColumn(cursorLine === 0 ? PROMPT : CONTINUATION, before[cursorLine]!),
       ...(this.#hint ? { hint: this.#hint } : {}),
+      approval: { typed: this.#answer, ...(this.#answerHint ? { hint: this.#answerHint } : {}) },
     };
   }
 
@@ -75,13 +91,10 @@ export class KeyPrompts implements PromptSource {
       return this.#keys.suspend(() => chat.render([]));
     }
     if (chat.controller.asking) {
-      const text = key.name === "text" ? (key.text === " " ? " " : key.text.trim().toLowerCase()) : "";
-      if (text === "y" || text === "n" || text === "a") return chat.answer(text);
-      // `v` or space: the next page of a long diff.
-      if (text === "v" || text === " ") return chat.pageApproval();
-      if (key.name === "enter") return chat.answer("n");
-      if (key.name !== "ctrl-c" && key.name !== "escape") return;
+      if (key.name !== "ctrl-c" && key.name !== "escape") return this.#answerKey(key);
     }
+    this.#answer = "";
+    this.#answerHint = "";
     const action = this.#editor.handle(key, chat.controller.busy);
     this.#hint = "";
     switch (action.type) {
@@ -101,4 +114,43 @@ export class KeyPrompts implements PromptSource {
     }
     chat.render([]);
   }
+
+  // A key while an approval question is asked: it edits the answer, which Enter gives. Nothing typed here reaches
+  // the prompt, so a stray `yes` and Enter is never sent to the model.
+  #answerKey(key: Key): void {
+    const chat = this.#chat;
+    switch (key.name) {
+      case "text": {
+        // `v` or space on their own: the next page of a long diff.
+        if (this.#answer === "" && (key.text === "v" || key.text === " ")) return chat.pageApproval();
+        const typed = (this.#answer + key.text.replace(/\s+/g, " ")).trimStart();
+        this.#answer = typed.length > MAX_ANSWER ? this.#answer : typed;
+        break;
+      }
+      case "backspace":
+        this.#answer = [...this.#answer].slice(0, -1).join("");
+        break;
+      case "kill-line-start":
+      case "kill-word":
+        this.#answer = "";
+        break;
+      case "enter":
+      case "newline": {
+        const answer = approvalAnswer(this.#answer);
+        this.#answer = "";
+        if (answer) {
+          this.#answerHint = "";
+          return chat.answer(answer);
+        }
+        this.#answerHint = APPROVAL_ANSWERS_HINT;
+        break;
+      }
+      default:
+        return;
+    }
+    chat.render([]);
+  }
 }
+
+/** Longer than any answer: more is not kept. */
+const MAX_ANSWER = 16;

@@ -1,10 +1,13 @@
 // Prompts read from a pipe or file, one per line, each sent once the previous turn has ended; an approval question
-// takes the next line as its answer (y or a approve, anything else denies; the end of input denies).
+// takes the next line as its answer (y, yes, a or always approve, n or no denies, anything else asks again; the
+// end of input denies), and says that it read it.
 import { createInterface } from "node:readline";
 import type { PendingApproval, Style } from "../client/index.ts";
 import { alwaysScope } from "../client/index.ts";
+import { boundedChars } from "../util/text_bounds.ts";
+import { visibleText } from "../util/visible_text.ts";
 import { LineEditor } from "./line_editor.ts";
-import type { ChatControls, PromptSource } from "./prompt_source.ts";
+import { APPROVAL_ANSWERS_HINT, approvalAnswer, type ChatControls, type PromptSource } from "./prompt_source.ts";
 
 export class LinePrompts implements PromptSource {
   readonly usageHint = "Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits";
@@ -53,7 +56,7 @@ export class LinePrompts implements PromptSource {
   }
 
   ask(approval: PendingApproval): void {
-    this.#chat.render([`Allow? [y]es / [n]o / [a]${alwaysScope(approval.name, approval.args)}:`]);
+    this.#chat.render([question(approval)]);
     this.#answerFromLines();
   }
 
@@ -90,13 +93,29 @@ export class LinePrompts implements PromptSource {
   }
 
   #answerFromLines(): void {
-    if (!this.#chat.controller.asking) return;
-    const line = this.#lines.shift();
-    if (line !== undefined) {
-      const answer = line.trim().toLowerCase()[0];
-      this.#chat.answer(answer === "y" || answer === "a" ? answer : "n");
-    } else if (this.#ended) {
-      this.#chat.answer("n");
+    const chat = this.#chat;
+    for (;;) {
+      const asking = chat.controller.asking;
+      if (!asking) return;
+      const line = this.#lines.shift();
+      if (line === undefined) {
+        if (!this.#ended) return;
+        chat.render(["approval: no (end of input)"]);
+        return chat.answer("n");
+      }
+      const answer = approvalAnswer(line);
+      if (answer) {
+        chat.render([`approval: ${WORDS[answer]} (read from stdin)`]);
+        return chat.answer(answer);
+      }
+      const shown = boundedChars(visibleText(line.trim()), 40);
+      chat.render([`approval: "${shown}" is not an answer; ${APPROVAL_ANSWERS_HINT}`, question(asking)]);
     }
   }
+}
+
+const WORDS = { y: "yes", n: "no", a: "always" } as const;
+
+function question(approval: PendingApproval): string {
+  return `Allow? [y]es / [n]o / [a]${alwaysScope(approval.name, approval.args)}:`;
 }

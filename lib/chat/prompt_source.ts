@@ -6,8 +6,29 @@ import type { Paint, PendingApproval, SessionController, Style } from "../client
 export const PROMPT = "› ";
 export const CONTINUATION = "  ";
 
-/** The prompt's rows in the live region, its cursor, and a hint shown instead of the status line. */
-export type PromptView = { rows: string[]; cursorRow: number; cursorColumn: number; hint?: string };
+/**
+ * The prompt's rows in the live region, its cursor, and a hint shown instead of the status line; `approval`: what
+ * was typed as the answer to an approval question, and a hint when the last answer was not one.
+ */
+export type PromptView = {
+  rows: string[];
+  cursorRow: number;
+  cursorColumn: number;
+  hint?: string;
+  approval?: { typed: string; hint?: string };
+};
+
+export type ApprovalAnswer = "y" | "n" | "a";
+
+const ANSWERS: Record<string, ApprovalAnswer> = { y: "y", yes: "y", n: "n", no: "n", a: "a", always: "a" };
+
+/** Shown when an approval answer is not one of the allowed words. */
+export const APPROVAL_ANSWERS_HINT = "answer y, yes, n, no, a or always, then Enter";
+
+/** The approval answer a typed line means (any case, surrounding spaces ignored), or undefined. */
+export function approvalAnswer(text: string): ApprovalAnswer | undefined {
+  return Object.hasOwn(ANSWERS, text.trim().toLowerCase()) ? ANSWERS[text.trim().toLowerCase()] : undefined;
+}
 
 /** What a prompt source may do to the chat. */
 export interface ChatControls {
@@ -21,7 +42,7 @@ export interface ChatControls {
   /** Handles a prompt or a slash command; resolves true when the chat should end. */
   submit(text: string): Promise<boolean>;
   /** Answers the approval question being asked: yes, no, or always (for this session). */
-  answer(answer: "y" | "n" | "a"): void;
+  answer(answer: ApprovalAnswer): void;
   /** Shows the next page of the asked approval's diff (when it is long). */
   pageApproval(): void;
   /** Cancels the running turn (if any); false when there was none. */

@@ -112,10 +112,13 @@ export class ChatView {
         alwaysScope(asking.name, asking.args)
       } `;
       const short = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("y")}/${s.bold("n")}/${s.bold("a")}(lways) `;
-      rows.push(displayWidth(long) < width ? long : short);
+      const answer = this.#prompt(1)?.approval;
+      const typed = answer?.typed ?? "";
+      const question = displayWidth(long) + displayWidth(typed) < width ? long : short;
+      rows.push(`${question}${typed}`);
       // The question takes the cursor; the prompt (and what was typed there) comes back once it is answered.
       const cursor = { cursorRow: rows.length - 1, cursorColumn: displayWidth(rows.at(-1)!) };
-      rows.push(this.#status(width));
+      rows.push(answer?.hint ? s.yellow(truncateText(answer.hint, width - 1)) : this.#status(width));
       return { rows, ...cursor };
     }
     const prompt = this.#prompt(Math.max(1, height - rows.length - 2));

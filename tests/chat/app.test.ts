@@ -80,7 +80,7 @@ describe("chat in a terminal", () => {
     await term.seen("ready");
     term.input.write("run it\r");
     await term.seen("[a]lways for this session");
-    term.input.write("y");
+    term.input.write("y\r");
     await term.seen("· done in 2 steps");
     term.input.write("\x04");
     expect(await running).toBe(0);

@@ -134,10 +134,12 @@ describe.skipIf(!HAS_TMUX)(
       expect(all).toContain("\x1b[32m+row 1 changed");
       expect(all).not.toContain("+row 20 changed");
       typeText("y");
+      keys("Enter");
       // The server's detail escapes the override; the chat shows it as written, never the raw character.
       text = await shows("Run: echo safe \\u202e txt.exe 1>&2");
       expect(text).not.toContain("\u202e");
       typeText("n");
+      keys("Enter");
       await shows("finished");
       expect(await readFile(join(sandbox.workspace, "long.txt"), "utf8")).toContain("row 60 changed");
     });

@@ -144,6 +144,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     // A command with a redirection is not one simple command: "always" covers only this exact call.
     expect(text.trimEnd().split("\n").at(-2)).toBe("? Allow bash? [y]es / [n]o / [a]lways for this session");
     typeText("y");
+    keys("Enter");
     text = await shows("all finished");
     expect(text).toContain("  approved");
     expect(text).toContain("✓ pty-ok");
@@ -195,7 +196,9 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
       typeText(command);
       keys("Enter");
     }
-    const text = await shows("Keys: Enter sends");
+    await shows("Keys: Enter sends");
+    // Each command is echoed into the transcript, so the answers go beyond one screen: read the scrollback.
+    const text = scrollback();
     expect(text).toContain("this chat: 1 in / 1 out");
     expect(text).toContain("unknown command /bogus");
     expect(text).toContain("approval policy: from configuration");
