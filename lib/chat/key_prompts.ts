@@ -4,6 +4,7 @@
 import type { Style } from "../client/index.ts";
 import type { Key } from "./keys.ts";
 import { LineEditor } from "./line_editor.ts";
+import { SLASH_COMMANDS } from "./slash.ts";
 import {
   APPROVAL_ANSWERS_HINT,
   approvalAnswer,
@@ -17,7 +18,8 @@ import { type KeyTerminal, RawKeys } from "./raw_keys.ts";
 import { cursorColumn } from "./screen.ts";
 
 export class KeyPrompts implements PromptSource {
-  readonly usageHint = "Enter sends · Ctrl-J new line · /help for commands · Ctrl-C twice exits";
+  readonly usageHint =
+    "Enter sends · Ctrl-J new line · /help (Tab completes) · Ctrl-R searches history · Ctrl-C twice exits";
   readonly #keys: RawKeys;
   readonly #style: Style;
   #chat!: ChatControls;
@@ -38,7 +40,7 @@ export class KeyPrompts implements PromptSource {
 
   attach(chat: ChatControls, history: string[]): void {
     this.#chat = chat;
-    this.#editor = new LineEditor(history);
+    this.#editor = new LineEditor(history, COMMAND_NAMES);
     this.#keys.start({ key: (key) => this.#onKey(key), end: () => chat.exit(0), error: () => chat.exit(129) });
     chat.render([]);
   }
@@ -57,6 +59,21 @@ export class KeyPrompts implements PromptSource {
 
   view(room: number): PromptView {
     const s = this.#style;
+    const approval = { typed: this.#answer, ...(this.#answerHint ? { hint: this.#answerHint } : {}) };
+    const search = this.#editor.search;
+    if (search) {
+      const label = search.match === undefined && search.query !== ""
+        ? "search history (no match): "
+        : "search history: ";
+      const found = search.match === undefined ? "" : `  ${s.dim("→")} ${firstLine(search.match)}`;
+      return {
+        rows: [`${s.yellow(label)}${search.query}${found}`],
+        cursorRow: 0,
+        cursorColumn: cursorColumn(label, search.query),
+        hint: "Enter takes it · Ctrl-R older · Esc or Ctrl-G cancels",
+        approval,
+      };
+    }
     const text = this.#editor.text;
     const lines = text.split("\n");
     const before = text.slice(0, this.#editor.cursor).split("\n");
@@ -71,7 +88,7 @@ export class KeyPrompts implements PromptSource {
       cursorRow: cursorLine - start,
       cursorColumn: cursorColumn(cursorLine === 0 ? PROMPT : CONTINUATION, before[cursorLine]!),
       ...(this.#hint ? { hint: this.#hint } : {}),
-      approval: { typed: this.#answer, ...(this.#answerHint ? { hint: this.#answerHint } : {}) },
+      approval,
     };
   }
 
@@ -107,6 +124,9 @@ export class KeyPrompts implements PromptSource {
         return;
       case "exit-hint":
         this.#hint = "Press Ctrl-C again to exit";
+        break;
+      case "candidates":
+        this.#hint = action.names.map((name) => `/${name}`).join("  ");
         break;
       case "exit":
         chat.exit(0);
@@ -150,6 +170,14 @@ export class KeyPrompts implements PromptSource {
     }
     chat.render([]);
   }
+}
+
+const COMMAND_NAMES = SLASH_COMMANDS.map((command) => command.name);
+
+/** The first line of a multi-line history entry, marked when there is more. */
+function firstLine(text: string): string {
+  const newline = text.indexOf("\n");
+  return newline < 0 ? text : `${text.slice(0, newline)} …`;
 }
 
 /** Longer than any answer: more is not kept. */

@@ -21,7 +21,10 @@ export type Key =
       | "kill-line-end"
       | "kill-word"
       | "redraw"
-      | "suspend";
+      | "suspend"
+      | "tab"
+      | "search-history"
+      | "ctrl-g";
   };
 
 const SEQUENCES: Record<string, Key["name"]> = {
@@ -62,6 +65,9 @@ const CONTROLS: Record<string, Key["name"]> = {
   "\x17": "kill-word",
   "\x0c": "redraw",
   "\x1a": "suspend",
+  "\t": "tab",
+  "\x12": "search-history",
+  "\x07": "ctrl-g",
 };
 
 const PASTE_START = "\x1b[200~";
@@ -143,11 +149,11 @@ export function parseKeys(data: string): Key[] {
       i += 1;
       continue;
     }
-    if (char < " " && char !== "\t") {
+    if (char < " ") {
       i += 1;
       continue;
     }
-    text += char === "\t" ? "  " : char;
+    text += char;
     i += 1;
   }
   if (text !== "") keys.push({ name: "text", text });

@@ -1,5 +1,6 @@
 // The prompt's line editor as a pure state machine: text with a cursor, multi-line input (Ctrl-J),
-// history browsing (up/down), and the Ctrl-C / Esc rules. The app renders `text` and `cursor`.
+// history browsing (up/down), reverse incremental history search (Ctrl-R), slash-command completion (Tab),
+// and the Ctrl-C / Esc rules. The app renders `text` and `cursor` (and `search` while one runs).
 import type { Key } from "./keys.ts";
 
 export type EditorAction =
@@ -9,7 +10,11 @@ export type EditorAction =
   | { type: "cancel-turn" }
   | { type: "exit-hint" }
   | { type: "exit" }
-  | { type: "redraw" };
+  | { type: "redraw" }
+  | { type: "candidates"; names: string[] };
+
+/** A history search in progress: what was typed, and the entry it found (newest first), if any. */
+export type HistorySearch = { query: string; match: string | undefined };
 
 export class LineEditor {
   text = "";
@@ -19,18 +24,33 @@ export class LineEditor {
   #historyIndex: number;
   #draft = "";
   #exitArmed = false;
+  readonly #commands: readonly string[];
+  #search: { query: string; index: number | undefined; text: string; cursor: number } | undefined;
 
-  constructor(history: string[] = []) {
+  /** `commands`: the slash command names Tab completes. */
+  constructor(history: string[] = [], commands: readonly string[] = []) {
     this.#history = [...history];
     this.#historyIndex = this.#history.length;
+    this.#commands = commands;
   }
 
   get history(): readonly string[] {
     return this.#history;
   }
 
+  /** The history search in progress (Ctrl-R), or undefined. */
+  get search(): HistorySearch | undefined {
+    const search = this.#search;
+    if (!search) return undefined;
+    return { query: search.query, match: search.index === undefined ? undefined : this.#history[search.index] };
+  }
+
   /** `busy`: a turn is running, so Ctrl-C and Esc cancel it instead of editing. */
   handle(key: Key, busy = false): EditorAction {
+    if (this.#search) {
+      const handled = this.#searchKey(key);
+      if (handled) return handled;
+    }
     if (key.name !== "ctrl-c") this.#exitArmed = false;
     switch (key.name) {
       case "text":
@@ -118,8 +138,90 @@ export class LineEditor {
       case "redraw":
         return { type: "redraw" };
       case "suspend":
+      case "ctrl-g":
         return { type: "none" };
+      case "tab":
+        return this.#complete();
+      case "search-history":
+        if (this.#history.length === 0) return { type: "none" };
+        this.#search = { query: "", index: undefined, text: this.text, cursor: this.cursor };
+        return { type: "changed" };
     }
+  }
+
+  // Tab after `/` and the start of a command name: a unique prefix completes (with a space for the argument),
+  // an ambiguous one completes what the candidates share and lists them. Anywhere else Tab types two spaces.
+  #complete(): EditorAction {
+    const typed = /^\/(\S*)$/.exec(this.text);
+    if (!typed || this.cursor !== this.text.length) {
+      this.#insert("  ");
+      return { type: "changed" };
+    }
+    const prefix = typed[1]!.toLowerCase();
+    const names = this.#commands.filter((name) => name.startsWith(prefix));
+    if (names.length === 0) return { type: "none" };
+    if (names.length === 1) {
+      this.#set(`/${names[0]} `);
+      return { type: "changed" };
+    }
+    let common = names[0]!;
+    for (const name of names) while (!name.startsWith(common)) common = common.slice(0, -1);
+    if (common.length > prefix.length) this.#set(`/${common}`);
+    return { type: "candidates", names };
+  }
+
+  // A key during a history search; undefined when the search ended and the key is handled as usual.
+  #searchKey(key: Key): EditorAction | undefined {
+    const search = this.#search!;
+    switch (key.name) {
+      case "text":
+        search.query += key.text;
+        search.index = this.#find(search.query, search.index ?? this.#history.length - 1);
+        return { type: "changed" };
+      case "backspace":
+        search.query = [...search.query].slice(0, -1).join("");
+        search.index = search.query === "" ? undefined : this.#find(search.query, this.#history.length - 1);
+        return { type: "changed" };
+      case "search-history": {
+        // Ctrl-R again: the next older entry that matches.
+        if (search.query === "") return { type: "none" };
+        const older = search.index === undefined ? undefined : this.#find(search.query, search.index - 1);
+        if (older !== undefined) search.index = older;
+        return { type: "changed" };
+      }
+      case "escape":
+      case "ctrl-g":
+      case "ctrl-c":
+        this.#search = undefined;
+        this.text = search.text;
+        this.cursor = search.cursor;
+        return { type: "changed" };
+      case "enter":
+        this.#acceptSearch();
+        return { type: "changed" };
+      default:
+        // Any other key takes the match into the prompt and then does what it does there.
+        this.#acceptSearch();
+        return undefined;
+    }
+  }
+
+  #acceptSearch(): void {
+    const search = this.#search!;
+    this.#search = undefined;
+    if (search.index === undefined) return;
+    this.text = this.#history[search.index]!;
+    this.cursor = this.text.length;
+    this.#historyIndex = search.index;
+    this.#draft = search.text;
+  }
+
+  /** The newest history entry at or before `from` that contains `query` (ignoring case), or undefined. */
+  #find(query: string, from: number): number | undefined {
+    const needle = query.toLowerCase();
+    for (let index = Math.min(from, this.#history.length - 1); index >= 0; index -= 1)
+      if (this.#history[index]!.toLowerCase().includes(needle)) return index;
+    return undefined;
   }
 
   /** Adds a submitted prompt to the in-memory history (consecutive duplicates collapse). */

@@ -32,8 +32,9 @@ export function helpText(): string[] {
   return [
     "Commands:",
     ...SLASH_COMMANDS.map((command) => `  ${command.usage.padEnd(20)} ${command.help}`),
-    "Keys: Enter sends · Ctrl-J adds a line · Up/Down browse history",
-    "      Esc or Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D exits",
+    "Keys: Enter sends · Ctrl-J adds a line · Up/Down browse history · Ctrl-R searches it",
+    "      Tab completes a /command · Esc or Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D exits",
+    "      an approval takes y, yes, n, no, a or always, then Enter",
   ];
 }
 

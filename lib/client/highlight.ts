@@ -199,7 +199,7 @@ export interface LineHighlighter {
   line(text: string, advance?: boolean): Token[];
 }
 
-/** A highlighter for a fence's info string (`ts`, `Python`, `diff` …), or undefined for a language it does not know. */
+/** A highlighter for a fence's info string (`ts`, `Python`, `diff` …) (undefined for a language it does not know). */
 export function highlighterFor(language: string): LineHighlighter | undefined {
   const name = language.toLowerCase();
   if (name === "diff" || name === "patch" || name === "udiff") return new DiffHighlighter();

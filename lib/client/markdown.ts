@@ -173,7 +173,10 @@ export class MarkdownRenderer {
     }
     if (RULE.test(source)) return [s.dim("─".repeat(Math.min(this.#width, 40)))];
     const quote = QUOTE.exec(source);
-    if (quote) return wrapSegments(repaint(parseInline(quote[1]!, s), s.dim), this.#width, s.dim("│ "), s.dim("│ "));
+    if (quote) {
+      const bar = s.dim("│ ");
+      return wrapSegments(repaint(parseInline(quote[1]!, s), s.dim), this.#width, bar, bar);
+    }
     const bullet = BULLET.exec(source);
     if (bullet) {
       const depth = Math.floor(bullet[1]!.replace(/\t/g, "  ").length / 2);

@@ -1,6 +1,6 @@
 // GitHub-flavoured Markdown tables: recognising the header, delimiter and body rows, and drawing the table in a
 // box whose columns share the terminal width, with cells word-wrapped and aligned as the delimiter row says.
-import { type Segment, segmentsWidth, wrapSegments } from "./markdown_inline.ts";
+import { repaint, type Segment, segmentsWidth, wrapSegments } from "./markdown_inline.ts";
 import { displayWidth, type Paint, type Style } from "./style.ts";
 
 export type Align = "left" | "center" | "right";
@@ -86,7 +86,7 @@ export function renderTable(rows: Segment[][][], aligns: Align[], style: Style, 
     const header = index === 0;
     const wrapped = widths.map((w, column) => {
       const segments = cell(row, column);
-      const painted = header ? segments.map((s) => ({ text: s.text, paint: (t: string) => style.bold(s.paint(t)) })) : segments;
+      const painted = header ? repaint(segments, style.bold) : segments;
       return segments.length === 0 ? [""] : wrapSegments(painted, w);
     });
     const height = Math.max(...wrapped.map((lines) => lines.length));
