@@ -101,9 +101,13 @@ export class ChatView {
     const tailRows = Math.max(1, Math.floor(height / 3));
     // Lines held back (a table being received) show raw, the last few only; they are drawn once complete.
     for (const line of streaming.held.slice(-tailRows)) rows.push(s.dim(truncateText(line, width - 1)));
-    // The unfinished line: its last row as it will be printed, or (when that cannot be known yet) the tail of it.
-    if (streaming.rendered !== undefined) rows.push(...streaming.rendered.slice(-tailRows));
-    else if (streaming.raw !== "") rows.push(tailToRows(streaming.raw, width, tailRows));
+    // The unfinished line: its rows as they will be printed (with text that arrived since, if any), or, when that
+    // cannot be known yet, the tail of it.
+    if (streaming.rendered !== undefined) {
+      const rendered = streaming.rendered.slice(-tailRows);
+      const last = `${rendered.pop() ?? ""}${streaming.raw}`;
+      rows.push(...rendered, displayWidth(last) < width ? last : tailToRows(streaming.raw, width, 1));
+    } else if (streaming.raw !== "") rows.push(tailToRows(streaming.raw, width, tailRows));
     rows.push(...this.transcript.liveProgress.slice(-3));
     const asking = this.#controller.asking;
     if (asking) {

@@ -18,8 +18,11 @@ import { headTailLines, outputText, parentCallId, previewLines, summarizeArgumen
 type CallInfo = { name: string; args: unknown; depth: number; shown: boolean };
 
 const PREVIEW_LINES = 4;
-/** A longer unfinished line is not re-wrapped on every delta (each preview renders the whole line). */
-const MAX_PREVIEW_CHARS = 16_384;
+/**
+ * An unfinished line longer than this is not re-wrapped on every delta (each preview renders the whole line), only
+ * when it has grown by an eighth since the last time: the work stays near linear in the line's length.
+ */
+const EVERY_DELTA_CHARS = 2048;
 /** Tools whose progress is the latest line of their own output: shown live only, the output preview follows. */
 const LIVE_PROGRESS_TOOLS = new Set(["bash"]);
 
@@ -54,6 +57,8 @@ export class Transcript {
   #early = 0;
   /** The partial line's rows not committed yet, as they look so far, when a preview could tell. */
   #previewRows: string[] | undefined;
+  /** How much of the partial line the last preview covered. */
+  #previewed = 0;
   /** A width that applies once the partial line ends (its first rows were wrapped at the old one). */
   #deferredWidth: number | undefined;
   #streamed = false;
@@ -78,7 +83,8 @@ export class Transcript {
    * unfinished line, rendered when its rows can be known (`rendered`), else raw.
    */
   get streaming(): { held: string[]; rendered: string[] | undefined; raw: string } {
-    return { held: this.#renderer.pending, rendered: this.#previewRows, raw: this.#partial };
+    const raw = this.#previewRows === undefined ? this.#partial : this.#partial.slice(this.#previewed);
+    return { held: this.#renderer.pending, rendered: this.#previewRows, raw };
   }
 
   /** Rows for the live region: the latest progress line of each running call whose output is previewed later. */
@@ -304,8 +310,11 @@ export class Transcript {
 
   // Word-wraps the unfinished line as it streams: the rows the rest of the line cannot change are committed now.
   #streamPartial(): string[] {
+    const length = this.#partial.length;
+    if (length > EVERY_DELTA_CHARS && this.#previewRows !== undefined && length - this.#previewed < length / 8) return [];
     this.#previewRows = undefined;
-    if (this.#partial === "" || this.#partial.length > MAX_PREVIEW_CHARS) return [];
+    this.#previewed = length;
+    if (length === 0) return [];
     const preview = this.#renderer.preview(this.#partial.replace(/\r$/, ""));
     if (!preview) return [];
     const rows = preview.final > this.#early ? preview.rows.slice(this.#early, preview.final) : [];
@@ -319,6 +328,7 @@ export class Transcript {
     const rows = this.#renderer.line(line, this.#early > 0).slice(this.#early);
     this.#early = 0;
     this.#previewRows = undefined;
+    this.#previewed = 0;
     if (this.#deferredWidth !== undefined) {
       this.#renderer.setWidth(this.#deferredWidth);
       this.#deferredWidth = undefined;

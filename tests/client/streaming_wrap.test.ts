@@ -86,6 +86,18 @@ describe("streaming word wrap", () => {
     expect(stream([...MESSAGE], 28).rows).toEqual(renderMarkdown(MESSAGE, plain, 28));
   });
 
+  it("loses nothing in a line long enough to be re-wrapped only now and then, and keeps its work near linear", () => {
+    const words = Array.from({ length: 1500 }, (_, index) => (index % 7 === 0 ? `**w${index}**` : `w${index}`));
+    const text = `${words.join(" ")}\nend`;
+    const cut = Array.from({ length: Math.ceil(text.length / 7) }, (_, index) => text.slice(index * 7, index * 7 + 7));
+    const { rows, perDelta, transcript } = stream(cut, 50);
+    expect(rows).toEqual(renderMarkdown(text, plain, 50));
+    // Rows were committed while the long line streamed, not only at its end.
+    const lineEnd = cut.findIndex((piece) => piece.includes("\n"));
+    expect(perDelta.slice(0, lineEnd).flat().length).toBeGreaterThan(100);
+    expect(transcript.partial).toBe("");
+  });
+
   it("keeps code fence lines whole: nothing of a code line is committed as prose", () => {
     const { perDelta } = stream(["```sh\necho one two three four five six seven", " eight\n```\n"], 24);
     expect(perDelta[0]).toEqual(["  ┌─ sh", "  │ echo one two three f"]);
