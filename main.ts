@@ -107,9 +107,10 @@ program
   .addHelpText(
     "after",
     `
-Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-C or Esc cancels a running
-turn, Ctrl-C twice at an empty prompt exits. Slash commands: /help /model /clear /resume /fork /approvals
-/usage /exit.
+Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-R searches it, Tab completes a
+/command, Ctrl-C or Esc cancels a running turn, Ctrl-C twice at an empty prompt exits. An approval takes
+y, yes, n, no, a or always and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
+/mcp /usage /exit.
 Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
 
 Examples:
