@@ -116,6 +116,12 @@ export class KeyPrompts implements PromptSource {
     this.#hint = "";
     switch (action.type) {
       case "submit":
+        // `y` and Enter typed during a turn, just as its question closed (or before it opened), is an approval
+        // answer gone astray: it would be queued as the next prompt.
+        if (chat.controller.busy && approvalAnswer(action.text) !== undefined) {
+          this.#hint = `not sent: "${action.text.trim()}" looks like an approval answer, and no question is open`;
+          break;
+        }
         void chat.saveHistory(this.#editor.history);
         void chat.submit(action.text);
         return;

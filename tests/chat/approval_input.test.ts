@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
-import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { type FakeProvider, sse, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { fakeTerminal, startChat } from "./fake_terminal.ts";
 
 const HINT = "answer y, yes, n, no, a or always, then Enter";
@@ -70,6 +70,26 @@ describe("approval answers in a terminal", () => {
     term.input.write("Always\r");
     await term.until((text) => text.split("· done in 2 steps").length === 3, "the second turn's end");
     expect(term.text()).toContain("approved (always for this session)");
+    app.stop(0);
+    expect(await running).toBe(0);
+  });
+
+  it("does not queue a lone approval word typed while a turn runs with no question open", async () => {
+    provider.push({ events: [sse.textDelta("working on it")], mode: "chunked", end: "hang" }, textResponse(["queued answer done"]));
+    const term = fakeTerminal();
+    const { app, running } = startChat(term, sandbox, provider);
+    await term.seen("ready");
+    term.input.write("start\r");
+    await term.seen("working on it");
+    term.input.write("yes\r");
+    await term.seen('not sent: "yes" looks like an approval answer, and no question is open');
+    // A real prompt typed during the turn is still queued as before.
+    term.input.write("and then this\r");
+    await term.seen("queued at position 1");
+    term.input.write("\x1b");
+    await term.seen("queued answer done");
+    expect(provider.requests).toHaveLength(2);
+    expect(provider.requests[1]!.body.input.at(-1)).toEqual({ role: "user", content: "and then this" });
     app.stop(0);
     expect(await running).toBe(0);
   });
