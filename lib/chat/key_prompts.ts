@@ -1,10 +1,9 @@
 // Prompts typed in a terminal: raw keys into the line editor shown in the live region, approval questions answered
 // with a whole word and Enter (y, yes, n, no, a, always), Ctrl-C or Esc to cancel a turn, Ctrl-C twice or Ctrl-D
 // to leave, Ctrl-Z to suspend.
-import type { Style } from "../client/index.ts";
+import { stripControls, type Style } from "../client/index.ts";
 import type { Key } from "./keys.ts";
 import { LineEditor } from "./line_editor.ts";
-import { SLASH_COMMANDS } from "./slash.ts";
 import {
   APPROVAL_ANSWERS_HINT,
   approvalAnswer,
@@ -16,6 +15,7 @@ import {
 } from "./prompt_source.ts";
 import { type KeyTerminal, RawKeys } from "./raw_keys.ts";
 import { cursorColumn } from "./screen.ts";
+import { SLASH_COMMANDS } from "./slash.ts";
 
 export class KeyPrompts implements PromptSource {
   readonly usageHint =
@@ -65,7 +65,7 @@ export class KeyPrompts implements PromptSource {
       const label = search.match === undefined && search.query !== ""
         ? "search history (no match): "
         : "search history: ";
-      const found = search.match === undefined ? "" : `  ${s.dim("→")} ${firstLine(search.match)}`;
+      const found = search.match === undefined ? "" : `  ${s.dim("→")} ${firstLine(stripControls(search.match))}`;
       return {
         rows: [`${s.yellow(label)}${search.query}${found}`],
         cursorRow: 0,
