@@ -76,6 +76,8 @@ function pad(text: string, width: number, align: Align): string {
 export function renderTable(rows: Segment[][][], aligns: Align[], style: Style, width: number): string[] {
   const columns = aligns.length;
   const cell = (row: Segment[][], column: number): Segment[] => row[column] ?? [];
+  // Too many columns for the terminal (under three columns of text each): one "header: value" row per cell.
+  if (width - (3 * columns + 1) < 3 * columns) return stacked(rows, columns, style, width);
   const natural = aligns.map((_, column) => Math.max(...rows.map((row) => segmentsWidth(cell(row, column)))));
   const widths = columnWidths(natural, width - (3 * columns + 1));
   const border: Paint = style.dim;
@@ -99,3 +101,23 @@ export function renderTable(rows: Segment[][][], aligns: Align[], style: Style, 
   out.push(line("└", "┴", "┘"));
   return out;
 }
+
+function stacked(rows: Segment[][][], columns: number, style: Style, width: number): string[] {
+  const [header = [], ...body] = rows;
+  const name = (column: number) => repaint(header[column] ?? [], style.bold);
+  if (body.length === 0) {
+    const names = Array.from({ length: columns }, (_, column) => name(column));
+    return wrapSegments(names.flatMap((segments, index) => index === 0 ? segments : [SEPARATOR, ...segments]), width);
+  }
+  const out: string[] = [];
+  body.forEach((row, index) => {
+    if (index > 0) out.push(style.dim("─".repeat(Math.min(width, 20))));
+    for (let column = 0; column < columns; column += 1) {
+      const value = row[column] ?? [];
+      out.push(...wrapSegments([...name(column), { text: ": ", paint: (t) => t }, ...value], width, "", "  "));
+    }
+  });
+  return out;
+}
+
+const SEPARATOR: Segment = { text: " · ", paint: (t) => t };

@@ -96,4 +96,15 @@ describe("Markdown tables", () => {
     expect(widths.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(30);
     expect(widths[2]).toBe(5);
   });
+
+  it("lists the cells as header: value rows when the columns cannot fit the terminal", () => {
+    const header = Array.from({ length: 8 }, (_, index) => `h${index}`);
+    const row = Array.from({ length: 8 }, (_, index) => `v${index}`);
+    const source = `| ${header.join(" | ")} |\n|${"---|".repeat(8)}\n| ${row.join(" | ")} |\n| ${row.join(" | ")} |`;
+    const rows = renderMarkdown(source, plain, 40);
+    for (const line of rows) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    expect(rows.slice(0, 8)).toEqual(header.map((name, index) => `${name}: v${index}`));
+    expect(rows[8]).toBe("─".repeat(20));
+    expect(rows).toHaveLength(17);
+  });
 });
