@@ -12,6 +12,7 @@ import {
   type PendingApproval,
   type PreparedOptions,
   prepareOptions,
+  retryText,
   revealControls,
   SessionController,
   stripControls,
@@ -118,6 +119,9 @@ class ExecPrinter {
       case "turn.cancelled":
         this.#endLine();
         process.stderr.write("scv exec: turn cancelled\n");
+        return;
+      case "turn.retrying":
+        process.stderr.write(`scv exec: ${retryText(event)}\n`);
         return;
       case "error":
         process.stderr.write(`scv exec: ${event.message}\n`);
