@@ -17,6 +17,7 @@ import {
   type Paint,
   type PendingApproval,
   type PreparedOptions,
+  retryText,
   SessionController,
   type Style,
 } from "../client/index.ts";
@@ -29,6 +30,7 @@ import { type ChatControls, CONTINUATION, PROMPT, type PromptSource } from "./pr
 import { pickerRows, pickSession, replayRows, type StoredSessionRow } from "./session_picker.ts";
 import { helpText, parseSlash, pastedPath } from "./slash.ts";
 import { mcpLines, type McpStatusEvent } from "./mcp_view.ts";
+import { SPINNER_FRAME_MS } from "./status.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
 
 export type ChatTerminal = ViewTerminal & {
@@ -86,6 +88,10 @@ export class ChatApp implements ChatControls {
   #mcp = new Map<string, McpStatusEvent>();
   /** The last prompt-history save, awaited before the chat ends. */
   #historySaved: Promise<void> = Promise.resolve();
+  /** Redraws the status line while a turn runs in a terminal (elapsed time, spinner, retry countdown). */
+  #ticker: ReturnType<typeof setInterval> | undefined;
+  #tickKey = "";
+  #terminating = false;
 
   constructor(setup: ChatSetup) {
     this.#setup = setup;
@@ -156,6 +162,22 @@ export class ChatApp implements ChatControls {
   /** Ends the chat from outside (a signal). */
   stop(code: number): void {
     this.#exit(code);
+  }
+
+  /**
+   * SIGTERM: a running turn is cancelled first, so what it printed stays and `turn cancelled` follows it; then the
+   * chat ends with `code` (at the latest after `graceMs`).
+   */
+  terminate(code: number, graceMs = 2000): void {
+    if (this.#terminating) return;
+    this.#terminating = true;
+    if (!this.controller.busy || !this.controller.cancel()) return this.#exit(code);
+    this.render([]);
+    const grace = setTimeout(() => this.#exit(code), graceMs);
+    void this.controller.turnEnded().then(() => {
+      clearTimeout(grace);
+      this.#exit(code);
+    });
   }
 
   // ---- ChatControls ----
@@ -330,6 +352,7 @@ export class ChatApp implements ChatControls {
 
   async #shutdown(): Promise<void> {
     this.#closing = true;
+    this.#stopTicker();
     const { input } = this.#setup.terminal;
     // The terminal may be gone (SIGHUP after the window closed): restoring it then fails with EIO, and the
     // session must still be shut down and its temporary files removed.
@@ -350,7 +373,13 @@ export class ChatApp implements ChatControls {
   #onEvent(event: ClientEvent): void {
     if (this.#closing) return;
     const rows = this.#view.transcript.apply(event);
+    this.#view.activity.apply(event);
+    this.#tick();
     switch (event.type) {
+      case "turn.retrying":
+        // A terminal shows the retry in its status line; a pipe has none, so it gets a row.
+        if (!this.#setup.terminal.interactive) rows.push(this.style.dim(`  (${retryText(event)})`));
+        break;
       case "session.started":
         this.#mcp.clear();
         break;
@@ -381,6 +410,26 @@ export class ChatApp implements ChatControls {
         break;
     }
     this.render(rows);
+  }
+
+  // While a turn runs in a terminal, the status line is redrawn whenever what it shows of the turn changes.
+  #tick(): void {
+    const activity = this.#view.activity;
+    if (!this.#setup.terminal.interactive || !activity.running) return this.#stopTicker();
+    if (this.#ticker !== undefined) return;
+    this.#tickKey = activity.key();
+    this.#ticker = setInterval(() => {
+      const key = activity.key();
+      if (key === this.#tickKey) return;
+      this.#tickKey = key;
+      this.render([]);
+    }, SPINNER_FRAME_MS);
+    this.#ticker.unref?.();
+  }
+
+  #stopTicker(): void {
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
   }
 
   #decide(approval: PendingApproval): boolean | undefined {

@@ -72,7 +72,8 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
   const removeSignals = handleSignals({
     SIGINT: () => app.interrupt(),
     // Leave cleanly (terminal mode restored, session shut down) when the terminal closes or we are asked to stop.
-    SIGTERM: () => app.stop(EXIT_SIGNALS.SIGTERM),
+    // SIGTERM cancels a running turn first: what it printed stays, followed by `turn cancelled`.
+    SIGTERM: () => app.terminate(EXIT_SIGNALS.SIGTERM),
     SIGHUP: () => app.stop(EXIT_SIGNALS.SIGHUP),
   });
   const onResize = () => app.redraw();

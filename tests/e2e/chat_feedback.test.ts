@@ -1,0 +1,49 @@
+// Feedback while working in `scv chat` (issue 22), through the real CLI with stdin and stdout as pipes: SIGTERM in
+// the middle of a streamed answer, provider retries, and what `/approvals` says about the policy in force.
+import { describe, expect, it } from "vitest";
+import { useCliHarness } from "../support/cli_harness.ts";
+import { sse, textResponse } from "../support/fake_provider.ts";
+import { waitFor } from "../support/wait.ts";
+
+const harness = useCliHarness();
+
+describe("scv chat feedback", () => {
+  it("SIGTERM mid-stream keeps the text already streamed, says turn cancelled and exits 143", async () => {
+    // The answer stops mid-line (no newline yet) and the stream is held open. One delta carries both lines, so once
+    // the first is on stdout the unfinished one has arrived too.
+    harness.provider.push({
+      events: [sse.textDelta("first line\nhalf a sen")],
+      mode: "chunked",
+      end: "hang",
+    });
+    const { child, stdout, done } = harness.start(["chat"], { stdin: null });
+    child.stdin!.write("a long answer please\n");
+    await waitFor(() => stdout().includes("first line"), { timeoutMs: 8000, what: "the streamed text" });
+    child.kill("SIGTERM");
+    const result = await done;
+    expect(result.code).toBe(143);
+    const lines = result.stdout.split("\n");
+    expect(lines).toContain("half a sen");
+    const partial = lines.indexOf("half a sen");
+    expect(lines.slice(partial + 1).some((line) => line.includes("turn cancelled"))).toBe(true);
+    expect(result.stderr).toBe("");
+  });
+
+  it("shows a provider retry as a row when piped, and no spinner", async () => {
+    harness.provider.push(
+      {
+        status: 429,
+        reason: "Too Many Requests",
+        headers: { "retry-after-ms": "40" },
+        body: { error: { message: "slow down", type: "rate_limit_error" } },
+      },
+      textResponse(["after the retry"]),
+    );
+    const result = await harness.start(["chat"], { stdin: "hello\n" }).done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("  (retrying 1/3 in 0.1 s: HTTP 429)");
+    expect(result.stdout.indexOf("retrying 1/3")).toBeLessThan(result.stdout.indexOf("after the retry"));
+    // A pipe gets no status line: no spinner frames, no elapsed time, no escape codes.
+    expect(result.stdout).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏|]|waiting for the model|\x1b/);
+  });
+});
