@@ -1,5 +1,7 @@
 // Feedback while working in `scv chat` (issue 22), through the real CLI with stdin and stdout as pipes: SIGTERM in
 // the middle of a streamed answer, provider retries, and what `/approvals` says about the policy in force.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { sse, textResponse } from "../support/fake_provider.ts";
@@ -45,5 +47,38 @@ describe("scv chat feedback", () => {
     expect(result.stdout.indexOf("retrying 1/3")).toBeLessThan(result.stdout.indexOf("after the retry"));
     // A pipe gets no status line: no spinner frames, no elapsed time, no escape codes.
     expect(result.stdout).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏|]|waiting for the model|\x1b/);
+  });
+
+  it("--fake-responses shows the recorded model, not the default or SCV_MODEL; --model still wins", async () => {
+    const recorded = join(harness.sandbox.root, "recorded.ndjson");
+    await writeFile(
+      recorded,
+      [
+        { type: "response.created", response: { model: "gpt-5.1-codex-2025-11-13" } },
+        { type: "response.output_text.delta", delta: "replayed" },
+        { type: "response.completed", response: { model: "gpt-5.1-codex-2025-11-13", usage: {} } },
+      ].map((event) => JSON.stringify(event)).join("\n"),
+    );
+    // SCV_MODEL is the user's model for real sessions: the recording's wins over it.
+    const offline = { OPENAI_API_KEY: undefined, SCV_BASE_URL: undefined, SCV_MODEL: "env-model" };
+    const chat = await harness.start(["chat", "--fake-responses", recorded], { stdin: "hi\n", env: offline }).done;
+    expect(chat.code).toBe(0);
+    expect(chat.stdout).toContain("session started · model gpt-5.1-codex-2025-11-13");
+    expect(chat.stdout).not.toMatch(/gpt-4\.1-mini|env-model/);
+    // A JSON script names its model itself; one that names none says it is a replay.
+    const named = join(harness.sandbox.root, "named.json");
+    await writeFile(named, JSON.stringify({ model: "recorded-model", responses: [[{ type: "response.completed" }]] }));
+    const exec = await harness.start(["exec", "--json", "--fake-responses", named, "hi"], { env: offline }).done;
+    expect(exec.stdout.split("\n").map((line) => line && JSON.parse(line)).find((e) => e.type === "session.started"))
+      .toMatchObject({ model: "recorded-model" });
+    const bare = join(harness.sandbox.root, "bare.json");
+    await writeFile(bare, JSON.stringify([[{ type: "response.completed" }]]));
+    const unnamed = await harness.start(["chat", "--fake-responses", bare], { stdin: "hi\n", env: offline }).done;
+    expect(unnamed.stdout).toContain("session started · model replay");
+    const flagged = await harness.start(["chat", "--fake-responses", recorded, "--model", "mine"], {
+      stdin: "hi\n",
+      env: offline,
+    }).done;
+    expect(flagged.stdout).toContain("session started · model mine");
   });
 });
