@@ -1,7 +1,7 @@
 // The terminal chat: one engine session through the shared session controller, rendered by the chat view, fed by
 // one prompt source (keys, lines or the demo) chosen here once; approvals are answered with y / n / a (or
 // remembered for the session), and slash commands change the session.
-import type { ApprovalPolicy } from "../config/index.ts";
+import { type ApprovalPolicy, configuredApprovalPolicy } from "../config/index.ts";
 import type { Attachment } from "../protocol/index.ts";
 import {
   alwaysScope,
@@ -92,6 +92,8 @@ export class ChatApp implements ChatControls {
   #ticker: ReturnType<typeof setInterval> | undefined;
   #tickKey = "";
   #terminating = false;
+  /** Set once `/approvals POLICY` changed the policy in this chat (it then outlives a /resume). */
+  #policySetHere = false;
 
   constructor(setup: ChatSetup) {
     this.#setup = setup;
@@ -526,7 +528,7 @@ export class ChatApp implements ChatControls {
         if (argument === "") {
           const size = this.#memory.size;
           note([
-            `approval policy: ${this.#flags.approvalPolicy ?? "from configuration (default on-risk)"}`,
+            await this.#policyLine(),
             `always-allowed for this session: ${size} tool call${size === 1 ? "" : "s"}`,
           ]);
           return false;
@@ -535,16 +537,35 @@ export class ChatApp implements ChatControls {
           note([`unknown approval policy ${argument}; use on-risk, always or never`]);
           return false;
         }
-        return this.#configure(
-          { approval_policy: argument },
-          { ...this.#flags, approvalPolicy: argument as ApprovalPolicy },
-          `approvals ${argument}`,
-        );
+        const before = this.#flags;
+        if (
+          await this.#configure(
+            { approval_policy: argument },
+            { ...this.#flags, approvalPolicy: argument as ApprovalPolicy },
+            `approvals ${argument}`,
+          )
+        ) return true;
+        // #configure replaces the flags only when the engine took the new policy.
+        if (this.#flags !== before) this.#policySetHere = true;
+        return false;
       default:
         this.render([
           `${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`,
         ]);
         return false;
+    }
+  }
+
+  /** `approval policy: on-risk (project file /w/.scv/config.toml)`: the policy in force and where it came from. */
+  async #policyLine(): Promise<string> {
+    if (this.#policySetHere) return `approval policy: ${this.#flags.approvalPolicy} (set with /approvals in this chat)`;
+    const options = this.#prepared?.options;
+    if (!options) return `approval policy: ${this.#flags.approvalPolicy ?? "on-risk"} (the session is not running)`;
+    try {
+      const { policy, origin } = await configuredApprovalPolicy(options, this.#setup.cwd);
+      return `approval policy: ${policy} (${origin})`;
+    } catch (error) {
+      return `approval policy: unknown (the configuration cannot be read: ${(error as Error).message})`;
     }
   }
 

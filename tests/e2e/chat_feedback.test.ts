@@ -81,4 +81,24 @@ describe("scv chat feedback", () => {
     }).done;
     expect(flagged.stdout).toContain("session started · model mine");
   });
+
+  it("/approvals says which policy is in force and where it came from", async () => {
+    // The note is word-wrapped to the (80-column) width: join its rows again.
+    const policyLines = (stdout: string) =>
+      [...stdout.replace(/\s+/g, " ").matchAll(/approval policy: \S+ \([^)]*\)/g)].map((match) => match[0]);
+    await harness.sandbox.writeUserConfig('[tools]\napproval_policy = "on-risk"\n');
+    const user = await harness.start(["chat"], { stdin: "/approvals\n" }).done;
+    expect(policyLines(user.stdout)).toEqual([
+      `approval policy: on-risk (user file ${join(harness.sandbox.home, "config.toml")})`,
+    ]);
+    // A project layer may tighten the policy: it is named as the source.
+    const project = await harness.sandbox.writeProjectConfig('[tools]\napproval_policy = "always"\n');
+    const tightened = await harness.start(["chat"], { stdin: "/approvals\n/approvals never\n/approvals\n" }).done;
+    expect(policyLines(tightened.stdout)).toEqual([
+      `approval policy: always (project file ${project})`,
+      "approval policy: never (set with /approvals in this chat)",
+    ]);
+    const flagged = await harness.start(["chat", "--approval-policy", "never"], { stdin: "/approvals\n" }).done;
+    expect(policyLines(flagged.stdout)).toEqual(["approval policy: never (flag --approval-policy)"]);
+  });
 });

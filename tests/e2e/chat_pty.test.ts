@@ -198,7 +198,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     const text = await shows("Keys: Enter sends");
     expect(text).toContain("this chat: 1 in / 1 out");
     expect(text).toContain("unknown command /bogus");
-    expect(text).toContain("approval policy: from configuration");
+    expect(text).toContain("approval policy: on-risk (default)");
     expect(text).toContain("(conversation cleared)");
     expect(text).toContain("switched to model next-model; the conversation continues");
     expect(screen(true)).not.toContain("\x1b[");
