@@ -46,10 +46,13 @@ export function formatStatus(info: StatusInfo, style: Style): string {
   const activity = info.activity ?? {};
   const parts = [info.model || "no model", stateText(info.state, activity)];
   if (activity.context) {
+    // The context in use takes the place of the last turn's usage, which the transcript shows after each turn.
     const { used, window, approximate } = activity.context;
     parts.push(`context ${approximate ? "~" : ""}${formatTokens(used)} / ${formatTokens(window)} tokens`);
+  } else {
+    parts.push(`last turn ${usageOrDash(info.lastUsage)}`);
   }
-  parts.push(`last turn ${usageOrDash(info.lastUsage)}`, `session ${usageOrDash(info.totalUsage)}`);
+  parts.push(`session ${usageOrDash(info.totalUsage)}`);
   return style.dim(truncateText(parts.join(" · "), Math.max(10, info.width - 1)));
 }
 
