@@ -537,23 +537,25 @@ export class ChatApp implements ChatControls {
           note([`unknown approval policy ${argument}; use on-risk, always or never`]);
           return false;
         }
-        const before = this.#flags;
-        if (
-          await this.#configure(
-            { approval_policy: argument },
-            { ...this.#flags, approvalPolicy: argument as ApprovalPolicy },
-            `approvals ${argument}`,
-          )
-        ) return true;
-        // #configure replaces the flags only when the engine took the new policy.
-        if (this.#flags !== before) this.#policySetHere = true;
-        return false;
+        return this.#setPolicy(argument as ApprovalPolicy);
       default:
         this.render([
           `${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`,
         ]);
         return false;
     }
+  }
+
+  async #setPolicy(policy: ApprovalPolicy): Promise<boolean> {
+    const before = this.#flags;
+    const ended = await this.#configure(
+      { approval_policy: policy },
+      { ...this.#flags, approvalPolicy: policy },
+      `approvals ${policy}`,
+    );
+    // #configure replaces the flags only when the engine took the new policy.
+    if (this.#flags !== before) this.#policySetHere = true;
+    return ended;
   }
 
   /** `approval policy: on-risk (project file /w/.scv/config.toml)`: the policy in force and where it came from. */
