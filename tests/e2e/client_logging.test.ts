@@ -31,7 +31,7 @@ describe("client log prefixes", () => {
 
 describe("SCV_LOG", () => {
   it("refuses an unknown level, naming the allowed ones, before doing anything", async () => {
-    for (const command of [["exec", "hi"], ["chat"], ["server", "--stdio"], ["acp"]]) {
+    for (const command of [["exec", "hi"], ["chat"], ["server", "--stdio"], ["acp"], ["config"]]) {
       const result = await harness.start(command, { stdin: "", env: { SCV_LOG: "verbose" } }).done;
       expect(result.code, command.join(" ")).toBe(2);
       expect(result.stderr).toBe(
