@@ -3,7 +3,7 @@
 import { abortError, raceAbort } from "../util/abort.ts";
 import type { ResolvedConfig } from "../config/index.ts";
 import type { TurnFailureCode } from "../protocol/index.ts";
-import type { HistoryItem, ImageInput, ProviderClient, ToolCallRecord, Usage } from "../provider/index.ts";
+import type { HistoryItem, ImageInput, ProviderClient, RetryNotice, ToolCallRecord, Usage } from "../provider/index.ts";
 import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/index.ts";
 import { cutToBytes } from "../util/text_bounds.ts";
 import { selectContext, trimHistory } from "./context.ts";
@@ -29,6 +29,8 @@ export interface TurnSink {
   toolCompleted(call: ToolCallRecord, outcome: ToolOutcome): Promise<void>;
   contextCompacted(before: number, after: number, removed: number): Promise<void>;
   sessionTrimmed(removed: number, bytes: number): Promise<void>;
+  /** The provider request failed and is retried after `notice.delay_ms` (`turn.retrying`). */
+  retrying?(notice: RetryNotice): Promise<void>;
 }
 
 export type TurnInput = {
@@ -114,7 +116,11 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
         tools: schemas,
         step,
       },
-      { signal, onTextDelta: (text) => sink.delta(text) },
+      {
+        signal,
+        onTextDelta: (text) => sink.delta(text),
+        ...(sink.retrying ? { onRetry: (notice: RetryNotice) => sink.retrying!(notice) } : {}),
+      },
     );
     throwIfAborted(signal);
     addUsage(usage, response.usage);

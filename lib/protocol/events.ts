@@ -275,6 +275,18 @@ export const events = {
     after_tokens,
     removed_messages,
   }),
+  /** Additive (issue 22): a failed provider request is retried after `delay_ms`; `attempt` is the one that failed. */
+  turnRetrying: (
+    scope: TurnScope,
+    retry: { attempt: number; max_attempts: number; delay_ms: number; reason: string },
+  ) => ({
+    type: "turn.retrying" as const,
+    ...t(scope),
+    attempt: retry.attempt,
+    max_attempts: retry.max_attempts,
+    delay_ms: retry.delay_ms,
+    reason: retry.reason,
+  }),
   turnCompleted: (scope: TurnScope, steps: number, usage: Usage) => ({
     type: "turn.completed" as const,
     ...t(scope),

@@ -417,6 +417,7 @@ export class Session {
         ),
       contextCompacted: (before, after, removed) => write(events.contextCompacted(scope, before, after, removed)),
       sessionTrimmed: (removed, bytes) => write(events.sessionTrimmed(scope, removed, bytes)),
+      retrying: (notice) => write(events.turnRetrying(scope, notice)),
     };
   }
 
