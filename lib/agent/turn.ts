@@ -17,6 +17,8 @@ const PROGRESS_INTERVAL_MS = 500;
 /** Where the turn reports; every method may reject (an AbortError on cancellation, or a frame-limit error). */
 export interface TurnSink {
   delta(text: string): Promise<void>;
+  /** Reasoning the provider shows as it streams (additive `reasoning.delta`); never part of the answer. */
+  reasoningDelta?(text: string): Promise<void>;
   assistantCompleted(text: string): Promise<void>;
   toolProposed(call: ToolCallRecord): Promise<void>;
   /**
@@ -114,7 +116,11 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
         tools: schemas,
         step,
       },
-      { signal, onTextDelta: (text) => sink.delta(text) },
+      {
+        signal,
+        onTextDelta: (text) => sink.delta(text),
+        ...(sink.reasoningDelta ? { onReasoningDelta: (text: string) => sink.reasoningDelta!(text) } : {}),
+      },
     );
     throwIfAborted(signal);
     addUsage(usage, response.usage);

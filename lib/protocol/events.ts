@@ -204,6 +204,8 @@ export const events = {
   turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
   turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
   assistantDelta: (scope: TurnScope, content: string) => ({ type: "assistant.delta" as const, ...t(scope), content }),
+  /** Additive: reasoning the provider shows (a summary or reasoning text), streamed; never part of the answer. */
+  reasoningDelta: (scope: TurnScope, content: string) => ({ type: "reasoning.delta" as const, ...t(scope), content }),
   assistantCompleted: (scope: TurnScope, content: string) => ({
     type: "assistant.completed" as const,
     ...t(scope),

@@ -51,6 +51,7 @@ export interface WireAdapter {
     credential: string,
     onTextDelta: StreamHandlers["onTextDelta"],
     request: ProviderRequest,
+    onReasoningDelta?: StreamHandlers["onTextDelta"],
   ): WireStream;
 }
 
@@ -93,7 +94,14 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const state = wire.createStream(limits, credential, callerDeltas(handlers.onTextDelta), request);
+    const reasoning = handlers.onReasoningDelta;
+    const state = wire.createStream(
+      limits,
+      credential,
+      callerDeltas(handlers.onTextDelta),
+      request,
+      reasoning === undefined ? undefined : callerDeltas((text) => reasoning(text)),
+    );
     let response: ProviderHttpResponse | undefined;
     try {
       try {

@@ -64,6 +64,8 @@ export type ProviderResponse = { text: string; calls: ToolCallRecord[]; usage: U
 export type StreamHandlers = {
   signal: AbortSignal;
   onTextDelta(text: string): void | Promise<void>;
+  /** Reasoning the provider shows (a Responses summary or reasoning text, a chat `reasoning_content`), as it streams. */
+  onReasoningDelta?(text: string): void | Promise<void>;
 };
 
 export interface ProviderClient {

@@ -397,6 +397,7 @@ export class Session {
     const write = (event: Record<string, unknown>) => writer.turn(event, signal);
     return {
       delta: (text) => write(events.assistantDelta(scope, text)),
+      reasoningDelta: (text) => write(events.reasoningDelta(scope, text)),
       assistantCompleted: (text) => write(events.assistantCompleted(scope, text)),
       toolProposed: (call) => write(events.toolProposed(scope, call.call_id, call.name, call.arguments)),
       // The policy is read at each decision, so `session.configure` applies to the running turn too.
