@@ -1,7 +1,7 @@
 // Public entry of lib/config: spec §7 configuration loading, home and credential resolution.
 export type * from "./types.ts";
 export { ConfigError } from "./types.ts";
-export { DEFAULT_SYSTEM_PROMPT, defaultConfig } from "./defaults.ts";
+export { DEFAULT_SYSTEM_PROMPT, defaultConfig, MCP_SERVER_DEFAULTS } from "./defaults.ts";
 export { loadConfig } from "./load.ts";
 export { ensureHome, expandTilde, resolveHome } from "./home.ts";
 export { MISSING_CREDENTIAL_MESSAGE, resolveCredential } from "./credential.ts";
