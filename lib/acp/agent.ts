@@ -72,6 +72,8 @@ export async function serveAcp(
   features: AcpFeatures = DEFAULT_FEATURES,
 ): Promise<void> {
   const sessions = new Map<string, AcpSession>();
+  /** Ids of stored sessions whose session/load is starting their engine. */
+  const loading = new Set<string>();
   let closed = false;
   const sessionOf = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
@@ -150,13 +152,20 @@ export async function serveAcp(
       .onRequest(methods.agent.session.load, async ({ params, client }) => {
         await checkCwd(params.cwd);
         storedSession(options, params.sessionId, await realpath(params.cwd));
-        if (sessions.has(params.sessionId)) {
+        // One engine per session id: a second load while the first is starting would leave one nobody closes.
+        if (sessions.has(params.sessionId) || loading.has(params.sessionId)) {
           throw RequestError.invalidRequest(
             { sessionId: params.sessionId },
             `session ${params.sessionId} is already open on this connection`,
           );
         }
-        const session = await openSession(client, params.cwd, params.mcpServers ?? [], params.sessionId);
+        loading.add(params.sessionId);
+        let session: AcpSession;
+        try {
+          session = await openSession(client, params.cwd, params.mcpServers ?? [], params.sessionId);
+        } finally {
+          loading.delete(params.sessionId);
+        }
         // The journal as the engine resumed it: what the next prompt continues from, sent before the answer.
         const { history } = storedSession(options, session.id, session.cwd);
         await session.replay(replayUpdates(history, session.cwd));
