@@ -176,7 +176,7 @@ export class AcpSession {
           this.#update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.content } });
         break;
       case "turn.completed":
-        this.#usage(event.usage);
+        this.#usage(event.context_tokens);
         break;
       case "tool.proposed":
         this.#proposed(event.call_id, event.name, event.arguments);
@@ -206,13 +206,12 @@ export class AcpSession {
   }
 
   /**
-   * How full the context is after the turn: the tokens the provider counted for the turn (its input and output),
-   * within the window. A turn of several requests reports their sum, so this can overstate; no count, no update.
+   * How full the context is after the turn (`turn.completed.context_tokens`: the last request's input plus output
+   * tokens), within the window the engine budgets with. No count from the provider, no update.
    */
-  #usage(usage: { input_tokens?: number; output_tokens?: number }): void {
-    if (usage.input_tokens === undefined && usage.output_tokens === undefined) return;
+  #usage(used: number | undefined): void {
+    if (used === undefined) return;
     const size = this.#contextTokens;
-    const used = (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0);
     this.#update({ sessionUpdate: "usage_update", used: size > 0 ? Math.min(used, size) : used, size });
   }
 

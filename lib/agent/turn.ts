@@ -52,7 +52,8 @@ export type TurnInput = {
 
 export type TurnOutcome =
   /** `added`: how many items at the end of `history` are the turn's own (its prompt first), for the journal. */
-  | { kind: "completed"; steps: number; usage: Usage; history: HistoryItem[]; added: number }
+  /** `last`: what the last model request counted, i.e. how full the context is after the turn. */
+  | { kind: "completed"; steps: number; usage: Usage; last: Usage; history: HistoryItem[]; added: number }
   | { kind: "failed"; code: TurnFailureCode; message: string }
   | { kind: "cancelled" };
 
@@ -140,7 +141,14 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
       });
       if (!trim.ok) throw new TurnFailure("history_limit", trim.message);
       if (trim.trimmed) await sink.sessionTrimmed(trim.trimmed.removed_messages, trim.trimmed.history_bytes);
-      return { kind: "completed", steps: step, usage, history: trim.history, added: working.length - turnStart };
+      return {
+        kind: "completed",
+        steps: step,
+        usage,
+        last: response.usage,
+        history: trim.history,
+        added: working.length - turnStart,
+      };
     }
 
     for (const call of response.calls) {

@@ -277,11 +277,13 @@ export const events = {
     after_tokens,
     removed_messages,
   }),
-  turnCompleted: (scope: TurnScope, steps: number, usage: Usage) => ({
+  turnCompleted: (scope: TurnScope, steps: number, usage: Usage, context_tokens?: number) => ({
     type: "turn.completed" as const,
     ...t(scope),
     steps,
     usage: usageObject(usage),
+    // Additive: the last model request's input plus output tokens (how full the context is now), when counted.
+    ...(context_tokens === undefined ? {} : { context_tokens }),
   }),
   turnFailed: (scope: TurnScope, code: TurnFailureCode, message: string) => ({
     type: "turn.failed" as const,

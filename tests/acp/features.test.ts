@@ -196,6 +196,25 @@ describe("scv acp: reasoning and usage", () => {
     expect(kinds.indexOf("agent_thought_chunk")).toBeLessThan(kinds.indexOf("agent_message_chunk"));
   });
 
+  it("reports how full the context is after a turn of several requests, not the sum of their counts", async () => {
+    await harness.sandbox.writeUserConfig("[context]\nmax_tokens = 50000\n");
+    await writeFile(join(harness.sandbox.workspace, "notes.txt"), "x\n");
+    harness.provider.push(
+      {
+        events: [
+          ...sse.toolCall("call_u", "read", { path: "notes.txt" }),
+          sse.completed({ input_tokens: 1000, output_tokens: 10 }),
+        ],
+      },
+      textResponse(["read"], { input_tokens: 1500, output_tokens: 20 }),
+    );
+    const acp = start();
+    const sessionId = await newSession(acp);
+    expect((await prompt(acp, sessionId, "read notes")).stopReason).toBe("end_turn");
+    const usage = acp.updates.map(({ update }) => update).filter((update) => update.sessionUpdate === "usage_update");
+    expect(usage).toEqual([expect.objectContaining({ used: 1520, size: 50000 })]);
+  });
+
   it("streams chat reasoning_content as agent_thought_chunk", async () => {
     await useChatWire();
     harness.provider.push({
