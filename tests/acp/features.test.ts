@@ -1,7 +1,9 @@
 // `scv acp` beyond a single turn, driven by the SDK's client over real pipes against the fake provider: stored
 // sessions (session/list, session/load after a restart), reasoning as agent_thought_chunk on both wires,
 // usage_update, image prompts, and the MCP servers a client declares in session/new.
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { createServer } from "node:net";
 import { mkdir, readdir, symlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,7 +12,7 @@ import { useCliHarness } from "../support/cli_harness.ts";
 import { fakeProfileToml } from "../support/config_files.ts";
 import { chat, chatTextResponse, sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { waitFor } from "../support/wait.ts";
-import { type AcpRun, startAcp } from "./acp_client.ts";
+import { type AcpRun, type PermissionAnswer, startAcp } from "./acp_client.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -22,8 +24,8 @@ afterEach(() => {
   for (const run of runs.splice(0)) expect(run.violations()).toEqual([]);
 });
 
-function start(): AcpRun {
-  const run = startAcp(harness, {});
+function start(permission?: PermissionAnswer): AcpRun {
+  const run = startAcp(harness, permission ? { permission } : {});
   runs.push(run);
   return run;
 }
@@ -362,6 +364,36 @@ describe("scv acp: MCP servers from session/new", () => {
     expect(plainTools.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
   }, 30_000);
 
+  it("connects a streamable HTTP server on 127.0.0.1 and runs its tool once the user allows it", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+      env: { PATH: process.env.PATH ?? "", PORT: String(port) },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    try {
+      let log = "";
+      child.stderr!.on("data", (chunk: Buffer) => (log += chunk.toString()));
+      await waitFor(() => log.includes("listening"), { what: "the HTTP MCP server", timeoutMs: 20_000 });
+      harness.provider.push(
+        toolCallResponse([{ call_id: "h1", name: "mcp__web__echo", arguments: { message: "over http" } }]),
+        textResponse(["done"]),
+      );
+      const acp = start(() => ({ outcome: { outcome: "selected", optionId: "allow_once" } }));
+      const sessionId = await newSession(acp, [
+        { type: "http", name: "web", url: `http://127.0.0.1:${port}/mcp`, headers: [{ name: "X-Test", value: "1" }] },
+      ]);
+      expect((await prompt(acp, sessionId, "echo over http")).stopReason).toBe("end_turn");
+      const tools = harness.provider.requests[0]!.body.tools as Array<{ name: string }>;
+      expect(tools.map((tool) => tool.name)).toContain("mcp__web__echo");
+      const result = acp.updates.map(({ update }) => update).find((update) =>
+        update.sessionUpdate === "tool_call_update" && update.toolCallId === "h1" && update.status === "completed"
+      );
+      expect(JSON.stringify(result)).toContain("Echo: over http");
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }, 40_000);
+
   it("refuses an SSE server and a relative command with errors that name the server", async () => {
     const acp = start();
     await initialize(acp);
@@ -382,3 +414,14 @@ describe("scv acp: MCP servers from session/new", () => {
     expect(relative).toMatchObject({ code: -32602, message: expect.stringContaining("absolute path") });
   });
 });
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
