@@ -108,7 +108,8 @@ function checkedImage(block: ImageBlock, label: string): Buffer {
     );
   }
   const data = block.data.replace(/\s+/g, "");
-  if (!BASE64.test(data) || data.length % 4 === 1) throw RequestError.invalidParams(undefined, `${label}: data is not base64`);
+  if (!BASE64.test(data) || data.length % 4 === 1)
+    throw RequestError.invalidParams(undefined, `${label}: data is not base64`);
   // The decoded size, known before decoding: 3 bytes for every 4 characters, less the padding.
   const size = Math.floor((data.length * 3) / 4) - (data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0);
   if (size > MAX_IMAGE_BYTES) {

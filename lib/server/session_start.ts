@@ -8,8 +8,8 @@ import { contextForWindow } from "../agent/index.ts";
 import {
   type ApprovalPolicy,
   ensureHome,
-  type McpServerConfig,
   loadConfig,
+  type McpServerConfig,
   resolveCredential,
   type ResolvedConfig,
   resolveHome,

@@ -262,7 +262,7 @@ describe("scv acp", () => {
     expect(messageText(acp.updates)).toBe("still here");
   });
 
-  it("refuses a relative cwd, an unknown session and an image that is not what it claims with errors that say why", async () => {
+  it("refuses a relative cwd, an unknown session and a mislabelled image with errors that say why", async () => {
     const acp = start();
     await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const error = (promise: Promise<unknown>) =>

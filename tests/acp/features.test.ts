@@ -294,7 +294,7 @@ describe("scv acp: image prompts", () => {
     ]);
   });
 
-  it("refuses a bad mime type, an oversized image and bad data with errors that say what failed, and stays up", async () => {
+  it("refuses a bad mime type, an oversized image and bad data, saying what failed, and stays up", async () => {
     const acp = start();
     const sessionId = await newSession(acp);
     const bmp = await failure(
@@ -336,7 +336,10 @@ describe("scv acp: image prompts", () => {
     const refused = await failure(
       prompt(acp, sessionId, [{ type: "image", data: pngBytes().toString("base64"), mimeType: "image/png" }]),
     );
-    expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining("cannot store the prompt's image") });
+    expect(refused).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("cannot store the prompt's image"),
+    });
     expect(await readdir(outside)).toEqual([]);
     expect(harness.provider.requests).toHaveLength(0);
   });

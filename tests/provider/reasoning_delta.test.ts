@@ -35,7 +35,7 @@ describe("reasoning deltas", () => {
     expect(response.text).toBe("Answer.");
   });
 
-  it("Chat Completions: reasoning_content and reasoning deltas go to onReasoningDelta and stay in the replay", async () => {
+  it("Chat Completions: reasoning_content and reasoning go to onReasoningDelta and stay in the replay", async () => {
     const { client } = await chatWire.setup([{
       events: [
         chat.delta({ role: "assistant", reasoning_content: "first " }),
