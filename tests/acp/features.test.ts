@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
-import { mkdir, readdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, stat, symlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ContentBlock, PROTOCOL_VERSION, type SessionNotification } from "@agentclientprotocol/sdk";
@@ -273,8 +273,11 @@ describe("scv acp: image prompts", () => {
     ]);
     expect(JSON.stringify(user.content)).toContain("shot.png");
     // The image is kept in the workspace, where the engine reads attachments from, readable by the user only.
-    const stored = await readdir(join(harness.sandbox.workspace, ".scv", "attachments"));
+    const directory = join(harness.sandbox.workspace, ".scv", "attachments");
+    const stored = await readdir(directory);
     expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatch(/^[0-9a-f-]{36}\.png$/);
+    expect((await stat(join(directory, stored[0]!))).mode & 0o777).toBe(0o600);
   });
 
   it("sends an image-only prompt to the chat provider as image_url", async () => {
