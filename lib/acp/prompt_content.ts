@@ -76,7 +76,7 @@ export async function promptContent(blocks: ContentBlock[], workspace: string): 
       if (attachment === undefined || attachment.mime !== image.block.mimeType) {
         throw RequestError.invalidParams(
           { mimeType: image.block.mimeType },
-          `${image.label} is not a ${image.block.mimeType} file (its data is ${
+          `${image.label} is not ${image.block.mimeType} data (its bytes are ${
             attachment?.mime ?? "not a PNG, JPEG, GIF or WebP image"
           })`,
         );
