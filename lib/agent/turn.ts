@@ -51,8 +51,10 @@ export type TurnInput = {
 };
 
 export type TurnOutcome =
-  /** `added`: how many items at the end of `history` are the turn's own (its prompt first), for the journal. */
-  /** `last`: what the last model request counted, i.e. how full the context is after the turn. */
+  /**
+   * `added`: how many items at the end of `history` are the turn's own (its prompt first), for the journal; `last`:
+   * what the last model request counted, i.e. how full the context is after the turn.
+   */
   | { kind: "completed"; steps: number; usage: Usage; last: Usage; history: HistoryItem[]; added: number }
   | { kind: "failed"; code: TurnFailureCode; message: string }
   | { kind: "cancelled" };
