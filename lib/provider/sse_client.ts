@@ -52,6 +52,7 @@ export interface WireAdapter {
     credential: string,
     onTextDelta: StreamHandlers["onTextDelta"],
     request: ProviderRequest,
+    onReasoningDelta?: StreamHandlers["onTextDelta"],
   ): WireStream;
 }
 
@@ -94,7 +95,14 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const state = wire.createStream(limits, credential, callerDeltas(handlers.onTextDelta), request);
+    const reasoning = handlers.onReasoningDelta;
+    const state = wire.createStream(
+      limits,
+      credential,
+      callerDeltas(handlers.onTextDelta),
+      request,
+      reasoning === undefined ? undefined : callerDeltas((text) => reasoning(text)),
+    );
     let response: ProviderHttpResponse | undefined;
     try {
       try {

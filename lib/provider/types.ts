@@ -77,6 +77,8 @@ export type StreamHandlers = {
   onTextDelta(text: string): void | Promise<void>;
   /** Told before each retry's wait; the wait starts once it settles. */
   onRetry?(notice: RetryNotice): void | Promise<void>;
+  /** Reasoning the provider shows (a Responses summary or reasoning text, a chat `reasoning_content`), as it streams. */
+  onReasoningDelta?(text: string): void | Promise<void>;
 };
 
 export interface ProviderClient {
