@@ -170,10 +170,12 @@ export class TurnActivity {
 }
 
 /**
- * The context after a turn: its last request's input plus the answer. `usage` sums every step of the turn, so for
- * a turn of several steps the per-step average stands in (marked approximate).
+ * The context after a turn: its last request's input plus the answer (`context_tokens`). From a server that does not
+ * send it, `usage` sums every step of the turn, so for a turn of several steps the per-step average stands in (marked
+ * approximate).
  */
 function contextOf(event: EventOf<"turn.completed">): { used: number; approximate: boolean } | undefined {
+  if (event.context_tokens !== undefined) return { used: event.context_tokens, approximate: false };
   const { input_tokens, output_tokens } = event.usage;
   if (input_tokens === undefined && output_tokens === undefined) return undefined;
   const steps = Math.max(1, event.steps);

@@ -57,6 +57,11 @@ describe("TurnActivity", () => {
     activity.apply(ev({ type: "turn.started" }), 4000);
     activity.apply(ev({ type: "turn.completed", steps: 3, usage: { input_tokens: 60_000, output_tokens: 900 } }), 5000);
     expect(line(activity, 5000, "idle")).toContain("context ~20.3k / 128k tokens");
+    // The server's own figure for the last request wins over any estimate from the summed usage.
+    const counted = { type: "turn.completed", steps: 3, usage: { input_tokens: 60_000, output_tokens: 900 } };
+    activity.apply(ev({ type: "turn.started" }), 5500);
+    activity.apply(ev({ ...counted, context_tokens: 21_500 }), 5600);
+    expect(line(activity, 5600, "idle")).toContain("context 21.5k / 128k tokens");
     activity.apply(ev({ type: "session.cleared" }), 6000);
     expect(line(activity, 6000, "idle")).toContain("last turn –");
   });
