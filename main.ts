@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // scv: one entrypoint for the agent protocol server, the code-mode host and the terminal chat.
 // Each subcommand's module is imported only when that subcommand runs, so `--version` stays light.
+import "./lib/version_fast_path.ts";
 import { basename } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "./lib/version.ts";

@@ -1,13 +1,14 @@
-// The ACP agent over one connection (newline-delimited JSON-RPC 2.0): initialize, session/new, session/prompt,
-// session/cancel, session/close and session/set_mode (the approval policies as modes). Each session is an
-// in-process engine session, with the same engine and configuration as `scv server`.
-import { stat } from "node:fs/promises";
+// The ACP agent over one connection (newline-delimited JSON-RPC 2.0): initialize, session/new, session/load,
+// session/list, session/prompt, session/cancel, session/close and session/set_mode (the approval policies as
+// modes). Each session is an in-process engine session, with the same engine and configuration as `scv server`.
+import { realpath, stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
   agent,
   type AgentCapabilities,
   type InitializeResponse,
+  type McpServer,
   methods,
   ndJsonStream,
   PROTOCOL_VERSION,
@@ -17,25 +18,30 @@ import { EngineError } from "../client/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 import type { Logger } from "../util/log.ts";
 import { VERSION } from "../version.ts";
+import { sessionMcpServers } from "./mcp_servers.ts";
 import { isMode, MODES, modeState } from "./modes.ts";
 import { AcpSession } from "./session.ts";
+import { listSessions, replayUpdates, storedSession } from "./stored.ts";
 
 export type AcpFeatures = {
   /**
-   * Sessions outlive the process: advertise `loadSession` and `session/list`. Off until the engine persists
-   * sessions; the handlers for session/load and session/list register beside session/new when it turns on.
+   * Sessions outlive the process (the engine journals them, docs/sessions.md): advertise `loadSession` and
+   * `session/list`, and serve them. Off, neither is advertised and both are unknown methods.
    */
   persistentSessions: boolean;
 };
 
-export const DEFAULT_FEATURES: AcpFeatures = { persistentSessions: false };
+export const DEFAULT_FEATURES: AcpFeatures = { persistentSessions: true };
 
-/** What scv offers, and no more: text prompts (with resource links, which ACP requires of every agent). */
+/**
+ * What scv offers, and no more: text, resource links (which ACP requires of every agent) and images; MCP servers
+ * over stdio (which every agent takes) and streamable HTTP, which scv's MCP client speaks.
+ */
 export function agentCapabilities(features: AcpFeatures): AgentCapabilities {
   return {
     loadSession: features.persistentSessions,
-    promptCapabilities: { image: false, audio: false, embeddedContext: false },
-    mcpCapabilities: { http: false, sse: false },
+    promptCapabilities: { image: true, audio: false, embeddedContext: false },
+    mcpCapabilities: { http: true, sse: false },
     // Closing frees a session's engine (its tools' processes, its history); listing needs persistence.
     sessionCapabilities: features.persistentSessions ? { close: {}, list: {} } : { close: {} },
   };
@@ -50,6 +56,13 @@ export function initializeResponse(features: AcpFeatures): InitializeResponse {
   };
 }
 
+/** `-32602` unless `cwd` is an absolute path to a directory. */
+async function checkCwd(cwd: string): Promise<void> {
+  if (!isAbsolute(cwd)) throw RequestError.invalidParams({ cwd }, "cwd must be an absolute path");
+  const info = await stat(cwd).catch(() => undefined);
+  if (!info?.isDirectory()) throw RequestError.invalidParams({ cwd }, `cwd ${cwd} is not a directory`);
+}
+
 /** Serves ACP on `input`/`output` until the client closes the connection; then every session's engine stops. */
 export async function serveAcp(
   input: NodeJS.ReadableStream,
@@ -59,10 +72,41 @@ export async function serveAcp(
   features: AcpFeatures = DEFAULT_FEATURES,
 ): Promise<void> {
   const sessions = new Map<string, AcpSession>();
+  /** Ids of stored sessions whose session/load is starting their engine. */
+  const loading = new Set<string>();
   let closed = false;
   const sessionOf = (sessionId: string): AcpSession => {
     const session = sessions.get(sessionId);
     if (!session) throw RequestError.invalidParams({ sessionId }, `unknown session ${sessionId}`);
+    return session;
+  };
+  /** Starts an engine session (a new one, or `resume`); the engine's refusal is `-32603` with its reason. */
+  const openSession = async (
+    client: Parameters<typeof AcpSession.open>[3],
+    cwd: string,
+    mcpServers: McpServer[],
+    resume?: string,
+  ): Promise<AcpSession> => {
+    const servers = sessionMcpServers(mcpServers);
+    const sessionOptions = servers === undefined ? options : { ...options, mcpServers: servers };
+    let session: AcpSession;
+    try {
+      session = await AcpSession.open(
+        sessionOptions,
+        log,
+        resume === undefined ? { cwd } : { cwd, resume },
+        client,
+      );
+    } catch (error) {
+      // The engine's reason (a missing credential, a bad configuration file) says what to fix.
+      const reason = error instanceof EngineError ? error.message : (error as Error).message;
+      throw RequestError.internalError(undefined, `could not start a session: ${reason}`);
+    }
+    if (closed) {
+      await session.close();
+      throw RequestError.internalError(undefined, "the connection closed while the session started");
+    }
+    sessions.set(session.id, session);
     return session;
   };
 
@@ -74,29 +118,8 @@ export async function serveAcp(
       return initializeResponse(features);
     })
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
-      if (!isAbsolute(params.cwd))
-        throw RequestError.invalidParams({ cwd: params.cwd }, "cwd must be an absolute path");
-      // MCP servers are accepted and not started yet: the engine has no MCP client (the MCP issue adds one).
-      if (params.mcpServers.length > 0) {
-        log.warn(`ignoring ${params.mcpServers.length} MCP server(s): scv does not connect to MCP servers yet`);
-      }
-      const info = await stat(params.cwd).catch(() => undefined);
-      if (!info?.isDirectory()) {
-        throw RequestError.invalidParams({ cwd: params.cwd }, `cwd ${params.cwd} is not a directory`);
-      }
-      let session: AcpSession;
-      try {
-        session = await AcpSession.open(options, log, { cwd: params.cwd }, client);
-      } catch (error) {
-        // The engine's reason (a missing credential, a bad configuration file) says what to fix.
-        const reason = error instanceof EngineError ? error.message : (error as Error).message;
-        throw RequestError.internalError(undefined, `could not start a session: ${reason}`);
-      }
-      if (closed) {
-        await session.close();
-        throw RequestError.internalError(undefined, "the connection closed while the session started");
-      }
-      sessions.set(session.id, session);
+      await checkCwd(params.cwd);
+      const session = await openSession(client, params.cwd, params.mcpServers ?? []);
       return { sessionId: session.id, modes: modeState(session.mode) };
     })
     .onRequest(methods.agent.session.setMode, ({ params }) => {
@@ -123,6 +146,32 @@ export async function serveAcp(
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
     });
+  if (features.persistentSessions) {
+    app
+      .onRequest(methods.agent.session.list, ({ params }) => listSessions(options, log, params.cwd, params.cursor))
+      .onRequest(methods.agent.session.load, async ({ params, client }) => {
+        await checkCwd(params.cwd);
+        storedSession(options, params.sessionId, await realpath(params.cwd));
+        // One engine per session id: a second load while the first is starting would leave one nobody closes.
+        if (sessions.has(params.sessionId) || loading.has(params.sessionId)) {
+          throw RequestError.invalidRequest(
+            { sessionId: params.sessionId },
+            `session ${params.sessionId} is already open on this connection`,
+          );
+        }
+        loading.add(params.sessionId);
+        let session: AcpSession;
+        try {
+          session = await openSession(client, params.cwd, params.mcpServers ?? [], params.sessionId);
+        } finally {
+          loading.delete(params.sessionId);
+        }
+        // The journal as the engine resumed it: what the next prompt continues from, sent before the answer.
+        const { history } = storedSession(options, session.id, session.cwd);
+        await session.replay(replayUpdates(history, session.cwd));
+        return { modes: modeState(session.mode) };
+      });
+  }
 
   const stream = ndJsonStream(
     Writable.toWeb(output as Writable) as WritableStream<Uint8Array>,

@@ -3,6 +3,7 @@
 // and whose turn ends answer `session/prompt` with a stop reason.
 import {
   type AgentContext,
+  type ContentBlock,
   type PermissionOption,
   type PromptResponse,
   RequestError,
@@ -21,7 +22,7 @@ import type { ApprovalPolicy } from "../config/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 import type { Logger } from "../util/log.ts";
 import { configuredPolicy, gate } from "./modes.ts";
-import { promptText } from "./prompt_text.ts";
+import { promptContent } from "./prompt_content.ts";
 import { type TurnOutcome, turnOutcome } from "./stop_reason.ts";
 import { proposedDiff, toolKind, toolLocations, toolTitle } from "./tool_calls.ts";
 
@@ -48,6 +49,9 @@ export class AcpSession {
   #finish: ((outcome: TurnOutcome) => void) | undefined;
   #cancelRequested = false;
   #mode: ApprovalPolicy = "on-risk";
+  /** The context window the engine budgets with (`usage_update.size`). */
+  #contextTokens = 0;
+  #turnStarted = false;
 
   private constructor(cwd: string, client: AgentContext, log: Logger) {
     this.#cwd = cwd;
@@ -73,6 +77,7 @@ export class AcpSession {
     const started = await session.#controller.start({ ...options, approvalPolicy: "always" }, log, request);
     session.#id = started.session_id;
     session.#cwd = started.cwd;
+    session.#contextTokens = started.context_window?.tokens ?? started.context_max_tokens;
     session.#mode = await configuredPolicy(options, started.cwd);
     return session;
   }
@@ -101,18 +106,24 @@ export class AcpSession {
   }
 
   /** Runs one prompt turn; resolves with its stop reason once every update of the turn has been sent. */
-  async prompt(blocks: Parameters<typeof promptText>[0]): Promise<PromptResponse> {
-    const text = promptText(blocks);
+  async prompt(blocks: ContentBlock[]): Promise<PromptResponse> {
     if (this.#finish) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
     if (!this.#controller.open || this.#controller.engineClosed) {
       throw RequestError.internalError(undefined, "the scv engine of this session has stopped");
     }
     this.#cancelRequested = false;
-    const ended = new Promise<TurnOutcome>((resolve) => (this.#finish = resolve));
+    this.#turnStarted = false;
+    let finish!: (outcome: TurnOutcome) => void;
+    const ended = new Promise<TurnOutcome>((resolve) => (finish = resolve));
+    // Busy from here: a second prompt while the images are stored is refused like one during the turn.
+    this.#finish = finish;
     try {
-      await this.#controller.submit(text);
+      const content = await promptContent(blocks, this.cwd);
+      await this.#controller.submit(content.text, content.attachments);
       const outcome = await ended;
       await this.#outbox;
+      // The engine refused the turn (e.g. an attachment rule): nothing refers to its images.
+      if (!this.#turnStarted) await content.discard();
       // A cancelled prompt reports `cancelled` whatever the engine's last word was (ACP requires it).
       if (this.#cancelRequested) return { stopReason: "cancelled" };
       if ("error" in outcome) throw RequestError.internalError(undefined, outcome.error);
@@ -120,6 +131,12 @@ export class AcpSession {
     } finally {
       this.#finish = undefined;
     }
+  }
+
+  /** Sends `updates` (a stored conversation) to the client; resolves once all are sent. */
+  async replay(updates: readonly SessionUpdate[]): Promise<void> {
+    for (const update of updates) this.#update(update);
+    await this.#outbox;
   }
 
   /** `session/cancel`: cancels the running turn (or the one about to start); a no-op when none runs. */
@@ -146,12 +163,20 @@ export class AcpSession {
   #onEvent(event: ClientEvent): void {
     switch (event.type) {
       case "turn.started":
+        this.#turnStarted = true;
         // Cancelled between session/prompt and the turn's start: cancel it now that it has an id.
         if (this.#cancelRequested) this.#controller.cancel();
         break;
       case "assistant.delta":
         if (event.content !== "")
           this.#update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.content } });
+        break;
+      case "reasoning.delta":
+        if (event.content !== "")
+          this.#update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.content } });
+        break;
+      case "turn.completed":
+        this.#usage(event.context_tokens);
         break;
       case "tool.proposed":
         this.#proposed(event.call_id, event.name, event.arguments);
@@ -178,6 +203,16 @@ export class AcpSession {
       this.#calls.clear();
       this.#finish?.(outcome);
     }
+  }
+
+  /**
+   * How full the context is after the turn (`turn.completed.context_tokens`: the last request's input plus output
+   * tokens), within the window the engine budgets with. No count from the provider, no update.
+   */
+  #usage(used: number | undefined): void {
+    if (used === undefined) return;
+    const size = this.#contextTokens;
+    this.#update({ sessionUpdate: "usage_update", used: size > 0 ? Math.min(used, size) : used, size });
   }
 
   #proposed(callId: string, name: string, args: unknown): void {

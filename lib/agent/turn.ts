@@ -3,7 +3,7 @@
 import { abortError, raceAbort } from "../util/abort.ts";
 import type { ResolvedConfig } from "../config/index.ts";
 import type { TurnFailureCode } from "../protocol/index.ts";
-import type { HistoryItem, ImageInput, ProviderClient, ToolCallRecord, Usage } from "../provider/index.ts";
+import type { HistoryItem, ImageInput, ProviderClient, RetryNotice, ToolCallRecord, Usage } from "../provider/index.ts";
 import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/index.ts";
 import { cutToBytes } from "../util/text_bounds.ts";
 import { selectContext, trimHistory } from "./context.ts";
@@ -17,6 +17,8 @@ const PROGRESS_INTERVAL_MS = 500;
 /** Where the turn reports; every method may reject (an AbortError on cancellation, or a frame-limit error). */
 export interface TurnSink {
   delta(text: string): Promise<void>;
+  /** Reasoning the provider shows as it streams (additive `reasoning.delta`); never part of the answer. */
+  reasoningDelta?(text: string): Promise<void>;
   assistantCompleted(text: string): Promise<void>;
   toolProposed(call: ToolCallRecord): Promise<void>;
   /**
@@ -29,6 +31,8 @@ export interface TurnSink {
   toolCompleted(call: ToolCallRecord, outcome: ToolOutcome): Promise<void>;
   contextCompacted(before: number, after: number, removed: number): Promise<void>;
   sessionTrimmed(removed: number, bytes: number): Promise<void>;
+  /** The provider request failed and is retried after `notice.delay_ms` (`turn.retrying`). */
+  retrying?(notice: RetryNotice): Promise<void>;
 }
 
 export type TurnInput = {
@@ -49,8 +53,11 @@ export type TurnInput = {
 };
 
 export type TurnOutcome =
-  /** `added`: how many items at the end of `history` are the turn's own (its prompt first), for the journal. */
-  | { kind: "completed"; steps: number; usage: Usage; history: HistoryItem[]; added: number }
+  /**
+   * `added`: how many items at the end of `history` are the turn's own (its prompt first), for the journal; `last`:
+   * what the last model request counted, i.e. how full the context is after the turn.
+   */
+  | { kind: "completed"; steps: number; usage: Usage; last: Usage; history: HistoryItem[]; added: number }
   | { kind: "failed"; code: TurnFailureCode; message: string }
   | { kind: "cancelled" };
 
@@ -114,7 +121,12 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
         tools: schemas,
         step,
       },
-      { signal, onTextDelta: (text) => sink.delta(text) },
+      {
+        signal,
+        onTextDelta: (text) => sink.delta(text),
+        ...(sink.retrying ? { onRetry: (notice: RetryNotice) => sink.retrying!(notice) } : {}),
+        ...(sink.reasoningDelta ? { onReasoningDelta: (text: string) => sink.reasoningDelta!(text) } : {}),
+      },
     );
     throwIfAborted(signal);
     addUsage(usage, response.usage);
@@ -134,7 +146,14 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
       });
       if (!trim.ok) throw new TurnFailure("history_limit", trim.message);
       if (trim.trimmed) await sink.sessionTrimmed(trim.trimmed.removed_messages, trim.trimmed.history_bytes);
-      return { kind: "completed", steps: step, usage, history: trim.history, added: working.length - turnStart };
+      return {
+        kind: "completed",
+        steps: step,
+        usage,
+        last: response.usage,
+        history: trim.history,
+        added: working.length - turnStart,
+      };
     }
 
     for (const call of response.calls) {

@@ -1,7 +1,7 @@
 // The terminal chat: one engine session through the shared session controller, rendered by the chat view, fed by
 // one prompt source (keys, lines or the demo) chosen here once; approvals are answered with y / n / a (or
 // remembered for the session), and slash commands change the session.
-import type { ApprovalPolicy } from "../config/index.ts";
+import { type ApprovalPolicy, configuredApprovalPolicy } from "../config/index.ts";
 import type { Attachment } from "../protocol/index.ts";
 import {
   alwaysScope,
@@ -17,6 +17,7 @@ import {
   type Paint,
   type PendingApproval,
   type PreparedOptions,
+  retryText,
   SessionController,
   type Style,
 } from "../client/index.ts";
@@ -29,6 +30,7 @@ import { type ChatControls, CONTINUATION, PROMPT, type PromptSource } from "./pr
 import { pickerRows, pickSession, replayRows, type StoredSessionRow } from "./session_picker.ts";
 import { helpText, parseSlash, pastedPath } from "./slash.ts";
 import { mcpLines, type McpStatusEvent } from "./mcp_view.ts";
+import { SPINNER_FRAME_MS } from "./status.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
 
 export type ChatTerminal = ViewTerminal & {
@@ -86,6 +88,12 @@ export class ChatApp implements ChatControls {
   #mcp = new Map<string, McpStatusEvent>();
   /** The last prompt-history save, awaited before the chat ends. */
   #historySaved: Promise<void> = Promise.resolve();
+  /** Redraws the status line while a turn runs in a terminal (elapsed time, spinner, retry countdown). */
+  #ticker: ReturnType<typeof setInterval> | undefined;
+  #tickKey = "";
+  #terminating = false;
+  /** Set once `/approvals POLICY` changed the policy in this chat (it then outlives a /resume). */
+  #policySetHere = false;
 
   constructor(setup: ChatSetup) {
     this.#setup = setup;
@@ -156,6 +164,22 @@ export class ChatApp implements ChatControls {
   /** Ends the chat from outside (a signal). */
   stop(code: number): void {
     this.#exit(code);
+  }
+
+  /**
+   * SIGTERM: a running turn is cancelled first, so what it printed stays and `turn cancelled` follows it; then the
+   * chat ends with `code` (at the latest after `graceMs`).
+   */
+  terminate(code: number, graceMs = 2000): void {
+    if (this.#terminating) return;
+    this.#terminating = true;
+    if (!this.controller.busy || !this.controller.cancel()) return this.#exit(code);
+    this.render([]);
+    const grace = setTimeout(() => this.#exit(code), graceMs);
+    void this.controller.turnEnded().then(() => {
+      clearTimeout(grace);
+      this.#exit(code);
+    });
   }
 
   // ---- ChatControls ----
@@ -336,6 +360,7 @@ export class ChatApp implements ChatControls {
 
   async #shutdown(): Promise<void> {
     this.#closing = true;
+    this.#stopTicker();
     const { input } = this.#setup.terminal;
     // The terminal may be gone (SIGHUP after the window closed): restoring it then fails with EIO, and the
     // session must still be shut down and its temporary files removed.
@@ -356,7 +381,13 @@ export class ChatApp implements ChatControls {
   #onEvent(event: ClientEvent): void {
     if (this.#closing) return;
     const rows = this.#view.transcript.apply(event);
+    this.#view.activity.apply(event);
+    this.#tick();
     switch (event.type) {
+      case "turn.retrying":
+        // A terminal shows the retry in its status line; a pipe has none, so it gets a row.
+        if (!this.#setup.terminal.interactive) rows.push(this.style.dim(`  (${retryText(event)})`));
+        break;
       case "session.started":
         this.#mcp.clear();
         break;
@@ -387,6 +418,26 @@ export class ChatApp implements ChatControls {
         break;
     }
     this.render(rows);
+  }
+
+  // While a turn runs in a terminal, the status line is redrawn whenever what it shows of the turn changes.
+  #tick(): void {
+    const activity = this.#view.activity;
+    if (!this.#setup.terminal.interactive || !activity.running) return this.#stopTicker();
+    if (this.#ticker !== undefined) return;
+    this.#tickKey = activity.key();
+    this.#ticker = setInterval(() => {
+      const key = activity.key();
+      if (key === this.#tickKey) return;
+      this.#tickKey = key;
+      this.render([]);
+    }, SPINNER_FRAME_MS);
+    this.#ticker.unref?.();
+  }
+
+  #stopTicker(): void {
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
   }
 
   #decide(approval: PendingApproval): boolean | undefined {
@@ -483,7 +534,7 @@ export class ChatApp implements ChatControls {
         if (argument === "") {
           const size = this.#memory.size;
           note([
-            `approval policy: ${this.#flags.approvalPolicy ?? "from configuration (default on-risk)"}`,
+            await this.#policyLine(),
             `always-allowed for this session: ${size} tool call${size === 1 ? "" : "s"}`,
           ]);
           return false;
@@ -492,16 +543,37 @@ export class ChatApp implements ChatControls {
           note([`unknown approval policy ${argument}; use on-risk, always or never`]);
           return false;
         }
-        return this.#configure(
-          { approval_policy: argument },
-          { ...this.#flags, approvalPolicy: argument as ApprovalPolicy },
-          `approvals ${argument}`,
-        );
+        return this.#setPolicy(argument as ApprovalPolicy);
       default:
         this.render([
           `${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`,
         ]);
         return false;
+    }
+  }
+
+  async #setPolicy(policy: ApprovalPolicy): Promise<boolean> {
+    const before = this.#flags;
+    const ended = await this.#configure(
+      { approval_policy: policy },
+      { ...this.#flags, approvalPolicy: policy },
+      `approvals ${policy}`,
+    );
+    // #configure replaces the flags only when the engine took the new policy.
+    if (this.#flags !== before) this.#policySetHere = true;
+    return ended;
+  }
+
+  /** `approval policy: on-risk (project file /w/.scv/config.toml)`: the policy in force and where it came from. */
+  async #policyLine(): Promise<string> {
+    if (this.#policySetHere) return `approval policy: ${this.#flags.approvalPolicy} (set with /approvals in this chat)`;
+    const options = this.#prepared?.options;
+    if (!options) return `approval policy: ${this.#flags.approvalPolicy ?? "on-risk"} (the session is not running)`;
+    try {
+      const { policy, origin } = await configuredApprovalPolicy(options, this.#setup.cwd);
+      return `approval policy: ${policy} (${origin})`;
+    } catch (error) {
+      return `approval policy: unknown (the configuration cannot be read: ${(error as Error).message})`;
     }
   }
 

@@ -14,7 +14,7 @@ import {
 } from "../client/index.ts";
 import type { PromptView } from "./prompt_source.ts";
 import { InlineScreen, type LiveRegion, PlainScreen, type Screen } from "./screen.ts";
-import { formatStatus } from "./status.ts";
+import { formatStatus, TurnActivity } from "./status.ts";
 
 export type ViewTerminal = {
   output: NodeJS.WritableStream;
@@ -42,6 +42,8 @@ export class ChatView {
   readonly #prompt: (room: number) => PromptView | undefined;
   /** The model to show before a session is up. */
   model: string | undefined;
+  /** The running turn's elapsed time, spinner and retries, and the context in use, for the status line. */
+  readonly activity: TurnActivity;
   #closed = false;
 
   /** `prompt` gives the prompt source's rows for the live region. */
@@ -59,6 +61,7 @@ export class ChatView {
       ? new InlineScreen(terminal.output, terminal.columns)
       : new PlainScreen(terminal.output);
     this.transcript = new Transcript(this.style, this.width());
+    this.activity = new TurnActivity(terminal.interactive ? (terminal.color ? "unicode" : "ascii") : "none");
   }
 
   width(): number {
@@ -144,6 +147,7 @@ export class ChatView {
         lastUsage: this.transcript.lastUsage,
         totalUsage: this.transcript.totalUsage,
         width,
+        activity: this.activity.view(),
       },
       this.style,
     );

@@ -6,6 +6,7 @@ import { ChatApp, prepareDemo } from "../chat/index.ts";
 import { type ClientFlags, colorEnabled, prepareOptions } from "../client/index.ts";
 import { EXIT_FAILURE, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
+import { logLevelProblem } from "../util/log.ts";
 
 export type ChatCliOptions = ClientFlags & {
   demo?: boolean;
@@ -19,6 +20,11 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
   const stdout = process.stdout;
   const stdin = process.stdin;
   stdout.on("error", () => {});
+  const logProblem = logLevelProblem(env.SCV_LOG);
+  if (logProblem !== undefined) {
+    process.stderr.write(`scv chat: ${logProblem}\n`);
+    return EXIT_USAGE;
+  }
   const { demo: _demo, ...flags }: ChatCliOptions = options;
   let cwd = process.cwd();
   let historyPath: string | undefined = join(resolveHome(options.scvHome, env).home, "chat_history");
@@ -72,7 +78,8 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
   const removeSignals = handleSignals({
     SIGINT: () => app.interrupt(),
     // Leave cleanly (terminal mode restored, session shut down) when the terminal closes or we are asked to stop.
-    SIGTERM: () => app.stop(EXIT_SIGNALS.SIGTERM),
+    // SIGTERM cancels a running turn first: what it printed stays, followed by `turn cancelled`.
+    SIGTERM: () => app.terminate(EXIT_SIGNALS.SIGTERM),
     SIGHUP: () => app.stop(EXIT_SIGNALS.SIGHUP),
   });
   const onResize = () => app.redraw();

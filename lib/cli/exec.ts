@@ -12,12 +12,13 @@ import {
   type PendingApproval,
   type PreparedOptions,
   prepareOptions,
+  retryText,
   revealControls,
   SessionController,
   stripControls,
   Transcript,
 } from "../client/index.ts";
-import { createLogger } from "../util/log.ts";
+import { createLogger, logLevelProblem } from "../util/log.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 
@@ -50,6 +51,11 @@ function writeOut(text: string): void {
 
 export async function runExec(promptArg: string, options: ExecCliOptions): Promise<number> {
   process.stdout.on("error", () => {});
+  const logProblem = logLevelProblem(process.env.SCV_LOG);
+  if (logProblem !== undefined) {
+    process.stderr.write(`scv exec: ${logProblem}\n`);
+    return EXIT_USAGE;
+  }
   const prompt = promptArg === "-" ? (await readStdin()).replace(/\r?\n$/, "") : promptArg;
   const attachments: Attachment[] = [];
   for (const file of options.image ?? []) {
@@ -118,6 +124,9 @@ class ExecPrinter {
       case "turn.cancelled":
         this.#endLine();
         process.stderr.write("scv exec: turn cancelled\n");
+        return;
+      case "turn.retrying":
+        process.stderr.write(`scv exec: ${retryText(event)}\n`);
         return;
       case "error":
         process.stderr.write(`scv exec: ${event.message}\n`);

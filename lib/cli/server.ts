@@ -1,5 +1,5 @@
 // `scv server --stdio`: argument handling, then one protocol connection over stdin/stdout.
-import { createLogger } from "../util/log.ts";
+import { createLogger, logLevelProblem } from "../util/log.ts";
 import { serveStdio } from "../server/index.ts";
 import { killEveryProcessGroup } from "../tools/index.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
@@ -14,6 +14,11 @@ const SIGNAL_EXIT_CODES: Record<string, number> = { SIGINT: EXIT_INTERRUPTED, SI
 export async function runServer(options: ServerCliOptions): Promise<number> {
   if (!options.stdio) {
     process.stderr.write("scv server currently supports only --stdio\n");
+    return EXIT_USAGE;
+  }
+  const logProblem = logLevelProblem(process.env.SCV_LOG);
+  if (logProblem !== undefined) {
+    process.stderr.write(`scv server: ${logProblem}\n`);
     return EXIT_USAGE;
   }
   const log = createLogger(process.env.SCV_LOG);

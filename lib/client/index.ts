@@ -13,6 +13,7 @@ export {
   type SessionRequest,
 } from "./engine.ts";
 export { imageAttachment } from "./image_attachment.ts";
+export { formatDelay, formatElapsed, formatTokens, retryText } from "./progress_text.ts";
 export { parseReplayScript, type ReplayScript } from "./replay.ts";
 export {
   type ClientFlags,

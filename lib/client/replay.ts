@@ -1,7 +1,7 @@
 // The offline provider: a tiny HTTP server on 127.0.0.1 that replays a recorded script of Responses SSE events,
 // one scripted response per model request, in order. The session's real provider code talks to it over HTTP.
 // Script formats (see examples/README.md):
-//   JSON   {"prompts"?: [...], "delay_ms"?: n, "responses": [[event, …] | {"events": [event, …], "delay_ms"?: n}, …]}
+//   JSON   {"prompts"?: [...], "model"?: s, "delay_ms"?: n, "responses": [[event, …] | {"events": [event, …], "delay_ms"?: n}, …]}
 //          or just the array of responses;
 //   NDJSON one SSE event object per line; a response ends after each `response.completed`, `response.failed`,
 //          `response.incomplete` or `error` event.
@@ -18,7 +18,13 @@ export type ReplayResponse = {
   /** Served only when the request does NOT offer this tool (else skipped). */
   unlessTool?: string;
 };
-export type ReplayScript = { prompts: string[]; responses: ReplayResponse[]; delayMs?: number };
+export type ReplayScript = {
+  prompts: string[];
+  responses: ReplayResponse[];
+  delayMs?: number;
+  /** The recorded model: the script's `model`, else the first `response.model` of its events. */
+  model?: string;
+};
 
 const TERMINAL_EVENTS = new Set(["response.completed", "response.failed", "response.incomplete", "error"]);
 
@@ -45,6 +51,24 @@ function parseResponse(value: unknown, index: number): ReplayResponse {
   return response;
 }
 
+/** The first `response.model` a recorded event carries (`response.created`, `response.completed`, …). */
+function recordedModel(responses: ReplayResponse[]): string | undefined {
+  for (const response of responses) {
+    for (const event of response.events) {
+      const model = (event.response as { model?: unknown } | null | undefined)?.model;
+      if (typeof model === "string" && model.trim() !== "") return model.trim();
+    }
+  }
+  return undefined;
+}
+
+function withModel(script: ReplayScript, declared?: unknown): ReplayScript {
+  const model = typeof declared === "string" && declared.trim() !== ""
+    ? declared.trim()
+    : recordedModel(script.responses);
+  return model === undefined ? script : { ...script, model };
+}
+
 export function parseReplayScript(text: string): ReplayScript {
   let whole: unknown;
   let isJson = true;
@@ -54,8 +78,8 @@ export function parseReplayScript(text: string): ReplayScript {
     isJson = false;
   }
   if (isJson) {
-    if (Array.isArray(whole)) return { prompts: [], responses: whole.map(parseResponse) };
-    const record = whole as { prompts?: unknown; responses?: unknown; delay_ms?: unknown } | null;
+    if (Array.isArray(whole)) return withModel({ prompts: [], responses: whole.map(parseResponse) });
+    const record = whole as { prompts?: unknown; responses?: unknown; delay_ms?: unknown; model?: unknown } | null;
     if (!record || typeof record !== "object" || !Array.isArray(record.responses)) {
       throw new ReplayScriptError('a JSON replay script must be an array of responses or an object with "responses"');
     }
@@ -63,11 +87,14 @@ export function parseReplayScript(text: string): ReplayScript {
     if (!Array.isArray(prompts) || !prompts.every((prompt) => typeof prompt === "string")) {
       throw new ReplayScriptError('"prompts" must be a list of strings');
     }
-    return {
+    if (record.model !== undefined && typeof record.model !== "string") {
+      throw new ReplayScriptError('"model" must be a string');
+    }
+    return withModel({
       prompts,
       responses: record.responses.map(parseResponse),
       delayMs: typeof record.delay_ms === "number" ? record.delay_ms : undefined,
-    };
+    }, record.model);
   }
   const responses: ReplayResponse[] = [];
   let current: ReplayEvent[] = [];
@@ -88,7 +115,7 @@ export function parseReplayScript(text: string): ReplayScript {
     }
   });
   if (current.length > 0) responses.push({ events: current });
-  return { prompts: [], responses };
+  return withModel({ prompts: [], responses });
 }
 
 export async function loadReplayScript(path: string): Promise<ReplayScript> {

@@ -55,7 +55,7 @@ export async function startReplaySession(
   replayOptions: { delayMs?: number } = {},
 ): Promise<PreparedOptions> {
   const replay = await startReplayServer(script, replayOptions);
-  const session = await replaySessionOptions(options, replay.url).catch(async (error: unknown) => {
+  const session = await replaySessionOptions(options, replay.url, script.model).catch(async (error: unknown) => {
     await replay.close();
     throw error;
   });

@@ -1,7 +1,8 @@
 // Public entry of lib/config: spec §7 configuration loading, home and credential resolution.
 export type * from "./types.ts";
 export { ConfigError } from "./types.ts";
-export { DEFAULT_SYSTEM_PROMPT, defaultConfig } from "./defaults.ts";
+export { DEFAULT_SYSTEM_PROMPT, defaultConfig, MCP_SERVER_DEFAULTS } from "./defaults.ts";
 export { loadConfig } from "./load.ts";
+export { configuredApprovalPolicy, type PolicyOrigin, type SessionConfigInputs } from "./policy_origin.ts";
 export { ensureHome, expandTilde, resolveHome } from "./home.ts";
 export { MISSING_CREDENTIAL_MESSAGE, resolveCredential } from "./credential.ts";

@@ -10,6 +10,7 @@ import { type LoadedFile, readConfigFile } from "./read_file.ts";
 import { recordOrigins } from "./origins.ts";
 import { isTable, type RawTable } from "./schema.ts";
 import { validateConfig } from "./validate.ts";
+import { logLevelProblem } from "../util/log.ts";
 import {
   ConfigError,
   type ConfigFileRef,
@@ -28,6 +29,9 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedConfig> {
   const { env, home, overrides } = options;
+  // SCV_LOG is read before any configuration, but a typo there must not pass for the default level.
+  const logProblem = logLevelProblem(env.SCV_LOG);
+  if (logProblem !== undefined) throw new ConfigError(logProblem);
   const defaultUserDir = options.homeExplicit ? join(home, "skills") : join(userHome(env), ".scv", "skills");
   const defaults = defaultConfig(defaultUserDir);
   const { provider: _defaultProfile, ...defaultTables } = defaults;

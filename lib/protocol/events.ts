@@ -204,6 +204,8 @@ export const events = {
   turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
   turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
   assistantDelta: (scope: TurnScope, content: string) => ({ type: "assistant.delta" as const, ...t(scope), content }),
+  /** Additive: reasoning the provider shows (a summary or reasoning text), streamed; never part of the answer. */
+  reasoningDelta: (scope: TurnScope, content: string) => ({ type: "reasoning.delta" as const, ...t(scope), content }),
   assistantCompleted: (scope: TurnScope, content: string) => ({
     type: "assistant.completed" as const,
     ...t(scope),
@@ -275,11 +277,25 @@ export const events = {
     after_tokens,
     removed_messages,
   }),
-  turnCompleted: (scope: TurnScope, steps: number, usage: Usage) => ({
+  /** Additive (issue 22): a failed provider request is retried after `delay_ms`; `attempt` is the one that failed. */
+  turnRetrying: (
+    scope: TurnScope,
+    retry: { attempt: number; max_attempts: number; delay_ms: number; reason: string },
+  ) => ({
+    type: "turn.retrying" as const,
+    ...t(scope),
+    attempt: retry.attempt,
+    max_attempts: retry.max_attempts,
+    delay_ms: retry.delay_ms,
+    reason: retry.reason,
+  }),
+  turnCompleted: (scope: TurnScope, steps: number, usage: Usage, context_tokens?: number) => ({
     type: "turn.completed" as const,
     ...t(scope),
     steps,
     usage: usageObject(usage),
+    // Additive: the last model request's input plus output tokens (how full the context is now), when counted.
+    ...(context_tokens === undefined ? {} : { context_tokens }),
   }),
   turnFailed: (scope: TurnScope, code: TurnFailureCode, message: string) => ({
     type: "turn.failed" as const,

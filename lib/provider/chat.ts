@@ -15,7 +15,7 @@ export function createChatProvider(options: CreateProviderOptions): ProviderClie
   return createSseClient(options, {
     path: "/chat/completions",
     buildBody: (request) => buildChatBody(request, { reasoningEffort: options.profile.reasoning_effort }),
-    createStream: (limits, credential, onTextDelta, request) =>
-      new ChatStreamState(limits, credential, onTextDelta, request.step ?? 1),
+    createStream: (limits, credential, onTextDelta, request, onReasoningDelta) =>
+      new ChatStreamState(limits, credential, onTextDelta, request.step ?? 1, onReasoningDelta),
   });
 }

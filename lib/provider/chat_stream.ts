@@ -47,13 +47,16 @@ export class ChatStreamState {
   #credential: string;
   #step: number;
   #onTextDelta: (text: string) => void | Promise<void>;
+  #onReasoningDelta: ((text: string) => void | Promise<void>) | undefined;
 
   constructor(
     limits: ProviderLimits,
     credential: string,
     onTextDelta: (text: string) => void | Promise<void>,
     step: number,
+    onReasoningDelta?: (text: string) => void | Promise<void>,
   ) {
+    this.#onReasoningDelta = onReasoningDelta;
     this.#limits = limits;
     this.#payload = new PayloadBudget(limits.max_response_bytes);
     this.#assistant = new AssistantText(limits.max_assistant_bytes, this.#payload);
@@ -97,12 +100,18 @@ export class ChatStreamState {
       this.#finishReasonSeen = true;
     }
     if (!delta) return;
-    // Hidden reasoning is kept for the round trip, never shown.
+    // Reasoning is kept for the round trip and goes to the caller as reasoning, never as answer text.
+    let thought: void | Promise<void> = undefined;
     if (typeof delta.reasoning_content === "string" && delta.reasoning_content !== "") {
-      this.#keepReasoning("reasoning_content", delta.reasoning_content);
+      thought = this.#keepReasoning("reasoning_content", delta.reasoning_content);
     } else if (typeof delta.reasoning === "string" && delta.reasoning !== "") {
-      this.#keepReasoning("reasoning", delta.reasoning);
+      thought = this.#keepReasoning("reasoning", delta.reasoning);
     }
+    if (thought) return thought.then(() => this.#handleText(delta));
+    return this.#handleText(delta);
+  }
+
+  #handleText(delta: Json): void | Promise<void> {
     const content = delta.content;
     const refusal = delta.refusal;
     if (typeof content === "string" && content !== "") {
@@ -113,10 +122,11 @@ export class ChatStreamState {
     if (typeof refusal === "string" && refusal !== "") return this.#appendText(refusal);
   }
 
-  #keepReasoning(field: "reasoning_content" | "reasoning", text: string): void {
+  #keepReasoning(field: "reasoning_content" | "reasoning", text: string): void | Promise<void> {
     this.#payload.addText(text);
     if (this.#reasoning === undefined) this.#reasoning = { field, text };
     else this.#reasoning.text += text;
+    return this.#onReasoningDelta?.(text);
   }
 
   /** Applies the end-of-stream rules and assembles the response. */

@@ -75,6 +75,8 @@ export class AttemptFailure extends Error {
   error: ProviderError;
   transient: boolean;
   retryAfterMs: number | undefined;
+  /** A few words for a retry notice (`HTTP 429`, `connection reset`); the message stands in when unset. */
+  reason: string | undefined;
   constructor(error: ProviderError, transient: boolean, retryAfterMs?: number) {
     super(error.message);
     this.name = "AttemptFailure";
@@ -101,4 +103,27 @@ export function describeTransportError(error: unknown): string {
   if (cause instanceof Error && cause.message && !text.includes(cause.message)) text += `: ${cause.message}`;
   if (typeof code === "string" && !text.includes(code) && !code.startsWith("UND_ERR")) text += ` (${code})`;
   return text;
+}
+
+const TRANSPORT_REASONS: Record<string, string> = {
+  ECONNRESET: "connection reset",
+  ECONNREFUSED: "connection refused",
+  ECONNABORTED: "connection aborted",
+  EPIPE: "connection closed",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "name lookup failed",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  UND_ERR_SOCKET: "connection closed",
+  UND_ERR_CLOSED: "connection closed",
+};
+
+/** The short name of a transport failure (`connection reset`), or undefined when its code is not a known one. */
+export function transportReason(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && TRANSPORT_REASONS[code]) return TRANSPORT_REASONS[code];
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }

@@ -16,6 +16,7 @@ export function createResponsesProvider(options: CreateProviderOptions): Provide
         hostedWebSearch: options.hostedWebSearch,
         promptCacheKey,
       }),
-    createStream: (limits, credential, onTextDelta) => new ResponsesStreamState(limits, credential, onTextDelta),
+    createStream: (limits, credential, onTextDelta, _request, onReasoningDelta) =>
+      new ResponsesStreamState(limits, credential, onTextDelta, onReasoningDelta),
   });
 }

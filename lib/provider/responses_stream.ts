@@ -49,8 +49,15 @@ export class ResponsesStreamState {
   #limits: ProviderLimits;
   #credential: string;
   #onTextDelta: (text: string) => void | Promise<void>;
+  #onReasoningDelta: ((text: string) => void | Promise<void>) | undefined;
 
-  constructor(limits: ProviderLimits, credential: string, onTextDelta: (text: string) => void | Promise<void>) {
+  constructor(
+    limits: ProviderLimits,
+    credential: string,
+    onTextDelta: (text: string) => void | Promise<void>,
+    onReasoningDelta?: (text: string) => void | Promise<void>,
+  ) {
+    this.#onReasoningDelta = onReasoningDelta;
     this.#limits = limits;
     this.#payload = new PayloadBudget(limits.max_response_bytes);
     this.#assistant = new AssistantText(limits.max_assistant_bytes, this.#payload);
@@ -89,9 +96,10 @@ export class ResponsesStreamState {
         return;
       case "response.reasoning_text.delta":
       case "response.reasoning_summary_text.delta":
-        // Hidden reasoning is not shown, but it is payload.
-        if (typeof event.delta === "string") this.#payload.addText(event.delta);
-        return;
+        // Reasoning is payload; it goes to the caller as reasoning, never as answer text (nor into the history's text).
+        if (typeof event.delta !== "string" || event.delta === "") return;
+        this.#payload.addText(event.delta);
+        return this.#onReasoningDelta?.(event.delta);
       case "response.function_call_arguments.delta": {
         const call = this.#call(event.output_index);
         this.streamed = true;

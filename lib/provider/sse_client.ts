@@ -9,6 +9,7 @@ import {
   formatDetails,
   providerFailure,
   sanitize,
+  transportReason,
 } from "./errors.ts";
 import { withConfigurationHint } from "./hints.ts";
 import { rejectsImages, withImageData } from "./images.ts";
@@ -51,6 +52,7 @@ export interface WireAdapter {
     credential: string,
     onTextDelta: StreamHandlers["onTextDelta"],
     request: ProviderRequest,
+    onReasoningDelta?: StreamHandlers["onTextDelta"],
   ): WireStream;
 }
 
@@ -93,14 +95,26 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       timedOut = true;
       controller.abort();
     }, timeoutMs);
-    const state = wire.createStream(limits, credential, callerDeltas(handlers.onTextDelta), request);
+    const reasoning = handlers.onReasoningDelta;
+    const state = wire.createStream(
+      limits,
+      credential,
+      callerDeltas(handlers.onTextDelta),
+      request,
+      reasoning === undefined ? undefined : callerDeltas((text) => reasoning(text)),
+    );
     let response: ProviderHttpResponse | undefined;
     try {
       try {
         response = await postJson(endpoint, headers, body, controller.signal, dispatcher);
       } catch (error) {
         const detail = sanitize(describeTransportError(error), credential);
-        throw providerFailure(`provider request failed: ${detail}`, !isTimeout(error) && !isInvalidRequest(error));
+        const failure = providerFailure(
+          `provider request failed: ${detail}`,
+          !isTimeout(error) && !isInvalidRequest(error),
+        );
+        failure.reason = transportReason(error);
+        throw failure;
       }
       if (response.status < 200 || response.status > 299) throw await httpFailure(response, credential);
       const decoder = new SseDecoder(limits.max_sse_event_bytes);
@@ -119,7 +133,9 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
         if (error instanceof CallerFailure) throw error.error;
         if (error instanceof AttemptFailure || handlers.signal.aborted || timedOut) throw error;
         const detail = sanitize(describeTransportError(error), credential);
-        throw providerFailure(`provider stream failed: ${detail}`, !isTimeout(error));
+        const failure = providerFailure(`provider stream failed: ${detail}`, !isTimeout(error));
+        failure.reason = transportReason(error);
+        throw failure;
       }
       if (handlers.signal.aborted) throw abortError();
       return await state.finish(decoder.leftover());
@@ -157,6 +173,7 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
         maxRetries: limits.max_retries,
         timing,
         signal: handlers.signal,
+        onRetry: handlers.onRetry,
       });
     } catch (error) {
       // A model or endpoint without image input refuses the request: describe the images from now on and ask again.
@@ -171,6 +188,7 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
         maxRetries: limits.max_retries,
         timing,
         signal: handlers.signal,
+        onRetry: handlers.onRetry,
       });
     }
   };
@@ -236,9 +254,11 @@ async function httpFailure(response: ProviderHttpResponse, credential: string): 
   const status = response.status;
   const reason = response.reason ? ` ${response.reason}` : "";
   const transient = (status === 429 || status >= 500) && !isPermanent(details, status);
-  return providerFailure(
+  const failure = providerFailure(
     `provider returned HTTP ${status}${reason}: ${text}`,
     transient,
     retryHintMs(response.headers, details),
   );
+  failure.reason = `HTTP ${status}`;
+  return failure;
 }

@@ -61,9 +61,24 @@ export type ProviderRequest = {
 
 export type ProviderResponse = { text: string; calls: ToolCallRecord[]; usage: Usage; replay?: AssistantReplay };
 
+/** A retry about to wait (the `turn.retrying` event's fields). */
+export type RetryNotice = {
+  /** The attempt that just failed, from 1. */
+  attempt: number;
+  /** How many attempts the request may make in all (`max_retries` + 1). */
+  max_attempts: number;
+  delay_ms: number;
+  /** A few words: `HTTP 429`, `connection reset`, the provider's own message. */
+  reason: string;
+};
+
 export type StreamHandlers = {
   signal: AbortSignal;
   onTextDelta(text: string): void | Promise<void>;
+  /** Told before each retry's wait; the wait starts once it settles. */
+  onRetry?(notice: RetryNotice): void | Promise<void>;
+  /** Reasoning the provider shows (a Responses summary or reasoning text, a chat `reasoning_content`), as it streams. */
+  onReasoningDelta?(text: string): void | Promise<void>;
 };
 
 export interface ProviderClient {

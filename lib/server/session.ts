@@ -2,7 +2,7 @@
 // Every method that answers a client message writes its replies before it resolves (sequential dispatch).
 import { randomUUID } from "node:crypto";
 import type { ApprovalPolicy } from "../config/index.ts";
-import type { HistoryItem, ToolCallRecord } from "../provider/index.ts";
+import type { HistoryItem, ToolCallRecord, Usage } from "../provider/index.ts";
 import { boundDiff, type PreparedCall, type ToolOutcome } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
 import { Approvals, approvalTexts, decide } from "./approvals.ts";
@@ -342,7 +342,7 @@ export class Session {
     this.#journalled(() => this.#journalTurn(scope.turn_id, outcome, checkpoint.length, trimmedAway));
     if (outcome.kind === "failed") this.#log.info(`turn ${scope.turn_id} failed: ${outcome.code}`);
     const terminal = outcome.kind === "completed"
-      ? events.turnCompleted(scope, outcome.steps, outcome.usage)
+      ? events.turnCompleted(scope, outcome.steps, outcome.usage, contextTokens(outcome.last))
       : outcome.kind === "failed"
       ? events.turnFailed(scope, outcome.code, outcome.message)
       : events.turnCancelled(scope);
@@ -397,6 +397,7 @@ export class Session {
     const write = (event: Record<string, unknown>) => writer.turn(event, signal);
     return {
       delta: (text) => write(events.assistantDelta(scope, text)),
+      reasoningDelta: (text) => write(events.reasoningDelta(scope, text)),
       assistantCompleted: (text) => write(events.assistantCompleted(scope, text)),
       toolProposed: (call) => write(events.toolProposed(scope, call.call_id, call.name, call.arguments)),
       // The policy is read at each decision, so `session.configure` applies to the running turn too.
@@ -417,6 +418,7 @@ export class Session {
         ),
       contextCompacted: (before, after, removed) => write(events.contextCompacted(scope, before, after, removed)),
       sessionTrimmed: (removed, bytes) => write(events.sessionTrimmed(scope, removed, bytes)),
+      retrying: (notice) => write(events.turnRetrying(scope, notice)),
     };
   }
 
@@ -462,4 +464,10 @@ async function approvalDiff(prepared: PreparedCall, parts: SessionParts): Promis
 
 function queueRejection(code: "queue_not_found" | "queue_conflict" | "queue_limit"): Rejection {
   return { code, message: code === "queue_limit" ? MESSAGES.queueLimit : MESSAGES.queueStale };
+}
+
+/** `turn.completed.context_tokens`: the last request's input plus output, or undefined when it counted neither. */
+function contextTokens(last: Usage): number | undefined {
+  if (last.input_tokens === undefined && last.output_tokens === undefined) return undefined;
+  return (last.input_tokens ?? 0) + (last.output_tokens ?? 0);
 }

@@ -9,6 +9,7 @@ import {
   type ApprovalPolicy,
   ensureHome,
   loadConfig,
+  type McpServerConfig,
   resolveCredential,
   type ResolvedConfig,
   resolveHome,
@@ -50,6 +51,11 @@ export type ServerOptions = {
   warn?: (text: string) => void;
   /** The server's log (MCP servers' stderr and state changes go there). */
   log?: Logger;
+  /**
+   * MCP servers a client declared for its sessions (`scv acp`'s `mcpServers`), beside the configured ones; one of
+   * the same name replaces the configured entry. Checked by the client; no wire message carries them.
+   */
+  mcpServers?: Record<string, McpServerConfig>;
 };
 
 /** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
@@ -115,9 +121,12 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const credential = await step(() => resolveCredential(loaded, env, path.join(home, "config.toml")));
   const contextWindow = await findContextWindow(loaded, credential, env);
   if (contextWindow.warning) options.warn?.(contextWindow.warning);
-  const config: ResolvedConfig = contextWindow.source === "config" || contextWindow.source === "default"
+  const windowed: ResolvedConfig = contextWindow.source === "config" || contextWindow.source === "default"
     ? loaded
     : { ...loaded, context: contextForWindow(loaded.context, contextWindow.tokens) };
+  const config: ResolvedConfig = options.mcpServers === undefined
+    ? windowed
+    : { ...windowed, mcp_servers: { ...windowed.mcp_servers, ...options.mcpServers } };
   const noTools = request.no_tools ?? false;
   const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
   // A tool-free client may bring its whole system prompt: then none of the configured instructions reach the model.

@@ -6,6 +6,15 @@ const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 }
 
 export type Logger = Record<LogLevel, (message: string) => void>;
 
+export const LOG_LEVELS = Object.keys(ORDER) as LogLevel[];
+
+/** Why a SCV_LOG value is refused (an unknown level), or undefined when it is one of the levels or unset. */
+export function logLevelProblem(setting: string | undefined): string | undefined {
+  const wanted = setting?.trim().toLowerCase() ?? "";
+  if (wanted === "" || Object.hasOwn(ORDER, wanted)) return undefined;
+  return `SCV_LOG=${JSON.stringify(setting)} is not a log level; use one of ${LOG_LEVELS.join(", ")} (default warn)`;
+}
+
 export function createLogger(
   setting: string | undefined,
   prefix = "scv server",

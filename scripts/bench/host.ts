@@ -2,6 +2,10 @@
 // driven side by side through the same framed stdio client. Prints one JSON object.
 //
 //   CODEX_HOST_BIN=/path/to/codex-code-mode-host node scripts/bench/host.ts [--cells N] [--calls N] [--rounds N]
+//     [--no-floor]
+//
+// `relayFloor` is scripts/bench/relay_floor.ts driven the same way: the same process topology with
+// no work in it, i.e. the most any design with cells in another process can reach in that run.
 //
 // `SCV_HOST_BIN=/path/to/scv` measures a compiled scv binary instead of `node main.ts host`.
 //
@@ -21,6 +25,7 @@
 // `data` handler itself, with one write per batch of answers, no promise hop or timer per frame.
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { encodeFrame, FrameDecoder } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 import { MessageDecoder } from "../../lib/sandbox/channel.ts";
@@ -362,14 +367,18 @@ const cells = argument("cells", 1_000);
 const calls = argument("calls", 5_000);
 const rounds = argument("rounds", 5);
 const reference = process.env.CODEX_HOST_BIN;
+const RELAY_FLOOR = join(import.meta.dirname, "relay_floor.ts");
 const scvBinary = process.env.SCV_HOST_BIN;
 const subjects: Subject[] = [];
 let pageCacheDropped = true;
 const conditions: Record<string, Figures[]> = {};
 let burner: ChildProcessWithoutNullStreams | null = null;
+let floorSubject: Subject | null = null;
 try {
   subjects.push(await (scvBinary ? start(scvBinary, ["host"]) : start(process.execPath, [MAIN, "host"])));
   if (reference && existsSync(reference)) subjects.push(await start(reference, []));
+  if (!process.argv.includes("--no-floor")) floorSubject = await start(process.execPath, [RELAY_FLOOR]);
+  if (floorSubject !== null) subjects.push(floorSubject);
   for (const condition of ["quiet", "loaded"]) {
     if (condition === "loaded") {
       // One core kept busy, as Codex keeps one busy while cells run.
@@ -403,7 +412,28 @@ for (const [condition, measured] of Object.entries(conditions)) {
     scv: ours,
     scvTreeRssOverFloorMb: Math.round((ours.peakTreeRssMb - floor.floorRssMb) * 10) / 10,
   };
-  const theirs = measured[1];
+  const theirs = reference && existsSync(reference) ? measured[1] : undefined;
+  const relay = floorSubject === null ? undefined : measured.at(-1)!;
+  if (relay) {
+    // What any design with cells in another process can do here: no design of scv's can beat it.
+    entry.relayFloor = {
+      cellsPerSecond: relay.cellsPerSecond,
+      nestedCallsPerSecond: relay.nestedCallsPerSecond,
+      nestedCallCpuUs: relay.nestedCallCpuUs,
+      scvShareOfFloor: {
+        cellsPerSecond: ratio(ours.cellsPerSecond, relay.cellsPerSecond),
+        nestedCallsPerSecond: ratio(ours.nestedCallsPerSecond, relay.nestedCallsPerSecond),
+      },
+      ...(theirs
+        ? {
+          overReference: {
+            cellsPerSecond: ratio(relay.cellsPerSecond, theirs.cellsPerSecond),
+            nestedCallsPerSecond: ratio(relay.nestedCallsPerSecond, theirs.nestedCallsPerSecond),
+          },
+        }
+        : {}),
+    };
+  }
   if (theirs) {
     entry.reference = theirs;
     entry.ratio = {

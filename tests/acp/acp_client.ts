@@ -33,6 +33,8 @@ const RESULTS: Record<string, ReturnType<typeof definition>> = {
   "session/prompt": definition("PromptResponse"),
   "session/set_mode": definition("SetSessionModeResponse"),
   "session/close": definition("CloseSessionResponse"),
+  "session/load": definition("LoadSessionResponse"),
+  "session/list": definition("ListSessionsResponse"),
 };
 const PARAMS: Record<string, ReturnType<typeof definition>> = {
   "session/update": definition("SessionNotification"),

@@ -71,12 +71,12 @@ describe("scv acp", () => {
     const init = await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     expect(init.protocolVersion).toBe(1);
     expect(init.agentInfo?.name).toBe("scv");
-    // No image/audio/embedded context, no persistence, no MCP transports: the engine has none of them yet.
+    // Images but no audio or embedded context; stored sessions; MCP over stdio and http, not SSE.
     expect(init.agentCapabilities).toEqual({
-      loadSession: false,
-      promptCapabilities: { image: false, audio: false, embeddedContext: false },
-      mcpCapabilities: { http: false, sse: false },
-      sessionCapabilities: { close: {} },
+      loadSession: true,
+      promptCapabilities: { image: true, audio: false, embeddedContext: false },
+      mcpCapabilities: { http: true, sse: false },
+      sessionCapabilities: { close: {}, list: {} },
     });
   });
 
@@ -262,7 +262,7 @@ describe("scv acp", () => {
     expect(messageText(acp.updates)).toBe("still here");
   });
 
-  it("refuses a relative cwd, an unknown session and image prompts with errors that say why", async () => {
+  it("refuses a relative cwd, an unknown session and a mislabelled image with errors that say why", async () => {
     const acp = start();
     await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
     const error = (promise: Promise<unknown>) =>
@@ -436,18 +436,6 @@ describe("scv acp", () => {
     const progress = updates.filter((update) => update.sessionUpdate === "tool_call_update" && update.status == null);
     expect(progress.length).toBeGreaterThan(0);
     for (const update of progress) expect(JSON.stringify(update.content)).toMatch(/"text":"line\d+"/);
-  });
-
-  it("accepts MCP servers in session/new and says on stderr that it ignores them", async () => {
-    harness.provider.push(textResponse(["fine"]));
-    const acp = start();
-    await acp.connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
-    const { sessionId } = await acp.connection.agent.request("session/new", {
-      cwd: harness.sandbox.workspace,
-      mcpServers: [{ name: "files", command: "/bin/false", args: [], env: [] }],
-    });
-    expect((await prompt(acp, sessionId, "hi")).stopReason).toBe("end_turn");
-    expect(acp.stderr()).toContain("ignoring 1 MCP server(s)");
   });
 
   it("refuses session/new with the engine's reason when no credential is configured, and stays up", async () => {

@@ -98,6 +98,7 @@ describe("replay scripts", () => {
     }]);
     const ndjson = [delta, done, { type: "error", error: { message: "x" } }].map((e) => JSON.stringify(e)).join("\n");
     expect(parseReplayScript(ndjson).responses.map((r) => r.events.length)).toEqual([2, 1]);
+    expect(() => parseReplayScript('{"model":5,"responses":[]}')).toThrow('"model" must be a string');
     expect(() => parseReplayScript('{"responses":[[{"no":"type"}]]}')).toThrow(
       /response 1 must be a list of SSE event objects/,
     );

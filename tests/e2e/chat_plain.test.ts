@@ -61,7 +61,7 @@ describe("scv chat in plain line mode", () => {
     expect(out).toContain("unknown command /nope · /help lists the commands");
     expect(out).toContain("model: fake-model");
     expect(out).toContain("(conversation cleared)");
-    expect(out).toContain("approval policy: from configuration (default on-risk)");
+    expect(out).toContain("approval policy: on-risk (default)");
     expect(out).toContain("unknown approval policy sometimes; use on-risk, always or never");
     expect(out).not.toContain("never sent");
     expect(harness.provider.requests).toHaveLength(1);

@@ -127,11 +127,12 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     keys("Enter");
     // The partial line is on screen before the response completes.
     let text = await shows("Streaming partial");
-    expect(text).toContain("working (Esc or Ctrl-C cancels)");
+    expect(text).toMatch(/working \d+s \(Esc or Ctrl-C cancels\)/);
     text = await shows("  • item code");
     expect(text).toContain("Result\n──────");
     text = await shows("· done in 1 step");
-    expect(text).toContain("last turn 7 in / 3 out · session 7 in / 3 out");
+    // The context in use (7 + 3 of the default 128k window) and the session's usage.
+    expect(text).toContain("fake-model · ready · context 10 / 128k tokens · session 7 in / 3 out");
     expect(provider.requests[0]!.body.input[0].content).toBe("line a\nline b");
 
     typeText("run it");
@@ -201,7 +202,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     const text = scrollback();
     expect(text).toContain("this chat: 1 in / 1 out");
     expect(text).toContain("unknown command /bogus");
-    expect(text).toContain("approval policy: from configuration");
+    expect(text).toContain("approval policy: on-risk (default)");
     expect(text).toContain("(conversation cleared)");
     expect(text).toContain("switched to model next-model; the conversation continues");
     expect(screen(true)).not.toContain("\x1b[");

@@ -28,3 +28,21 @@ describe("client log prefixes", () => {
     expect(result.stderr).not.toContain("scv server warn:");
   });
 });
+
+describe("SCV_LOG", () => {
+  it("refuses an unknown level, naming the allowed ones, before doing anything", async () => {
+    for (const command of [["exec", "hi"], ["chat"], ["server", "--stdio"], ["acp"], ["config"]]) {
+      const result = await harness.start(command, { stdin: "", env: { SCV_LOG: "verbose" } }).done;
+      expect(result.code, command.join(" ")).toBe(2);
+      expect(result.stderr).toBe(
+        `scv ${command[0]}: SCV_LOG="verbose" is not a log level; use one of error, warn, info, debug (default warn)\n`,
+      );
+      expect(result.stdout).toBe("");
+    }
+    expect(harness.provider.requests).toHaveLength(0);
+    // The levels themselves pass, in any case and with spaces around them.
+    harness.provider.push({ events: [{ type: "response.completed", response: {} }] });
+    const fine = await harness.start(["exec", "hi"], { env: { SCV_LOG: " DEBUG " } }).done;
+    expect(fine.code).toBe(0);
+  });
+});

@@ -100,7 +100,7 @@ export type TestRequest = {
   step?: number;
 };
 
-function providerRequest(request: TestRequest): ProviderRequest {
+export function providerRequest(request: TestRequest): ProviderRequest {
   return {
     model: "fake-model",
     instructions: request.instructions ?? "You are SCV.",

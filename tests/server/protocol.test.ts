@@ -181,6 +181,11 @@ describe("event builders", () => {
     expect(withSeq(events.contextCompacted(turn, 130000, 96000, 42), 3)).toBe(
       '{"type":"context.compacted","request_id":"4","session_id":"S","turn_id":"T","seq":3,"before_tokens":130000,"after_tokens":96000,"removed_messages":42}',
     );
+    expect(
+      withSeq(events.turnRetrying(turn, { attempt: 1, max_attempts: 3, delay_ms: 2000, reason: "HTTP 429" }), 3),
+    ).toBe(
+      '{"type":"turn.retrying","request_id":"4","session_id":"S","turn_id":"T","seq":3,"attempt":1,"max_attempts":3,"delay_ms":2000,"reason":"HTTP 429"}',
+    );
     expect(withSeq(events.turnCompleted(turn, 2, { input_tokens: 7, output_tokens: 3 }), 11)).toBe(
       '{"type":"turn.completed","request_id":"4","session_id":"S","turn_id":"T","seq":11,"steps":2,"usage":{"input_tokens":7,"output_tokens":3}}',
     );
