@@ -311,7 +311,8 @@ export class Transcript {
   // Word-wraps the unfinished line as it streams: the rows the rest of the line cannot change are committed now.
   #streamPartial(): string[] {
     const length = this.#partial.length;
-    if (length > EVERY_DELTA_CHARS && this.#previewRows !== undefined && length - this.#previewed < length / 8) return [];
+    if (length > EVERY_DELTA_CHARS && this.#previewRows !== undefined && length - this.#previewed < length / 8)
+      return [];
     this.#previewRows = undefined;
     this.#previewed = length;
     if (length === 0) return [];

@@ -75,7 +75,10 @@ describe("approval answers in a terminal", () => {
   });
 
   it("does not queue a lone approval word typed while a turn runs with no question open", async () => {
-    provider.push({ events: [sse.textDelta("working on it")], mode: "chunked", end: "hang" }, textResponse(["queued answer done"]));
+    provider.push(
+      { events: [sse.textDelta("working on it")], mode: "chunked", end: "hang" },
+      textResponse(["queued answer done"]),
+    );
     const term = fakeTerminal();
     const { app, running } = startChat(term, sandbox, provider);
     await term.seen("ready");
