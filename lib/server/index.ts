@@ -5,3 +5,5 @@ export type { ClientMessage, ErrorCode, QueueEntry, ServerEvent, TurnFailureCode
 export { type ServeResult, serveStdio } from "./stdio.ts";
 export type { ServerOptions } from "./session_start.ts";
 export { createLogger, type Logger, silentLogger } from "../util/log.ts";
+// The attachment rules `turn.start` enforces, for clients that take attachments in other forms (ACP image blocks).
+export { ATTACHMENT_MESSAGES, MAX_TURN_ATTACHMENTS } from "./attachments.ts";
