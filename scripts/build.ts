@@ -8,9 +8,10 @@
 //   main.ts imports `./lib/cli/<name>.ts` lazily; in the launcher those imports load the part from
 //   the executable's embedded asset (or from beside the launcher when run as `node dist/scv.cjs`).
 import { build, type BuildResult, type Plugin } from "esbuild";
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { NOTICES_FILE, thirdPartyNotices } from "./release/notices.ts";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const BUNDLE = `${ROOT}dist/scv.cjs`;
@@ -155,6 +156,7 @@ export async function buildBundle(): Promise<string> {
   const size = (result: BuildResult) =>
     `${(Object.values(result.metafile!.outputs).reduce((sum, output) => sum + output.bytes, 0) / 1024).toFixed(0)} KiB`;
   const built = [`${BUNDLE} (${size(launcher)})`];
+  const inputs = new Set(Object.keys(launcher.metafile!.inputs));
   for (const part of APP_PARTS) {
     const result = await build({
       ...common,
@@ -168,7 +170,10 @@ export async function buildBundle(): Promise<string> {
       plugins: [libraryPlugin(part)],
     });
     built.push(`${part.asset} (${size(result)})`);
+    for (const input of Object.keys(result.metafile!.inputs)) inputs.add(input);
   }
+  // The bundles keep no legal comments: the packages' notices travel beside the binary instead.
+  await writeFile(distPath(NOTICES_FILE), thirdPartyNotices(inputs, ROOT));
   process.stderr.write(`built ${built.join(", ")}\n`);
   return BUNDLE;
 }

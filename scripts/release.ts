@@ -10,6 +10,7 @@ import { VERSION } from "../lib/version.ts";
 import { buildBundle, ROOT } from "./build.ts";
 import { compileBinary } from "./compile.ts";
 import { fetchNode, fetchNodeLicense } from "./release/fetch_node.ts";
+import { NOTICES_FILE } from "./release/notices.ts";
 import { signMachOAdHoc, verifyMachOSignature } from "./release/macho.ts";
 import { buildNpmPackages } from "./release/npm_packages.ts";
 import { removePeSignature } from "./release/pe.ts";
@@ -116,6 +117,7 @@ async function archive(target: ReleaseTarget, binary: string): Promise<string> {
   if (target.format === "pe") await copyFile(executable, alias);
   else await link(executable, alias);
   await copyFile(await fetchNodeLicense(CACHE_DIR), join(dir, "LICENSE.node"));
+  await copyFile(join(ROOT, "dist", NOTICES_FILE), join(dir, NOTICES_FILE));
   await writeFile(join(dir, "README.md"), readmeStub(target));
   const parent = join(WORK_DIR, "archives");
   if (target.format === "pe") {
@@ -141,7 +143,8 @@ the Codex CLI; \`${HOST_ALIAS}\` is the same binary under the name Codex looks f
 Put \`${exe}\` on your PATH, set OPENAI_API_KEY or configure a provider in ~/.scv/config.toml, and run
 \`${exe} --help\`. \`${exe} chat --demo\` plays an offline demo. \`${exe} version\` says what you run.
 
-The binary embeds Node.js ${RELEASE_NODE_VERSION}; its license is in LICENSE.node.
+The binary embeds Node.js ${RELEASE_NODE_VERSION}; its license is in LICENSE.node. The npm packages it
+bundles, with their licenses, are listed in ${NOTICES_FILE}.
 ${target.format === "pe" ? "\nThis Windows build is not code-signed.\n" : ""}${
     target.format === "macho"
       ? "\nThis macOS build carries an ad-hoc signature and is not notarized: it was built and checked on Linux.\n"
