@@ -1,25 +1,14 @@
-// The real ChatApp in interactive mode over an in-memory terminal (its engine talking to the fake SSE provider on
+// The real ChatApp in interactive mode over an in-memory terminal (its engine talking to the fake SSE fixture.provider on
 // 127.0.0.1): what it writes to the terminal, byte for byte.
 import { PassThrough, Writable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ChatApp } from "../../lib/chat/app.ts";
 import { prepareOptions } from "../../lib/client/session_options.ts";
 import { stripAnsi } from "../../lib/client/style.ts";
-import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
-import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { useSandboxAndProvider } from "../support/config_files.ts";
+import { textResponse, toolCallResponse } from "../support/fake_provider.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider;
-
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-  provider = await startFakeProvider();
-});
-
-afterEach(async () => {
-  await provider.close();
-  await sandbox.cleanup();
-});
+const fixture = useSandboxAndProvider();
 
 function terminal() {
   let written = "";
@@ -56,12 +45,16 @@ function terminal() {
 
 describe("chat in a terminal", () => {
   it("writes inline: no alternate screen, no terminal queries, raw mode and bracketed paste restored at exit", async () => {
-    provider.push(
+    fixture.provider.push(
       toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo inline; true" } }]),
       textResponse(["## Done\n- ok"]),
     );
     const term = terminal();
-    const env = sandbox.env({ OPENAI_API_KEY: "k", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model" });
+    const env = fixture.sandbox.env({
+      OPENAI_API_KEY: "k",
+      SCV_BASE_URL: fixture.provider.url,
+      SCV_MODEL: "fake-model",
+    });
     const app = new ChatApp({
       terminal: {
         input: term.input,
@@ -72,8 +65,8 @@ describe("chat in a terminal", () => {
         rows: () => 24,
       },
       flags: {},
-      cwd: sandbox.workspace,
-      prepare: (flags) => prepareOptions(flags, env, sandbox.workspace),
+      cwd: fixture.sandbox.workspace,
+      prepare: (flags) => prepareOptions(flags, env, fixture.sandbox.workspace),
       historyPath: undefined,
     });
     const running = app.run();

@@ -1,9 +1,9 @@
 // The approval question takes a whole answer and Enter, in a terminal and from a pipe; what is typed while it is
 // asked never becomes a prompt for the model.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
-import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
-import { type FakeProvider, sse, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { useSandboxAndProvider } from "../support/config_files.ts";
+import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { fakeTerminal, startChat } from "./fake_terminal.ts";
 
 const HINT = "answer y, yes, n, no, a or always, then Enter";
@@ -11,21 +11,12 @@ const bashCall = (id: string, command = "echo ran-ok; true") =>
   toolCallResponse([{ call_id: id, name: "bash", arguments: { command } }]);
 
 describe("approval answers in a terminal", () => {
-  let sandbox: ConfigSandbox;
-  let provider: FakeProvider;
-  beforeEach(async () => {
-    sandbox = await createConfigSandbox();
-    provider = await startFakeProvider();
-  });
-  afterEach(async () => {
-    await provider.close();
-    await sandbox.cleanup();
-  });
+  const fixture = useSandboxAndProvider();
 
   it("takes `yes` typed key by key and Enter; none of it is sent to the model as a prompt", async () => {
-    provider.push(bashCall("c1"), textResponse(["all done"]));
+    fixture.provider.push(bashCall("c1"), textResponse(["all done"]));
     const term = fakeTerminal();
-    const { app, running } = startChat(term, sandbox, provider);
+    const { app, running } = startChat(term, fixture.sandbox, fixture.provider);
     await term.seen("ready");
     term.input.write("run it\r");
     await term.seen("[a]lways for this session");
@@ -42,16 +33,21 @@ describe("approval answers in a terminal", () => {
     expect(term.text()).toContain("✓ ran-ok");
     await term.settle();
     // The prompt and the tool result: no third request with "es" (or anything else) as a new prompt.
-    expect(provider.requests).toHaveLength(2);
+    expect(fixture.provider.requests).toHaveLength(2);
     app.stop(0);
     expect(await running).toBe(0);
-    expect(provider.requests).toHaveLength(2);
+    expect(fixture.provider.requests).toHaveLength(2);
   });
 
   it("asks again after anything but an allowed answer, in any case; NO denies, ALWAYS remembers", async () => {
-    provider.push(bashCall("c1"), textResponse(["first"]), bashCall("c2", "echo second; true"), textResponse(["x"]));
+    fixture.provider.push(
+      bashCall("c1"),
+      textResponse(["first"]),
+      bashCall("c2", "echo second; true"),
+      textResponse(["x"]),
+    );
     const term = fakeTerminal();
-    const { app, running } = startChat(term, sandbox, provider);
+    const { app, running } = startChat(term, fixture.sandbox, fixture.provider);
     await term.seen("ready");
     term.input.write("go\r");
     await term.seen("[a]lways for this session");
@@ -75,12 +71,12 @@ describe("approval answers in a terminal", () => {
   });
 
   it("does not queue a lone approval word typed while a turn runs with no question open", async () => {
-    provider.push(
+    fixture.provider.push(
       { events: [sse.textDelta("working on it")], mode: "chunked", end: "hang" },
       textResponse(["queued answer done"]),
     );
     const term = fakeTerminal();
-    const { app, running } = startChat(term, sandbox, provider);
+    const { app, running } = startChat(term, fixture.sandbox, fixture.provider);
     await term.seen("ready");
     term.input.write("start\r");
     await term.seen("working on it");
@@ -91,15 +87,15 @@ describe("approval answers in a terminal", () => {
     await term.seen("queued at position 1");
     term.input.write("\x1b");
     await term.seen("queued answer done");
-    expect(provider.requests).toHaveLength(2);
-    expect(provider.requests[1]!.body.input.at(-1)).toEqual({ role: "user", content: "and then this" });
+    expect(fixture.provider.requests).toHaveLength(2);
+    expect(fixture.provider.requests[1]!.body.input.at(-1)).toEqual({ role: "user", content: "and then this" });
     app.stop(0);
     expect(await running).toBe(0);
   });
 
   it("echoes a typed slash command into the transcript like a prompt", async () => {
     const term = fakeTerminal();
-    const { app, running } = startChat(term, sandbox, provider);
+    const { app, running } = startChat(term, fixture.sandbox, fixture.provider);
     await term.seen("ready");
     term.input.write("/usage\r");
     await term.seen("last turn: no turn yet");

@@ -1,27 +1,16 @@
 // The chat's status line while a turn runs (issue 22), with the real ChatApp in interactive mode over an in-memory
-// terminal and its engine talking to the fake SSE provider on 127.0.0.1: the elapsed time ticks without events, a
+// terminal and its engine talking to the fake SSE fixture.provider on 127.0.0.1: the elapsed time ticks without events, a
 // spinner turns until the first token, a retry counts down, and the context in use shows after the turn.
 import { PassThrough, Writable } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ChatApp } from "../../lib/chat/app.ts";
 import { prepareOptions } from "../../lib/client/session_options.ts";
 import { stripAnsi } from "../../lib/client/style.ts";
-import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
-import { type FakeProvider, startFakeProvider, textResponse } from "../support/fake_provider.ts";
+import { useSandboxAndProvider } from "../support/config_files.ts";
+import { textResponse } from "../support/fake_provider.ts";
 import { waitFor } from "../support/wait.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider;
-
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-  provider = await startFakeProvider();
-});
-
-afterEach(async () => {
-  await provider.close();
-  await sandbox.cleanup();
-});
+const fixture = useSandboxAndProvider();
 
 const UNICODE_SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model/g;
 
@@ -34,12 +23,12 @@ function startChat(color: boolean) {
     },
   });
   const input = Object.assign(new PassThrough(), { setRawMode: () => {}, isTTY: true });
-  const env = sandbox.env({ OPENAI_API_KEY: "k", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model" });
+  const env = fixture.sandbox.env({ OPENAI_API_KEY: "k", SCV_BASE_URL: fixture.provider.url, SCV_MODEL: "fake-model" });
   const app = new ChatApp({
     terminal: { input, output, interactive: true, color, columns: () => 120, rows: () => 24 },
     flags: {},
-    cwd: sandbox.workspace,
-    prepare: (flags) => prepareOptions(flags, env, sandbox.workspace),
+    cwd: fixture.sandbox.workspace,
+    prepare: (flags) => prepareOptions(flags, env, fixture.sandbox.workspace),
     historyPath: undefined,
   });
   const running = app.run();
@@ -54,8 +43,10 @@ function startChat(color: boolean) {
 
 describe("chat status line", () => {
   it("spins and counts the seconds until the first token, then shows the context in use", async () => {
-    await sandbox.writeUserConfig("[context]\nmax_tokens = 32000\n");
-    provider.push(textResponse(["hello there"], { input_tokens: 12_000, output_tokens: 300 }, { headerDelayMs: 1300 }));
+    await fixture.sandbox.writeUserConfig("[context]\nmax_tokens = 32000\n");
+    fixture.provider.push(
+      textResponse(["hello there"], { input_tokens: 12_000, output_tokens: 300 }, { headerDelayMs: 1300 }),
+    );
     const chat = startChat(true);
     await chat.seen("ready", "the session");
     chat.input.write("hi\r");
@@ -73,8 +64,8 @@ describe("chat status line", () => {
     expect(await chat.running).toBe(0);
   });
 
-  it("counts a provider retry down in the status line", async () => {
-    provider.push(
+  it("counts a fixture.provider retry down in the status line", async () => {
+    fixture.provider.push(
       {
         status: 429,
         reason: "Too Many Requests",
@@ -94,7 +85,7 @@ describe("chat status line", () => {
   });
 
   it("without colour (NO_COLOR) writes no colour codes and spins in ASCII", async () => {
-    provider.push(textResponse(["plain"], undefined, { headerDelayMs: 500 }));
+    fixture.provider.push(textResponse(["plain"], undefined, { headerDelayMs: 500 }));
     const chat = startChat(false);
     await chat.seen("ready", "the session");
     chat.input.write("hi\r");

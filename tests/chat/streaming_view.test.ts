@@ -1,32 +1,21 @@
 // The chat's live region while text streams: finished rows of a long line are committed at word boundaries before
 // the line (or the turn) ends, and the unfinished row shows whole words, never a word cut at the terminal edge.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
-import { type FakeProvider, sse, startFakeProvider } from "../support/fake_provider.ts";
+import { describe, expect, it } from "vitest";
+import { useSandboxAndProvider } from "../support/config_files.ts";
+import { sse } from "../support/fake_provider.ts";
 import { fakeTerminal, startChat } from "./fake_terminal.ts";
 
-let sandbox: ConfigSandbox;
-let provider: FakeProvider;
-
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-  provider = await startFakeProvider();
-});
-
-afterEach(async () => {
-  await provider.close();
-  await sandbox.cleanup();
-});
+const fixture = useSandboxAndProvider();
 
 describe("streaming in the chat", () => {
   it("commits word-wrapped rows of a line that has not ended, while the turn still runs", async () => {
-    provider.push({
+    fixture.provider.push({
       events: [sse.textDelta("alpha beta gamma delta epsilon zeta eta theta io"), sse.textDelta("ta kappa lambda")],
       mode: "chunked",
       end: "hang",
     });
     const term = fakeTerminal();
-    const { app, running } = startChat(term, sandbox, provider, { columns: 30, color: false });
+    const { app, running } = startChat(term, fixture.sandbox, fixture.provider, { columns: 30, color: false });
     await term.seen("ready");
     term.input.write("go\r");
     // 30 columns: rows break between words while the line streams (the old live region showed the raw line,

@@ -3,6 +3,8 @@
 import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
+import { type FakeProvider, startFakeProvider } from "./fake_provider.ts";
 
 /** Variables that would leak the developer's own configuration into a test. */
 export const SCV_ENV_KEYS = [
@@ -97,4 +99,21 @@ export function fakeProfileToml(options: { name?: string; baseUrl: string; model
     `api_key = ${JSON.stringify(options.apiKey ?? "test-only")}`,
     "",
   ].join("\n");
+}
+
+/**
+ * A fresh config sandbox and fake provider for every test of the enclosing file or `describe` (registers its
+ * hooks): `env.sandbox` and `env.provider` are valid inside tests only.
+ */
+export function useSandboxAndProvider(): { sandbox: ConfigSandbox; provider: FakeProvider } {
+  const env = {} as { sandbox: ConfigSandbox; provider: FakeProvider };
+  beforeEach(async () => {
+    env.sandbox = await createConfigSandbox();
+    env.provider = await startFakeProvider();
+  });
+  afterEach(async () => {
+    await env.provider.close();
+    await env.sandbox.cleanup();
+  });
+  return env;
 }
