@@ -5,6 +5,12 @@ import { VERSION } from "./version.ts";
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V" || args[0] === "-v")) {
-  writeSync(1, `${VERSION}\n`);
-  process.exit(0);
+  let code = 0;
+  try {
+    writeSync(1, `${VERSION}\n`);
+  } catch {
+    // A closed stdout (`scv --version | true`) is not worth a stack trace.
+    code = 1;
+  }
+  process.exit(code);
 }
