@@ -64,7 +64,7 @@ describe("chat status line", () => {
     expect(await chat.running).toBe(0);
   });
 
-  it("counts a fixture.provider retry down in the status line", async () => {
+  it("counts a provider retry down in the status line", async () => {
     fixture.provider.push(
       {
         status: 429,

@@ -1,112 +1,26 @@
 // `scv chat` in a real pseudo-terminal (tmux, 80×24): streaming, Markdown, approvals, cancellation, history,
 // slash commands and colour rules, against the fake SSE provider.
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cliEnv, cliShellCommand } from "../support/cli_command.ts";
-import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
-import { type FakeProvider, sse, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { describe, expect, it } from "vitest";
+import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { HAS_TMUX, useTmuxChat } from "../support/tmux_chat.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const POLL_MS = 40;
-const WAIT_MS = 8000;
-
-let sandbox: ConfigSandbox;
-let provider: FakeProvider;
-let socket = "";
-let counter = 0;
-
-function tmux(...args: string[]): string {
-  return execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-}
-
-/** `shell`: start an interactive bash with job control instead, which can run the launcher script. */
-type LaunchOptions = { args?: string[]; width?: number; height?: number; cwd?: string; shell?: boolean };
-
-async function launch(env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<void> {
-  const vars = cliEnv(
-    sandbox.env({
-      OPENAI_API_KEY: "test-key",
-      SCV_BASE_URL: provider.url,
-      SCV_MODEL: "fake-model",
-      TERM: "xterm-256color",
-      ...env,
-    }),
-  );
-  const script = join(sandbox.root, "run.sh");
-  const exports = Object.entries(vars)
-    .filter(([key]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
-    .map(([key, value]) => `export ${key}='${value.replace(/'/g, "'\\''")}'`)
-    .join("\n");
-  await writeFile(
-    script,
-    `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n${
-      cliShellCommand(["chat", ...(options.args ?? [])])
-    } 2>'${join(sandbox.root, "stderr.txt")}'\necho "EXITED $?"\nsleep 60\n`,
-  );
-  await chmod(script, 0o755);
-  socket = `scv-chat-test-${process.pid}-${++counter}`;
-  const command = options.shell ? "env -i PATH=/usr/bin:/bin HOME=/tmp bash --norc --noprofile -i" : script;
-  tmux("new-session", "-d", "-x", String(options.width ?? 80), "-y", String(options.height ?? 24), command);
-}
-
-function screen(escapes = false): string {
-  return tmux("capture-pane", "-p", ...(escapes ? ["-e"] : []));
-}
-
-/** Everything printed so far: the scrollback and the screen. */
-function scrollback(joinWrapped = false): string {
-  return tmux("capture-pane", "-p", "-S", "-", ...(joinWrapped ? ["-J"] : []))
-    .split("\n")
-    .map((row) => row.trimEnd())
-    .join("\n");
-}
-
+const chat = useTmuxChat();
+const { tmux, launch, screen, scrollback, waitFor, shows, keys, typeText } = chat;
 const promptRows = (text: string) => text.split("\n").filter((row) => row.startsWith("› "));
-
-async function waitFor(predicate: (text: string) => boolean, what: string): Promise<string> {
-  const deadline = Date.now() + WAIT_MS;
-  let text = "";
-  while (Date.now() < deadline) {
-    text = screen();
-    if (predicate(text)) return text;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-  throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
-}
-
 /** The live prompt: the last row starting with the prompt marker. */
 const promptIs = (text: string) =>
   waitFor(
     (screenText) => screenText.split("\n").filter((row) => row.startsWith("›")).at(-1) === `› ${text}`.trimEnd(),
     `prompt ${JSON.stringify(text)}`,
   );
-const shows = (needle: string) => waitFor((text) => text.includes(needle), JSON.stringify(needle));
-const keys = (...list: string[]) => tmux("send-keys", ...list);
-const typeText = (text: string) => tmux("send-keys", "-l", text);
-
-beforeEach(async () => {
-  sandbox = await createConfigSandbox();
-  provider = await startFakeProvider();
-});
-
-afterEach(async () => {
-  try {
-    tmux("kill-server");
-  } catch {
-    // Already gone.
-  }
-  await provider.close();
-  await sandbox.cleanup();
-});
-
-// CI installs tmux; a developer machine without it skips these (and says so in the test name).
-const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
 
 describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: tmux is not installed)"}`, () => {
   it("streams the answer, renders Markdown when lines complete, and answers an approval prompt", async () => {
-    provider.push(
+    chat.provider.push(
       {
         events: [
           sse.textDelta("Streaming partial"),
@@ -133,7 +47,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     text = await shows("· done in 1 step");
     // The context in use (7 + 3 of the default 128k window) and the session's usage.
     expect(text).toContain("fake-model · ready · context 10 / 128k tokens · session 7 in / 3 out");
-    expect(provider.requests[0]!.body.input[0].content).toBe("line a\nline b");
+    expect(chat.provider.requests[0]!.body.input[0].content).toBe("line a\nline b");
 
     typeText("run it");
     keys("Enter");
@@ -154,7 +68,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
   });
 
   it("cancels turns with Ctrl-C and Esc, recalls history, and exits on a second Ctrl-C", async () => {
-    provider.push(
+    chat.provider.push(
       { events: [sse.textDelta("thinking hard")], mode: "chunked", end: "hang" },
       { events: [sse.textDelta("still thinking")], mode: "chunked", end: "hang" },
     );
@@ -183,11 +97,11 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     await shows("Press Ctrl-C again to exit");
     keys("C-c");
     await shows("EXITED 0");
-    expect(await readFile(join(sandbox.home, "chat_history"), "utf8")).toBe('"long task"\n"second"\n');
+    expect(await readFile(join(chat.sandbox.home, "chat_history"), "utf8")).toBe('"long task"\n"second"\n');
   });
 
   it("answers slash commands, keeps NO_COLOR output free of escape codes, and takes bracketed pastes", async () => {
-    provider.push(textResponse(["**plain** answer"], { input_tokens: 1, output_tokens: 1 }));
+    chat.provider.push(textResponse(["**plain** answer"], { input_tokens: 1, output_tokens: 1 }));
     await launch({ NO_COLOR: "1" });
     await shows("ready");
     typeText("hi");
@@ -207,13 +121,13 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     expect(text).toContain("switched to model next-model; the conversation continues");
     expect(screen(true)).not.toContain("\x1b[");
     // A bracketed paste keeps its line breaks in the prompt instead of sending each line.
-    provider.push(textResponse(["pasted ok"]));
+    chat.provider.push(textResponse(["pasted ok"]));
     tmux("set-buffer", "paste one\npaste two");
     tmux("paste-buffer", "-p");
     await promptIs("paste one");
     keys("Enter");
     await shows("pasted ok");
-    expect(provider.requests[1]!.body.input.at(-1)).toEqual({ role: "user", content: "paste one\npaste two" });
+    expect(chat.provider.requests[1]!.body.input.at(-1)).toEqual({ role: "user", content: "paste one\npaste two" });
     typeText("/exit");
     keys("Enter");
     await shows("EXITED 0");
@@ -272,7 +186,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
       ...Array.from({ length: 30 }, (_, index) => `const value${index} = ${"x".repeat(90)};`),
       "```",
     ];
-    provider.push(
+    chat.provider.push(
       toolCallResponse([{ call_id: "c1", name: "bash", arguments: { command: "echo never; true" } }]),
       { events: [sse.error("model exploded")] },
       { events: [...[...long, ...code].map((row) => sse.textDelta(`${row}\n`)), sse.completed()], mode: "chunked" },
@@ -307,7 +221,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
   });
 
   it("queues a prompt typed during a turn and echoes it when its own turn starts", async () => {
-    provider.push(
+    chat.provider.push(
       { events: [sse.textDelta("first "), sse.textDelta("answer\n"), sse.completed()], mode: "chunked", delayMs: 300 },
       textResponse(["second answer"]),
     );
@@ -328,9 +242,9 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
   });
 
   it("closing the terminal (SIGHUP) ends the chat cleanly: no error, temporary files removed", async () => {
-    const tmp = join(sandbox.root, "tmp");
+    const tmp = join(chat.sandbox.root, "tmp");
     await mkdir(tmp);
-    const script = join(sandbox.root, "script.ndjson");
+    const script = join(chat.sandbox.root, "script.ndjson");
     await writeFile(
       script,
       [sse.textDelta("never asked"), sse.completed()].map((event) => JSON.stringify(event)).join("\n"),
@@ -343,13 +257,13 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     while ((await readdir(tmp)).length > 0 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await readdir(tmp)).toEqual([]);
-    expect(await readFile(join(sandbox.root, "stderr.txt"), "utf8")).toBe("");
+    expect(await readFile(join(chat.sandbox.root, "stderr.txt"), "utf8")).toBe("");
   });
 
   it("suspends on Ctrl-Z and comes back on fg with the prompt as it was", async () => {
     // An interactive shell with job control runs the launcher script.
     await launch({}, { shell: true });
-    keys(`sh '${join(sandbox.root, "run.sh")}'`, "Enter");
+    keys(`sh '${join(chat.sandbox.root, "run.sh")}'`, "Enter");
     await shows("fake-model · ready");
     typeText("half typed");
     keys("C-z");
@@ -362,12 +276,20 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
   });
 
   it("--resume without an id offers stored sessions newest first and redraws the one picked", async () => {
-    provider.push(textResponse(["older answer"]), textResponse(["newer answer"]), textResponse(["picked up again"]));
-    const env = sandbox.env({ OPENAI_API_KEY: "test-key", SCV_BASE_URL: provider.url, SCV_MODEL: "fake-model" });
+    chat.provider.push(
+      textResponse(["older answer"]),
+      textResponse(["newer answer"]),
+      textResponse(["picked up again"]),
+    );
+    const env = chat.sandbox.env({
+      OPENAI_API_KEY: "test-key",
+      SCV_BASE_URL: chat.provider.url,
+      SCV_MODEL: "fake-model",
+    });
     // Spawned asynchronously: the fake provider answers from this process.
     for (const prompt of ["older session", "newer session"]) {
       const child = spawn(process.execPath, [join(ROOT, "main.ts"), "exec", prompt], {
-        cwd: sandbox.workspace,
+        cwd: chat.sandbox.workspace,
         env,
         stdio: "ignore",
       });
@@ -393,7 +315,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     typeText("and now?");
     keys("Enter");
     await shows("picked up again");
-    const input = JSON.stringify(provider.requests[2]!.body.input);
+    const input = JSON.stringify(chat.provider.requests[2]!.body.input);
     expect(input).toContain("older answer");
     expect(input).not.toContain("newer session");
   });

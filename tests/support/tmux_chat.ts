@@ -1,0 +1,108 @@
+// `scv chat` in a real pseudo-terminal: a tmux server per test runs the CLI (under the runtime the tests
+// target, see cli_command.ts) against the fake provider, and the test reads the screen and types keys.
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmod, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
+import { cliEnv, cliShellCommand } from "./cli_command.ts";
+import { type ConfigSandbox, createConfigSandbox } from "./config_files.ts";
+import { type FakeProvider, startFakeProvider } from "./fake_provider.ts";
+
+const POLL_MS = 40;
+const WAIT_MS = 8000;
+
+/** CI installs tmux; a developer machine without it skips the terminal tests (and says so in their names). */
+export const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
+
+/** `shell`: start an interactive bash with job control instead, which can run the launcher script. */
+export type LaunchOptions = { args?: string[]; width?: number; height?: number; cwd?: string; shell?: boolean };
+
+let counter = 0;
+
+/** A fresh sandbox, fake provider and tmux server for every test of the enclosing file (registers its hooks). */
+export function useTmuxChat() {
+  let socket = "";
+  const state = {} as { sandbox: ConfigSandbox; provider: FakeProvider };
+  const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+
+  beforeEach(async () => {
+    state.sandbox = await createConfigSandbox();
+    state.provider = await startFakeProvider();
+  });
+
+  afterEach(async () => {
+    try {
+      tmux("kill-server");
+    } catch {
+      // Already gone.
+    }
+    await state.provider.close();
+    await state.sandbox.cleanup();
+  });
+
+  /** Starts `scv chat` (a script that exports the test's environment) in a new tmux session of the given size. */
+  async function launch(env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<void> {
+    const { sandbox, provider } = state;
+    const vars = cliEnv(
+      sandbox.env({
+        OPENAI_API_KEY: "test-key",
+        SCV_BASE_URL: provider.url,
+        SCV_MODEL: "fake-model",
+        TERM: "xterm-256color",
+        ...env,
+      }),
+    );
+    const script = join(sandbox.root, "run.sh");
+    const exports = Object.entries(vars)
+      .filter(([key]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(key))
+      .map(([key, value]) => `export ${key}='${value.replace(/'/g, "'\\''")}'`)
+      .join("\n");
+    await writeFile(
+      script,
+      `#!/bin/sh\n${exports}\ncd '${options.cwd ?? sandbox.workspace}'\n${
+        cliShellCommand(["chat", ...(options.args ?? [])])
+      } 2>'${join(sandbox.root, "stderr.txt")}'\necho "EXITED $?"\nsleep 60\n`,
+    );
+    await chmod(script, 0o755);
+    socket = `scv-chat-test-${process.pid}-${++counter}`;
+    const command = options.shell ? "env -i PATH=/usr/bin:/bin HOME=/tmp bash --norc --noprofile -i" : script;
+    tmux("new-session", "-d", "-x", String(options.width ?? 80), "-y", String(options.height ?? 24), command);
+  }
+
+  const screen = (escapes = false): string => tmux("capture-pane", "-p", ...(escapes ? ["-e"] : []));
+
+  /** Everything printed so far: the scrollback and the screen. */
+  const scrollback = (joinWrapped = false): string =>
+    tmux("capture-pane", "-p", "-S", "-", ...(joinWrapped ? ["-J"] : []))
+      .split("\n")
+      .map((row) => row.trimEnd())
+      .join("\n");
+
+  async function waitFor(predicate: (text: string) => boolean, what: string): Promise<string> {
+    const deadline = Date.now() + WAIT_MS;
+    let text = "";
+    while (Date.now() < deadline) {
+      text = screen();
+      if (predicate(text)) return text;
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+    throw new Error(`timed out waiting for ${what}; screen:\n${text}`);
+  }
+
+  return {
+    get sandbox(): ConfigSandbox {
+      return state.sandbox;
+    },
+    get provider(): FakeProvider {
+      return state.provider;
+    },
+    tmux,
+    launch,
+    screen,
+    scrollback,
+    waitFor,
+    shows: (needle: string) => waitFor((text) => text.includes(needle), JSON.stringify(needle)),
+    keys: (...list: string[]) => tmux("send-keys", ...list),
+    typeText: (text: string) => tmux("send-keys", "-l", text),
+  };
+}
