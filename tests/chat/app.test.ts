@@ -1,4 +1,4 @@
-// The real ChatApp in interactive mode over an in-memory terminal (its engine talking to the fake SSE fixture.provider on
+// The real ChatApp in interactive mode over an in-memory terminal (its engine talking to the fake SSE provider on
 // 127.0.0.1): what it writes to the terminal, byte for byte.
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";

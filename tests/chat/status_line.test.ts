@@ -1,5 +1,5 @@
 // The chat's status line while a turn runs (issue 22), with the real ChatApp in interactive mode over an in-memory
-// terminal and its engine talking to the fake SSE fixture.provider on 127.0.0.1: the elapsed time ticks without events, a
+// terminal and its engine talking to the fake SSE provider on 127.0.0.1: the elapsed time ticks without events, a
 // spinner turns until the first token, a retry counts down, and the context in use shows after the turn.
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
