@@ -28,6 +28,13 @@ import { fileURLToPath } from "node:url";
 import { ChatStreamState } from "../../lib/provider/chat_stream.ts";
 import { ResponsesStreamState } from "../../lib/provider/responses_stream.ts";
 import { SseDecoder } from "../../lib/provider/sse.ts";
+import type { SseItem } from "../../tests/support/fake_provider.ts";
+import {
+  type ChatPart,
+  chatStream,
+  type ResponsesItem,
+  responsesStream,
+} from "../../tests/provider/fixtures/real_streams.ts";
 import { percentile, printJson, round } from "./stats.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -161,151 +168,43 @@ function responsesToolCall(callId: string, name: string, args: unknown): Reply {
 // ---- realistic framing (issue 14): what api.openai.com, vLLM, llama-server and Ollama actually send ----
 
 const REAL_MODEL = "gpt-4.1-2025-04-14";
-const RESPONSE_ID = "resp_68e2f0c1a9d881a0b6a7f3c2d1e0f9a8";
 
-function realResponseObject(status: string, output: unknown[]): Record<string, unknown> {
-  return {
-    id: RESPONSE_ID,
-    object: "response",
-    created_at: 1764547200,
-    status,
-    background: false,
-    error: null,
-    incomplete_details: null,
-    instructions: "You are SCV…",
-    model: REAL_MODEL,
-    output,
-    parallel_tool_calls: true,
-    previous_response_id: null,
-    reasoning: { effort: null, summary: null },
-    store: false,
-    temperature: 1,
-    text: { format: { type: "text" }, verbosity: "medium" },
-    tool_choice: "auto",
-    tools: [],
-    top_p: 1,
-    truncation: "disabled",
-    usage: status === "completed"
-      ? {
-        input_tokens: 1200,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: 100000,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: 101200,
-      }
-      : null,
-    metadata: {},
-  };
-}
+type RealItem = { kind: "text"; pieces: string[] } | { kind: "call"; name: string; pieces: string[] };
 
-function realResponsesEvents(
-  item: { kind: "text"; pieces: string[] } | { kind: "call"; name: string; pieces: string[] },
-): string[] {
-  let sequence = 0;
-  const out: string[] = [];
-  const emit = (event: Record<string, unknown>) =>
-    out.push(`event: ${String(event.type)}\ndata: ${JSON.stringify({ ...event, sequence_number: sequence++ })}\n\n`);
-  emit({ type: "response.created", response: realResponseObject("in_progress", []) });
-  emit({ type: "response.in_progress", response: realResponseObject("in_progress", []) });
+/** Raw SSE events of one answer or one call as api.openai.com frames it (tests/provider/fixtures builds them). */
+function realResponsesEvents(item: RealItem): string[] {
   const whole = item.pieces.join("");
-  let done: Record<string, unknown>;
-  if (item.kind === "text") {
-    const id = "msg_68e2f0c2b3d481a0a1b2c3d4e5f60718";
-    emit({
-      type: "response.output_item.added",
-      output_index: 0,
-      item: { id, type: "message", status: "in_progress", content: [], role: "assistant" },
-    });
-    emit({
-      type: "response.content_part.added",
-      item_id: id,
-      output_index: 0,
-      content_index: 0,
-      part: { type: "output_text", annotations: [], logprobs: [], text: "" },
-    });
-    for (const delta of item.pieces)
-      emit({
-        type: "response.output_text.delta",
-        item_id: id,
-        output_index: 0,
-        content_index: 0,
-        delta,
-        logprobs: [],
-        obfuscation: "Qm8xY",
-      });
-    emit({
-      type: "response.output_text.done",
-      item_id: id,
-      output_index: 0,
-      content_index: 0,
-      text: whole,
-      logprobs: [],
-    });
-    const part = { type: "output_text", annotations: [], logprobs: [], text: whole };
-    emit({ type: "response.content_part.done", item_id: id, output_index: 0, content_index: 0, part });
-    done = { id, type: "message", status: "completed", content: [part], role: "assistant" };
-  } else {
-    const id = "fc_68e2f0c2b3d481a0a1b2c3d4e5f60719";
-    const base = {
-      id,
+  const streamItem: ResponsesItem = item.kind === "text"
+    ? { type: "message", id: "msg_68e2f0c2b3d481a0a1b2c3d4e5f60718", text: whole, deltas: item.pieces }
+    : {
       type: "function_call",
-      status: "in_progress",
-      arguments: "",
+      id: "fc_68e2f0c2b3d481a0a1b2c3d4e5f60719",
       call_id: "call_write_1mb",
       name: item.name,
+      arguments: whole,
+      deltas: item.pieces,
     };
-    emit({ type: "response.output_item.added", output_index: 0, item: base });
-    for (const delta of item.pieces)
-      emit({ type: "response.function_call_arguments.delta", item_id: id, output_index: 0, delta, obfuscation: "a1" });
-    emit({ type: "response.function_call_arguments.done", item_id: id, output_index: 0, arguments: whole });
-    done = { ...base, status: "completed", arguments: whole };
-  }
-  emit({ type: "response.output_item.done", output_index: 0, item: done });
-  emit({ type: "response.completed", response: realResponseObject("completed", [done]) });
-  return out;
+  const usage = { input_tokens: 1200, output_tokens: item.pieces.length };
+  return rawEvents(responsesStream([streamItem], { model: REAL_MODEL, usage }));
 }
 
-function realChatEvents(
-  item: { kind: "text"; pieces: string[] } | { kind: "call"; name: string; pieces: string[] },
-): string[] {
-  const frame = {
-    id: "chatcmpl-7c3e9a0f1b2d4e5f8a9b0c1d2e3f4a5b",
-    object: "chat.completion.chunk",
-    created: 1764547200,
-    model: "Qwen/Qwen3-8B",
-    system_fingerprint: "fp_560af6e559",
-  };
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    `data: ${JSON.stringify({ ...frame, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
-  const out = [chunk({ role: "assistant", content: "" })];
-  if (item.kind === "text") {
-    for (const content of item.pieces) out.push(chunk({ content }));
-  } else {
-    out.push(
-      chunk({
-        tool_calls: [{
-          index: 0,
-          id: "call_write_1mb",
-          type: "function",
-          function: { name: item.name, arguments: "" },
-        }],
-      }),
-    );
-    for (const piece of item.pieces) out.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
-  }
-  out.push(chunk({}, item.kind === "text" ? "stop" : "tool_calls"));
-  out.push(
-    `data: ${
-      JSON.stringify({
-        ...frame,
-        choices: [],
-        usage: { prompt_tokens: 1200, completion_tokens: item.pieces.length, total_tokens: 1200 + item.pieces.length },
-      })
-    }\n\n`,
+/** The same as vLLM frames it on the Chat Completions wire. */
+function realChatEvents(item: RealItem): string[] {
+  const parts: ChatPart[] = item.kind === "text" ? item.pieces.map((content) => ({ content })) : [{
+    tool_call: {
+      index: 0,
+      id: "call_write_1mb",
+      name: item.name,
+      arguments: item.pieces.join(""),
+      deltas: item.pieces,
+    },
+  }];
+  return rawEvents(
+    chatStream("vllm", parts, { usage: { prompt_tokens: 1200, completion_tokens: item.pieces.length } }),
   );
-  out.push("data: [DONE]\n\n");
-  return out;
 }
+
+const rawEvents = (events: SseItem[]): string[] => events.map((event) => String((event as { raw: string }).raw));
 
 /** `count` one-token pieces (about four bytes each), as a tokenizer would cut an English answer. */
 function tokenPieces(count: number): string[] {
