@@ -3,7 +3,7 @@
 // engine's gate would (lib/server/approvals.ts): read-only calls run unless the mode is `always`; other calls are
 // asked about, or denied under `never`. The first mode is the configured tools.approval_policy (flag, files).
 import type { SessionMode, SessionModeState } from "@agentclientprotocol/sdk";
-import { type ApprovalPolicy, loadConfig, resolveHome } from "../config/index.ts";
+import { type ApprovalPolicy, configuredApprovalPolicy } from "../config/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 
 export const MODES: readonly SessionMode[] = [
@@ -34,21 +34,7 @@ export function gate(mode: ApprovalPolicy, risk: string): "run" | "deny" | "ask"
  */
 export async function configuredPolicy(options: ServerOptions, workspace: string): Promise<ApprovalPolicy> {
   try {
-    const { home, explicit } = resolveHome(options.scvHome, options.env);
-    const config = await loadConfig({
-      workspace,
-      home,
-      homeExplicit: explicit,
-      explicitConfigPath: options.configPath,
-      env: options.env,
-      overrides: {
-        provider: options.provider,
-        model: options.model,
-        base_url: options.baseUrl,
-        approval_policy: options.approvalPolicy,
-      },
-    });
-    return config.tools.approval_policy;
+    return (await configuredApprovalPolicy(options, workspace)).policy;
   } catch {
     return options.approvalPolicy ?? "on-risk";
   }
