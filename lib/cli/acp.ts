@@ -1,20 +1,17 @@
 // `scv acp`: an Agent Client Protocol (v1) agent on stdin/stdout for editors such as Zed; logs go to stderr.
 import { serveAcp } from "../acp/index.ts";
 import { killEveryProcessGroup } from "../tools/index.ts";
-import { createLogger, logLevelProblem } from "../util/log.ts";
+import { createLogger } from "../util/log.ts";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 import { serverOptionsFrom, type SessionFlags } from "./session_flags.ts";
+import { refusesLogLevel } from "./log_level.ts";
 
 /** The command-line flags: the session defaults, as `scv server` takes them. */
 export type AcpCliOptions = SessionFlags;
 
 export async function runAcp(options: AcpCliOptions): Promise<number> {
-  const logProblem = logLevelProblem(process.env.SCV_LOG);
-  if (logProblem !== undefined) {
-    process.stderr.write(`scv acp: ${logProblem}\n`);
-    return EXIT_USAGE;
-  }
+  if (refusesLogLevel("acp", process.env.SCV_LOG)) return EXIT_USAGE;
   const log = createLogger(process.env.SCV_LOG, "scv acp");
   // An editor stops its agent with a signal: the bash process groups go with it (exit handlers do not run).
   const removeSignals = handleSignals({

@@ -6,7 +6,7 @@ import { ChatApp, prepareDemo } from "../chat/index.ts";
 import { type ClientFlags, colorEnabled, prepareOptions } from "../client/index.ts";
 import { EXIT_FAILURE, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
-import { logLevelProblem } from "../util/log.ts";
+import { refusesLogLevel } from "./log_level.ts";
 
 export type ChatCliOptions = ClientFlags & {
   demo?: boolean;
@@ -20,11 +20,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
   const stdout = process.stdout;
   const stdin = process.stdin;
   stdout.on("error", () => {});
-  const logProblem = logLevelProblem(env.SCV_LOG);
-  if (logProblem !== undefined) {
-    process.stderr.write(`scv chat: ${logProblem}\n`);
-    return EXIT_USAGE;
-  }
+  if (refusesLogLevel("chat", env.SCV_LOG)) return EXIT_USAGE;
   const { demo: _demo, ...flags }: ChatCliOptions = options;
   let cwd = process.cwd();
   let historyPath: string | undefined = join(resolveHome(options.scvHome, env).home, "chat_history");

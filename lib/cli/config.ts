@@ -3,8 +3,8 @@
 import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { ConfigError, expandTilde, loadConfig, type ResolvedConfig, resolveHome } from "../config/index.ts";
-import { logLevelProblem } from "../util/log.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
+import { refusesLogLevel } from "./log_level.ts";
 
 export type ConfigCliOptions = {
   scvHome?: string;
@@ -21,11 +21,7 @@ const SECRET_KEYS = new Set(["provider.api_key", "web.brave_api_key"]);
 
 export async function runConfig(action: string | undefined, options: ConfigCliOptions): Promise<number> {
   const env = process.env;
-  const logProblem = logLevelProblem(env.SCV_LOG);
-  if (logProblem !== undefined) {
-    process.stderr.write(`scv config: ${logProblem}\n`);
-    return EXIT_USAGE;
-  }
+  if (refusesLogLevel("config", env.SCV_LOG)) return EXIT_USAGE;
   let located: Located;
   try {
     located = await locate(options, env);

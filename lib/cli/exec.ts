@@ -18,9 +18,10 @@ import {
   stripControls,
   Transcript,
 } from "../client/index.ts";
-import { createLogger, logLevelProblem } from "../util/log.ts";
+import { createLogger } from "../util/log.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
+import { refusesLogLevel } from "./log_level.ts";
 
 export type ExecCliOptions = ClientFlags & {
   json?: boolean;
@@ -51,11 +52,7 @@ function writeOut(text: string): void {
 
 export async function runExec(promptArg: string, options: ExecCliOptions): Promise<number> {
   process.stdout.on("error", () => {});
-  const logProblem = logLevelProblem(process.env.SCV_LOG);
-  if (logProblem !== undefined) {
-    process.stderr.write(`scv exec: ${logProblem}\n`);
-    return EXIT_USAGE;
-  }
+  if (refusesLogLevel("exec", process.env.SCV_LOG)) return EXIT_USAGE;
   const prompt = promptArg === "-" ? (await readStdin()).replace(/\r?\n$/, "") : promptArg;
   const attachments: Attachment[] = [];
   for (const file of options.image ?? []) {

@@ -1,10 +1,11 @@
 // `scv server --stdio`: argument handling, then one protocol connection over stdin/stdout.
-import { createLogger, logLevelProblem } from "../util/log.ts";
+import { createLogger } from "../util/log.ts";
 import { serveStdio } from "../server/index.ts";
 import { killEveryProcessGroup } from "../tools/index.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 import { serverOptionsFrom, type SessionFlags } from "./session_flags.ts";
+import { refusesLogLevel } from "./log_level.ts";
 
 /** The command-line flags: `--stdio` plus the session defaults. */
 export type ServerCliOptions = SessionFlags & { stdio?: boolean };
@@ -16,11 +17,7 @@ export async function runServer(options: ServerCliOptions): Promise<number> {
     process.stderr.write("scv server currently supports only --stdio\n");
     return EXIT_USAGE;
   }
-  const logProblem = logLevelProblem(process.env.SCV_LOG);
-  if (logProblem !== undefined) {
-    process.stderr.write(`scv server: ${logProblem}\n`);
-    return EXIT_USAGE;
-  }
+  if (refusesLogLevel("server", process.env.SCV_LOG)) return EXIT_USAGE;
   const log = createLogger(process.env.SCV_LOG);
   const stop = stopOnSignals(log.info);
   const result = await serveStdio(
