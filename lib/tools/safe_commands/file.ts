@@ -15,6 +15,7 @@ export const file: ProgramRule = {
     -b --brief
     -c --checking-printout
     -d --debug
+    -E
     -e --exclude TEST
     --exclude-quiet TEST
     -f --files-from FILE ! reads-names
