@@ -167,3 +167,39 @@ describe.each(GETOPT_PROGRAMS)("%s's table against the installed binary", (progr
     }
   });
 });
+
+describe("git's tables against the installed git", () => {
+  const installed = spawnSync("git", ["--version"], { encoding: "utf8" }).status === 0;
+  /** git branch's --contains and friends take the next word, or default to HEAD when they come last. */
+  const DEFAULT_WHEN_LAST = new Set([
+    "branch --contains",
+    "branch --no-contains",
+    "branch --merged",
+    "branch --no-merged",
+  ]);
+
+  it.skipIf(!installed)("marks an argument required only where git fails without one", () => {
+    const repository = join(workspace, "repository");
+    const git = (args: string[]) =>
+      spawnSync("git", args, {
+        cwd: repository,
+        input: "",
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C", HOME: workspace, GIT_PAGER: "cat" },
+        timeout: 10_000,
+      });
+    spawnSync("git", ["init", "-q", repository]);
+    git(["-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "one"]);
+    for (const [sub, rule] of Object.entries(GIT_SUBCOMMANDS)) {
+      for (const option of rule.table.options.filter((candidate) => candidate.argument === "required")) {
+        const words = [
+          ...option.names.map((name) => `--${name}`),
+          ...[...option.letters].map((letter) => `-${letter}`),
+        ];
+        for (const word of words.filter((candidate) => !DEFAULT_WHEN_LAST.has(`${sub} ${candidate}`))) {
+          expect(git([sub, word]).status, `git ${sub} ${word}`).not.toBe(0);
+        }
+      }
+    }
+  });
+});
