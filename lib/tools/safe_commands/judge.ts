@@ -33,7 +33,12 @@ export type CustomRule = { kind: "custom"; judge(args: readonly string[], contex
 
 export type ProgramRule = TableRule | CustomRule;
 
-export function judgeProgram(program: string, rule: ProgramRule, args: readonly string[], context: JudgeContext) {
+export function judgeProgram(
+  program: string,
+  rule: ProgramRule,
+  args: readonly string[],
+  context: JudgeContext,
+): Judgement {
   return rule.kind === "custom" ? rule.judge(args, context) : judgeWithTable(program, rule, args, context);
 }
 

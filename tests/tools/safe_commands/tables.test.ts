@@ -3,7 +3,7 @@
 // installed here, every long option the binary itself knows (its getopt table, hidden ones included, as printed
 // for the ambiguous `--=x`) is on scv's table, so a prefix can never resolve to an option scv has not judged; and
 // every option scv says takes a required argument really does, so the next word is never a file scv skipped.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -105,23 +105,36 @@ function isRefusedLetter(option: OptionSpec): boolean {
 }
 
 /** Runs an installed program in an empty directory with no input and the C locale's messages. */
-function runInstalled(program: string, args: string[]): { status: number | null; stderr: string } {
-  const result = spawnSync(program, args, {
-    cwd: workspace,
-    input: "",
-    encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" },
-    timeout: 10_000,
+function runInstalled(
+  program: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, {
+      cwd: options.cwd ?? workspace,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C", ...options.env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("error", reject);
+    child.once("close", (status) => resolve({ status, stderr }));
   });
-  return { status: result.status, stderr: result.stderr ?? "" };
 }
 
 /** The long options a getopt_long program knows: glibc lists them all for the ambiguous, nameless `--=x`. */
 function installedLongOptions(program: string): string[] | undefined {
-  const { stderr } = runInstalled(program, ["--=x"]);
+  const { stderr } = spawnSync(program, ["--=x"], { cwd: workspace, input: "", encoding: "utf8", env: C_LOCALE });
   const list = /is ambiguous; possibilities:(.*)/.exec(stderr)?.[1];
   return list === undefined ? undefined : [...list.matchAll(/'--([^']+)'/g)].map((match) => match[1]!);
 }
+
+const C_LOCALE = { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" };
+
+// Each check below starts a few dozen processes; they run side by side, and the generous deadline only catches a
+// hang on a loaded machine.
+const MANY_PROCESSES = { timeout: 120_000 };
 
 const GETOPT_PROGRAMS = [
   "ls",
@@ -154,18 +167,31 @@ describe.each(GETOPT_PROGRAMS)("%s's table against the installed binary", (progr
     expect(known!.filter((name) => !ours.has(name))).toEqual([]);
   });
 
-  it.skipIf(known === undefined)("marks an argument required only where the binary requires one", () => {
-    for (const option of rule.table.options.filter((candidate) => candidate.argument === "required")) {
-      for (const name of option.names.filter((candidate) => known!.includes(candidate))) {
-        expect(runInstalled(program, [`--${name}`]).stderr, `${program} --${name}`).toContain("requires an argument");
+  it.skipIf(known === undefined)(
+    "marks an argument required only where the binary requires one",
+    MANY_PROCESSES,
+    async () => {
+      const checks: Array<Promise<void>> = [];
+      for (const option of rule.table.options.filter((candidate) => candidate.argument === "required")) {
+        for (const name of option.names.filter((candidate) => known!.includes(candidate))) {
+          checks.push(
+            runInstalled(program, [`--${name}`]).then(({ stderr }) => {
+              expect(stderr, `${program} --${name}`).toContain("requires an argument");
+            }),
+          );
+        }
+        for (const letter of option.letters) {
+          checks.push(
+            runInstalled(program, [`-${letter}`]).then(({ stderr }) => {
+              if (stderr.includes("invalid option")) return; // a newer program's letter (cut -O on 9.1)
+              expect(stderr, `${program} -${letter}`).toContain("requires an argument");
+            }),
+          );
+        }
       }
-      for (const letter of option.letters) {
-        const { stderr } = runInstalled(program, [`-${letter}`]);
-        if (stderr.includes("invalid option")) continue; // a newer program's letter (cut -O on 9.1)
-        expect(stderr, `${program} -${letter}`).toContain("requires an argument");
-      }
-    }
-  });
+      await Promise.all(checks);
+    },
+  );
 });
 
 describe("git's tables against the installed git", () => {
@@ -178,18 +204,13 @@ describe("git's tables against the installed git", () => {
     "branch --no-merged",
   ]);
 
-  it.skipIf(!installed)("marks an argument required only where git fails without one", () => {
+  it.skipIf(!installed)("marks an argument required only where git fails without one", MANY_PROCESSES, async () => {
     const repository = join(workspace, "repository");
-    const git = (args: string[]) =>
-      spawnSync("git", args, {
-        cwd: repository,
-        input: "",
-        encoding: "utf8",
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C", HOME: workspace, GIT_PAGER: "cat" },
-        timeout: 10_000,
-      });
+    const env = { HOME: workspace, GIT_PAGER: "cat" };
     spawnSync("git", ["init", "-q", repository]);
-    git(["-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "one"]);
+    const identity = ["-c", "user.email=t@example.invalid", "-c", "user.name=t"];
+    spawnSync("git", [...identity, "commit", "-q", "--allow-empty", "-m", "one"], { cwd: repository, env });
+    const checks: Array<Promise<void>> = [];
     for (const [sub, rule] of Object.entries(GIT_SUBCOMMANDS)) {
       for (const option of rule.table.options.filter((candidate) => candidate.argument === "required")) {
         const words = [
@@ -197,9 +218,15 @@ describe("git's tables against the installed git", () => {
           ...[...option.letters].map((letter) => `-${letter}`),
         ];
         for (const word of words.filter((candidate) => !DEFAULT_WHEN_LAST.has(`${sub} ${candidate}`))) {
-          expect(git([sub, word]).status, `git ${sub} ${word}`).not.toBe(0);
+          checks.push(
+            runInstalled("git", [sub, word], { cwd: repository, env }).then(({ status }) => {
+              expect(status, `git ${sub} ${word}`).toEqual(expect.any(Number));
+              expect(status, `git ${sub} ${word}`).not.toBe(0);
+            }),
+          );
         }
       }
     }
+    await Promise.all(checks);
   });
 });
