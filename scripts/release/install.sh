@@ -78,11 +78,14 @@ wget_download() {
   while :; do
     if response=$(wget -nv -S --tries=3 --max-redirect=0 -O "$2" "$url" 2>&1); then return 0; fi
     location=$(printf '%s\n' "$response" | sed -n 's/^  [Ll][Oo][Cc][Aa][Tt][Ii][Oo][Nn]: *//p' | tr -d '\r' | tail -n 1)
-    [ -n "$location" ] || fail "could not download $url"
+    if [ -z "$location" ]; then
+      printf '%s\n' "$response" | tail -n 1 >&2
+      fail "could not download $url"
+    fi
     case "$location" in
-      *://*) ;;
       //*) location="${url%%//*}$location" ;;
       /*) location="$(printf '%s\n' "$url" | sed 's#^\([A-Za-z][A-Za-z0-9+.-]*://[^/]*\).*#\1#')$location" ;;
+      *://*) ;;
       *) fail "could not download $1: the server redirected to a relative URL ($location)" ;;
     esac
     allowed_url "$location" || fail "refused a redirect of $1 to a URL that is not https; nothing was installed"
