@@ -38,7 +38,7 @@ afterAll(async () => {
 
 /** Every `import(…)` expression in a script, as `line: text`. */
 function dynamicImports(name: string, source: string): string[] {
-  const file = ts.createSourceFile(name, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const file = ts.createSourceFile(name, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.JS);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
@@ -56,7 +56,8 @@ describe.skipIf(UNDER_DENO)("compiled binary: no dynamic import", () => {
     expect([...bundles.keys()].sort()).toEqual(["scv-app.cjs", "scv-host.cjs", "scv-mcp.cjs", "scv.cjs"]);
     const found = [...bundles].flatMap(([name, source]) => dynamicImports(name, source));
     expect(found).toEqual([]);
-  });
+    // Parsing 3 MB of JavaScript takes seconds on a loaded machine: the deadline only catches a hang.
+  }, 120_000);
 
   it("the scan finds what it looks for", () => {
     expect(dynamicImports("probe.cjs", 'async function f(x) { await import("node:fs/promises"); return import(x); }'))
@@ -119,5 +120,5 @@ describe.skipIf(UNDER_DENO)("compiled binary: the agent tool", () => {
       item.type === "function_call_output" && item.call_id === "call_a"
     );
     expect(JSON.parse(delegated.output)).toMatchObject({ agent: "scv", status: "completed", reply: "It says alpha." });
-  });
+  }, 60_000);
 });

@@ -21,7 +21,7 @@ function sources(dir: string): string[] {
 
 /** Each `import(…)` call whose argument is not the literal path of a `.ts` module of ours, as `file:line: text`. */
 function foreignDynamicImports(name: string, source: string): string[] {
-  const file = ts.createSourceFile(name, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const file = ts.createSourceFile(name, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
