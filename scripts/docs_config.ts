@@ -176,7 +176,8 @@ export function renderReference(): { text: string; missing: string[]; unknown: s
         });
       }
     } else {
-      add(key === "providers" ? "provider" : "", { key, spec, defaultValue: undefined });
+      const topLevel = key === "providers" ? undefined : (defaults as unknown as RawTable)[key];
+      add(key === "providers" ? "provider" : "", { key, spec, defaultValue: topLevel });
     }
   }
   const documented = new Set<string>();
@@ -226,6 +227,8 @@ function typeOf(key: string, spec: KeySpec, defaults: ResolvedConfig): string {
       return "table";
     case "named_tables":
       return "tables";
+    case "table_list":
+      return "array of tables";
   }
 }
 

@@ -41,6 +41,8 @@ export type ChatSetup = {
   terminal: ChatTerminal;
   flags: ClientFlags;
   cwd: string;
+  /** The folder the user works in (the workspace or below it); relative image paths start there. */
+  workingFolder?: string;
   /** Builds the engine options for the current flags (called again by /model and /approvals). */
   prepare: (flags: ClientFlags) => Promise<PreparedOptions>;
   historyPath: string | undefined;
@@ -328,6 +330,7 @@ export class ChatApp implements ChatControls {
       this.#prepared = await this.#setup.prepare(this.#flags);
       const started = await this.controller.start(this.#prepared.options, this.#log(), {
         cwd: this.#setup.cwd,
+        ...(this.#setup.workingFolder === undefined ? {} : { working_folder: this.#setup.workingFolder }),
         ...request,
       });
       this.#historyLimits = {
@@ -464,7 +467,7 @@ export class ChatApp implements ChatControls {
   async #stageImage(file: string, pasted: boolean): Promise<boolean> {
     let attachment: Attachment;
     try {
-      attachment = await imageAttachment(file, this.#setup.cwd);
+      attachment = await imageAttachment(file, this.#setup.workingFolder ?? this.#setup.cwd);
     } catch (error) {
       if (!pasted) this.note([`error: ${(error as Error).message}`], this.style.red);
       return false;

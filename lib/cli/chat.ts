@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { resolveHome } from "../config/index.ts";
 import { ChatApp, prepareDemo } from "../chat/index.ts";
 import { type ClientFlags, colorEnabled, prepareOptions } from "../client/index.ts";
+import { startFolders } from "../util/repository_root.ts";
 import { EXIT_FAILURE, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 import { refusesLogLevel } from "./log_level.ts";
@@ -22,7 +23,10 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
   stdout.on("error", () => {});
   if (refusesLogLevel("chat", env.SCV_LOG)) return EXIT_USAGE;
   const { demo: _demo, ...flags }: ChatCliOptions = options;
-  let cwd = process.cwd();
+  // Started in a subfolder of a repository, the workspace is the repository root (the folder stays the working one).
+  const folders = await startFolders(process.cwd(), env);
+  let cwd = folders.workspace;
+  let workingFolder = folders.workingFolder;
   let historyPath: string | undefined = join(resolveHome(options.scvHome, env).home, "chat_history");
   let demoPrompts: string[] | undefined;
   let prepare = (current: ClientFlags) => prepareOptions(current, env, process.cwd());
@@ -33,6 +37,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     try {
       const demo = await prepareDemo(env, { delayMs: paced ? 20 : 0 });
       cwd = demo.workspace;
+      workingFolder = demo.workspace;
       historyPath = undefined;
       demoPrompts = demo.prompts;
       prepare = demo.prepare;
@@ -65,6 +70,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     },
     flags,
     cwd,
+    workingFolder,
     prepare,
     historyPath,
     demoPrompts,

@@ -19,6 +19,7 @@ import {
   Transcript,
 } from "../client/index.ts";
 import { createLogger } from "../util/log.ts";
+import { type StartFolders, startFolders } from "../util/repository_root.ts";
 import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 import { refusesLogLevel } from "./log_level.ts";
@@ -79,9 +80,10 @@ export async function runExec(promptArg: string, options: ExecCliOptions): Promi
     process.stderr.write(`scv exec: ${(error as Error).message}\n`);
     return EXIT_USAGE;
   }
+  const folders = await startFolders(process.cwd(), process.env);
   let code: number;
   try {
-    code = await runTurn(prompt, attachments, options, prepared);
+    code = await runTurn(prompt, attachments, options, prepared, folders);
   } finally {
     // The replay provider and its session-only configuration file go away even if the turn threw.
     await prepared.close();
@@ -176,6 +178,7 @@ async function runTurn(
   attachments: Attachment[],
   options: ExecCliOptions,
   prepared: PreparedOptions,
+  folders: StartFolders,
 ): Promise<number> {
   const json = options.json ?? false;
   const approve = options.yes ?? false;
@@ -219,7 +222,8 @@ async function runTurn(
   try {
     try {
       await controller.start(prepared.options, createLogger(process.env.SCV_LOG, "scv exec"), {
-        cwd: process.cwd(),
+        cwd: folders.workspace,
+        working_folder: folders.workingFolder,
         ...(options.resume === undefined ? {} : { resume: options.resume }),
         ...(options.continue === true ? { continue: true } : {}),
       });

@@ -14,6 +14,9 @@ export const MCP_SERVER_DEFAULTS = {
   disabled_tools: [] as string[],
 };
 
+/** A hook's time limit when `timeout_sec` is not set (Claude Code's). */
+export const HOOK_TIMEOUT_DEFAULT_SEC = 60;
+
 /** Layer 1 of spec §7.1. `skillsUserDir` is the resolved default of `skills.user_dir`. */
 export function defaultConfig(skillsUserDir: string): ResolvedConfig {
   return {
@@ -91,6 +94,10 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       max_search_results: 8,
     },
     mcp_servers: {},
+    project_doc_max_bytes: 32768,
+    project_doc_fallback_filenames: [],
+    hooks: [],
+    projects: {},
     secrets: { home: "", config_files: [], env_names: [], values: [] },
   };
 }

@@ -5,6 +5,8 @@ import { defaultConfig, MCP_SERVER_DEFAULTS } from "./defaults.ts";
 import { expandTilde, userHome } from "./home.ts";
 import { deepMerge } from "./merge.ts";
 import { checkProjectLayer } from "./project.ts";
+import { layerHooks } from "./hooks.ts";
+import { projectsOf } from "./trust.ts";
 import { describeFsError } from "./fs_error.ts";
 import { type LoadedFile, readConfigFile } from "./read_file.ts";
 import { recordOrigins } from "./origins.ts";
@@ -103,6 +105,13 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   ];
   const secrets = await collectSecrets(merged, profile, home, configFiles, env);
   const config = assemble(merged, defaults, profile, home, env, secrets);
+  // Hooks are kept per layer (a project's run only in a trusted folder); trust comes from trusted layers only.
+  config.hooks = [
+    ...layerHooks(user?.table, "user", userPath),
+    ...layerHooks(project, "project", configFiles[1]!),
+    ...(explicitFile === undefined ? [] : layerHooks(explicit?.table, "explicit", explicitFile)),
+  ];
+  config.projects = { ...await projectsOf(user?.table, env), ...await projectsOf(explicit?.table, env) };
   const setsMaxTokens = (table: RawTable | undefined) =>
     isTable(table?.context) && table.context.max_tokens !== undefined;
   if (![user?.table, project, explicit?.table].some(setsMaxTokens)) config.context_max_tokens_default = true;
@@ -195,6 +204,14 @@ function assemble(
     skills,
     web: pick("web", defaults.web, ["searxng_url", "brave_api_key"]),
     mcp_servers: mcpServers(merged),
+    project_doc_max_bytes: typeof merged.project_doc_max_bytes === "number"
+      ? merged.project_doc_max_bytes
+      : defaults.project_doc_max_bytes,
+    project_doc_fallback_filenames: Array.isArray(merged.project_doc_fallback_filenames)
+      ? [...merged.project_doc_fallback_filenames as string[]]
+      : [],
+    hooks: [],
+    projects: {},
     secrets,
   };
 }

@@ -4,7 +4,19 @@ import { ConfigError } from "./types.ts";
 import { isTable, type RawTable } from "./schema.ts";
 
 // `sessions`: a cloned repository must not prune (delete) the user's sessions or switch their journal off.
-const FORBIDDEN_TABLES = ["provider", "providers", "provider_active", "agents", "update", "channels", "sessions"];
+// `projects`: a checkout must not declare itself (or anything) trusted. `project_doc_fallback_filenames`: it must not
+// point the instructions at a file such as `.env`, which would send it to the provider.
+const FORBIDDEN_TABLES = [
+  "provider",
+  "providers",
+  "provider_active",
+  "agents",
+  "update",
+  "channels",
+  "sessions",
+  "projects",
+  "project_doc_fallback_filenames",
+];
 
 const FORBIDDEN_WEB_KEYS = [
   "auto_approve_domains",
@@ -76,6 +88,11 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
       const value = values[key];
       if (typeof value === "number" && value > (base(name)[key] as number)) fail(`cannot raise ${name}.${key}`);
     }
+  }
+
+  const docBytes = project.project_doc_max_bytes;
+  if (typeof docBytes === "number" && docBytes > (trusted.project_doc_max_bytes as number)) {
+    fail("cannot raise project_doc_max_bytes");
   }
 
   // Unset means upstream's default 2 (issue 20): a project may lower the sub-agent nesting, never raise it.

@@ -151,6 +151,8 @@ export const clientMessage = messages({
     delegation_depth: maybe(u32Field),
     auto_approve: maybe(bool),
     system_prompt: maybe(text),
+    // Additive (issue 30): the folder the user works in, inside `cwd`; AGENTS.md files are read down to it.
+    working_folder: maybe(text),
   },
   "session.attach": { ...SESSION, cwd: text },
   "turn.start": { ...SESSION, prompt: text, attachments: maybe(attachmentList) },
@@ -172,6 +174,8 @@ export const clientMessage = messages({
     model: maybe(text),
     base_url: maybe(text),
     no_tools: maybe(bool),
+    // Additive (issue 30): as in session.start; ignored when it is not inside the stored workspace.
+    working_folder: maybe(text),
   },
   "session.fork": { ...SESSION },
   "session.delete": { ...SESSION },

@@ -119,6 +119,10 @@ export const events = {
     max_prompt_history_items: number;
     /** Additive (issue 14): the budget's window and its source; `warning` when the server runs the model short. */
     context_window: { tokens: number; source: string; warning?: string };
+    /** Additive (issue 30): the folder the user works in (the workspace or below it). */
+    working_folder: string;
+    /** Additive (issue 30): the AGENTS.md files in the system prompt, in order. */
+    instructions: readonly InstructionFileInfo[];
   }) => ({
     type: "session.started" as const,
     request_id: fields.request_id,
@@ -132,6 +136,8 @@ export const events = {
     max_prompt_history_bytes: fields.max_prompt_history_bytes,
     max_prompt_history_items: fields.max_prompt_history_items,
     context_window: fields.context_window,
+    working_folder: fields.working_folder,
+    instructions: fields.instructions.map(instructionFile),
   }),
   queueSnapshot: (session_id: string, entries: QueueEntry[], paused: boolean) => ({
     type: "queue.snapshot" as const,
@@ -200,6 +206,13 @@ export const events = {
     transport: status.transport,
     tools: [...status.tools],
     ...(status.reason === undefined ? {} : { reason: status.reason }),
+  }),
+  /** Additive (issue 30): a folder's AGENTS.md joined the context because the call `call_id` touched a file under it. */
+  instructionsJoined: (scope: TurnScope, call_id: string, file: InstructionFileInfo) => ({
+    type: "instructions.joined" as const,
+    ...t(scope),
+    call_id,
+    ...instructionFile(file),
   }),
   turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
   turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
@@ -348,6 +361,16 @@ export type ServerEvent = ReturnType<Builders[keyof Builders]>;
 export type ServerEventType = ServerEvent["type"];
 /** The event of one `type`, e.g. `EventOf<"turn.completed">`. */
 export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
+
+/**
+ * An instruction file in the context: `global` (the instance home's), `project` (the repository root down to the
+ * working folder) or `nested` (joined on first touch); `bytes` of its `size` are in the context.
+ */
+export type InstructionFileInfo = { path: string; scope: string; bytes: number; size: number; truncated: boolean };
+
+function instructionFile(file: InstructionFileInfo): InstructionFileInfo {
+  return { path: file.path, scope: file.scope, bytes: file.bytes, size: file.size, truncated: file.truncated };
+}
 
 function entry(queued: QueueEntry): QueueEntry {
   const wire: QueueEntry = {

@@ -12,6 +12,7 @@ export {
 } from "./client.ts";
 export {
   type ErrorCode,
+  type InstructionFileInfo,
   type EventOf,
   events,
   MESSAGES,

@@ -3,6 +3,7 @@
 import type { NdjsonItem } from "../codec/index.ts";
 import { VERSION } from "../version.ts";
 import type { Logger } from "../util/log.ts";
+import { isInside } from "../util/path.ts";
 import {
   type ClientMessage,
   type ErrorCode,
@@ -176,6 +177,10 @@ export class Connection {
         ...(provider === undefined ? {} : { provider }),
         ...(message.base_url === undefined ? {} : { base_url: message.base_url }),
         ...(message.no_tools === undefined ? {} : { no_tools: message.no_tools }),
+        // A folder outside the stored workspace (resuming from elsewhere) leaves the workspace as the working folder.
+        ...(message.working_folder !== undefined && isInside(meta.workspace, message.working_folder)
+          ? { working_folder: message.working_folder }
+          : {}),
       };
     }
     let parts;
@@ -206,6 +211,8 @@ export class Connection {
         max_prompt_history_bytes: config.tui.max_prompt_history_bytes,
         max_prompt_history_items: config.tui.max_prompt_history_items,
         context_window: parts.contextWindow,
+        working_folder: parts.workingFolder,
+        instructions: parts.projectInstructions.files,
       }),
     );
     if (resumed) {

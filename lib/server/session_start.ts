@@ -3,6 +3,7 @@
 // context-window lookup on the chat wire when `[context] max_tokens` is unset (issue 14). Any failure throws
 // StartError with the wire message.
 import { realpath, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import path from "node:path";
 import { contextForWindow } from "../agent/index.ts";
 import {
@@ -35,6 +36,7 @@ import { type Logger, silentLogger } from "../util/log.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
+import { type ProjectInstructions, projectInstructions } from "./project_instructions.ts";
 
 /** What the command line contributes to every session of this process. */
 export type ServerOptions = {
@@ -61,11 +63,15 @@ export type ServerOptions = {
 /** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
 export type StartRequest = Pick<
   Extract<ClientMessage, { type: "session.start" }>,
-  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt" | "delegation_depth"
+  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt" | "delegation_depth" | "working_folder"
 >;
 
 export type SessionParts = {
   workspace: string;
+  /** The folder the user works in: the workspace or a folder below it (`session.start.working_folder`). */
+  workingFolder: string;
+  /** The AGENTS.md files in the system prompt, and those still to join on first touch. */
+  projectInstructions: ProjectInstructions;
   config: ResolvedConfig;
   tools: ToolRegistry;
   /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
@@ -100,6 +106,9 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const promptError = clientSystemPromptError(request);
   if (promptError !== undefined) throw new StartError(promptError);
   const workspace = await canonicalWorkspace(request.cwd, options.cwd);
+  const workingFolder = request.working_folder === undefined
+    ? workspace
+    : await canonicalWorkingFolder(request.working_folder, workspace);
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
   await step(() => ensureHome(home, options.warn));
@@ -130,10 +139,19 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const noTools = request.no_tools ?? false;
   const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
   // A tool-free client may bring its whole system prompt: then none of the configured instructions reach the model.
-  const instructions = request.system_prompt ?? await buildSystemPrompt({
+  const project = await projectInstructions({
+    config,
+    home,
+    workspace,
+    workingFolder,
+    userHome: nonEmpty(env.HOME) ?? homedir(),
+    none: request.system_prompt !== undefined,
+  });
+  const instructions = request.system_prompt ?? buildSystemPrompt({
     systemPrompt: config.agent.system_prompt,
     workspace,
-    maxReadBytes: config.tools.max_read_bytes,
+    workingFolder,
+    instructionsSection: project.section,
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
@@ -150,7 +168,15 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ? ownTools
     // The session's own tools stay live (MCP servers add theirs as they start); `agent` is added beside them.
     : createRegistry([
-      createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox }),
+      createAgentTool({
+        config,
+        workspace,
+        depth,
+        provider: () => provider,
+        processGroups,
+        execSandbox,
+        instructionsFor: project.sectionFor,
+      }),
     ], () => ownTools.list());
   const provider = await step(() =>
     createProvider({
@@ -165,6 +191,8 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const secrets = [credential, ...config.secrets.values];
   return {
     workspace,
+    workingFolder,
+    projectInstructions: project,
     config,
     tools,
     processGroups,
@@ -212,6 +240,18 @@ async function canonicalWorkspace(cwd: string, base: string): Promise<string> {
   }
   const info = await stat(resolved).catch(() => undefined);
   if (!info?.isDirectory()) throw new StartError("cwd is not a directory");
+  return resolved;
+}
+
+/** `working_folder`: resolved against the workspace, and inside it. */
+async function canonicalWorkingFolder(folder: string, workspace: string): Promise<string> {
+  const resolved = await canonicalWorkspace(folder, workspace).catch((error: Error) => {
+    throw new StartError(error.message.replace(/^resolve cwd/, "resolve working_folder").replace(/^cwd/, "working_folder"));
+  });
+  const below = path.relative(workspace, resolved);
+  if (below === ".." || below.startsWith(`..${path.sep}`) || path.isAbsolute(below)) {
+    throw new StartError("working_folder must be the workspace (cwd) or a folder inside it");
+  }
   return resolved;
 }
 
