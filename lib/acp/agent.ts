@@ -120,6 +120,8 @@ export async function serveAcp(
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       await checkCwd(params.cwd);
       const session = await openSession(client, params.cwd, params.mcpServers ?? []);
+      // After the answer, so the client knows the session the update is about.
+      setImmediate(() => session.advertiseCommands());
       return { sessionId: session.id, modes: modeState(session.mode) };
     })
     .onRequest(methods.agent.session.setMode, ({ params }) => {
@@ -169,6 +171,7 @@ export async function serveAcp(
         // The journal as the engine resumed it: what the next prompt continues from, sent before the answer.
         const { history } = storedSession(options, session.id, session.cwd);
         await session.replay(replayUpdates(history, session.cwd));
+        setImmediate(() => session.advertiseCommands());
         return { modes: modeState(session.mode) };
       });
   }

@@ -1,7 +1,7 @@
 // The protocol client's state for one session at a time, shared by chat and exec: the engine's lifecycle, the turn
 // that is running (or asked for), and the approval questions waiting for an answer. It never prints: the caller
 // renders each event and answers the questions it is asked.
-import type { Attachment, EventOf } from "../protocol/index.ts";
+import { type Attachment, type EventOf, slashCommand } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
 import type { ServerOptions } from "../server/index.ts";
 import { type ClientEvent, type EngineClient, openEngine, type SessionRequest } from "./engine.ts";
@@ -97,13 +97,27 @@ export class SessionController {
     if (engine) await engine.close();
   }
 
-  /** Sends a prompt (queued by the engine behind a running turn); resolves with the turn.start's request id. */
+  /** The session's custom commands (`session.started.commands`). */
+  get commands(): EventOf<"session.started">["commands"] {
+    return this.#engine?.session?.commands ?? [];
+  }
+
+  /**
+   * Sends a prompt (queued by the engine behind a running turn); resolves with the turn.start's request id. A prompt
+   * `/name arguments` naming one of the session's custom commands runs it; any other is sent as typed.
+   */
   async submit(prompt: string, attachments: Attachment[] = []): Promise<string> {
     if (!this.#engine) throw new Error("the session is not open");
     this.#busy = true;
-    return this.#engine.send(
-      attachments.length > 0 ? { type: "turn.start", prompt, attachments } : { type: "turn.start", prompt },
-    );
+    const command = prompt.startsWith("/")
+      ? slashCommand(prompt, this.commands.map((entry) => entry.name))
+      : undefined;
+    return this.#engine.send({
+      type: "turn.start",
+      prompt,
+      ...(attachments.length > 0 ? { attachments } : {}),
+      ...(command === undefined ? {} : { command }),
+    });
   }
 
   /** Forks the open session into a new stored one (session.fork); resolves with the new id. */

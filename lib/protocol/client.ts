@@ -71,6 +71,20 @@ export type Attachment = {
   transcript?: string;
 };
 
+/** A custom command a turn runs (issue 30): its name as `session.started.commands` lists it, and what was typed after it. */
+export type CommandRef = { name: string; arguments: string };
+
+const COMMAND_FIELDS = "an object with string name and optional string arguments";
+const commandRef: Field<CommandRef> = {
+  expected: COMMAND_FIELDS,
+  parse(value) {
+    if (!isPlainObject(value) || typeof value.name !== "string") throw new DecodeError(COMMAND_FIELDS);
+    const args = value.arguments ?? "";
+    if (typeof args !== "string") throw new DecodeError(COMMAND_FIELDS);
+    return { name: value.name, arguments: args };
+  },
+};
+
 const ATTACHMENT_FIELDS =
   "an array of attachments, each with string kind and path, unsigned size, and optional string name, mime and transcript";
 const attachmentList: Field<Attachment[]> = {
@@ -155,7 +169,8 @@ export const clientMessage = messages({
     working_folder: maybe(text),
   },
   "session.attach": { ...SESSION, cwd: text },
-  "turn.start": { ...SESSION, prompt: text, attachments: maybe(attachmentList) },
+  // Additive (issue 30): `command` runs a custom command; the model then gets its prompt, not `prompt`.
+  "turn.start": { ...SESSION, prompt: text, attachments: maybe(attachmentList), command: maybe(commandRef) },
   "queue.update": { ...SESSION, queue_id: text, revision: u64Field, prompt: text },
   "queue.move": { ...SESSION, queue_id: text, revision: u64Field, before_queue_id: stringOrNull },
   "queue.remove": { ...SESSION, queue_id: text, revision: u64Field },

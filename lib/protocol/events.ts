@@ -1,7 +1,7 @@
 // Server events of the agent protocol (server spec §4–§5): one builder per event, each with its literal `type`, and
 // the `ServerEvent` union of what they build. Builders put every field in wire order; `seq` is a placeholder the
 // EventWriter overwrites in place when it writes the event, so the key order stays the one below.
-import type { Attachment } from "./client.ts";
+import type { Attachment, CommandRef } from "./client.ts";
 
 export const PROTOCOL_VERSION = 3;
 export const SERVER_NAME = "scv-server";
@@ -49,13 +49,25 @@ export type ReplayTurn = {
   status: "completed" | "failed" | "cancelled" | "interrupted";
 };
 
-/** A queued prompt; `attachments` only when the turn.start carried some (issue 20). */
+/** A queued prompt; `attachments` only when the turn.start carried some (issue 20), `command` when it ran one. */
 export type QueueEntry = {
   queue_id: string;
   revision: number;
   prompt: string;
   submitter: string;
   attachments?: Attachment[];
+  command?: CommandRef;
+};
+
+/** A custom command as `session.started` lists it (issue 30). */
+export type CommandInfo = {
+  name: string;
+  description?: string;
+  argument_hint?: string;
+  /** `user` (`$SCV_HOME/commands/`) or `project` (`<workspace>/.scv/commands/`). */
+  origin: string;
+  /** True when this project command hides a user command of the same name. */
+  overrides?: boolean;
 };
 /** Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent. */
 export type Usage = { input_tokens?: number; output_tokens?: number };
@@ -123,6 +135,8 @@ export const events = {
     working_folder: string;
     /** Additive (issue 30): the AGENTS.md files in the system prompt, in order. */
     instructions: readonly InstructionFileInfo[];
+    /** Additive (issue 30): the custom commands a turn can run (`turn.start.command`), sorted by name. */
+    commands: readonly CommandInfo[];
   }) => ({
     type: "session.started" as const,
     request_id: fields.request_id,
@@ -138,6 +152,7 @@ export const events = {
     context_window: fields.context_window,
     working_folder: fields.working_folder,
     instructions: fields.instructions.map(instructionFile),
+    commands: fields.commands.map(commandInfo),
   }),
   queueSnapshot: (session_id: string, entries: QueueEntry[], paused: boolean) => ({
     type: "queue.snapshot" as const,
@@ -214,7 +229,12 @@ export const events = {
     call_id,
     ...instructionFile(file),
   }),
-  turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
+  // Additive (issue 30): `command` when the turn runs a custom command.
+  turnStarted: (scope: TurnScope, command?: CommandRef) => ({
+    type: "turn.started" as const,
+    ...t(scope),
+    ...(command === undefined ? {} : { command: { name: command.name, arguments: command.arguments } }),
+  }),
   turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
   assistantDelta: (scope: TurnScope, content: string) => ({ type: "assistant.delta" as const, ...t(scope), content }),
   /** Additive: reasoning the provider shows (a summary or reasoning text), streamed; never part of the answer. */
@@ -368,6 +388,16 @@ export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T 
  */
 export type InstructionFileInfo = { path: string; scope: string; bytes: number; size: number; truncated: boolean };
 
+function commandInfo(command: CommandInfo): CommandInfo {
+  return {
+    name: command.name,
+    ...(command.description === undefined ? {} : { description: command.description }),
+    ...(command.argument_hint === undefined ? {} : { argument_hint: command.argument_hint }),
+    origin: command.origin,
+    ...(command.overrides ? { overrides: true } : {}),
+  };
+}
+
 function instructionFile(file: InstructionFileInfo): InstructionFileInfo {
   return { path: file.path, scope: file.scope, bytes: file.bytes, size: file.size, truncated: file.truncated };
 }
@@ -380,6 +410,7 @@ function entry(queued: QueueEntry): QueueEntry {
     submitter: queued.submitter,
   };
   if (queued.attachments?.length) wire.attachments = queued.attachments;
+  if (queued.command) wire.command = { name: queued.command.name, arguments: queued.command.arguments };
   return wire;
 }
 

@@ -6,11 +6,13 @@ export {
   clientMessage,
   type ClientMessageType,
   type ClientRequest,
+  type CommandRef,
   parseClientMessage,
   type ParseResult,
   type PeerInfo,
 } from "./client.ts";
 export {
+  type CommandInfo,
   type ErrorCode,
   type InstructionFileInfo,
   type EventOf,
@@ -28,3 +30,4 @@ export {
   type TurnScope,
   type Usage,
 } from "./events.ts";
+export { slashCommand } from "./slash_command.ts";

@@ -123,7 +123,7 @@ export class Connection {
     if (message.session_id !== session.id) return this.#reject(id, "session_not_found", MESSAGES.sessionMismatch);
     switch (message.type) {
       case "turn.start":
-        return this.#answer(id, await session.turnStart(id, message.prompt, message.attachments));
+        return this.#answer(id, await session.turnStart(id, message.prompt, message.attachments, message.command));
       case "queue.update":
         return this.#answer(id, await session.queueUpdate(id, message.queue_id, message.revision, message.prompt));
       case "queue.move":
@@ -213,6 +213,13 @@ export class Connection {
         context_window: parts.contextWindow,
         working_folder: parts.workingFolder,
         instructions: parts.projectInstructions.files,
+        commands: parts.commands.map((command) => ({
+          name: command.name,
+          ...(command.description === undefined ? {} : { description: command.description }),
+          ...(command.argumentHint === undefined ? {} : { argument_hint: command.argumentHint }),
+          origin: command.origin,
+          ...(command.overrides ? { overrides: true } : {}),
+        })),
       }),
     );
     if (resumed) {

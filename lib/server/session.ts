@@ -9,6 +9,7 @@ import { Approvals, approvalTexts, decide } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
 import {
   type Attachment,
+  type CommandRef,
   type ErrorCode,
   events,
   MESSAGES,
@@ -16,6 +17,7 @@ import {
   type TurnScope,
 } from "../protocol/index.ts";
 import { attachmentError, turnInput } from "./attachments.ts";
+import { commandPrompt } from "./custom_commands.ts";
 import { PromptQueue } from "./queue.ts";
 import type { SessionParts } from "./session_start.ts";
 import { type EventWriter, FrameLimitError } from "./writer.ts";
@@ -114,14 +116,19 @@ export class Session {
 
   async turnStart(
     requestId: string,
-    prompt: string,
+    typed: string,
     attachments: readonly Attachment[] = [],
+    command?: CommandRef,
   ): Promise<Rejection | undefined> {
+    // A custom command's prompt replaces what was typed (issue 30).
+    const expanded = command === undefined ? { prompt: typed } : commandPrompt(this.parts.commands, command);
+    if ("rejected" in expanded) return { code: "invalid_request", message: expanded.rejected };
+    const prompt = expanded.prompt;
     if (!validPrompt(prompt, attachments.length > 0)) return { code: "invalid_request", message: MESSAGES.badPrompt };
     const refused = await attachmentError(attachments, this.parts.workspace);
     if (refused !== undefined) return { code: "invalid_request", message: refused };
     if (this.#active) {
-      const queued = this.#queue.enqueue(prompt, requestId, attachments);
+      const queued = this.#queue.enqueue(prompt, requestId, attachments, command);
       if (!queued.ok) return { code: queued.code, message: MESSAGES.queueLimit };
       const { entry, position } = queued.value;
       const reply = events.queueEnqueued(this.#scope(requestId), entry, position);
@@ -132,7 +139,7 @@ export class Session {
       await this.#writer.control(reply);
       return undefined;
     }
-    await this.#begin(requestId, prompt, undefined, attachments);
+    await this.#begin(requestId, prompt, undefined, attachments, command);
     return undefined;
   }
 
@@ -275,7 +282,13 @@ export class Session {
 
   // Claims the session for the turn synchronously (so no other turn can start), writes [queue.dequeued]
   // turn.started, and runs the loop in the background. Resolves once turn.started is written.
-  #begin(requestId: string, prompt: string, dequeued?: string, attachments: readonly Attachment[] = []): Promise<void> {
+  #begin(
+    requestId: string,
+    prompt: string,
+    dequeued?: string,
+    attachments: readonly Attachment[] = [],
+    command?: CommandRef,
+  ): Promise<void> {
     const scope: TurnScope = { request_id: requestId, session_id: this.id, turn_id: randomUUID() };
     const controller = new AbortController();
     const active: ActiveTurn = { scope, controller, done: Promise.resolve() };
@@ -289,7 +302,7 @@ export class Session {
         if (dequeued !== undefined) {
           await this.#writer.control(events.queueDequeued(this.#scope(requestId), dequeued, scope.turn_id));
         }
-        await this.#writer.turn(events.turnStarted(scope), this.#lifetime.signal);
+        await this.#writer.turn(events.turnStarted(scope, command), this.#lifetime.signal);
       } catch (error) {
         this.#log.warn(`write turn.started: ${String(error)}`);
       } finally {
@@ -389,7 +402,7 @@ export class Session {
   async #startNext(): Promise<void> {
     if (this.#closing || this.#paused || this.#active || this.#queue.length === 0) return;
     const entry = this.#queue.shift()!;
-    await this.#begin(entry.submitter, entry.prompt, entry.queue_id, entry.attachments);
+    await this.#begin(entry.submitter, entry.prompt, entry.queue_id, entry.attachments, entry.command);
   }
 
   #sink(scope: TurnScope, signal: AbortSignal): TurnSink {

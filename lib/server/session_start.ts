@@ -32,6 +32,7 @@ import {
   skillsPromptSection,
   type ToolRegistry,
 } from "../tools/index.ts";
+import { type CustomCommand, discoverCommands } from "../commands/index.ts";
 import { type Logger, silentLogger } from "../util/log.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
@@ -72,6 +73,8 @@ export type SessionParts = {
   workingFolder: string;
   /** The AGENTS.md files in the system prompt, and those still to join on first touch. */
   projectInstructions: ProjectInstructions;
+  /** The custom commands (`$SCV_HOME/commands/`, `<workspace>/.scv/commands/`), sorted by name. */
+  commands: CustomCommand[];
   config: ResolvedConfig;
   tools: ToolRegistry;
   /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
@@ -154,6 +157,11 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     instructionsSection: project.section,
     skillsSection: skillsPromptSection(skills),
   });
+  const commands = await discoverCommands({
+    user: path.join(home, "commands"),
+    project: path.join(workspace, ".scv", "commands"),
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
+  });
   const processGroups = new ProcessGroups();
   const mcp = noTools || Object.keys(config.mcp_servers).length === 0
     ? undefined
@@ -193,6 +201,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     workspace,
     workingFolder,
     projectInstructions: project,
+    commands,
     config,
     tools,
     processGroups,
