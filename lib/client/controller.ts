@@ -109,9 +109,7 @@ export class SessionController {
   async submit(prompt: string, attachments: Attachment[] = []): Promise<string> {
     if (!this.#engine) throw new Error("the session is not open");
     this.#busy = true;
-    const command = prompt.startsWith("/")
-      ? slashCommand(prompt, this.commands.map((entry) => entry.name))
-      : undefined;
+    const command = prompt.startsWith("/") ? slashCommand(prompt, this.commands.map((entry) => entry.name)) : undefined;
     return this.#engine.send({
       type: "turn.start",
       prompt,

@@ -24,6 +24,7 @@ function unquote(value: string): string {
       return value.slice(1, -1);
     }
   }
-  if (value.length >= 2 && value.startsWith("'") && value.endsWith("'")) return value.slice(1, -1).replaceAll("''", "'");
+  if (value.length >= 2 && value.startsWith("'") && value.endsWith("'"))
+    return value.slice(1, -1).replaceAll("''", "'");
   return value;
 }

@@ -39,7 +39,8 @@ export function trustLevel(projects: Record<string, ProjectTrust>, folder: strin
   }
 }
 
-const PROJECT_HEADER = /^[ \t]*\[[ \t]*projects[ \t]*\.[ \t]*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?$/;
+const PROJECT_HEADER =
+  /^[ \t]*\[[ \t]*projects[ \t]*\.[ \t]*("(?:[^"\\]|\\.)*"|'[^']*'|[A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?$/;
 const ANY_HEADER = /^[ \t]*\[/;
 const TRUST_KEY = /^([ \t]*trust_level[ \t]*=[ \t]*)("[^"]*"|'[^']*')(.*)$/;
 

@@ -130,7 +130,14 @@ export interface McpServerConfig {
 }
 
 /** The moments a hook can run at (Claude Code's event names). */
-export const HOOK_EVENTS = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"] as const;
+export const HOOK_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "Stop",
+  "SessionEnd",
+] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** One `[[hooks.<Event>]]`, with the layer it came from (project hooks run only in a trusted folder). */

@@ -3,8 +3,8 @@
 // folder below, and how they read in the model's context.
 export {
   chain,
-  INSTRUCTIONS_NAME,
   type InstructionFile,
+  INSTRUCTIONS_NAME,
   type InstructionScope,
   type InstructionSources,
   loadInstructions,

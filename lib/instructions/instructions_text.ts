@@ -13,9 +13,11 @@ export function instructionsSection(files: readonly InstructionFile[], maxBytes:
 
 /** What a tool's output gains when files join on first touch. */
 export function joinedInstructionsText(files: readonly InstructionFile[], maxBytes: number): string {
-  return files.map((file) => `\n\n# Instructions joined: ${file.path}\n` +
+  return files.map((file) =>
+    `\n\n# Instructions joined: ${file.path}\n` +
     "They apply to the files under its folder; where they disagree with earlier instructions, they win there." +
-    fileBlock(file, maxBytes)).join("");
+    fileBlock(file, maxBytes)
+  ).join("");
 }
 
 function fileBlock(file: InstructionFile, maxBytes: number): string {

@@ -14,9 +14,9 @@ export {
 export {
   type CommandInfo,
   type ErrorCode,
-  type InstructionFileInfo,
   type EventOf,
   events,
+  type InstructionFileInfo,
   MESSAGES,
   PROTOCOL_VERSION,
   type QueueEntry,

@@ -41,7 +41,13 @@ export async function projectInstructions(options: {
   const { config, workspace, workingFolder } = options;
   const maxBytes = config.project_doc_max_bytes;
   if (options.none) {
-    return { files: [], section: "", maxBytes, touched: () => Promise.resolve([]), sectionFor: () => Promise.resolve("") };
+    return {
+      files: [],
+      section: "",
+      maxBytes,
+      touched: () => Promise.resolve([]),
+      sectionFor: () => Promise.resolve(""),
+    };
   }
   const userHome = await realpath(options.userHome).catch(() => path.resolve(options.userHome));
   const repository = await repositoryRoot(workingFolder, [userHome]);
@@ -66,6 +72,7 @@ export async function projectInstructions(options: {
     section: instructionsSection(files, maxBytes),
     maxBytes,
     touched: (paths) => nested.touched(paths),
-    sectionFor: async (folder) => instructionsSection(await loadInstructions({ ...sources, workingFolder: folder }), maxBytes),
+    sectionFor: async (folder) =>
+      instructionsSection(await loadInstructions({ ...sources, workingFolder: folder }), maxBytes),
   };
 }

@@ -255,7 +255,9 @@ async function canonicalWorkspace(cwd: string, base: string): Promise<string> {
 /** `working_folder`: resolved against the workspace, and inside it. */
 async function canonicalWorkingFolder(folder: string, workspace: string): Promise<string> {
   const resolved = await canonicalWorkspace(folder, workspace).catch((error: Error) => {
-    throw new StartError(error.message.replace(/^resolve cwd/, "resolve working_folder").replace(/^cwd/, "working_folder"));
+    throw new StartError(
+      error.message.replace(/^resolve cwd/, "resolve working_folder").replace(/^cwd/, "working_folder"),
+    );
   });
   const below = path.relative(workspace, resolved);
   if (below === ".." || below.startsWith(`..${path.sep}`) || path.isAbsolute(below)) {

@@ -73,7 +73,13 @@ describe("discoverCommands", () => {
       description,
       argumentHint,
     }))).toEqual([
-      { name: "frontend:component", origin: "project", overrides: undefined, description: undefined, argumentHint: undefined },
+      {
+        name: "frontend:component",
+        origin: "project",
+        overrides: undefined,
+        description: undefined,
+        argumentHint: undefined,
+      },
       { name: "notes", origin: "user", overrides: undefined, description: undefined, argumentHint: undefined },
       { name: "review", origin: "project", overrides: true, description: undefined, argumentHint: "<file>" },
     ]);

@@ -20,7 +20,10 @@ async function commandFiles(): Promise<void> {
   await mkdir(join(project, "git"), { recursive: true });
   await mkdir(user, { recursive: true });
   await writeFile(join(user, "review.md"), "---\ndescription: the user's review\n---\nUser review of $ARGUMENTS\n");
-  await writeFile(join(user, "explain.md"), "---\ndescription: Explain code\nargument-hint: <file>\n---\nExplain $1.\n");
+  await writeFile(
+    join(user, "explain.md"),
+    "---\ndescription: Explain code\nargument-hint: <file>\n---\nExplain $1.\n",
+  );
   await writeFile(join(project, "review.md"), "Project review of $1, focus on $2.\n");
   await writeFile(join(project, "git", "commit.md"), "Write a commit message.\n");
 }

@@ -68,7 +68,9 @@ describe("project instructions", () => {
 
   it("cuts at project_doc_max_bytes and says what was cut and left out", async () => {
     const { repo, app } = await repository();
-    await harness.sandbox.writeUserConfig('project_doc_max_bytes = 16\nproject_doc_fallback_filenames = ["CLAUDE.md"]\n');
+    await harness.sandbox.writeUserConfig(
+      'project_doc_max_bytes = 16\nproject_doc_fallback_filenames = ["CLAUDE.md"]\n',
+    );
     harness.provider.push(textResponse(["ok"]));
     const result = await harness.start(["exec", "--json", "hi"], { cwd: app }).done;
     expect(result.code).toBe(0);
@@ -76,7 +78,9 @@ describe("project instructions", () => {
     expect(started.instructions.map((file: { bytes: number; truncated: boolean }) => [file.bytes, file.truncated]))
       .toEqual([[12, false], [4, true], [0, true], [0, true]]);
     const instructions: string = harness.provider.requests[0]!.body.instructions;
-    expect(instructions).toContain(`[${join(repo, "AGENTS.md")} cut by project_doc_max_bytes = 16: 4 of 10 bytes kept]`);
+    expect(instructions).toContain(
+      `[${join(repo, "AGENTS.md")} cut by project_doc_max_bytes = 16: 4 of 10 bytes kept]`,
+    );
     expect(instructions).toContain(`[${join(app, "CLAUDE.md")} left out: project_doc_max_bytes = 16 was reached]`);
     expect(instructions).not.toContain("rule-root");
   });
