@@ -148,7 +148,7 @@ export interface HookConfig {
    * `resume`) or the reason (SessionEnd); absent, empty or `*` matches everything. Ignored for the other events.
    */
   matcher?: string;
-  /** Run with `/bin/bash -c` in the working folder. */
+  /** Run with `/bin/sh -c` in the working folder. */
   command: string;
   timeout_sec: number;
   origin: "user" | "project" | "explicit";
