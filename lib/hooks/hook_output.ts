@@ -59,7 +59,9 @@ function blocked(event: HookEvent, stderr: string): HookVerdict {
 function fromJson(event: HookEvent, json: Record<string, unknown>): HookVerdict {
   const verdict: HookVerdict = {};
   const specific = isObject(json.hookSpecificOutput) ? json.hookSpecificOutput : {};
-  const text = (value: unknown) => (typeof value === "string" && value.trim() !== "" ? bounded(value.trim()) : undefined);
+  const text = (
+    value: unknown,
+  ) => (typeof value === "string" && value.trim() !== "" ? bounded(value.trim()) : undefined);
   const message = text(json.systemMessage);
   if (message !== undefined) verdict.message = message;
   const context = text(specific.additionalContext);

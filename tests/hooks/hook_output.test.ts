@@ -2,7 +2,7 @@
 // stdout, exit 2 blocking with stderr as the reason, other exits, timeouts and failed starts as user-facing errors.
 import { describe, expect, it } from "vitest";
 import type { HookEvent } from "../../lib/config/index.ts";
-import { hookVerdict, type HookProcessResult, MAX_HOOK_TEXT_CHARS } from "../../lib/hooks/index.ts";
+import { type HookProcessResult, hookVerdict, MAX_HOOK_TEXT_CHARS } from "../../lib/hooks/index.ts";
 
 const ran = (fields: Partial<HookProcessResult>): HookProcessResult => ({
   exitCode: 0,
@@ -20,18 +20,24 @@ const json = (value: unknown) => ({ stdout: `${JSON.stringify(value)}\n` });
 describe("hookVerdict", () => {
   it("reads PreToolUse's permissionDecision and its reason", () => {
     for (const decision of ["allow", "deny", "ask"] as const) {
-      expect(verdict("PreToolUse", json({
-        hookSpecificOutput: {
-          hookEventName: "PreToolUse",
-          permissionDecision: decision,
-          permissionDecisionReason: `because ${decision}`,
-        },
-      }))).toEqual({ decision, reason: `because ${decision}` });
+      expect(verdict(
+        "PreToolUse",
+        json({
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: decision,
+            permissionDecisionReason: `because ${decision}`,
+          },
+        }),
+      )).toEqual({ decision, reason: `because ${decision}` });
     }
   });
 
   it("reads the older decision approve / block of PreToolUse", () => {
-    expect(verdict("PreToolUse", json({ decision: "block", reason: "no" }))).toEqual({ decision: "deny", reason: "no" });
+    expect(verdict("PreToolUse", json({ decision: "block", reason: "no" }))).toEqual({
+      decision: "deny",
+      reason: "no",
+    });
     expect(verdict("PreToolUse", json({ decision: "approve" }))).toEqual({ decision: "allow" });
   });
 
@@ -42,7 +48,10 @@ describe("hookVerdict", () => {
       reason: "rm -rf is not allowed here",
     });
     for (const event of ["UserPromptSubmit", "PostToolUse", "Stop"] as const) {
-      expect(verdict(event, { exitCode: 2, stderr })).toEqual({ decision: "block", reason: "rm -rf is not allowed here" });
+      expect(verdict(event, { exitCode: 2, stderr })).toEqual({
+        decision: "block",
+        reason: "rm -rf is not allowed here",
+      });
     }
     // Nothing to block at a session's start or end: the user is told.
     expect(verdict("SessionStart", { exitCode: 2, stderr })).toEqual({ message: "rm -rf is not allowed here" });
