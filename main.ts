@@ -220,6 +220,28 @@ Examples:
   });
 
 program
+  .command("trust")
+  .description("trust a folder (its repository root) so the hooks of its .scv/config.toml run")
+  .argument("[path]", "the folder (default: the current one)")
+  .option("--revoke", "no longer trust it: its project hooks are skipped again")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .addHelpText(
+    "after",
+    `
+Writes [projects."<path>"] trust_level = "trusted" (or "untrusted" with --revoke) into <home>/config.toml,
+keeping its comments; creates the file (0600) when missing. Project commands and AGENTS.md files are prompts
+and load without trust; project hooks are commands and run only in a trusted folder (docs/hooks.md).
+
+Examples:
+  scv trust                              # the repository you are in
+  scv trust ~/src/app --revoke`,
+  )
+  .action(async (path: string | undefined, options) => {
+    const { runTrust } = await import("./lib/cli/trust.ts");
+    process.exitCode = await runTrust(path, options);
+  });
+
+program
   .command("version")
   .description("print the version, commit, build date, target and runtime (for bug reports)")
   .option("--json", "print them as JSON")
