@@ -12,7 +12,7 @@ export type PatternNode =
   | { kind: "star" }
   /** Any run of code units, `/` included (`x/**` at the end of a pattern). */
   | { kind: "any" }
-  /** `**​/`: nothing, or any run that ends in `/` (zero or more whole folders). */
+  /** `**` then `/` (at a folder's start): nothing, or any run that ends in `/` (zero or more whole folders). */
   | { kind: "folders" }
   /** `[...]`: one code unit in (or, negated, not in) the ranges `[low, high, low, high, …]`, never `/`. */
   | { kind: "class"; ranges: number[]; negated: boolean }
