@@ -7,9 +7,11 @@ import { linkSync, symlinkSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { freshBinary } from "../support/binary.ts";
+import { UNDER_DENO } from "../support/cli_command.ts";
 import { writeConfigFile } from "../support/config_files.ts";
 import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
-import type { ServerClient, ServerEvent } from "../support/server_client.ts";
+import { type ServerClient, type ServerEvent, spawnServer } from "../support/server_client.ts";
 import { terminal, useServerHarness } from "../support/server_harness.ts";
 
 const harness = useServerHarness();
@@ -39,6 +41,46 @@ async function runCalls(client: ServerClient, count: number): Promise<ServerEven
 }
 
 const outputLines = (event: ServerEvent) => String(event.output).split("\n");
+
+/** A grep that backtracks without end, then (next turn) an ordinary one. */
+const CATASTROPHIC_SCRIPT = (): FakeResponse[] => [
+  toolCallResponse([{ call_id: "evil", name: "grep", arguments: { pattern: "^(a+)+$" } }]),
+  toolCallResponse([{ call_id: "plain", name: "grep", arguments: { pattern: "a+b$" } }]),
+  textResponse(["after"]),
+];
+/** No deadline can end the search first: only the cancel does. */
+const NO_DEADLINE = "[tools]\nsearch_timeout_seconds = 86400\n";
+
+/**
+ * Runs CATASTROPHIC_SCRIPT: while the first grep runs, a session.list is answered and turn.cancel ends the turn
+ * (shown by the order of events); the next turn's grep then works.
+ */
+async function cancelWhileSearching(client: ServerClient): Promise<void> {
+  await writeFile(ws("evil.txt"), `${"a".repeat(40)}b\n`);
+  client.turn("search");
+  const turn = await client.next("turn.started");
+  const started = await client.next("tool.started");
+  expect(started.call_id).toBe("evil");
+  client.send({ type: "session.list", request_id: "list" });
+  // The listing comes while the search is still running (its completion has not been written).
+  const listed = await client.next(["sessions.listed", "tool.completed"]);
+  expect(listed.type).toBe("sessions.listed");
+  client.send({ type: "turn.cancel", request_id: "cancel", session_id: client.sessionId, turn_id: turn.turn_id });
+  expect((await terminal(client)).type).toBe("turn.cancelled");
+  // Order of events: the search started, the listing was answered, then the cancel ended the turn; the search
+  // itself never finished on its own.
+  const order = client.events.map((event) => event.type);
+  expect(order.indexOf("tool.started")).toBeLessThan(order.indexOf("sessions.listed"));
+  expect(order.indexOf("sessions.listed")).toBeLessThan(order.indexOf("turn.cancelled"));
+  expect(order).not.toContain("tool.completed");
+
+  // The next search gets a fresh worker and works.
+  client.turn("again", "turn-2");
+  const plain = await client.next("tool.completed");
+  expect(plain).toMatchObject({ call_id: "plain", success: true, output: `evil.txt:1:${"a".repeat(40)}b` });
+  expect((await terminal(client)).type).toBe("turn.completed");
+  await client.finish();
+}
 
 describe("grep, glob and list never show what read refuses or asks about", () => {
   it("leave out hard links to a file outside and to .env, a symlink out, and secret-like names", async () => {
@@ -112,39 +154,8 @@ describe("grep, glob and list never show what read refuses or asks about", () =>
 
 describe("a regular expression that backtracks without end", () => {
   it("leaves the server answering: a list request and turn.cancel are served while it runs", async () => {
-    await writeFile(ws("evil.txt"), `${"a".repeat(40)}b\n`);
-    const client = await harness.startServer(
-      [
-        toolCallResponse([{ call_id: "evil", name: "grep", arguments: { pattern: "^(a+)+$" } }]),
-        toolCallResponse([{ call_id: "plain", name: "grep", arguments: { pattern: "a+b$" } }]),
-        textResponse(["after"]),
-      ],
-      // No deadline can end the search first: only the cancel does.
-      { toml: "[tools]\nsearch_timeout_seconds = 86400\n" },
-    );
-    client.turn("search");
-    const turn = await client.next("turn.started");
-    const started = await client.next("tool.started");
-    expect(started.call_id).toBe("evil");
-    client.send({ type: "session.list", request_id: "list" });
-    // The listing comes while the search is still running (its completion has not been written).
-    const listed = await client.next(["sessions.listed", "tool.completed"]);
-    expect(listed.type).toBe("sessions.listed");
-    client.send({ type: "turn.cancel", request_id: "cancel", session_id: client.sessionId, turn_id: turn.turn_id });
-    expect((await terminal(client)).type).toBe("turn.cancelled");
-    // Order of events: the search started, the listing was answered, then the cancel ended the turn; the search
-    // itself never finished on its own.
-    const order = client.events.map((event) => event.type);
-    expect(order.indexOf("tool.started")).toBeLessThan(order.indexOf("sessions.listed"));
-    expect(order.indexOf("sessions.listed")).toBeLessThan(order.indexOf("turn.cancelled"));
-    expect(order).not.toContain("tool.completed");
-
-    // The next search gets a fresh worker and works.
-    client.turn("again", "turn-2");
-    const plain = await client.next("tool.completed");
-    expect(plain).toMatchObject({ call_id: "plain", success: true, output: `evil.txt:1:${"a".repeat(40)}b` });
-    expect((await terminal(client)).type).toBe("turn.completed");
-    await client.finish();
+    const client = await harness.startServer(CATASTROPHIC_SCRIPT(), { toml: NO_DEADLINE });
+    await cancelWhileSearching(client);
   });
 
   it("fails the call with a message that says why when the deadline passes", async () => {
@@ -185,4 +196,17 @@ describe("globs and .gitignore rules that made the old matcher backtrack", () =>
     expect(grep!.output).toBe(`${longName}:1:x`);
     await client.finish();
   });
+});
+
+// The worker's code is source text made from functions (no worker file can be loaded from the binary): the
+// standalone binary must run it too. Node only: the binary is a Node single-executable application.
+describe.skipIf(UNDER_DENO)("the compiled binary", () => {
+  it("runs grep's worker, and a catastrophic search there is cancelled like from source", async () => {
+    const binary = await freshBinary();
+    const fake = await harness.startProvider(CATASTROPHIC_SCRIPT());
+    await harness.sandbox.writeUserConfig(NO_DEADLINE);
+    const client = spawnServer({ command: binary, args: harness.flags(fake.url), env: harness.env() });
+    await client.start({ cwd: harness.sandbox.workspace });
+    await cancelWhileSearching(client);
+  }, 300_000);
 });

@@ -1,6 +1,7 @@
-// Two sessions in one `scv acp` process (one server thread): while the first session's grep runs a regular
-// expression that backtracks without end, the second session's prompt is answered, and the first is cancelled
-// on request. Liveness is shown by the order of answers, not by timing.
+// grep's worker thread seen from the clients that share one process: two sessions in one `scv acp` (one server
+// thread), where a regular expression that backtracks without end in the first session's grep does not stop the
+// second session, and the first is cancelled on request (liveness shown by the order of answers, not by timing);
+// and `scv exec`, which must still exit when its turn is over although a worker is kept for the next search.
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -64,5 +65,21 @@ describe("a catastrophic grep in one ACP session", () => {
       .map(({ update }) => (update as { content: { text: string } }).content.text)
       .join("");
     expect(text).toBe("second session answered");
+  });
+});
+
+describe("scv exec after a grep", () => {
+  it("exits 0 when the turn is over: the worker kept for the next search holds nothing open", async () => {
+    await writeFile(join(harness.sandbox.workspace, "a.txt"), "needle\n");
+    harness.provider.push(
+      toolCallResponse([{ call_id: "g", name: "grep", arguments: { pattern: "ne+dle" } }]),
+      textResponse(["found it"]),
+    );
+    const result = await harness.start(["exec", "--json", "find the needle"]).done;
+    expect(result.code).toBe(0);
+    const completed = result.stdout.trim().split("\n").map((line) => JSON.parse(line)).find((event) =>
+      event.type === "tool.completed"
+    );
+    expect(completed).toMatchObject({ success: true, output: "a.txt:1:needle" });
   });
 });
