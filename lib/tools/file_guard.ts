@@ -84,10 +84,12 @@ export function fileStanding(
   stats: Pick<Stats, "dev" | "ino" | "nlink" | "isFile">,
 ): FileStanding {
   if (isProtectedPath(config, real, stats)) return "protected";
-  const secret = isSecretLikePath(path) ||
-    isSecretLikePath(relative(canonicalWorkspace(workspace), real)) ||
-    (stats.isFile() && stats.nlink > 1);
-  return secret ? "secret" : "ordinary";
+  if (stats.isFile() && stats.nlink > 1) return "secret";
+  if (isSecretLikePath(path)) return "secret";
+  const root = canonicalWorkspace(workspace);
+  // The real path differs from the given one only through a symlink (or another spelling): judge it as well.
+  const realRelative = relative(root, real);
+  return realRelative !== path && isSecretLikePath(realRelative) ? "secret" : "ordinary";
 }
 
 /** The verdict on one opened (or lstat'd) file (fileStanding); throws ProtectedPathError for scv's own files. */

@@ -34,7 +34,8 @@ export function createGlobTool(): Tool {
   return {
     name: "glob",
     description: "Find files by name pattern; read-only, never asks. Prefer this over bash find/ls to locate files. " +
-      `Prints workspace-relative paths, one per line, sorted; honours .gitignore; at most ${GLOB_MAX_RESULTS}.`,
+      `Prints workspace-relative paths, one per line, sorted; honours .gitignore; at most ${GLOB_MAX_RESULTS}; ` +
+      "leaves out secret-like and hard-linked files.",
     parameters,
     prepare(args, context) {
       const checked = validateArguments<{ pattern: string; path?: string }>(parameters, args);

@@ -59,7 +59,8 @@ export function createGrepTool(): Tool {
     name: "grep",
     description:
       "Search file contents for a regular expression; read-only, never asks. Prefer this over bash grep/rg. " +
-      "Prints `path:LINE:text` sorted by path and line; honours .gitignore and skips .git/ and binary files.",
+      "Prints `path:LINE:text` sorted by path and line; honours .gitignore and skips .git/, binary files and " +
+      "secret-like or hard-linked files (read asks for those). A pattern that runs too long (nested quantifiers) fails.",
     parameters,
     prepare(args, context) {
       const checked = validateArguments<GrepArgs>(parameters, args);

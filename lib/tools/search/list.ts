@@ -37,7 +37,8 @@ export function createListTool(): Tool {
     name: "list",
     description:
       "List the files and folders under a folder; read-only, never asks. Prefer this over bash ls/tree to see a " +
-      `project's layout. Folders end in /; honours .gitignore; at most ${LIST_MAX_ENTRIES} entries.`,
+      `project's layout. Folders end in /; honours .gitignore; at most ${LIST_MAX_ENTRIES} entries; leaves out ` +
+      "secret-like and hard-linked files.",
     parameters,
     prepare(args, context) {
       const checked = validateArguments<{ path?: string; depth?: number }>(parameters, args ?? {});
