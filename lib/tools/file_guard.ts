@@ -25,7 +25,7 @@ import {
   type Stats,
 } from "node:fs";
 import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "../config/index.ts";
 import { isSecretLikePath } from "./secret_paths.ts";
 import {
@@ -86,10 +86,10 @@ export function fileStanding(
   if (isProtectedPath(config, real, stats)) return "protected";
   if (stats.isFile() && stats.nlink > 1) return "secret";
   if (isSecretLikePath(path)) return "secret";
+  // The real path differs from the given one through a symlink (or another spelling): judge it as well.
   const root = canonicalWorkspace(workspace);
-  // The real path differs from the given one only through a symlink (or another spelling): judge it as well.
-  const realRelative = relative(root, real);
-  return realRelative !== path && isSecretLikePath(realRelative) ? "secret" : "ordinary";
+  if (real === `${root}${sep}${path}`) return "ordinary";
+  return isSecretLikePath(relative(root, real)) ? "secret" : "ordinary";
 }
 
 /** The verdict on one opened (or lstat'd) file (fileStanding); throws ProtectedPathError for scv's own files. */
@@ -270,11 +270,22 @@ export function openForSearch(config: ResolvedConfig, root: string, path: string
 
 /**
  * For glob and list, which print names: the standing of the walk's entry `path` (workspace-relative, its folders
- * real). A symbolic link is judged by where it leads (a dangling one by where it would), other entries by their
- * own lstat. Nothing is opened, so this is decided on the path; what is printed is only the entry's name.
+ * real; `kind` as the walk saw it, if known). A symbolic link is judged by where it leads (a dangling one by where it
+ * would), other entries by their own lstat. Nothing is opened, so this is decided on the path; what is printed is
+ * only the entry's name.
  */
-export function judgeEntry(config: ResolvedConfig, root: string, path: string): SearchStanding {
+export function judgeEntry(
+  config: ResolvedConfig,
+  root: string,
+  path: string,
+  kind?: "file" | "directory" | "symlink" | "other",
+): SearchStanding {
   const absolute = join(root, path);
+  if (kind === "directory") {
+    // A folder the walk found (not a link): neither a hard link nor a configuration file can it be.
+    if (isProtectedPath(config, absolute)) return "protected";
+    return isSecretLikePath(path) ? "secret" : "ordinary";
+  }
   let stats: Stats;
   try {
     stats = lstatSync(absolute);

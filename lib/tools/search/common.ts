@@ -67,7 +67,8 @@ export function admitsEntry(
   workspace: string,
   secretsApproved: boolean,
 ): (entry: WalkEntry) => boolean {
-  return (entry) => entry.kind !== "directory" || mayShow(judgeEntry(config, workspace, entry.path), secretsApproved);
+  return (entry) =>
+    entry.kind !== "directory" || mayShow(judgeEntry(config, workspace, entry.path, "directory"), secretsApproved);
 }
 
 /** The notice for entries a search left out, or none. */

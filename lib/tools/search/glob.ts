@@ -89,7 +89,7 @@ async function runGlob(
   const admit = admitsEntry(context.config, workspace, secretsApproved);
   for (const entry of walk(workspace, start, { admit })) {
     if (entry.kind !== "directory" && matcher.test(entry.path.slice(offset))) {
-      if (mayShow(judgeEntry(context.config, workspace, entry.path), secretsApproved)) {
+      if (mayShow(judgeEntry(context.config, workspace, entry.path, entry.kind), secretsApproved)) {
         total += 1;
         if (found.length < GLOB_MAX_RESULTS) found.push(entry.path);
       } else {

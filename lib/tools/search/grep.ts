@@ -13,7 +13,7 @@ import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
 import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
-import { admitsEntry, checkSearchPath, givenPath, leftOutNotice, mayShow, resolveStart } from "./common.ts";
+import { admitsEntry, checkSearchPath, cutLine, givenPath, leftOutNotice, mayShow, resolveStart } from "./common.ts";
 import { compileGlob, type GlobMatcher } from "./glob_pattern.ts";
 import { type FileMatches, type MatchBatch, type MatchResult, RegexMatcher } from "./regex_worker.ts";
 import { walk, yieldToLoop } from "./walk.ts";
@@ -272,7 +272,8 @@ function stoppedOutcome(stopped: MatchResult, plan: GrepPlan, context: ToolConte
   if (stopped.kind === "deadline") {
     const seconds = context.config.tools.search_timeout_seconds;
     return failure(
-      `grep stopped: /${plan.regex.source}/ matched for over ${seconds} s without finishing (tools.search_timeout_seconds); ` +
+      `grep stopped: /${cutLine(plan.regex.source, 200)}/ matched for over ${seconds} s without finishing ` +
+        "(tools.search_timeout_seconds); " +
         "it probably backtracks without end (nested quantifiers such as (a+)+ or (a|a)*): simplify the pattern",
       "limit",
     );

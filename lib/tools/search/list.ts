@@ -78,7 +78,7 @@ async function runList(
   let leftOut = 0;
   let last = Date.now();
   const admit = (entry: WalkEntry) => {
-    const shown = mayShow(judgeEntry(context.config, workspace, entry.path), secretsApproved);
+    const shown = mayShow(judgeEntry(context.config, workspace, entry.path, entry.kind), secretsApproved);
     if (!shown) leftOut += 1;
     return shown;
   };

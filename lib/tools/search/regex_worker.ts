@@ -81,8 +81,9 @@ function takeWorker(): Worker {
     return new Worker(WORKER_SOURCE, {
       eval: true,
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-      stdout: false,
-      stderr: false,
+      // Nothing the worker might print may reach the server's stdout, which carries the protocol.
+      stdout: true,
+      stderr: true,
     });
   }
   kept.worker.off("exit", kept.onExit);
