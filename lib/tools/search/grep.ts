@@ -312,10 +312,13 @@ class Batch {
   read(fd: number, size: number, path: string, literal: Buffer | undefined): void {
     const start = this.#used;
     let filled = 0;
+    // The first bytes alone decide that a file is binary, before the rest is read.
+    const probe = Math.min(BINARY_PROBE_BYTES, size);
     while (filled < size) {
-      const read = readSync(fd, this.#buffer, start + filled, size - filled, filled);
+      const read = readSync(fd, this.#buffer, start + filled, (filled < probe ? probe : size) - filled, filled);
       if (read === 0) break;
       filled += read;
+      if (filled === probe && this.#buffer.subarray(start, start + probe).includes(0)) return;
     }
     const bytes = this.#buffer.subarray(start, start + filled);
     if (filled === 0 || bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) return;
