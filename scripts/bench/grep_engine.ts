@@ -3,7 +3,8 @@
 // the same walk, reads and line matcher on the main thread. For each pattern: the median time of both, their ratio
 // (goal: the tool within 1.5× of the main-thread engine), the matching lines each found, and the longest stall
 // of the main thread's event loop during the search (what other sessions wait for). BENCH_GREP_ROOT picks another
-// tree (searched as the workspace). Not part of `npm run bench` (minutes on a loaded machine). Prints JSON.
+// tree (searched as the workspace), BENCH_GREP_RUNS the runs per engine (default 5, alternating). Not part of
+// `npm run bench` (minutes on a loaded machine). Prints JSON.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";

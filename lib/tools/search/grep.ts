@@ -4,7 +4,7 @@
 // reads; the regular expression runs in a worker thread (regex_worker.ts) with a deadline, so that a pattern that
 // backtracks without end fails the call instead of freezing the server.
 
-import { closeSync, readSync } from "node:fs";
+import { closeSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { checkUnchanged, type FileVerdict, openForSearch, protectedPathError } from "../file_guard.ts";
@@ -14,8 +14,9 @@ import { validateArguments } from "../schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
 import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
 import { admitsEntry, checkSearchPath, cutLine, givenPath, leftOutNotice, mayShow, resolveStart } from "./common.ts";
+import { Batch } from "./file_batch.ts";
 import { compileGlob, type GlobMatcher } from "./glob_pattern.ts";
-import { type FileMatches, type MatchBatch, type MatchResult, RegexMatcher } from "./regex_worker.ts";
+import { type FileMatches, type MatchResult, RegexMatcher } from "./regex_worker.ts";
 import { walk, yieldToLoop } from "./walk.ts";
 
 type GrepArgs = { pattern: string; path?: string; glob?: string; ignore_case?: boolean; max_results?: number };
@@ -25,7 +26,6 @@ const MAX_RESULTS = 2000;
 const MAX_LINE_CHARS = 400;
 /** Files larger than this are not searched (reported in a notice). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
-const BINARY_PROBE_BYTES = 8192;
 const YIELD_EVERY_MS = 20;
 
 export function createGrepTool(): Tool {
@@ -287,48 +287,5 @@ async function isFile(workspace: string, start: string): Promise<boolean> {
     return (await lstat(join(workspace, start))).isFile();
   } catch {
     return false;
-  }
-}
-
-/** Files read for one message to the worker: their bytes back to back in a buffer of its own (transferred). */
-class Batch {
-  readonly paths: string[] = [];
-  readonly #files: Array<{ start: number; end: number }> = [];
-  readonly #buffer: Buffer;
-  #used = 0;
-
-  constructor(capacity: number) {
-    this.#buffer = Buffer.allocUnsafeSlow(capacity);
-  }
-
-  fits(size: number): boolean {
-    return this.#used + size <= this.#buffer.length;
-  }
-
-  /**
-   * Reads the open file `fd` (`size` bytes, which fit) into the batch, unless it is binary (a NUL byte in its
-   * first 8 KiB) or lacks `literal`.
-   */
-  read(fd: number, size: number, path: string, literal: Buffer | undefined): void {
-    const start = this.#used;
-    let filled = 0;
-    // The first bytes alone decide that a file is binary, before the rest is read.
-    const probe = Math.min(BINARY_PROBE_BYTES, size);
-    while (filled < size) {
-      const read = readSync(fd, this.#buffer, start + filled, (filled < probe ? probe : size) - filled, filled);
-      if (read === 0) break;
-      filled += read;
-      if (filled === probe && this.#buffer.subarray(start, start + probe).includes(0)) return;
-    }
-    const bytes = this.#buffer.subarray(start, start + filled);
-    if (filled === 0 || bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) return;
-    if (literal !== undefined && bytes.indexOf(literal) < 0) return;
-    this.#used += filled;
-    this.paths.push(path);
-    this.#files.push({ start, end: start + filled });
-  }
-
-  take(): MatchBatch {
-    return { data: this.#buffer.buffer as ArrayBuffer, files: this.#files };
   }
 }
