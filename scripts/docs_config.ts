@@ -84,6 +84,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "tools.output_limit_bytes": "Largest tool output kept; longer output is cut and marked `truncated`.",
   "tools.max_read_bytes": "Largest slice `read` returns (and its default `limit`); also caps the `AGENTS.md` read.",
   "tools.max_write_bytes": "Largest content `write` accepts.",
+  "tools.search_timeout_seconds":
+    "Time `grep`'s regular expression may work on one batch of files (at most 4 MiB) without finishing; the call then fails, so that a pattern that backtracks without end cannot hold the session.",
   "tools.code_mode": "Registers the `exec` tool (JavaScript in the sandbox, nested tool calls approved one by one).",
   "tools.login_shell":
     "Runs `bash` as a login shell (`bash -lc`, the user's profile files on every call) instead of `bash -c`.",

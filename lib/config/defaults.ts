@@ -60,6 +60,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       output_limit_bytes: 65536,
       max_read_bytes: 262144,
       max_write_bytes: 1048576,
+      search_timeout_seconds: 30,
       code_mode: true,
       login_shell: false,
       env_passthrough: [],

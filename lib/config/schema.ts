@@ -102,6 +102,7 @@ export const ROOT_SPEC: TableSpec = {
         output_limit_bytes: count,
         max_read_bytes: count,
         max_write_bytes: count,
+        search_timeout_seconds: count,
         code_mode: bool,
         login_shell: bool,
         env_passthrough: { kind: "strings" },

@@ -66,6 +66,8 @@ export interface ToolsConfig {
   output_limit_bytes: number;
   max_read_bytes: number;
   max_write_bytes: number;
+  /** A `grep` whose regular expression works this long on one batch of files without an answer fails. */
+  search_timeout_seconds: number;
   code_mode: boolean;
   /** Run `bash -lc` (a login shell, the user's profile files on every call) instead of `bash -c`. */
   login_shell: boolean;

@@ -148,6 +148,7 @@ function validatePositive(config: ResolvedConfig): void {
     ["tools.output_limit_bytes", config.tools.output_limit_bytes],
     ["tools.max_read_bytes", config.tools.max_read_bytes],
     ["tools.max_write_bytes", config.tools.max_write_bytes],
+    ["tools.search_timeout_seconds", config.tools.search_timeout_seconds],
     ["protocol.max_client_frame_bytes", config.protocol.max_client_frame_bytes],
     ["protocol.max_server_frame_bytes", config.protocol.max_server_frame_bytes],
     ["tui.max_transcript_bytes", config.tui.max_transcript_bytes],
