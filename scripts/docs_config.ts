@@ -117,7 +117,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "web.brave_api_key_env": "Environment variable holding the Brave Search key.",
   "web.max_search_results": "Results a search returns at most (and by default).",
   mcp_servers:
-    "MCP servers, `[mcp_servers.<name>]` (Codex's key names); their tools appear as `mcp__<name>__<tool>`. Not in the project file.",
+    'MCP servers, `[mcp_servers.<name>]` (Codex\'s key names); their tools appear as `mcp__<name>__<tool>`, characters outside `[A-Za-z0-9_-]` becoming `_` (`[mcp_servers."my.mock"]` offers `mcp__my_mock__<tool>`). Not in the project file.',
   "mcp_servers.<name>.command": "Program that starts a stdio MCP server (set this or `url`).",
   "mcp_servers.<name>.args": "Its arguments.",
   "mcp_servers.<name>.env":

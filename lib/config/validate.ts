@@ -56,13 +56,19 @@ export function validateConfig(config: ResolvedConfig): void {
   validateMcpServers(config);
 }
 
-/** Server names become part of tool names (`mcp__<name>__<tool>`). */
-const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * Server names become part of tool names (`mcp__<name>__<tool>`, other characters than `[A-Za-z0-9_-]` sanitised to
+ * `_`) and of status lines, so any name but an empty one, an over-long one or one with control characters is fine.
+ */
+// deno-lint-ignore no-control-regex -- control characters are what the rule refuses
+const MCP_SERVER_NAME = /^[^\u0000-\u001f\u007f-\u009f]{1,64}$/u;
 
 function validateMcpServers(config: ResolvedConfig): void {
   for (const [name, server] of Object.entries(config.mcp_servers ?? {})) {
     const key = `mcp_servers.${name}`;
-    if (!MCP_SERVER_NAME.test(name)) fail(`${key}: a server name may use only letters, digits, _ and - (at most 64)`);
+    if (!MCP_SERVER_NAME.test(name)) {
+      fail(`mcp_servers.${JSON.stringify(name)}: a server name must be 1 to 64 characters without control characters`);
+    }
     const stdio = server.command !== undefined;
     const http = server.url !== undefined;
     if (stdio === http) fail(`${key} needs exactly one of command (stdio) or url (streamable HTTP)`);
