@@ -36,6 +36,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "provider.api_key_env":
     "Environment variable holding the key, read when `api_key` is unset (`SCV_API_KEY_ENV` overrides it).",
   "provider.timeout_seconds": "Time limit for one whole provider request, streaming included.",
+  "provider.stream_idle_timeout_seconds":
+    "A response stream that sends nothing for this long is cut and retried like a dropped connection (`provider_limits.max_retries`; not once text has streamed); exec's stderr and chat's status line say the provider is slow. Fractions allowed (`0.5`).",
   "provider.headers": "Extra HTTP headers sent with every provider request.",
   "provider.reasoning_effort":
     "Sent as the reasoning effort (`reasoning.effort` on Responses, `reasoning_effort` on Chat) when set.",
@@ -210,6 +212,8 @@ function typeOf(key: string, spec: KeySpec, defaults: ResolvedConfig): string {
       const bounds = countBounds(key, defaults);
       return ["integer", ...bounds].join(", ");
     }
+    case "seconds":
+      return "number of seconds, > 0";
     case "bool":
       return "boolean";
     case "string":

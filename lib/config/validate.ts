@@ -120,6 +120,7 @@ function validateProfile(config: ResolvedConfig): void {
 function validatePositive(config: ResolvedConfig): void {
   const checked: Array<[string, number]> = [
     ["provider.timeout_seconds", config.provider.timeout_seconds],
+    ["provider.stream_idle_timeout_seconds", config.provider.stream_idle_timeout_seconds ?? 1],
     ["agent.max_steps", config.agent.max_steps],
     ["session.max_history_bytes", config.session.max_history_bytes],
     ["session.max_messages", config.session.max_messages],

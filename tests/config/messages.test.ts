@@ -218,6 +218,16 @@ describe("§7.1 file messages", () => {
       message: (s) => `parse configuration ${userPath(s)}: invalid value for tools`,
     },
     {
+      name: "negative seconds",
+      user: "[provider]\nstream_idle_timeout_seconds = -0.5\n",
+      message: (s) => `parse configuration ${userPath(s)}: invalid value for provider.stream_idle_timeout_seconds`,
+    },
+    {
+      name: "a string for seconds",
+      user: '[provider]\nstream_idle_timeout_seconds = "5"\n',
+      message: (s) => `parse configuration ${userPath(s)}: invalid value for provider.stream_idle_timeout_seconds`,
+    },
+    {
       name: "bad type in a named profile",
       explicit: "[providers.local]\ntimeout_seconds = true\n",
       message: (s) => `parse configuration ${explicitPath(s)}: invalid value for providers.local.timeout_seconds`,
@@ -344,6 +354,7 @@ describe("§7.2 validation messages", () => {
     ["web", "fetch_max_bytes"],
     ["web", "fetch_timeout_seconds"],
     ["web", "max_search_results"],
+    ["provider", "stream_idle_timeout_seconds"],
   ];
   for (const [table, key] of positiveKeys) {
     it(`${table}.${key} = 0`, () =>
