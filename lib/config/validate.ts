@@ -27,7 +27,14 @@ export function validateConfig(config: ResolvedConfig): void {
   }
   if (tools.max_timeout_seconds > MAX_TIMEOUT_CAP) fail("tools.max_timeout_seconds must be at most 86400");
   if (context.reserve_output_tokens + context.safety_margin_tokens >= context.max_tokens) {
-    fail("context reserve and safety margin consume max_tokens");
+    const { max_tokens: max, reserve_output_tokens: reserve, safety_margin_tokens: margin } = context;
+    fail(
+      `context reserve and safety margin consume max_tokens: context.reserve_output_tokens (${reserve}) + ` +
+        `context.safety_margin_tokens (${margin}) leave nothing of context.max_tokens (${max}); for a window this ` +
+        `small set reserve_output_tokens = ${Math.floor(max / 4)} and safety_margin_tokens = ${
+          Math.floor(max / 32)
+        } in [context], or raise max_tokens above ${reserve + margin} if the model's window is larger`,
+    );
   }
 
   const frame = protocol.max_server_frame_bytes;

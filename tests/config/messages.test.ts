@@ -383,7 +383,10 @@ describe("§7.2 validation messages", () => {
     {
       name: "reserves consume max_tokens",
       user: "[context]\nmax_tokens = 10240\nreserve_output_tokens = 8192\nsafety_margin_tokens = 2048\n",
-      message: "context reserve and safety margin consume max_tokens",
+      message: "context reserve and safety margin consume max_tokens: context.reserve_output_tokens (8192) + " +
+        "context.safety_margin_tokens (2048) leave nothing of context.max_tokens (10240); for a window this small " +
+        "set reserve_output_tokens = 2560 and safety_margin_tokens = 320 in [context], or raise max_tokens above " +
+        "10240 if the model's window is larger",
     },
     {
       name: "assistant limit vs frame",
