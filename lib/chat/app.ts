@@ -508,9 +508,7 @@ export class ChatApp implements ChatControls {
         if (argument === "") {
           const staged = this.#attachments.map((attachment) => attachment.name).join(", ");
           note([
-            staged === ""
-              ? "usage: /image PATH (a PNG, JPEG, GIF or WebP file in the workspace)"
-              : `next prompt attaches: ${staged}`,
+            staged === "" ? "usage: /image PATH (a PNG, JPEG, GIF or WebP file)" : `next prompt attaches: ${staged}`,
           ]);
           return false;
         }
