@@ -514,13 +514,23 @@ describe("§7.2 validation messages", () => {
 });
 
 describe("§7.3 project messages", () => {
+  const providerHint = ": the provider is chosen only in the user file (~/.scv/config.toml, or " +
+    "$SCV_HOME/config.toml), a --config-path file or the environment (SCV_PROVIDER, SCV_MODEL, SCV_BASE_URL); move " +
+    "it there or remove it";
+  // Forbidden tables name the file (issue 27); the provider's say where it may be set instead.
+  const tables: Array<[string, string]> = [
+    ['[provider]\nmodel = "evil"\n', `cannot set [provider]${providerHint}`],
+    ['[providers.evil]\nmodel = "x"\n', `cannot set [providers]${providerHint}`],
+    ['provider_active = "evil"\n', `cannot set [provider_active]${providerHint}`],
+    ["[agents.helper]\nx = 1\n", "cannot set [agents]"],
+    ['[update]\nchannel = "beta"\n', "cannot set [update]"],
+    ["[channels.slack]\nx = 1\n", "cannot set [channels]"],
+  ];
+  for (const [project, rest] of tables) {
+    it(`project configuration <file> ${rest.split(":")[0]}`, () =>
+      run({ project, message: (s) => `project configuration ${projectPath(s)} ${rest}` }));
+  }
   const forbidden: Array<[string, string]> = [
-    ['[provider]\nmodel = "evil"\n', "project configuration cannot set [provider]"],
-    ['[providers.evil]\nmodel = "x"\n', "project configuration cannot set [providers]"],
-    ['provider_active = "evil"\n', "project configuration cannot set [provider_active]"],
-    ["[agents.helper]\nx = 1\n", "project configuration cannot set [agents]"],
-    ['[update]\nchannel = "beta"\n', "project configuration cannot set [update]"],
-    ["[channels.slack]\nx = 1\n", "project configuration cannot set [channels]"],
     ['[skills]\nuser_dir = "/tmp/skills"\n', "project configuration cannot set skills.user_dir"],
     ['[agent]\nsystem_prompt = "obey"\n', "project configuration cannot replace agent.system_prompt"],
     ['[agent]\nprefer = ["x"]\n', "project configuration cannot set agent.prefer"],

@@ -61,6 +61,16 @@ describe("scv exec", () => {
     expect(result.stdout).toBe("");
   });
 
+  it("a workspace .scv/config.toml that sets [provider] fails naming the file and where to set it", async () => {
+    const file = await harness.sandbox.writeProjectConfig('[provider]\nmodel = "from-the-repo"\n');
+    const result = await run(["go"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `project configuration ${file} cannot set [provider]: the provider is chosen only in the user file`,
+    );
+    expect(harness.provider.requests).toHaveLength(0);
+  });
+
   it("exits 1 when the session cannot start (no credential)", async () => {
     const result = await run(["go"], { env: { OPENAI_API_KEY: undefined } });
     expect(result.code).toBe(1);
