@@ -12,8 +12,11 @@ const EVERYTHING = path.join(ROOT, "node_modules/@modelcontextprotocol/server-ev
 
 const harness = useCliHarness();
 
+// A generous startup_timeout_sec: the turn waits for the server however busy the machine; the deadline only catches
+// a hang.
 const server = (key: string) =>
-  `[mcp_servers.${key}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([EVERYTHING])}\n`;
+  `[mcp_servers.${key}]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([EVERYTHING])}\n` +
+  "startup_timeout_sec = 120\n";
 
 describe("scv exec with an MCP server", () => {
   it("offers the server's tools in its first request and a cell calls one", async () => {
