@@ -40,6 +40,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "provider.api_key_env":
     'Environment variable holding the key, read when `api_key` is unset (`SCV_API_KEY_ENV` overrides it); `ANTHROPIC_API_KEY` with `kind = "anthropic"`.',
   "provider.timeout_seconds": "Time limit for one whole provider request, streaming included.",
+  "provider.stream_idle_timeout_seconds":
+    "A response stream that sends nothing for this long is cut and retried like a dropped connection (`provider_limits.max_retries`; not once text has streamed); exec's stderr and chat's status line say the provider is slow. Fractions allowed (`0.5`).",
   "provider.headers": "Extra HTTP headers sent with every provider request.",
   "provider.reasoning_effort":
     "Sent as the reasoning effort (`reasoning.effort` on Responses, `reasoning_effort` on Chat) when set.",
@@ -127,7 +129,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "web.brave_api_key_env": "Environment variable holding the Brave Search key.",
   "web.max_search_results": "Results a search returns at most (and by default).",
   mcp_servers:
-    "MCP servers, `[mcp_servers.<name>]` (Codex's key names); their tools appear as `mcp__<name>__<tool>`. Not in the project file.",
+    'MCP servers, `[mcp_servers.<name>]` (Codex\'s key names); their tools appear as `mcp__<name>__<tool>`, characters outside `[A-Za-z0-9_-]` becoming `_` (`[mcp_servers."my.mock"]` offers `mcp__my_mock__<tool>`). Not in the project file.',
   "mcp_servers.<name>.command": "Program that starts a stdio MCP server (set this or `url`).",
   "mcp_servers.<name>.args": "Its arguments.",
   "mcp_servers.<name>.env":
@@ -220,6 +222,8 @@ function typeOf(key: string, spec: KeySpec, defaults: ResolvedConfig): string {
       const bounds = countBounds(key, defaults);
       return ["integer", ...bounds].join(", ");
     }
+    case "seconds":
+      return "number of seconds, > 0";
     case "bool":
       return "boolean";
     case "string":

@@ -39,6 +39,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       base_url: "https://api.openai.com/v1",
       api_key_env: "OPENAI_API_KEY",
       timeout_seconds: 600,
+      stream_idle_timeout_seconds: 300,
       headers: {},
       image_input: true,
       edit_tools: "auto",

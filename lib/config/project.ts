@@ -6,6 +6,8 @@ import { isTable, type RawTable } from "./schema.ts";
 // `sessions`: a cloned repository must not prune (delete) the user's sessions or switch their journal off.
 const FORBIDDEN_TABLES = ["provider", "providers", "provider_active", "agents", "update", "channels", "sessions"];
 
+const PROVIDER_TABLES = ["provider", "providers", "provider_active"];
+
 const FORBIDDEN_WEB_KEYS = [
   "auto_approve_domains",
   "allow_private_addresses",
@@ -62,8 +64,18 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
       }cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`,
     );
   }
+  const named = file === undefined ? "" : `${file} `;
   for (const key of Object.keys(project)) {
-    if (FORBIDDEN_TABLES.includes(key)) fail(`cannot set [${key}]`);
+    if (!FORBIDDEN_TABLES.includes(key)) continue;
+    // The provider is where the key goes: a cloned repository must not pick it. Say where it may be set instead.
+    if (PROVIDER_TABLES.includes(key)) {
+      fail(
+        `${named}cannot set [${key}]: the provider is chosen only in the user file (~/.scv/config.toml, or ` +
+          "$SCV_HOME/config.toml), a --config-path file or the environment (SCV_PROVIDER, SCV_MODEL, SCV_BASE_URL); " +
+          "move it there or remove it",
+      );
+    }
+    fail(`${named}cannot set [${key}]`);
   }
   const table = (name: string): RawTable => (isTable(project[name]) ? project[name] : {});
   const base = (name: string): RawTable => (isTable(trusted[name]) ? trusted[name] : {});

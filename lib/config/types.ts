@@ -16,6 +16,11 @@ export interface ProviderProfile {
   api_key?: string;
   api_key_env: string;
   timeout_seconds: number;
+  /**
+   * A stream that sends nothing for this long is cut and retried like a dropped connection (the defaults layer sets
+   * it; a profile built without it has no idle limit).
+   */
+  stream_idle_timeout_seconds?: number;
   headers: Record<string, string>;
   reasoning_effort?: string;
   image_input: boolean;

@@ -56,6 +56,11 @@ export type ServerOptions = {
    * the same name replaces the configured entry. Checked by the client; no wire message carries them.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /**
+   * The client is the user's own terminal (`scv chat`, `scv exec`): an attachment may lie outside the workspace, as
+   * the user chose it. The model's tools stay confined. A remote client's attachments must be inside.
+   */
+  userAttachments?: boolean;
 };
 
 /** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
@@ -84,6 +89,8 @@ export type SessionParts = {
   profile?: string;
   /** Values the journal must never hold: the provider credential and every configured secret value. */
   secrets: string[];
+  /** Attachments may lie outside the workspace (ServerOptions.userAttachments). */
+  userAttachments?: boolean;
 };
 
 export type SessionContextWindow = {
@@ -176,6 +183,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     home,
     secrets,
     ...(profile ? { profile } : {}),
+    ...(options.userAttachments === true ? { userAttachments: true } : {}),
   };
 }
 

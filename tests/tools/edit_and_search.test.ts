@@ -37,6 +37,24 @@ describe("edit", () => {
     expect(readFileSync(join(box.workspace, "latin1.txt"))).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
   });
 
+  it("takes an absolute path inside the workspace and refuses one outside", async () => {
+    writeFileSync(join(box.workspace, "a.txt"), "hello world\n");
+    writeFileSync(join(box.outside, "a.txt"), "hello world\n");
+    const call = prepare(
+      edit,
+      { path: join(box.workspace, "a.txt"), old_string: "world", new_string: "there" },
+      box.workspace,
+    );
+    expect(call.summary).toMatch(/^Edit a\.txt: /);
+    expect((await run(call, box.workspace)).success).toBe(true);
+    expect(readFileSync(join(box.workspace, "a.txt"), "utf8")).toBe("hello there\n");
+    const outside = join(box.outside, "a.txt");
+    expect(prepareError(edit, { path: outside, old_string: "world", new_string: "x" }, box.workspace)).toBe(
+      `absolute path ${outside} is outside the workspace ${box.workspace}; give a path relative to it`,
+    );
+    expect(readFileSync(outside, "utf8")).toBe("hello world\n");
+  });
+
   it("refuses a symlink to a file outside, and leaves that file alone", async () => {
     writeFileSync(join(box.outside, "target.txt"), "secret\n");
     symlinkSync(join(box.outside, "target.txt"), join(box.workspace, "link.txt"));
