@@ -11,7 +11,7 @@ import {
   toolEnvironment,
 } from "./process_group.ts";
 import { createProgressReporter } from "./progress.ts";
-import { readOnlyVerdict } from "./safe_command.ts";
+import { readOnlyVerdict } from "../policy/index.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
 import { completeUtf8Length } from "../util/text_bounds.ts";

@@ -9,7 +9,7 @@ import { validateArguments } from "./schema.ts";
 import { unifiedDiff } from "./text_diff.ts";
 import { decodeText, encodeText } from "./text_file.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
-import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "./workspace_path.ts";
+import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../policy/index.ts";
 
 type EditArgs = { path: string; old_string: string; new_string: string; replace_all?: boolean };
 

@@ -15,14 +15,14 @@ import { constants, existsSync, lstatSync, realpathSync, type Stats } from "node
 import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { ResolvedConfig } from "../config/index.ts";
-import { isSecretLikePath } from "./secret_paths.ts";
+import { isSecretLikePath } from "../policy/index.ts";
 import {
   canonicalWorkspace,
   confinementError,
   pathComponents,
   resolveExisting,
   WorkspacePathError,
-} from "./workspace_path.ts";
+} from "../policy/index.ts";
 import { isInside } from "../util/path.ts";
 
 const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");

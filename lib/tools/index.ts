@@ -32,10 +32,10 @@ export type {
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
-export { isSecretLikePath } from "./secret_paths.ts";
+export { isSecretLikePath } from "../policy/index.ts";
 export { withRedaction } from "./redacted_tool.ts";
 export { boundDiff } from "./text_diff.ts";
-export { leadingWords, startsWithWords } from "./safe_command.ts";
+export { leadingWords, startsWithWords } from "../policy/index.ts";
 export { McpManager, type McpServerState, type McpStatus, mcpToolName } from "./mcp/index.ts";
 
 export type RegistryOptions = {

@@ -4,7 +4,7 @@ import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
 import { checkUnchanged, type FileVerdict, openGuardedForRead, probeForRead } from "./file_guard.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
-import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "./workspace_path.ts";
+import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../policy/index.ts";
 import { cancelledOutcome, failure } from "./outcome.ts";
 
 type ReadArgs = { path: string; offset?: number; limit?: number };

@@ -25,7 +25,7 @@ import {
   resolveParent,
   verifyDescriptor,
   WorkspacePathError,
-} from "./workspace_path.ts";
+} from "../policy/index.ts";
 import { isInside } from "../util/path.ts";
 
 const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");

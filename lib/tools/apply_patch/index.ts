@@ -8,7 +8,7 @@ import { validateArguments } from "../schema.ts";
 import { unifiedDiff } from "../text_diff.ts";
 import { decodeText, encodeText } from "../text_file.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
-import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../workspace_path.ts";
+import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../../policy/index.ts";
 import { applyPatch, type FinalState } from "./apply.ts";
 import { parsePatch, type PatchHunk } from "./parse.ts";
 

@@ -2,7 +2,7 @@
 // the risk of looking there (a secret-like path asks, as for `read`).
 
 import { relative } from "node:path";
-import { isSecretLikePath } from "../secret_paths.ts";
+import { isSecretLikePath } from "../../policy/index.ts";
 import type { Risk } from "../types.ts";
 import {
   canonicalWorkspace,
@@ -11,7 +11,7 @@ import {
   probePath,
   resolveExisting,
   WorkspacePathError,
-} from "../workspace_path.ts";
+} from "../../policy/index.ts";
 
 /** `path` as given, or the workspace root for undefined, "" and "." */
 export function givenPath(path: string | undefined): string {

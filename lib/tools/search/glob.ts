@@ -6,7 +6,7 @@ import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
-import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
+import { canonicalWorkspace, WorkspacePathError } from "../../policy/index.ts";
 import { checkSearchPath, givenPath, resolveStart } from "./common.ts";
 import { compileGlob, type GlobMatcher } from "./glob_pattern.ts";
 import { walk, yieldToLoop } from "./walk.ts";

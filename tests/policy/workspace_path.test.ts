@@ -8,8 +8,8 @@ import {
   probePath,
   resolveExisting,
   resolveParent,
-} from "../../lib/tools/workspace_path.ts";
-import { makeSandbox, type Sandbox } from "./helpers.ts";
+} from "../../lib/policy/workspace_path.ts";
+import { makeSandbox, type Sandbox } from "../tools/helpers.ts";
 
 describe("checkRelativePath", () => {
   it("refuses empty and absolute paths", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isSecretLikePath, SECRET_PATH_RULES } from "../../lib/tools/secret_paths.ts";
+import { isSecretLikePath, SECRET_PATH_RULES } from "../../lib/policy/secret_paths.ts";
 
 describe("isSecretLikePath", () => {
   it.each([

@@ -3,9 +3,9 @@
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { leadingWords, readOnlyVerdict, startsWithWords } from "../../lib/tools/safe_command.ts";
-import { parseCommandLine } from "../../lib/tools/shell_words.ts";
-import { makeSandbox, type Sandbox } from "./helpers.ts";
+import { leadingWords, readOnlyVerdict, startsWithWords } from "../../lib/policy/safe_command.ts";
+import { parseCommandLine } from "../../lib/policy/shell_words.ts";
+import { makeSandbox, type Sandbox } from "../tools/helpers.ts";
 
 let box: Sandbox;
 beforeEach(() => {
