@@ -122,7 +122,7 @@ export async function serveAcp(
       const session = await openSession(client, params.cwd, params.mcpServers ?? []);
       return { sessionId: session.id, modes: modeState(session.mode) };
     })
-    .onRequest(methods.agent.session.setMode, ({ params }) => {
+    .onRequest(methods.agent.session.setMode, async ({ params }) => {
       const session = sessionOf(params.sessionId);
       if (!isMode(params.modeId)) {
         const known = MODES.map((mode) => mode.id).join(", ");
@@ -131,7 +131,7 @@ export async function serveAcp(
           `unknown mode ${params.modeId} (expected one of ${known})`,
         );
       }
-      session.mode = params.modeId;
+      await session.setMode(params.modeId);
       return {};
     })
     .onRequest(methods.agent.session.prompt, ({ params }) => sessionOf(params.sessionId).prompt(params.prompt))

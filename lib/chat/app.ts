@@ -1,11 +1,9 @@
 // The terminal chat: one engine session through the shared session controller, rendered by the chat view, fed by
 // one prompt source (keys, lines or the demo) chosen here once; approvals are answered with y / n / a (or
 // remembered for the session), and slash commands change the session.
-import { type ApprovalPolicy, configuredApprovalPolicy } from "../config/index.ts";
+import { type ApprovalMode as ApprovalPolicy, isApprovalMode, unknownModeMessage } from "../policy/index.ts";
 import type { Attachment } from "../protocol/index.ts";
 import {
-  alwaysScope,
-  ApprovalMemory,
   type ClientEvent,
   type ClientFlags,
   createStyle,
@@ -17,6 +15,7 @@ import {
   type Paint,
   type PendingApproval,
   type PreparedOptions,
+  rememberedText,
   retryText,
   SessionController,
   type Style,
@@ -26,7 +25,7 @@ import { type DemoPacing, DemoPrompts } from "./demo_prompts.ts";
 import { DEFAULT_HISTORY_LIMITS, type HistoryLimits, loadHistory, saveHistory } from "./history_file.ts";
 import { KeyPrompts } from "./key_prompts.ts";
 import { LinePrompts } from "./line_prompts.ts";
-import { type ChatControls, CONTINUATION, PROMPT, type PromptSource } from "./prompt_source.ts";
+import { type ApprovalAnswer, type ChatControls, CONTINUATION, PROMPT, type PromptSource } from "./prompt_source.ts";
 import { pickerRows, pickSession, replayRows, type StoredSessionRow } from "./session_picker.ts";
 import { helpText, parseSlash, pastedPath } from "./slash.ts";
 import { mcpLines, type McpStatusEvent } from "./mcp_view.ts";
@@ -55,8 +54,6 @@ export type ChatSetup = {
 
 type StartRequest = { resume?: string; continue?: boolean };
 
-const POLICIES: ApprovalPolicy[] = ["on-risk", "always", "never"];
-
 function chooseSource(setup: ChatSetup, style: Style): PromptSource {
   const { terminal } = setup;
   const keys = terminal.interactive ? terminal : undefined;
@@ -69,7 +66,6 @@ export class ChatApp implements ChatControls {
   readonly #setup: ChatSetup;
   readonly #view: ChatView;
   readonly #source: PromptSource;
-  readonly #memory = new ApprovalMemory();
   #prepared: PreparedOptions | undefined;
   #flags: ClientFlags;
   #historyLimits: HistoryLimits = DEFAULT_HISTORY_LIMITS;
@@ -211,14 +207,19 @@ export class ChatApp implements ChatControls {
     return true;
   }
 
-  answer(answer: "y" | "n" | "a"): void {
+  answer(answer: ApprovalAnswer): void {
     const s = this.style;
     const approved = answer !== "n";
-    const pending = this.controller.answer(approved);
+    // "keep" without a rule to keep (the engine offered none) is "always for this session".
+    const keep = answer === "k" && this.controller.asking?.rule !== undefined;
+    const remember = keep ? "always" : answer === "a" || answer === "k" ? "session" : undefined;
+    const pending = this.controller.answer(approved, remember);
     if (!pending) return;
-    if (answer === "a") this.#memory.remember(pending.name, pending.args);
-    const always = `approved (a${alwaysScope(pending.name, pending.args)})`;
-    const label = answer === "a" ? s.green(always) : approved ? s.green("approved") : s.red("denied");
+    const label = remember !== undefined
+      ? s.green(`approved (${rememberedText(pending, remember)})`)
+      : approved
+      ? s.green("approved")
+      : s.red("denied");
     this.render([`${this.indentOf(pending.callId)}  ${label}`]);
     const next = this.controller.asking;
     if (next) this.#source.ask(next);
@@ -443,13 +444,7 @@ export class ChatApp implements ChatControls {
   #decide(approval: PendingApproval): boolean | undefined {
     if (this.#closing) return undefined;
     const decided = this.#source.decide(approval);
-    if (decided !== undefined) return decided;
-    if (!this.#memory.allows(approval.name, approval.args)) return undefined;
-    const s = this.style;
-    this.render([
-      `${this.indentOf(approval.callId)}  ${s.green("approved")} ${s.dim("(always allowed for this session)")}`,
-    ]);
-    return true;
+    return decided;
   }
 
   #ask(approval: PendingApproval): void {
@@ -518,7 +513,6 @@ export class ChatApp implements ChatControls {
           note(["cancel the running turn before clearing (Esc)"]);
           return false;
         }
-        this.#memory.clear();
         await this.controller.clear();
         return false;
       case "resume":
@@ -532,18 +526,14 @@ export class ChatApp implements ChatControls {
         return this.#configure({ model: argument }, { ...this.#flags, model: argument }, `model ${argument}`);
       case "approvals":
         if (argument === "") {
-          const size = this.#memory.size;
-          note([
-            await this.#policyLine(),
-            `always-allowed for this session: ${size} tool call${size === 1 ? "" : "s"}`,
-          ]);
+          note(this.#policyLines());
           return false;
         }
-        if (!POLICIES.includes(argument as ApprovalPolicy)) {
-          note([`unknown approval policy ${argument}; use on-risk, always or never`]);
+        if (!isApprovalMode(argument)) {
+          note([unknownModeMessage(argument)]);
           return false;
         }
-        return this.#setPolicy(argument as ApprovalPolicy);
+        return this.#setPolicy(argument);
       default:
         this.render([
           `${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`,
@@ -564,17 +554,22 @@ export class ChatApp implements ChatControls {
     return ended;
   }
 
-  /** `approval policy: on-risk (project file /w/.scv/config.toml)`: the policy in force and where it came from. */
-  async #policyLine(): Promise<string> {
-    if (this.#policySetHere) return `approval policy: ${this.#flags.approvalPolicy} (set with /approvals in this chat)`;
-    const options = this.#prepared?.options;
-    if (!options) return `approval policy: ${this.#flags.approvalPolicy ?? "on-risk"} (the session is not running)`;
-    try {
-      const { policy, origin } = await configuredApprovalPolicy(options, this.#setup.cwd);
-      return `approval policy: ${policy} (${origin})`;
-    } catch (error) {
-      return `approval policy: unknown (the configuration cannot be read: ${(error as Error).message})`;
-    }
+  /**
+   * `approval policy: on-risk (project file /w/.scv/config.toml)` and the rules in force, each with its origin: what
+   * the engine reported in `session.started` or `session.configured`.
+   */
+  #policyLines(): string[] {
+    if (this.#policySetHere)
+      return [`approval policy: ${this.#flags.approvalPolicy} (set with /approvals in this chat)`];
+    const policy = this.controller.session?.policy;
+    if (!policy) return [`approval policy: ${this.#flags.approvalPolicy ?? "on-risk"} (the session is not running)`];
+    const origin = policy.mode_origin === "session.configure" ? "set with /approvals in this chat" : policy.mode_origin;
+    return [
+      `approval policy: ${policy.mode} (${origin})`,
+      ...(policy.rules.length === 0
+        ? ["permission rules: none ([permissions] in the configuration adds them)"]
+        : policy.rules.map((rule) => `${rule.list} ${rule.rule} (${rule.origin})`)),
+    ];
   }
 
   // `/resume [ID]` (no id: the picker) and `/fork` (a copy of this session, which then goes on in the copy).
@@ -602,7 +597,6 @@ export class ChatApp implements ChatControls {
     }
     const previous = this.controller.session?.session_id;
     await this.#stopEngine();
-    this.#memory.clear();
     if (await this.#startEngine({ resume: id })) return false;
     // An unknown id: go back to the session we were in.
     if (previous !== undefined && (await this.#startEngine({ resume: previous }))) return false;

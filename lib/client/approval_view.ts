@@ -1,8 +1,9 @@
 // How an approval shows what it approves: the whole bash command (from the proposed arguments, not the cut
 // summary) or summary, with control and bidirectional-override characters made visible instead of stripped or
 // obeyed, and a file change's unified diff coloured (+ green, - red), its first page inline and the rest paged.
+import type { PendingApproval } from "./controller.ts";
 import type { Style } from "./style.ts";
-import { displayWidth } from "./style.ts";
+import { displayWidth, stripControls } from "./style.ts";
 
 /** Diff rows shown with the question; `v` shows the next page of this many. */
 export const DIFF_PAGE_ROWS = 20;
@@ -43,6 +44,25 @@ export function revealControls(text: string): string {
     else out += char;
   }
   return out;
+}
+
+/**
+ * What "always" covers, as the question says it after "[a]". The rule it allows (the engine's `rule`, else this
+ * exact call) is shown above the question.
+ */
+export function alwaysScope(_approval: Pick<PendingApproval, "rule">): string {
+  return "lways for this session";
+}
+
+/** What "keep" does, as the question says it after "[k]": only offered when the engine names a rule. */
+export function keepScope(approval: Pick<PendingApproval, "rule">): string | undefined {
+  return approval.rule === undefined ? undefined : "eep for good";
+}
+
+/** What an approved answer that remembers says: `always for this session: bash(npm test)`. */
+export function rememberedText(approval: Pick<PendingApproval, "rule">, remember: "session" | "always"): string {
+  const what = approval.rule === undefined ? "" : `: ${stripControls(approval.rule)}`;
+  return remember === "always" ? `kept for good in the user config${what}` : `always for this session${what}`;
 }
 
 /** Hard-wraps each line of `text` to `columns` (never cutting a line short: everything stays visible). */

@@ -1,7 +1,6 @@
 // The protocol client that chat, exec and acp share: the in-process engine, the session controller (turn state and
-// approval questions), the "always for this session" approval memory, session options (with the offline replay
-// provider), and the rendering of events as rows.
-export { alwaysScope, approvalKey, ApprovalMemory } from "./approval_memory.ts";
+// approval questions), session options (with the offline replay provider), and the rendering of events as rows.
+// What runs and what asks is the engine's decision (lib/policy); a client only shows questions and sends answers.
 export { type ControllerHooks, type PendingApproval, SessionController, type TurnState } from "./controller.ts";
 export {
   type ClientEvent,
@@ -37,4 +36,4 @@ export {
 } from "./style.ts";
 export { outputText, summarizeArguments } from "./tool_display.ts";
 export { formatUsage, Transcript } from "./transcript.ts";
-export { revealControls } from "./approval_view.ts";
+export { alwaysScope, keepScope, rememberedText, revealControls } from "./approval_view.ts";

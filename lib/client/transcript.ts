@@ -150,6 +150,15 @@ export class Transcript {
           `${pad}${s.yellow("?")} ${s.bold(`Approve ${event.name}`)} ${s.yellow(`(${event.risk} risk)`)}`,
           ...wrapAll(text, columns).map((line) => `${pad}  ${line}`),
         ];
+        // What the engine says decided to ask, and the rule "always" and "keep" would allow.
+        if (typeof raw.reason === "string") {
+          rows.push(
+            ...wrapAll(`asked because ${revealControls(raw.reason)}`, columns).map((line) => `${pad}  ${s.dim(line)}`),
+          );
+        }
+        if (typeof raw.rule === "string") {
+          rows.push(`${pad}  ${s.dim(`always / keep allow: ${revealControls(raw.rule)}`)}`);
+        }
         if (typeof raw.diff === "string" && raw.diff !== "") {
           const diff = diffRows(raw.diff, columns, s).map((row) => `${pad}  ${row}`);
           rows.push(...diff.slice(0, DIFF_PAGE_ROWS));

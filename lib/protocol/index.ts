@@ -9,12 +9,15 @@ export {
   parseClientMessage,
   type ParseResult,
   type PeerInfo,
+  type Remember,
 } from "./client.ts";
 export {
   type ErrorCode,
   type EventOf,
   events,
   MESSAGES,
+  type PolicyInForce,
+  type PolicyRule,
   PROTOCOL_VERSION,
   type QueueEntry,
   type ReplayTurn,

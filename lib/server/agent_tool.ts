@@ -95,6 +95,7 @@ function agentTool(options: AgentToolOptions, childDepth: number, risk: Risk, ch
       const cwd = typeof fields.cwd === "string" && fields.cwd.trim() !== "" ? fields.cwd : undefined;
       return {
         risk,
+        access: { effect: "delegate" },
         summary: `Delegate to a sub-agent (depth ${childDepth}, may ${describeRisk(risk)})${cwd ? ` in ${cwd}` : ""}: ${
           firstLine(prompt)
         }`,

@@ -2,10 +2,10 @@
 // declare (name, description, one JSON Schema) → prepare (validate, risk, summary) → run.
 
 import type { ResolvedConfig } from "../config/index.ts";
+import type { DeclaredAccess, Risk } from "../policy/index.ts";
 import type { FunctionToolSchema } from "../provider/index.ts";
 
-/** How dangerous a call is; the approval gate decides from it (spec §6.5). */
-export type Risk = "read_only" | "filesystem" | "process" | "network";
+export type { DeclaredAccess, Risk };
 
 /** `tool.completed.error`, present exactly when `success` is false (spec §4). */
 export type ToolErrorCode =
@@ -47,8 +47,11 @@ export type ToolContext = {
     call: { call_id: string; name: string; arguments: unknown },
     prepared: PreparedCall,
     signal: AbortSignal,
-  ): Promise<boolean>;
+  ): Promise<ApprovalAnswer>;
 };
+
+/** The gate's answer: run the call, or not (with the reason policy gave, when it was not the user's "no"). */
+export type ApprovalAnswer = boolean | { denied: string };
 
 export type NestedCallRequest = {
   /** The nested call's own id suffix: `tool-1`, `tool-2`, … per cell; the call_id is `<exec call_id>:<suffix>`. */
@@ -71,7 +74,10 @@ export type NestedCalls = {
 
 /** A validated call: what the approval gate shows, and how to run it once approved. */
 export type PreparedCall = {
+  /** How dangerous the call is by itself: the modes decide from it when no rule does. */
   risk: Risk;
+  /** What the call touches (paths, command, domain, MCP server): the permission rules match against it. */
+  access: DeclaredAccess;
   /** One line for the approval prompt. */
   summary: string;
   /**

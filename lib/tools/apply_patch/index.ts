@@ -8,6 +8,7 @@ import { validateArguments } from "../schema.ts";
 import { unifiedDiff } from "../text_diff.ts";
 import { decodeText, encodeText } from "../text_file.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
+import { touchedPaths } from "../touched_paths.ts";
 import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../../policy/index.ts";
 import { applyPatch, type FinalState } from "./apply.ts";
 import { parsePatch, type PatchHunk } from "./parse.ts";
@@ -54,10 +55,13 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       const parsed = parsePatch(checked.value.input);
       if (!parsed.ok) return { error: parsed.error };
       const hunks = parsed.hunks;
+      const writes: string[] = [];
       for (const path of hunkPaths(hunks)) {
         const shape = checkRelativePath(path);
         if (shape !== undefined) return { error: `apply_patch ${path}: ${shape}` };
-        if (probePath(context.workspace, path).escaped) {
+        const probe = probePath(context.workspace, path);
+        writes.push(...touchedPaths(path, probe.resolvedRelative));
+        if (probe.escaped) {
           return {
             error:
               confinementError("apply_patch", path, new WorkspacePathError("resolves outside the workspace")).message,
@@ -66,6 +70,7 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       }
       return {
         risk: "filesystem",
+        access: { effect: "edit", writes: [...new Set(writes)] },
         summary: `Apply a patch: ${hunks.map(describeHunk).join(", ")}`,
         preview: async (runContext) => {
           const computed = await compute(hunks, settings, runContext.workspace, runContext.config).catch(() =>

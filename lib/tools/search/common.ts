@@ -3,7 +3,8 @@
 
 import { relative } from "node:path";
 import { isSecretLikePath } from "../../policy/index.ts";
-import type { Risk } from "../types.ts";
+import type { DeclaredAccess, Risk } from "../types.ts";
+import { touchedPaths } from "../touched_paths.ts";
 import {
   canonicalWorkspace,
   checkRelativePath,
@@ -19,7 +20,11 @@ export function givenPath(path: string | undefined): string {
 }
 
 /** The shape and confinement checks of `prepare`: an error message, or the risk of reading there. */
-export function checkSearchPath(tool: string, workspace: string, path: string): { error: string } | { risk: Risk } {
+export function checkSearchPath(
+  tool: string,
+  workspace: string,
+  path: string,
+): { error: string } | { risk: Risk; access: DeclaredAccess } {
   if (path !== ".") {
     const shape = checkRelativePath(path);
     if (shape !== undefined) return { error: shape };
@@ -28,7 +33,10 @@ export function checkSearchPath(tool: string, workspace: string, path: string): 
   if (probe.escaped)
     return { error: confinementError(tool, path, new WorkspacePathError("resolves outside the workspace")).message };
   const secret = path !== "." && (isSecretLikePath(path) || isSecretLikePath(probe.resolvedRelative));
-  return { risk: secret ? "filesystem" : "read_only" };
+  return {
+    risk: secret ? "filesystem" : "read_only",
+    access: { effect: "read", reads: touchedPaths(path, probe.resolvedRelative) },
+  };
 }
 
 /** The real, workspace-relative form of an existing `path` ("" for the root); throws WorkspacePathError. */

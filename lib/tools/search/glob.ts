@@ -47,6 +47,7 @@ export function createGlobTool(): Tool {
       if ("error" in check) return check;
       return {
         risk: check.risk,
+        access: check.access,
         summary: `Find files matching ${pattern}${path === "." ? "" : ` in ${path}`}`,
         run: (runContext) => runGlob(matcher, path, runContext),
       };

@@ -77,6 +77,7 @@ export function createGrepTool(): Tool {
       if ("error" in check) return check;
       return {
         risk: check.risk,
+        access: check.access,
         summary: `Search ${path === "." ? "the workspace" : path} for /${value.pattern}/${
           value.ignore_case === true ? "i" : ""
         }${value.glob === undefined ? "" : ` in ${value.glob}`}`,

@@ -46,6 +46,7 @@ export function createListTool(): Tool {
       const depth = checked.value.depth ?? 2;
       return {
         risk: check.risk,
+        access: check.access,
         summary: `List ${path === "." ? "the workspace" : path} (depth ${depth})`,
         run: (runContext) => runList(path, depth, runContext),
       };
