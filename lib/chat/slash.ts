@@ -1,4 +1,5 @@
 // Slash commands typed at the chat prompt.
+import { modeList } from "../policy/index.ts";
 
 export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: string }> = [
   { name: "help", usage: "/help", help: "show the commands and keys" },
@@ -9,7 +10,7 @@ export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: 
   {
     name: "approvals",
     usage: "/approvals [policy]",
-    help: "show the approval policy, or switch: on-risk, always, never",
+    help: `show the approval policy and rules, or switch: ${modeList()}`,
   },
   { name: "image", usage: "/image PATH", help: "attach an image to your next prompt (or paste its path)" },
   { name: "mcp", usage: "/mcp", help: "list the MCP servers, their state and tools" },
@@ -34,7 +35,7 @@ export function helpText(): string[] {
     ...SLASH_COMMANDS.map((command) => `  ${command.usage.padEnd(20)} ${command.help}`),
     "Keys: Enter sends · Ctrl-J adds a line · Up/Down browse history · Ctrl-R searches it",
     "      Tab completes a /command · Esc or Ctrl-C cancels a turn · Ctrl-C twice or Ctrl-D exits",
-    "      an approval takes y, yes, n, no, a or always, then Enter",
+    "      an approval takes y, yes, n, no, a or always (this session), k or keep (for good), then Enter",
   ];
 }
 
