@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
+import { useCliHarness } from "../support/cli_harness.ts";
 
 const harness = useServerHarness();
 
@@ -279,5 +280,26 @@ describe("modes", () => {
     client.send({ type: "session.configure", request_id: "c3", session_id: client.sessionId, approval_policy: "yolo" });
     expect((await client.next(["error"])).message).toContain('unknown approval_policy "yolo"');
     await client.finish();
+  });
+});
+
+describe("scv exec", () => {
+  const cli = useCliHarness();
+
+  it("runs what a rule allows without --yes, and denies what would ask", async () => {
+    await cli.sandbox.writeUserConfig('[permissions]\nallow = ["bash(touch allowed.txt)"]\n');
+    cli.provider.push(
+      toolCallResponse([
+        { call_id: "b1", name: "bash", arguments: { command: "touch allowed.txt" } },
+        { call_id: "b2", name: "bash", arguments: { command: "touch other.txt" } },
+      ]),
+      textResponse(["done"]),
+    );
+    const result = await cli.start(["exec", "make them"]).done;
+    expect(result.code).toBe(0);
+    expect(existsSync(path.join(cli.sandbox.workspace, "allowed.txt"))).toBe(true);
+    expect(existsSync(path.join(cli.sandbox.workspace, "other.txt"))).toBe(false);
+    expect(result.stderr).toContain("denied (no --yes; scv exec cannot ask): bash");
+    expect(result.stderr).not.toContain("touch allowed.txt");
   });
 });
