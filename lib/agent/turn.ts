@@ -56,6 +56,8 @@ export type TurnInput = {
   instructions: string;
   signal: AbortSignal;
   sink: TurnSink;
+  /** Whether policy denies `tool` reading the workspace-relative `path` (search tools skip such paths). */
+  hides?(tool: string, path: string): boolean;
   /** Classifies a sink error that is not a cancellation (e.g. an event over the frame limit). */
   classify?(error: unknown): { code: TurnFailureCode; message: string } | undefined;
 };
@@ -216,6 +218,7 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
     workspace: input.workspace,
     config: input.config,
     signal: callSignal,
+    ...(input.hides === undefined ? {} : { hides: input.hides }),
     progress: progress.push,
     nested: nestedCalls(input, call, callSignal),
     approve: (nestedCall, nestedPrepared, approveSignal) => sink.approve(nestedCall, nestedPrepared, approveSignal),

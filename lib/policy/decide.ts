@@ -130,6 +130,12 @@ function touchesSecret(access: Access): boolean {
   return [...(access.reads ?? []), ...(access.writes ?? [])].some(isSecretLikePath);
 }
 
+/** Whether a deny rule forbids `tool` to read the workspace-relative `path` (search tools leave such paths out). */
+export function readDenied(rules: RuleSet, tool: string, path: string): boolean {
+  const access: Access = { tool, risk: "read_only", effect: "read", reads: [path] };
+  return rules.deny.some((rule) => rule.matcher.kind === "path" && touches(rule, access));
+}
+
 /** Whether `rule` is about this tool at all. */
 function concerns(rule: PlacedRule, access: Access): boolean {
   const matcher = rule.matcher;

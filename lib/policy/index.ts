@@ -20,6 +20,7 @@ export {
   type Opinion,
   PLAN_MODE_REFUSAL,
   type PolicyState,
+  readDenied,
   type Verdict,
 } from "./decide.ts";
 export { SESSION_ORIGIN, SessionGrants } from "./grants.ts";

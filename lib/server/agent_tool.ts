@@ -159,6 +159,7 @@ async function runSubAgent(
     instructions,
     signal: context.signal,
     sink,
+    ...(context.hides === undefined ? {} : { hides: context.hides }),
   });
   if (outcome.kind === "cancelled") {
     return {

@@ -7,6 +7,7 @@ import {
   callKey,
   decide,
   isApprovalMode,
+  readDenied,
   SessionGrants,
   suggestRule,
   unknownModeMessage,
@@ -394,6 +395,7 @@ export class Session {
           : this.parts.instructions,
         signal: controller.signal,
         sink,
+        hides: (tool, path) => readDenied(this.#parts.policy.rules, tool, path),
         classify: (error) =>
           error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
       });

@@ -32,6 +32,11 @@ export type ToolContext = {
   config: ResolvedConfig;
   /** Aborts when the turn is cancelled; `run` then resolves with `error: "cancelled"`. */
   signal: AbortSignal;
+  /**
+   * True for a workspace-relative path a deny rule forbids `tool` to read: grep, glob and list leave it out (and
+   * do not enter such a folder), so `read(secrets/**)` also covers what a search of the whole workspace would find.
+   */
+  hides?(tool: string, path: string): boolean;
   /** Display-only progress text (`tool.progress`); the tool already rate-limits it. */
   progress(text: string): void;
   /**

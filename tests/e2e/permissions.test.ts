@@ -148,6 +148,28 @@ describe("deny rules", () => {
     await client.finish();
   });
 
+  it("keeps a denied folder out of searches of the whole workspace", async () => {
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(inWorkspace("private"));
+    await writeFile(inWorkspace("private/key.txt"), "token-4f2a in private\n");
+    await writeFile(inWorkspace("notes.txt"), "token-4f2a in notes\n");
+    const client = await harness.startServer(
+      calls(
+        { call_id: "g1", name: "grep", arguments: { pattern: "token-4f2a" } },
+        { call_id: "l1", name: "list", arguments: {} },
+        { call_id: "f1", name: "glob", arguments: { pattern: "**/*.txt" } },
+        { call_id: "r1", name: "read", arguments: { path: "private/key.txt" } },
+      ),
+      { toml: '[permissions]\ndeny = ["read(private)"]\n' },
+    );
+    const events = await runTurn(client);
+    expect(asked(events)).toEqual([]);
+    expect(completed(events, "g1")!.output).toContain("notes.txt");
+    for (const id of ["g1", "l1", "f1"]) expect(completed(events, id)!.output).not.toContain("private");
+    expect(completed(events, "r1")).toMatchObject({ success: false, error: "denied" });
+    await client.finish();
+  });
+
   it("refuses a workspace file that tries to allow, naming the file", async () => {
     const project = await harness.sandbox.writeProjectConfig('[permissions]\nallow = ["bash"]\n');
     const provider = await harness.startProvider([]);

@@ -75,7 +75,11 @@ async function runGlob(matcher: GlobMatcher, path: string, context: ToolContext)
   let total = 0;
   let last = Date.now();
   const offset = base === "" ? 0 : base.length + 1;
-  for (const entry of walk(workspace, start)) {
+  for (
+    const entry of walk(workspace, start, {
+      ...(context.hides ? { skip: (path: string) => context.hides!("glob", path) } : {}),
+    })
+  ) {
     if (entry.kind !== "directory" && matcher.test(entry.path.slice(offset))) {
       total += 1;
       if (found.length < GLOB_MAX_RESULTS) found.push(entry.path);

@@ -164,7 +164,11 @@ async function runGrep(plan: GrepPlan, context: ToolContext): Promise<ToolOutcom
     searchFile(start);
   } else {
     let last = Date.now();
-    for (const entry of walk(workspace, start)) {
+    for (
+      const entry of walk(workspace, start, {
+        ...(context.hides ? { skip: (path: string) => context.hides!("grep", path) } : {}),
+      })
+    ) {
       if (entry.kind === "file") searchFile(entry.path);
       if (Date.now() - last > YIELD_EVERY_MS) {
         await yieldToLoop();

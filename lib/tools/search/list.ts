@@ -67,7 +67,12 @@ async function runList(path: string, depth: number, context: ToolContext): Promi
   const rows: string[] = [];
   let total = 0;
   let last = Date.now();
-  for (const entry of walk(workspace, start, { maxDepth: depth })) {
+  for (
+    const entry of walk(workspace, start, {
+      maxDepth: depth,
+      ...(context.hides ? { skip: (path: string) => context.hides!("list", path) } : {}),
+    })
+  ) {
     total += 1;
     if (rows.length < LIST_MAX_ENTRIES) rows.push(entry.kind === "directory" ? `${entry.path}/` : entry.path);
     if (Date.now() - last > 20) {

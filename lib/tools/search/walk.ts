@@ -22,6 +22,8 @@ export type WalkOptions = {
   maxDepth?: number;
   /** Called for each folder before it is entered; false skips it (glob prunes folders its pattern cannot reach). */
   enter?: (path: string) => boolean;
+  /** Paths left out entirely, folders not entered: what a deny rule forbids this tool to read. */
+  skip?: (path: string) => boolean;
 };
 
 /** Entries under `start` (workspace-relative, "" for the root; a real folder already checked to be inside). */
@@ -72,6 +74,7 @@ function* walkDir(
       ? "symlink"
       : "other";
     if (isIgnored(levels, path, kind === "directory")) continue;
+    if (options.skip?.(path)) continue;
     yield { path, kind, depth };
     if (kind !== "directory") continue;
     if (options.maxDepth !== undefined && depth >= options.maxDepth) continue;
