@@ -24,6 +24,7 @@ import {
   MESSAGES,
   type PolicyInForce,
   type Remember,
+  type ServerEvent,
   type SessionScope,
   type TurnScope,
 } from "../protocol/index.ts";
@@ -463,7 +464,7 @@ export class Session {
 
   #sink(scope: TurnScope, signal: AbortSignal): TurnSink {
     const writer = this.#writer;
-    const write = (event: Record<string, unknown>) => writer.turn(event, signal);
+    const write = (event: ServerEvent) => writer.turn(event, signal);
     return {
       delta: (text) => write(events.assistantDelta(scope, text)),
       reasoningDelta: (text) => write(events.reasoningDelta(scope, text)),
