@@ -21,7 +21,7 @@ import { VERSION } from "../version.ts";
 import { sessionMcpServers } from "./mcp_servers.ts";
 import { isMode, MODES, modeState } from "./modes.ts";
 import { AcpSession } from "./session.ts";
-import { listSessions, replayUpdates, storedSession } from "./stored.ts";
+import { findStored, listSessions, replayUpdates } from "./stored.ts";
 
 export type AcpFeatures = {
   /**
@@ -151,7 +151,7 @@ export async function serveAcp(
       .onRequest(methods.agent.session.list, ({ params }) => listSessions(options, log, params.cwd, params.cursor))
       .onRequest(methods.agent.session.load, async ({ params, client }) => {
         await checkCwd(params.cwd);
-        storedSession(options, params.sessionId, await realpath(params.cwd));
+        await findStored(options, log, params.sessionId, await realpath(params.cwd));
         // One engine per session id: a second load while the first is starting would leave one nobody closes.
         if (sessions.has(params.sessionId) || loading.has(params.sessionId)) {
           throw RequestError.invalidRequest(
@@ -167,8 +167,7 @@ export async function serveAcp(
           loading.delete(params.sessionId);
         }
         // The journal as the engine resumed it: what the next prompt continues from, sent before the answer.
-        const { history } = storedSession(options, session.id, session.cwd);
-        await session.replay(replayUpdates(history, session.cwd));
+        await session.replay(replayUpdates(await session.storedTurns, session.cwd));
         return { modes: modeState(session.mode) };
       });
   }

@@ -18,6 +18,7 @@ import {
   type SessionRequest,
 } from "../client/index.ts";
 import { type ApprovalMode, isApprovalMode } from "../policy/index.ts";
+import type { ReplayTurn } from "../protocol/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 import type { Logger } from "../util/log.ts";
 import { promptContent } from "./prompt_content.ts";
@@ -55,6 +56,9 @@ export class AcpSession {
   /** The context window the engine budgets with (`usage_update.size`). */
   #contextTokens = 0;
   #turnStarted = false;
+  /** A resumed session's conversation, as the engine's `session.replay` carries it. */
+  #resolveStored!: (turns: ReplayTurn[]) => void;
+  readonly storedTurns: Promise<ReplayTurn[]> = new Promise((resolve) => (this.#resolveStored = resolve));
 
   private constructor(cwd: string, client: AgentContext, log: Logger) {
     this.#cwd = cwd;
@@ -173,6 +177,12 @@ export class AcpSession {
 
   #onEvent(event: ClientEvent): void {
     switch (event.type) {
+      case "session.replay":
+        this.#resolveStored(event.turns);
+        break;
+      case "engine.closed":
+        this.#resolveStored([]);
+        break;
       case "turn.started":
         this.#turnStarted = true;
         // Cancelled between session/prompt and the turn's start: cancel it now that it has an id.

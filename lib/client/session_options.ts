@@ -1,6 +1,6 @@
 // Builds the engine's ServerOptions for `scv chat` and `scv exec`, starting the replay provider when a
 // recorded script is given (`--fake-responses FILE` or SCV_FAKE_RESPONSES) with a placeholder credential.
-import type { ApprovalPolicy } from "../config/index.ts";
+import type { ApprovalMode as ApprovalPolicy } from "../policy/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 import { loadReplayScript, type ReplayScript, type ReplayServer, startReplayServer } from "./replay.ts";
 import { replaySessionOptions } from "./replay_session.ts";

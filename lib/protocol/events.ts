@@ -45,7 +45,14 @@ export type StoredSession = {
 export type ReplayTurn = {
   prompt: string;
   answer: string;
-  tools: { name: string; success: boolean }[];
+  tools: {
+    name: string;
+    success: boolean;
+    /** The call's id, its arguments (left out when large) and its output (cut): enough for a client to redraw it. */
+    call_id?: string;
+    arguments?: unknown;
+    output?: string;
+  }[];
   status: "completed" | "failed" | "cancelled" | "interrupted";
 };
 
@@ -407,7 +414,14 @@ function replayTurn(turn: ReplayTurn): ReplayTurn {
   return {
     prompt: turn.prompt,
     answer: turn.answer,
-    tools: turn.tools.map((tool) => ({ name: tool.name, success: tool.success })),
+    // Additive (issue 28): `call_id`, `arguments` and `output` let a client redraw the calls (`scv acp`'s load).
+    tools: turn.tools.map((tool) => ({
+      name: tool.name,
+      success: tool.success,
+      ...(tool.call_id === undefined ? {} : { call_id: tool.call_id }),
+      ...(tool.arguments === undefined ? {} : { arguments: tool.arguments }),
+      ...(tool.output === undefined ? {} : { output: tool.output }),
+    })),
     status: turn.status,
   };
 }

@@ -24,9 +24,9 @@ export const ROOMS: Record<string, readonly string[]> = {
   server: ["agent", "codec", "config", "policy", "protocol", "provider", "sessions", "tools", "util"],
   host: ["codec", "sandbox", "util"],
   // The protocol client and its in-process engine (the one place a client meets the server).
-  client: ["codec", "config", "protocol", "server", "util"],
+  client: ["codec", "policy", "protocol", "server", "util"],
   chat: ["client", "policy", "protocol", "util"],
-  acp: ["client", "config", "policy", "protocol", "provider", "server", "sessions", "util"],
+  acp: ["client", "config", "policy", "protocol", "provider", "server", "util"],
   cli: ["acp", "chat", "client", "config", "host", "protocol", "sandbox", "server", "sessions", "tools", "util"],
 };
 
