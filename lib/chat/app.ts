@@ -1,14 +1,12 @@
 // The terminal chat: one engine session through the shared session controller, rendered by the chat view, fed by
 // one prompt source (keys, lines or the demo) chosen here once; approvals are answered with y / n / a (or
 // remembered for the session), and slash commands change the session.
-import { type ApprovalMode as ApprovalPolicy, isApprovalMode, unknownModeMessage } from "../policy/index.ts";
 import type { Attachment } from "../protocol/index.ts";
 import {
   type ClientEvent,
   type ClientFlags,
   createStyle,
   EngineError,
-  formatUsage,
   imageAttachment,
   listStoredSessions,
   NO_SESSION_TO_CONTINUE,
@@ -27,8 +25,9 @@ import { KeyPrompts } from "./key_prompts.ts";
 import { LinePrompts } from "./line_prompts.ts";
 import { type ApprovalAnswer, type ChatControls, CONTINUATION, PROMPT, type PromptSource } from "./prompt_source.ts";
 import { pickerRows, pickSession, replayRows, type StoredSessionRow } from "./session_picker.ts";
-import { helpText, parseSlash, pastedPath } from "./slash.ts";
-import { mcpLines, type McpStatusEvent } from "./mcp_view.ts";
+import { type CommandChat, COMMANDS, findCommand } from "./commands/index.ts";
+import { parseSlash, pastedPath } from "./slash.ts";
+import type { McpStatusEvent } from "./mcp_view.ts";
 import { SPINNER_FRAME_MS } from "./status.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
 
@@ -476,100 +475,43 @@ export class ChatApp implements ChatControls {
   }
 
   async #command(name: string, argument: string): Promise<boolean> {
-    const note = (rows: string[]) => this.note(rows);
-    switch (name) {
-      case "help":
-        note(helpText());
-        return false;
-      case "exit":
-        this.#exit(0);
-        return true;
-      case "image":
-        if (argument === "") {
-          const staged = this.#attachments.map((attachment) => attachment.name).join(", ");
-          note([
-            staged === ""
-              ? "usage: /image PATH (a PNG, JPEG, GIF or WebP file in the workspace)"
-              : `next prompt attaches: ${staged}`,
-          ]);
-          return false;
-        }
-        await this.#stageImage(argument, false);
-        return false;
-      case "mcp":
-        note(mcpLines(this.#mcp));
-        return false;
-      case "usage": {
-        const { lastUsage, totalUsage } = this.#view.transcript;
-        note([
-          `last turn: ${lastUsage ? formatUsage(lastUsage) : "no turn yet"}`,
-          `this chat: ${formatUsage(totalUsage)}`,
-          ...contextWindowLines(this.controller.session?.context_window),
-        ]);
-        return false;
-      }
-      case "clear":
-        if (this.controller.busy) {
-          note(["cancel the running turn before clearing (Esc)"]);
-          return false;
-        }
-        await this.controller.clear();
-        return false;
-      case "resume":
-      case "fork":
-        return this.#switchSession(name, argument);
-      case "model":
-        if (argument === "") {
-          note([`model: ${this.controller.session?.model ?? "unknown"}`]);
-          return false;
-        }
-        return this.#configure({ model: argument }, { ...this.#flags, model: argument }, `model ${argument}`);
-      case "approvals":
-        if (argument === "") {
-          note(this.#policyLines());
-          return false;
-        }
-        if (!isApprovalMode(argument)) {
-          note([unknownModeMessage(argument)]);
-          return false;
-        }
-        return this.#setPolicy(argument);
-      default:
-        this.render([
-          `${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`,
-        ]);
-        return false;
+    const command = findCommand(name);
+    if (command === undefined) {
+      this.render([
+        `${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`,
+      ]);
+      return false;
     }
+    return await command.run(this.#commandChat(), argument);
   }
 
-  async #setPolicy(policy: ApprovalPolicy): Promise<boolean> {
-    const before = this.#flags;
-    const ended = await this.#configure(
-      { approval_policy: policy },
-      { ...this.#flags, approvalPolicy: policy },
-      `approvals ${policy}`,
-    );
-    // #configure replaces the flags only when the engine took the new policy.
-    if (this.#flags !== before) this.#policySetHere = true;
-    return ended;
-  }
-
-  /**
-   * `approval policy: on-risk (project file /w/.scv/config.toml)` and the rules in force, each with its origin: what
-   * the engine reported in `session.started` or `session.configured`.
-   */
-  #policyLines(): string[] {
-    if (this.#policySetHere)
-      return [`approval policy: ${this.#flags.approvalPolicy} (set with /approvals in this chat)`];
-    const policy = this.controller.session?.policy;
-    if (!policy) return [`approval policy: ${this.#flags.approvalPolicy ?? "on-risk"} (the session is not running)`];
-    const origin = policy.mode_origin === "session.configure" ? "set with /approvals in this chat" : policy.mode_origin;
-    return [
-      `approval policy: ${policy.mode} (${origin})`,
-      ...(policy.rules.length === 0
-        ? ["permission rules: none ([permissions] in the configuration adds them)"]
-        : policy.rules.map((rule) => `${rule.list} ${rule.rule} (${rule.origin})`)),
-    ];
+  /** The chat as its slash commands see it (lib/chat/commands/command.ts). */
+  #commandChat(): CommandChat {
+    // deno-lint-ignore no-this-alias
+    const app = this;
+    return {
+      style: this.style,
+      controller: this.controller,
+      commands: COMMANDS,
+      get flags() {
+        return app.#flags;
+      },
+      get policySetHere() {
+        return app.#policySetHere;
+      },
+      set policySetHere(value: boolean) {
+        app.#policySetHere = value;
+      },
+      note: (rows) => this.note(rows),
+      render: (rows) => this.render(rows),
+      exit: (code) => this.#exit(code),
+      stagedImages: () => this.#attachments.map((attachment) => attachment.name ?? attachment.path),
+      stageImage: (path) => this.#stageImage(path, false),
+      mcpStatus: () => this.#mcp,
+      usage: () => ({ last: this.#view.transcript.lastUsage, total: this.#view.transcript.totalUsage }),
+      switchSession: (name, argument) => this.#switchSession(name, argument),
+      configure: (fields, flags, what) => this.#configure(fields, flags, what),
+    };
   }
 
   // `/resume [ID]` (no id: the picker) and `/fork` (a copy of this session, which then goes on in the copy).
@@ -628,20 +570,4 @@ export class ChatApp implements ChatControls {
     this.note([`switched to ${what}${when}; the conversation continues`]);
     return false;
   }
-}
-
-/** `/usage`'s context lines (session.started.context_window, issue 14): the budget's window and where it came from. */
-function contextWindowLines(window: { tokens: number; source: string; warning?: string } | undefined): string[] {
-  if (!window) return [];
-  const sources: Record<string, string> = {
-    config: "[context] max_tokens",
-    default: "the default; the server did not tell",
-    known_model: "known for this model",
-    server: "reported by the server",
-  };
-  const lines = [
-    `context window: ${window.tokens} tokens (${sources[window.source] ?? `reported by ${window.source}`})`,
-  ];
-  if (window.warning) lines.push(`warning: ${window.warning}`);
-  return lines;
 }
