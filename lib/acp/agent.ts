@@ -14,8 +14,8 @@ import {
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
-import { EngineError } from "../client/index.ts";
-import type { ServerOptions } from "../server/index.ts";
+import { EngineError } from "../embed/index.ts";
+import type { ServerOptions } from "../embed/index.ts";
 import type { Logger } from "../util/log.ts";
 import { VERSION } from "../version.ts";
 import { sessionMcpServers } from "./mcp_servers.ts";

@@ -10,16 +10,13 @@ import {
   type SessionUpdate,
   type ToolCallContent,
 } from "@agentclientprotocol/sdk";
-import {
-  type ClientEvent,
-  outputText,
-  type PendingApproval,
-  SessionController,
-  type SessionRequest,
-} from "../client/index.ts";
+import { type ClientEvent } from "../protocol/index.ts";
+import { outputText } from "../render/index.ts";
+import { type PendingApproval, SessionController } from "../client/index.ts";
+import { type SessionRequest } from "../embed/index.ts";
 import { type ApprovalMode, isApprovalMode } from "../policy/index.ts";
 import type { ReplayTurn } from "../protocol/index.ts";
-import type { ServerOptions } from "../server/index.ts";
+import type { ServerOptions } from "../embed/index.ts";
 import type { Logger } from "../util/log.ts";
 import { promptContent } from "./prompt_content.ts";
 import { type TurnOutcome, turnOutcome } from "./stop_reason.ts";

@@ -4,9 +4,10 @@
 // tool_call, tool_call_update and agent_message_chunk notifications.
 import { isAbsolute } from "node:path";
 import { type ListSessionsResponse, RequestError, type SessionUpdate } from "@agentclientprotocol/sdk";
-import { listStoredSessions, outputText } from "../client/index.ts";
+import { listStoredSessions } from "../embed/index.ts";
+import { outputText } from "../render/index.ts";
 import type { EventOf, ReplayTurn } from "../protocol/index.ts";
-import type { ServerOptions } from "../server/index.ts";
+import type { ServerOptions } from "../embed/index.ts";
 import type { Logger } from "../util/log.ts";
 import { toolKind, toolLocations, toolTitle } from "./tool_calls.ts";
 

@@ -2,22 +2,16 @@
 // one prompt source (keys, lines or the demo) chosen here once; approvals are answered with y / n / a (or
 // remembered for the session), and slash commands change the session.
 import type { Attachment } from "../protocol/index.ts";
+import { type ClientEvent } from "../protocol/index.ts";
 import {
-  type ClientEvent,
   type ClientFlags,
-  createStyle,
   EngineError,
-  imageAttachment,
   listStoredSessions,
   NO_SESSION_TO_CONTINUE,
-  type Paint,
-  type PendingApproval,
   type PreparedOptions,
-  rememberedText,
-  retryText,
-  SessionController,
-  type Style,
-} from "../client/index.ts";
+} from "../embed/index.ts";
+import { createStyle, type Paint, rememberedText, retryText, type Style } from "../render/index.ts";
+import { imageAttachment, type PendingApproval, SessionController } from "../client/index.ts";
 import { createLogger, type Logger, silentLogger } from "../util/log.ts";
 import { type DemoPacing, DemoPrompts } from "./demo_prompts.ts";
 import { DEFAULT_HISTORY_LIMITS, type HistoryLimits, loadHistory, saveHistory } from "./history_file.ts";

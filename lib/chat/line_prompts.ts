@@ -2,8 +2,9 @@
 // takes the next line as its answer (y, yes, a or always approve, n or no denies, anything else asks again; the
 // end of input denies), and says that it read it.
 import { createInterface } from "node:readline";
-import type { PendingApproval, Style } from "../client/index.ts";
-import { alwaysScope, keepScope } from "../client/index.ts";
+import type { PendingApproval } from "../client/index.ts";
+import type { Style } from "../render/index.ts";
+import { alwaysScope, keepScope } from "../render/index.ts";
 import { boundedChars } from "../util/text_bounds.ts";
 import { visibleText } from "../util/visible_text.ts";
 import { LineEditor } from "./line_editor.ts";

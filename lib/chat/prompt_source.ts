@@ -1,7 +1,8 @@
 // Where the chat's prompts come from, chosen once when the chat is made: keys typed in a terminal (a line editor
 // in the live region), lines read from a pipe, or the demo's recorded prompts. The chat asks its source for what
 // differs between them and never checks which one it has.
-import type { Paint, PendingApproval, SessionController, Style } from "../client/index.ts";
+import type { Paint, Style } from "../render/index.ts";
+import type { PendingApproval, SessionController } from "../client/index.ts";
 
 export const PROMPT = "› ";
 export const CONTINUATION = "  ";

@@ -1,17 +1,17 @@
 // What the chat shows: committed transcript rows, and in a terminal the live region below them (the tail of the
 // streaming line, running tools' latest progress, the approval question, the prompt and the status line).
-import { alwaysScope, keepScope } from "../client/index.ts";
+import { alwaysScope, keepScope } from "../render/index.ts";
 import {
   displayWidth,
   type Paint,
-  type SessionController,
   stripControls,
   type Style,
   tailAtWidth,
   Transcript,
   truncateText,
   wrapPlain,
-} from "../client/index.ts";
+} from "../render/index.ts";
+import { type SessionController } from "../client/index.ts";
 import type { PromptView } from "./prompt_source.ts";
 import { InlineScreen, type LiveRegion, PlainScreen, type Screen } from "./screen.ts";
 import { formatStatus, TurnActivity } from "./status.ts";

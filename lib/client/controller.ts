@@ -1,10 +1,10 @@
 // The protocol client's state for one session at a time, shared by chat and exec: the engine's lifecycle, the turn
 // that is running (or asked for), and the approval questions waiting for an answer. It never prints: the caller
 // renders each event and answers the questions it is asked.
-import type { Attachment, EventOf, Remember } from "../protocol/index.ts";
+import type { Attachment, ClientEvent, EventOf, Remember } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
-import type { ServerOptions } from "../server/index.ts";
-import { type ClientEvent, type EngineClient, openEngine, type SessionRequest } from "./engine.ts";
+import type { ServerOptions } from "../embed/index.ts";
+import { type EngineClient, openEngine, type SessionRequest } from "../embed/index.ts";
 
 export type PendingApproval = {
   approvalId: string;

@@ -364,6 +364,8 @@ type Builders = typeof events;
 /** Every event the server writes, discriminated by `type`. */
 export type ServerEvent = ReturnType<Builders[keyof Builders]>;
 export type ServerEventType = ServerEvent["type"];
+/** What a client receives: the server's events, and the end of the connection. */
+export type ClientEvent = ServerEvent | { type: "engine.closed" };
 /** The event of one `type`, e.g. `EventOf<"turn.completed">`. */
 export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
 

@@ -12,6 +12,7 @@ export {
   type Remember,
 } from "./client.ts";
 export {
+  type ClientEvent,
   type ErrorCode,
   type EventOf,
   events,

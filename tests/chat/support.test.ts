@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { capHistory, loadHistory, saveHistory } from "../../lib/chat/history_file.ts";
-import { parseReplayScript, type ReplayServer, startReplayServer } from "../../lib/client/replay.ts";
+import { parseReplayScript, type ReplayServer, startReplayServer } from "../../lib/embed/replay.ts";
 import { InlineScreen } from "../../lib/chat/screen.ts";
 import { parseSlash } from "../../lib/chat/slash.ts";
-import { colorEnabled } from "../../lib/client/style.ts";
+import { colorEnabled } from "../../lib/render/style.ts";
 
 describe("slash commands", () => {
   it("parses names and arguments; plain prompts are not commands", () => {

@@ -23,11 +23,29 @@ export const ROOMS: Record<string, readonly string[]> = {
   agent: ["config", "protocol", "provider", "tools", "util"],
   server: ["agent", "codec", "config", "policy", "protocol", "provider", "sessions", "tools", "util"],
   host: ["codec", "sandbox", "util"],
-  // The protocol client and its in-process engine (the one place a client meets the server).
-  client: ["codec", "policy", "protocol", "server", "util"],
-  chat: ["client", "policy", "protocol", "util"],
-  acp: ["client", "config", "policy", "protocol", "provider", "server", "util"],
-  cli: ["acp", "chat", "client", "config", "host", "protocol", "sandbox", "server", "sessions", "tools", "util"],
+  // How a client shows events: no I/O, no engine.
+  render: ["protocol"],
+  // The in-process engine: the one place a client meets the server.
+  embed: ["codec", "policy", "protocol", "server", "util"],
+  // The protocol client: the session controller and attachments.
+  client: ["embed", "protocol", "util"],
+  chat: ["client", "embed", "policy", "protocol", "render", "util"],
+  acp: ["client", "config", "embed", "policy", "protocol", "provider", "render", "util"],
+  cli: [
+    "acp",
+    "chat",
+    "client",
+    "config",
+    "embed",
+    "host",
+    "protocol",
+    "render",
+    "sandbox",
+    "server",
+    "sessions",
+    "tools",
+    "util",
+  ],
 };
 
 const IMPORT = /(?:^(?:import|export)\s[^;]*?\sfrom\s+|\bimport\()\s*"(\.[^"]+)"/gm;
@@ -78,8 +96,9 @@ describe("rooms and the direction of imports", () => {
     expect(circles).toEqual([]);
   });
 
-  it("keeps lib/policy on the ground floor: it imports only lib/util", () => {
+  it("keeps lib/policy on the ground floor, and the server out of every client but through lib/embed", () => {
     expect(ROOMS.policy).toEqual(["util"]);
+    for (const client of ["client", "chat", "acp", "render"]) expect(ROOMS[client]).not.toContain("server");
   });
 
   it("notices an import against the table", () => {

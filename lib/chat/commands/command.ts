@@ -1,6 +1,8 @@
 // A slash command of `scv chat`: one file each in this folder, as gemini-cli keeps its commands. A command does its
 // work through the chat's controls below; it resolves true when the chat should end.
-import type { ClientFlags, SessionController, Style } from "../../client/index.ts";
+import type { ClientFlags } from "../../embed/index.ts";
+import type { SessionController } from "../../client/index.ts";
+import type { Style } from "../../render/index.ts";
 import type { Usage } from "../../protocol/index.ts";
 import type { McpStatusEvent } from "../mcp_view.ts";
 

@@ -1,5 +1,5 @@
 // `/usage`: token usage of the last turn and of this chat, and the context window the engine budgets with.
-import { formatUsage } from "../../client/index.ts";
+import { formatUsage } from "../../render/index.ts";
 import type { SlashCommand } from "./command.ts";
 
 export const usageCommand: SlashCommand = {

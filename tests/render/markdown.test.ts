@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MarkdownRenderer, renderMarkdown } from "../../lib/client/markdown.ts";
-import { createStyle, displayWidth, stripAnsi } from "../../lib/client/style.ts";
+import { MarkdownRenderer, renderMarkdown } from "../../lib/render/markdown.ts";
+import { createStyle, displayWidth, stripAnsi } from "../../lib/render/style.ts";
 
 const plain = createStyle(false);
 const color = createStyle(true);

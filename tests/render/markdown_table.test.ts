@@ -1,9 +1,9 @@
 // Markdown tables drawn as boxes: columns aligned by display width (CJK, emoji), cells wrapped to the terminal,
 // the delimiter row's alignment honoured, inline markup inside cells, and lines that only look like tables.
 import { describe, expect, it } from "vitest";
-import { MarkdownRenderer, renderMarkdown } from "../../lib/client/markdown.ts";
-import { columnWidths, delimiterRow, tableCells } from "../../lib/client/markdown_table.ts";
-import { createStyle, displayWidth, stripAnsi } from "../../lib/client/style.ts";
+import { MarkdownRenderer, renderMarkdown } from "../../lib/render/markdown.ts";
+import { columnWidths, delimiterRow, tableCells } from "../../lib/render/markdown_table.ts";
+import { createStyle, displayWidth, stripAnsi } from "../../lib/render/style.ts";
 
 const plain = createStyle(false);
 const color = createStyle(true);

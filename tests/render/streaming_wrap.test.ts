@@ -2,10 +2,10 @@
 // once, and however the deltas cut the text (mid-word, mid-markup, mid-fence), what is committed in the end is
 // exactly the whole message rendered at once: nothing lost, nothing twice.
 import { describe, expect, it } from "vitest";
-import type { ClientEvent } from "../../lib/client/engine.ts";
-import { renderMarkdown } from "../../lib/client/markdown.ts";
-import { createStyle, displayWidth } from "../../lib/client/style.ts";
-import { Transcript } from "../../lib/client/transcript.ts";
+import type { ClientEvent } from "../../lib/protocol/index.ts";
+import { renderMarkdown } from "../../lib/render/markdown.ts";
+import { createStyle, displayWidth } from "../../lib/render/style.ts";
+import { Transcript } from "../../lib/render/transcript.ts";
 
 const plain = createStyle(false);
 const color = createStyle(true);

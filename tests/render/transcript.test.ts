@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { formatStatus } from "../../lib/chat/status.ts";
-import { createStyle, displayWidth, stripAnsi } from "../../lib/client/style.ts";
-import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/client/tool_display.ts";
-import type { ClientEvent } from "../../lib/client/engine.ts";
-import { addUsage, summaryRows, Transcript } from "../../lib/client/transcript.ts";
+import { createStyle, displayWidth, stripAnsi } from "../../lib/render/style.ts";
+import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/render/tool_display.ts";
+import type { ClientEvent } from "../../lib/protocol/index.ts";
+import { addUsage, summaryRows, Transcript } from "../../lib/render/transcript.ts";
 
 const plain = createStyle(false);
 const T = { request_id: "r", session_id: "s", turn_id: "t" };

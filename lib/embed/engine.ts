@@ -3,18 +3,17 @@
 import { PassThrough } from "node:stream";
 import { MAX_FRAME_BYTES, NdjsonWriter, readNdjson } from "../codec/index.ts";
 import {
+  type ClientEvent,
   type ClientMessage,
   type ClientRequest,
   type EventOf,
   PROTOCOL_VERSION,
-  type ServerEvent,
 } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
 import { type ServeResult, type ServerOptions, serveStdio } from "../server/index.ts";
 import { VERSION } from "../version.ts";
 
 /** What a client sees: the server's events, and the end of the connection. */
-export type ClientEvent = ServerEvent | { type: "engine.closed" };
 
 export type SessionRequest = {
   cwd: string;

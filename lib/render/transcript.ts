@@ -1,7 +1,6 @@
 // Protocol events → display rows. Pure: it keeps only what it needs to format later events (calls in flight,
 // the assistant line being streamed, token usage) and never touches the terminal.
-import type { EventOf, Usage } from "../protocol/index.ts";
-import type { ClientEvent } from "./engine.ts";
+import type { ClientEvent, EventOf, Usage } from "../protocol/index.ts";
 import { MarkdownRenderer } from "./markdown.ts";
 import {
   type Paint,

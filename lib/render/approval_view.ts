@@ -1,7 +1,6 @@
 // How an approval shows what it approves: the whole bash command (from the proposed arguments, not the cut
 // summary) or summary, with control and bidirectional-override characters made visible instead of stripped or
 // obeyed, and a file change's unified diff coloured (+ green, - red), its first page inline and the rest paged.
-import type { PendingApproval } from "./controller.ts";
 import type { Style } from "./style.ts";
 import { displayWidth, stripControls } from "./style.ts";
 
@@ -50,17 +49,17 @@ export function revealControls(text: string): string {
  * What "always" covers, as the question says it after "[a]". The rule it allows (the engine's `rule`, else this
  * exact call) is shown above the question.
  */
-export function alwaysScope(_approval: Pick<PendingApproval, "rule">): string {
+export function alwaysScope(_approval: { rule?: string }): string {
   return "lways for this session";
 }
 
 /** What "keep" does, as the question says it after "[k]": only offered when the engine names a rule. */
-export function keepScope(approval: Pick<PendingApproval, "rule">): string | undefined {
+export function keepScope(approval: { rule?: string }): string | undefined {
   return approval.rule === undefined ? undefined : "eep for good";
 }
 
 /** What an approved answer that remembers says: `always for this session: bash(npm test)`. */
-export function rememberedText(approval: Pick<PendingApproval, "rule">, remember: "session" | "always"): string {
+export function rememberedText(approval: { rule?: string }, remember: "session" | "always"): string {
   const what = approval.rule === undefined ? "" : `: ${stripControls(approval.rule)}`;
   return remember === "always" ? `kept for good in the user config${what}` : `always for this session${what}`;
 }

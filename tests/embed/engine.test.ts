@@ -1,8 +1,8 @@
 // The in-process engine client: real serveStdio over PassThrough streams, real provider code against the fake
 // SSE provider on 127.0.0.1.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EngineClient, EngineError, openEngine } from "../../lib/client/engine.ts";
-import type { ClientEvent } from "../../lib/client/engine.ts";
+import { EngineClient, EngineError, openEngine } from "../../lib/embed/engine.ts";
+import type { ClientEvent } from "../../lib/protocol/index.ts";
 import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider, textResponse } from "../support/fake_provider.ts";

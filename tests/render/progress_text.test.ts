@@ -1,6 +1,6 @@
 // The short texts of a running turn shared by chat's status line and exec's stderr.
 import { describe, expect, it } from "vitest";
-import { formatDelay, formatElapsed, formatTokens, retryText } from "../../lib/client/progress_text.ts";
+import { formatDelay, formatElapsed, formatTokens, retryText } from "../../lib/render/progress_text.ts";
 
 describe("progress texts", () => {
   it("rounds token counts the way the status line shows them", () => {

@@ -1,6 +1,6 @@
 // The one display-width cutter behind truncation, hard wrapping, approval summaries and the live region's tail.
 import { describe, expect, it } from "vitest";
-import { displayWidth, splitAtWidth, tailAtWidth, truncateText, wrapPlain } from "../../lib/client/style.ts";
+import { displayWidth, splitAtWidth, tailAtWidth, truncateText, wrapPlain } from "../../lib/render/style.ts";
 
 describe("splitAtWidth and tailAtWidth", () => {
   it("cut by display columns and never inside a character", () => {

@@ -4,10 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { existsSync } from "node:fs";
-import { type EngineClient, openEngine } from "../../lib/client/engine.ts";
+import { type EngineClient, openEngine } from "../../lib/embed/engine.ts";
 import { prepareDemo } from "../../lib/chat/demo.ts";
-import { type PreparedOptions, prepareOptions } from "../../lib/client/session_options.ts";
-import { REPLAY_PLACEHOLDER_KEY } from "../../lib/client/replay_session.ts";
+import { type PreparedOptions, prepareOptions } from "../../lib/embed/session_options.ts";
+import { REPLAY_PLACEHOLDER_KEY } from "../../lib/embed/replay_session.ts";
 import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 

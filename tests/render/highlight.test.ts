@@ -1,9 +1,9 @@
 // Syntax highlighting of fenced code: the token kinds per language, state carried across lines, and code blocks
 // that keep their text exactly (with or without colour).
 import { describe, expect, it } from "vitest";
-import { highlighterFor, type Token } from "../../lib/client/highlight.ts";
-import { renderMarkdown } from "../../lib/client/markdown.ts";
-import { createStyle, stripAnsi } from "../../lib/client/style.ts";
+import { highlighterFor, type Token } from "../../lib/render/highlight.ts";
+import { renderMarkdown } from "../../lib/render/markdown.ts";
+import { createStyle, stripAnsi } from "../../lib/render/style.ts";
 
 const kinds = (tokens: Token[]) => tokens.filter((t) => t.kind !== "plain").map((t) => [t.kind, t.text]);
 
