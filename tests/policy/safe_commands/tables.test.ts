@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { readOnlyVerdict } from "../../../lib/tools/safe_command.ts";
+import { readOnlyVerdict } from "../../../lib/policy/safe_command.ts";
 import {
   GIT_SUBCOMMANDS,
   type OptionSpec,
   READ_ONLY_PROGRAMS,
   type TableRule,
-} from "../../../lib/tools/safe_commands/index.ts";
+} from "../../../lib/policy/safe_commands/index.ts";
 
 const workspace = mkdtempSync(join(tmpdir(), "scv-tables-"));
 afterAll(() => rmSync(workspace, { recursive: true, force: true }));

@@ -1,8 +1,8 @@
 // The getopt-style splitter on its own: exact and abbreviated long options, `=value` and next-word values,
 // bundles, `--`, and the two short-argument conventions (getopt's and tree's).
 import { describe, expect, it } from "vitest";
-import { optionTable } from "../../../lib/tools/safe_commands/option_table.ts";
-import { parseArguments } from "../../../lib/tools/safe_commands/parse_options.ts";
+import { optionTable } from "../../../lib/policy/safe_commands/option_table.ts";
+import { parseArguments } from "../../../lib/policy/safe_commands/parse_options.ts";
 
 const table = optionTable(`
   -n --lines NUM : number
