@@ -21,7 +21,14 @@ const NO_RAISE: Record<string, readonly string[]> = {
   agent: ["max_steps"],
   session: ["max_history_bytes", "max_messages"],
   context: ["max_tokens", "summary_max_chars"],
-  tools: ["command_timeout_seconds", "max_timeout_seconds", "output_limit_bytes", "max_read_bytes", "max_write_bytes"],
+  tools: [
+    "command_timeout_seconds",
+    "max_timeout_seconds",
+    "output_limit_bytes",
+    "max_read_bytes",
+    "max_write_bytes",
+    "search_timeout_seconds",
+  ],
   protocol: ["max_client_frame_bytes", "max_server_frame_bytes"],
   tui: ["max_transcript_bytes", "max_transcript_items", "max_prompt_history_bytes", "max_prompt_history_items"],
   provider_limits: [

@@ -34,6 +34,8 @@ export const PROFILE_SPEC: KeySpec = {
     reasoning_effort: string,
     image_input: bool,
     edit_tools: string,
+    max_output_tokens: count,
+    thinking_budget_tokens: count,
   },
 };
 
@@ -101,6 +103,7 @@ export const ROOT_SPEC: TableSpec = {
         output_limit_bytes: count,
         max_read_bytes: count,
         max_write_bytes: count,
+        search_timeout_seconds: count,
         code_mode: bool,
         login_shell: bool,
         env_passthrough: { kind: "strings" },

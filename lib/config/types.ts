@@ -5,12 +5,14 @@ import type { ApprovalMode, RuleEntry } from "../policy/index.ts";
 
 /** The approval mode (`tools.approval_policy`); lib/policy/modes.ts holds the one list. */
 export type ApprovalPolicy = ApprovalMode;
-export type WireApi = "responses" | "chat";
+export type WireApi = "responses" | "chat" | "messages";
+/** `openai-compatible` speaks the Responses or Chat Completions wire; `anthropic` speaks the Messages wire. */
+export type ProviderKind = "openai-compatible" | "anthropic";
 export type WebSearchBackend = "off" | "provider" | "searxng" | "brave";
 
 /** One provider profile: `[provider]` or the selected `[providers.<name>]`, defaults filled in. */
 export interface ProviderProfile {
-  kind: "openai-compatible";
+  kind: ProviderKind;
   wire_api: WireApi;
   model: string;
   base_url: string;
@@ -25,6 +27,10 @@ export interface ProviderProfile {
    * on chat), `edit`, `apply_patch` or `both`.
    */
   edit_tools?: EditTools;
+  /** Messages wire: `max_tokens` of each request; unset means a default for the model (lib/provider/claude_models.ts). */
+  max_output_tokens?: number;
+  /** Messages wire: extended thinking with this budget (at least 1024, below `max_output_tokens`); unset is off. */
+  thinking_budget_tokens?: number;
 }
 
 /** `[sessions]`: persistence and pruning of session journals (docs/sessions.md). 0 keeps everything. */
@@ -63,6 +69,8 @@ export interface ToolsConfig {
   output_limit_bytes: number;
   max_read_bytes: number;
   max_write_bytes: number;
+  /** A `grep` whose regular expression works this long on one batch of files without an answer fails. */
+  search_timeout_seconds: number;
   code_mode: boolean;
   /** Run `bash -lc` (a login shell, the user's profile files on every call) instead of `bash -c`. */
   login_shell: boolean;

@@ -30,4 +30,5 @@ export {
   type TurnFailureCode,
   type TurnScope,
   type Usage,
+  USAGE_FIELDS,
 } from "./events.ts";

@@ -110,7 +110,10 @@ describe("grep and secret-like files", () => {
     writeFileSync(join(box.workspace, ".env"), "TOKEN=needle\n");
     writeFileSync(join(box.workspace, "a.txt"), "needle\n");
     const broad = await run(prepare(grep, { pattern: "needle" }, box.workspace), box.workspace);
-    expect(broad.output).toBe("a.txt:1:needle\n(1 secret-like file not searched; read asks before opening them)");
+    expect(broad.output).toBe(
+      "a.txt:1:needle\n(1 file not searched: secret-like, hard-linked, linked out of the workspace or scv's own; " +
+        "read asks before opening a secret-like file)",
+    );
     const named = prepare(grep, { pattern: "needle", path: ".env" }, box.workspace);
     expect(named.risk).toBe("filesystem");
     expect((await run(named, box.workspace)).output).toBe(".env:1:TOKEN=needle");
