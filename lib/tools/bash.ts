@@ -11,7 +11,7 @@ import {
   toolEnvironment,
 } from "./process_group.ts";
 import { createProgressReporter } from "./progress.ts";
-import { readOnlyVerdict } from "./safe_command.ts";
+import { commandAccess, readOnlyVerdict } from "../policy/index.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
 import { completeUtf8Length } from "../util/text_bounds.ts";
@@ -85,6 +85,7 @@ export function createBashTool(settings: BashSettings): Tool {
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
       return {
         risk: readOnlyVerdict(command, context.workspace).safe ? "read_only" : "process",
+        access: { effect: "run", command: commandAccess(command, context.workspace) },
         // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
         summary: `Run with /bin/bash ${flag}: ${command}`,
         detail: command,

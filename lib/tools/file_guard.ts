@@ -27,14 +27,14 @@ import {
 import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "../config/index.ts";
-import { isSecretLikePath } from "./secret_paths.ts";
+import { isSecretLikePath } from "../policy/index.ts";
 import {
   canonicalWorkspace,
   confinementError,
   pathComponents,
   resolveExisting,
   WorkspacePathError,
-} from "./workspace_path.ts";
+} from "../policy/index.ts";
 import { isInside } from "../util/path.ts";
 
 const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
