@@ -10,6 +10,7 @@ import {
   runProcessGroup,
   toolEnvironment,
 } from "./process_group.ts";
+import { scvOwnPaths } from "./file_guard.ts";
 import { createProgressReporter } from "./progress.ts";
 import { commandAccess, readOnlyVerdict } from "../policy/index.ts";
 import type { ObjectSchema } from "./schema.ts";
@@ -83,9 +84,10 @@ export function createBashTool(settings: BashSettings): Tool {
         };
       }
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
+      const protectedRoots = scvOwnPaths(context.config);
       return {
-        risk: readOnlyVerdict(command, context.workspace).safe ? "read_only" : "process",
-        access: { effect: "run", command: commandAccess(command, context.workspace) },
+        risk: readOnlyVerdict(command, context.workspace, protectedRoots).safe ? "read_only" : "process",
+        access: { effect: "run", command: commandAccess(command, context.workspace, protectedRoots) },
         // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
         summary: `Run with /bin/bash ${flag}: ${command}`,
         detail: command,
