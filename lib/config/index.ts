@@ -9,3 +9,4 @@ export { MISSING_CREDENTIAL_MESSAGE, resolveCredential } from "./credential.ts";
 export { hookMatcher } from "./hooks.ts";
 export { setTrust, type TrustLevel, trustLevel } from "./trust.ts";
 export { HOOK_EVENTS } from "./types.ts";
+export { appendAllowRule } from "./allow_rule_file.ts";

@@ -1,19 +1,29 @@
 // The resolved configuration: the TOML tables of spec §7.2 with the same snake_case keys,
 // every default filled in. Optional keys are absent (never null) when unset.
 
-export type ApprovalPolicy = "on-risk" | "always" | "never";
-export type WireApi = "responses" | "chat";
+import type { ApprovalMode, RuleEntry } from "../policy/index.ts";
+
+/** The approval mode (`tools.approval_policy`); lib/policy/modes.ts holds the one list. */
+export type ApprovalPolicy = ApprovalMode;
+export type WireApi = "responses" | "chat" | "messages";
+/** `openai-compatible` speaks the Responses or Chat Completions wire; `anthropic` speaks the Messages wire. */
+export type ProviderKind = "openai-compatible" | "anthropic";
 export type WebSearchBackend = "off" | "provider" | "searxng" | "brave";
 
 /** One provider profile: `[provider]` or the selected `[providers.<name>]`, defaults filled in. */
 export interface ProviderProfile {
-  kind: "openai-compatible";
+  kind: ProviderKind;
   wire_api: WireApi;
   model: string;
   base_url: string;
   api_key?: string;
   api_key_env: string;
   timeout_seconds: number;
+  /**
+   * A stream that sends nothing for this long is cut and retried like a dropped connection (the defaults layer sets
+   * it; a profile built without it has no idle limit).
+   */
+  stream_idle_timeout_seconds?: number;
   headers: Record<string, string>;
   reasoning_effort?: string;
   image_input: boolean;
@@ -22,6 +32,10 @@ export interface ProviderProfile {
    * on chat), `edit`, `apply_patch` or `both`.
    */
   edit_tools?: EditTools;
+  /** Messages wire: `max_tokens` of each request; unset means a default for the model (lib/provider/claude_models.ts). */
+  max_output_tokens?: number;
+  /** Messages wire: extended thinking with this budget (at least 1024, below `max_output_tokens`); unset is off. */
+  thinking_budget_tokens?: number;
 }
 
 /** `[sessions]`: persistence and pruning of session journals (docs/sessions.md). 0 keeps everything. */
@@ -60,11 +74,23 @@ export interface ToolsConfig {
   output_limit_bytes: number;
   max_read_bytes: number;
   max_write_bytes: number;
+  /** A `grep` whose regular expression works this long on one batch of files without an answer fails. */
+  search_timeout_seconds: number;
   code_mode: boolean;
   /** Run `bash -lc` (a login shell, the user's profile files on every call) instead of `bash -c`. */
   login_shell: boolean;
   /** Variables scv reads secrets from that tool processes still receive, on the user's purpose. */
   env_passthrough: string[];
+}
+
+/**
+ * `[permissions]`: rules that allow, ask about or deny tool calls (lib/policy/rule.ts). The lists are those of
+ * every layer together; the workspace file may add `ask` and `deny` only.
+ */
+export interface PermissionsConfig {
+  allow: string[];
+  ask: string[];
+  deny: string[];
 }
 
 export interface ProtocolConfig {
@@ -196,6 +222,9 @@ export interface ResolvedConfig {
   provider_limits: ProviderLimitsConfig;
   skills: SkillsConfig;
   web: WebConfig;
+  permissions: PermissionsConfig;
+  /** Every rule of `permissions` with its list and the file it came from, in the order the layers were read. */
+  permission_rules: RuleEntry[];
   /** Only the user file and `--config-path` define these (the project layer may not). */
   mcp_servers: Record<string, McpServerConfig>;
   /** The bound of the project instructions' total (the AGENTS.md files a session starts with), in bytes. */

@@ -45,7 +45,14 @@ export type StoredSession = {
 export type ReplayTurn = {
   prompt: string;
   answer: string;
-  tools: { name: string; success: boolean }[];
+  tools: {
+    name: string;
+    success: boolean;
+    /** The call's id, its arguments (left out when large) and its output (cut): enough for a client to redraw it. */
+    call_id?: string;
+    arguments?: unknown;
+    output?: string;
+  }[];
   status: "completed" | "failed" | "cancelled" | "interrupted";
 };
 
@@ -69,8 +76,30 @@ export type CommandInfo = {
   /** True when this project command hides a user command of the same name. */
   overrides?: boolean;
 };
-/** Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent. */
-export type Usage = { input_tokens?: number; output_tokens?: number };
+/**
+ * Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent.
+ * `input_tokens` counts the whole input on every wire (cache reads and writes included), `output_tokens` the whole
+ * output (reasoning included); the other three (additions) say how much of them was what.
+ */
+export type Usage = {
+  input_tokens?: number;
+  output_tokens?: number;
+  /** Part of `input_tokens` read from the provider's prompt cache. */
+  cached_input_tokens?: number;
+  /** Part of `input_tokens` written to the prompt cache (the Messages wire; priced above plain input). */
+  cache_creation_input_tokens?: number;
+  /** Part of `output_tokens` spent on reasoning (hidden or shown). */
+  reasoning_output_tokens?: number;
+};
+
+/** The fields of `Usage`, in the order `turn.completed` writes them. */
+export const USAGE_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cached_input_tokens",
+  "cache_creation_input_tokens",
+  "reasoning_output_tokens",
+] as const satisfies ReadonlyArray<keyof Usage>;
 
 /** Identity of a session-scoped event (S-fields). */
 export type SessionScope = { request_id: string; session_id: string };
@@ -137,6 +166,8 @@ export const events = {
     instructions: readonly InstructionFileInfo[];
     /** Additive (issue 30): the custom commands a turn can run (`turn.start.command`), sorted by name. */
     commands: readonly CommandInfo[];
+    /** Additive (issue 28): the approval mode and the permission rules in force, each with where it came from. */
+    policy: PolicyInForce;
   }) => ({
     type: "session.started" as const,
     request_id: fields.request_id,
@@ -153,6 +184,8 @@ export const events = {
     working_folder: fields.working_folder,
     instructions: fields.instructions.map(instructionFile),
     commands: fields.commands.map(commandInfo),
+    approval_policy: fields.policy.mode,
+    policy: policyInForce(fields.policy),
   }),
   queueSnapshot: (session_id: string, entries: QueueEntry[], paused: boolean) => ({
     type: "queue.snapshot" as const,
@@ -201,11 +234,13 @@ export const events = {
   }),
   sessionCleared: (scope: SessionScope) => ({ type: "session.cleared" as const, ...s(scope) }),
   // Additive (issue 15): the reply to `session.configure`, with the settings now in force.
-  sessionConfigured: (scope: SessionScope, approval_policy: string, model: string) => ({
+  sessionConfigured: (scope: SessionScope, approval_policy: string, model: string, policy: PolicyInForce) => ({
     type: "session.configured" as const,
     ...s(scope),
     approval_policy,
     model,
+    // Additive (issue 28): the mode and rules now in force, with their origins.
+    policy: policyInForce(policy),
   }),
   /** Additive (issue 18): an MCP server of the session changed state; `tools` are its offered tools' own names. */
   mcpServerStatus: (
@@ -262,6 +297,8 @@ export const events = {
       summary: string;
       detail?: string;
       diff?: string;
+      reason?: string;
+      rule?: string;
     },
   ) => ({
     type: "approval.requested" as const,
@@ -276,6 +313,9 @@ export const events = {
     ...(fields.detail === undefined ? {} : { detail: fields.detail }),
     // Additive (issue 15): the unified diff a write, edit or apply_patch would make, bounded by the server.
     ...(fields.diff === undefined ? {} : { diff: fields.diff }),
+    // Additive (issue 28): why the engine asks, and the allow rule `remember: "always"` would add.
+    ...(fields.reason === undefined ? {} : { reason: fields.reason }),
+    ...(fields.rule === undefined ? {} : { rule: fields.rule }),
   }),
   toolStarted: (scope: TurnScope, call_id: string, name: string) => ({
     type: "tool.started" as const,
@@ -379,6 +419,8 @@ type Builders = typeof events;
 /** Every event the server writes, discriminated by `type`. */
 export type ServerEvent = ReturnType<Builders[keyof Builders]>;
 export type ServerEventType = ServerEvent["type"];
+/** What a client receives: the server's events, and the end of the connection. */
+export type ClientEvent = ServerEvent | { type: "engine.closed" };
 /** The event of one `type`, e.g. `EventOf<"turn.completed">`. */
 export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
 
@@ -400,6 +442,26 @@ function commandInfo(command: CommandInfo): CommandInfo {
 
 function instructionFile(file: InstructionFileInfo): InstructionFileInfo {
   return { path: file.path, scope: file.scope, bytes: file.bytes, size: file.size, truncated: file.truncated };
+}
+
+/** One permission rule in force: its list, its text and where it came from (`user file <path>`, …). */
+export type PolicyRule = { list: "allow" | "ask" | "deny"; rule: string; origin: string };
+
+/** The approval policy of a session as `session.started` and `session.configured` report it. */
+export type PolicyInForce = {
+  /** The approval mode (`on-risk`, `accept-edits`, `plan`, `always`, `never`). */
+  mode: string;
+  /** Where the mode came from: `default`, `user file <path>`, `flag --approval-policy`, `session.configure`, … */
+  mode_origin: string;
+  rules: PolicyRule[];
+};
+
+function policyInForce(policy: PolicyInForce): PolicyInForce {
+  return {
+    mode: policy.mode,
+    mode_origin: policy.mode_origin,
+    rules: policy.rules.map((rule) => ({ list: rule.list, rule: rule.rule, origin: rule.origin })),
+  };
 }
 
 function entry(queued: QueueEntry): QueueEntry {
@@ -430,14 +492,20 @@ function replayTurn(turn: ReplayTurn): ReplayTurn {
   return {
     prompt: turn.prompt,
     answer: turn.answer,
-    tools: turn.tools.map((tool) => ({ name: tool.name, success: tool.success })),
+    // Additive (issue 28): `call_id`, `arguments` and `output` let a client redraw the calls (`scv acp`'s load).
+    tools: turn.tools.map((tool) => ({
+      name: tool.name,
+      success: tool.success,
+      ...(tool.call_id === undefined ? {} : { call_id: tool.call_id }),
+      ...(tool.arguments === undefined ? {} : { arguments: tool.arguments }),
+      ...(tool.output === undefined ? {} : { output: tool.output }),
+    })),
     status: turn.status,
   };
 }
 
 function usageObject(usage: Usage): Usage {
   const result: Usage = {};
-  if (usage.input_tokens !== undefined) result.input_tokens = usage.input_tokens;
-  if (usage.output_tokens !== undefined) result.output_tokens = usage.output_tokens;
+  for (const field of USAGE_FIELDS) if (usage[field] !== undefined) result[field] = usage[field];
   return result;
 }

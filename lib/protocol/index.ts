@@ -10,14 +10,18 @@ export {
   parseClientMessage,
   type ParseResult,
   type PeerInfo,
+  type Remember,
 } from "./client.ts";
 export {
+  type ClientEvent,
   type CommandInfo,
   type ErrorCode,
   type EventOf,
   events,
   type InstructionFileInfo,
   MESSAGES,
+  type PolicyInForce,
+  type PolicyRule,
   PROTOCOL_VERSION,
   type QueueEntry,
   type ReplayTurn,
@@ -29,5 +33,6 @@ export {
   type TurnFailureCode,
   type TurnScope,
   type Usage,
+  USAGE_FIELDS,
 } from "./events.ts";
 export { slashCommand } from "./slash_command.ts";

@@ -139,7 +139,7 @@ export class Connection {
       case "turn.cancel":
         return this.#answer(id, session.cancel(message.turn_id));
       case "approval.resolve":
-        return this.#answer(id, session.resolveApproval(message.approval_id, message.approved));
+        return this.#answer(id, await session.resolveApproval(message.approval_id, message.approved, message.remember));
       case "session.clear":
         return this.#answer(id, await session.clear(id));
       case "session.configure":
@@ -220,6 +220,7 @@ export class Connection {
           origin: command.origin,
           ...(command.overrides ? { overrides: true } : {}),
         })),
+        policy: session.policyInForce(),
       }),
     );
     if (resumed) {

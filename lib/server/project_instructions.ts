@@ -11,7 +11,7 @@ import {
   loadInstructions,
   NestedInstructions,
 } from "../instructions/index.ts";
-import { isSecretLikePath } from "../tools/index.ts";
+import { isSecretLikePath } from "../policy/index.ts";
 import { isInside } from "../util/path.ts";
 import { repositoryRoot } from "../util/repository_root.ts";
 
