@@ -41,6 +41,16 @@ export interface TurnSink {
   sessionTrimmed(removed: number, bytes: number): Promise<void>;
   /** The provider request failed and is retried after `notice.delay_ms` (`turn.retrying`). */
   retrying?(notice: RetryNotice): Promise<void>;
+  /**
+   * A call ran (issue 30): text to add to its output for the model (instructions that joined on first touch, what
+   * a PostToolUse hook said), or undefined.
+   */
+  afterTool?(call: ToolCallRecord, prepared: PreparedCall, outcome: ToolOutcome): Promise<string | undefined>;
+  /**
+   * The model is done (issue 30): a reason to go on instead (a Stop hook's), which becomes the next user message.
+   * `continued` is true when an earlier stop of this turn was already turned back.
+   */
+  stop?(text: string, continued: boolean): Promise<string | undefined>;
 }
 
 export type TurnInput = {
@@ -114,6 +124,7 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
   const fixedBytes = Buffer.byteLength(input.instructions) +
     (schemas.length > 0 ? Buffer.byteLength(JSON.stringify(schemas)) : 0);
   const usage: Usage = {};
+  let continued = false;
 
   for (let step = 1; step <= config.agent.max_steps; step += 1) {
     const selection = selectContext(working, config.context, fixedBytes);
@@ -149,6 +160,13 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
     });
 
     if (response.calls.length === 0) {
+      const goOn = await sink.stop?.(response.text, continued);
+      throwIfAborted(signal);
+      if (goOn !== undefined) {
+        continued = true;
+        working.push({ kind: "user", content: goOn });
+        continue;
+      }
       const trim = trimHistory(working, turnStart, {
         max_history_bytes: config.session.max_history_bytes,
         max_messages: config.session.max_messages,
@@ -237,6 +255,9 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
   await progress.close();
   throwIfAborted(signal);
   if (!outcome.success && outcome.error === undefined) outcome = { ...outcome, error: "failed" };
+  const added = await sink.afterTool?.(call, prepared, outcome);
+  throwIfAborted(signal);
+  if (added !== undefined && added !== "") outcome = { ...outcome, output: outcome.output + added };
   return finish(outcome);
 }
 

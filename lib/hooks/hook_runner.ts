@@ -95,7 +95,7 @@ export class HookRunner {
   async run(
     event: HookEvent,
     fields: Record<string, unknown>,
-    options: { subject?: string; callId?: string; signal?: AbortSignal } = {},
+    options: { subject?: string; callId?: string; signal?: AbortSignal; report?(run: HookRun): Promise<void> } = {},
   ): Promise<HookResult[]> {
     const hooks = this.#matching(event, options.subject);
     if (hooks.length === 0) return [];
@@ -108,7 +108,7 @@ export class HookRunner {
   async #runOne(
     hook: HookConfig,
     input: string,
-    options: { callId?: string; signal?: AbortSignal },
+    options: { callId?: string; signal?: AbortSignal; report?(run: HookRun): Promise<void> },
   ): Promise<HookResult> {
     const process: HookProcessResult = await runHookProcess({
       command: hook.command,
@@ -135,7 +135,7 @@ export class HookRunner {
       ...(verdict.message === undefined ? {} : { message: verdict.message }),
       ...(verdict.context === undefined ? {} : { contextChars: verdict.context.length }),
     };
-    await this.#options.onRun?.(run);
+    await (options.report ?? this.#options.onRun)?.(run);
     return { hook, verdict, run };
   }
 

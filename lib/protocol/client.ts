@@ -52,6 +52,10 @@ const remember = check(
   '"session" or "always"',
   (value): value is Remember => value === "session" || value === "always",
 );
+const trustLevel = check(
+  '"trusted" or "untrusted"',
+  (value): value is "trusted" | "untrusted" => value === "trusted" || value === "untrusted",
+);
 const peer: Field<PeerInfo> = {
   expected: "an object with string name and version",
   parse(value) {
@@ -187,6 +191,8 @@ export const clientMessage = messages({
   "session.clear": { ...SESSION },
   // Additive (issue 15): change a running session's approval policy and/or model; the history stays.
   "session.configure": { ...SESSION, approval_policy: maybe(text), model: maybe(text) },
+  // Additive (issue 30): record in the user file whether the user trusts the workspace (its project hooks run).
+  "session.trust": { ...SESSION, trust_level: trustLevel },
   "daemon.control": { command: objectField },
   // Persistent sessions (docs/sessions.md), additions beyond upstream.
   "session.list": { cwd: maybe(text), all: maybe(bool), limit: maybe(u32Field) },

@@ -29,6 +29,8 @@ export type TurnFailureCode =
   | "history_limit"
   | "response_limit"
   | "tool_limit"
+  // Additive (issue 30): a UserPromptSubmit hook blocked the prompt; the model never saw it.
+  | "blocked"
   | "internal_error";
 
 /** A stored session as `sessions.listed` lists it (times are ISO 8601 UTC). */
@@ -166,6 +168,10 @@ export const events = {
     instructions: readonly InstructionFileInfo[];
     /** Additive (issue 30): the custom commands a turn can run (`turn.start.command`), sorted by name. */
     commands: readonly CommandInfo[];
+    /** Additive (issue 30): every configured hook, with whether it runs (`skipped`: a project hook, folder untrusted). */
+    hooks: readonly HookInfo[];
+    /** Additive (issue 30): what the user file says of the workspace: `trusted`, `untrusted`, or `unknown` (nothing). */
+    workspace_trust: string;
     /** Additive (issue 28): the approval mode and the permission rules in force, each with where it came from. */
     policy: PolicyInForce;
   }) => ({
@@ -184,6 +190,8 @@ export const events = {
     working_folder: fields.working_folder,
     instructions: fields.instructions.map(instructionFile),
     commands: fields.commands.map(commandInfo),
+    hooks: fields.hooks.map(hookInfo),
+    workspace_trust: fields.workspace_trust,
     approval_policy: fields.policy.mode,
     policy: policyInForce(fields.policy),
   }),
@@ -241,6 +249,32 @@ export const events = {
     model,
     // Additive (issue 28): the mode and rules now in force, with their origins.
     policy: policyInForce(policy),
+  }),
+  /** Additive (issue 30): the reply to `session.trust`: the workspace's trust now, and the hooks that now run. */
+  sessionTrusted: (scope: SessionScope, workspace_trust: string, hooks: readonly HookInfo[]) => ({
+    type: "session.trusted" as const,
+    ...s(scope),
+    workspace_trust,
+    hooks: hooks.map(hookInfo),
+  }),
+  /**
+   * Additive (issue 30): a hook ran. Turn-scoped for UserPromptSubmit, PreToolUse, PostToolUse and Stop (with the
+   * call's id for the tool events); session-scoped (`request_id` null, no turn) for SessionStart and SessionEnd.
+   */
+  hookCompleted: (scope: TurnScope | { session_id: string }, run: HookRunInfo) => ({
+    type: "hook.completed" as const,
+    ...("turn_id" in scope ? t(scope) : { request_id: null, session_id: scope.session_id, seq: 0 }),
+    event: run.event,
+    command: run.command,
+    origin: run.origin,
+    ...(run.call_id === undefined ? {} : { call_id: run.call_id }),
+    exit_code: run.exit_code,
+    duration_ms: run.duration_ms,
+    timed_out: run.timed_out,
+    ...(run.decision === undefined ? {} : { decision: run.decision }),
+    ...(run.reason === undefined ? {} : { reason: run.reason }),
+    ...(run.message === undefined ? {} : { message: run.message }),
+    ...(run.context_chars === undefined ? {} : { context_chars: run.context_chars }),
   }),
   /** Additive (issue 18): an MCP server of the session changed state; `tools` are its offered tools' own names. */
   mcpServerStatus: (
@@ -429,6 +463,48 @@ export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T 
  * working folder) or `nested` (joined on first touch); `bytes` of its `size` are in the context.
  */
 export type InstructionFileInfo = { path: string; scope: string; bytes: number; size: number; truncated: boolean };
+
+/** A configured hook as `session.started` lists it (issue 30). */
+export type HookInfo = {
+  event: string;
+  matcher?: string;
+  command: string;
+  /** `user`, `project` or `explicit`: the configuration file that defined it. */
+  origin: string;
+  timeout_sec: number;
+  /** `active`, or `skipped`: a project hook in a folder the user has not trusted. */
+  status: string;
+};
+
+/** One hook run as `hook.completed` reports it. */
+export type HookRunInfo = {
+  event: string;
+  command: string;
+  origin: string;
+  call_id?: string;
+  /** Null when the hook did not exit by itself (stopped at its timeout or by a cancellation) or did not start. */
+  exit_code: number | null;
+  duration_ms: number;
+  timed_out: boolean;
+  /** What the hook decided: `allow`, `deny` or `ask` (PreToolUse), `block` (UserPromptSubmit, PostToolUse, Stop). */
+  decision?: string;
+  reason?: string;
+  /** For the user: a failed hook's stderr, a timeout, the hook's `systemMessage`. */
+  message?: string;
+  /** Characters of context the hook added for the model. */
+  context_chars?: number;
+};
+
+function hookInfo(hook: HookInfo): HookInfo {
+  return {
+    event: hook.event,
+    ...(hook.matcher === undefined ? {} : { matcher: hook.matcher }),
+    command: hook.command,
+    origin: hook.origin,
+    timeout_sec: hook.timeout_sec,
+    status: hook.status,
+  };
+}
 
 function commandInfo(command: CommandInfo): CommandInfo {
   return {

@@ -18,6 +18,8 @@ export {
   type ErrorCode,
   type EventOf,
   events,
+  type HookInfo,
+  type HookRunInfo,
   type InstructionFileInfo,
   MESSAGES,
   type PolicyInForce,

@@ -144,6 +144,8 @@ export class Connection {
         return this.#answer(id, await session.clear(id));
       case "session.configure":
         return this.#answer(id, await session.configure(id, message.approval_policy, message.model));
+      case "session.trust":
+        return this.#answer(id, await session.trust(id, message.trust_level));
     }
   }
 
@@ -220,6 +222,8 @@ export class Connection {
           origin: command.origin,
           ...(command.overrides ? { overrides: true } : {}),
         })),
+        hooks: session.hooks.listed,
+        workspace_trust: session.hooks.workspaceTrust,
         policy: session.policyInForce(),
       }),
     );
@@ -230,6 +234,7 @@ export class Connection {
     }
     await session.writeSnapshot();
     session.startMcpServers();
+    session.hooks.start(resumed ? "resume" : "startup");
     return "continue";
   }
 

@@ -1,6 +1,7 @@
 // One session of a connection: history, prompt queue, pause flag, approvals, and at most one running turn.
 // Every method that answers a client message writes its replies before it resolves (sequential dispatch).
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { appendAllowRule, type ApprovalPolicy } from "../config/index.ts";
 import {
   type Access,
@@ -31,6 +32,8 @@ import {
 } from "../protocol/index.ts";
 import { attachmentError, turnInput } from "./attachments.ts";
 import { commandPrompt } from "./custom_commands.ts";
+import { SessionHooks } from "./session_hooks.ts";
+import { joinedInstructionsText } from "../instructions/index.ts";
 import { PromptQueue } from "./queue.ts";
 import type { SessionParts } from "./session_start.ts";
 import { PLAN_MODE_INSTRUCTIONS } from "./system_prompt.ts";
@@ -75,6 +78,8 @@ export class Session {
   #lifetime = new AbortController();
   // mcp.server_status events, written in the order the servers changed state.
   #mcpWrites: Promise<void> = Promise.resolve();
+  /** The session's hooks (issue 30). */
+  readonly hooks: SessionHooks;
 
   /** `resumed`: a stored session to continue (its id and history); else a new session. */
   constructor(parts: SessionParts, writer: EventWriter, log: Logger, resumed?: JournalContents) {
@@ -84,6 +89,13 @@ export class Session {
     this.id = resumed?.meta.id ?? randomUUID();
     if (resumed) this.#history = [...resumed.history];
     this.#journal = this.#journalled(() => openJournal(parts, this.id, log, resumed));
+    this.hooks = new SessionHooks({
+      parts,
+      writer,
+      log,
+      sessionId: this.id,
+      mode: () => this.#parts.config.tools.approval_policy,
+    });
   }
 
   // A journal that cannot be written costs the session its persistence, never its turn.
@@ -303,6 +315,19 @@ export class Session {
     return undefined;
   }
 
+  /** `session.trust` (issue 30): records the workspace's trust in the user file; project hooks follow it at once. */
+  async trust(requestId: string, level: "trusted" | "untrusted"): Promise<Rejection | undefined> {
+    try {
+      await this.hooks.trust(level, this.#parts.policy.userFile, this.#parts.workspace);
+    } catch (error) {
+      return { code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+    }
+    await this.#writer.control(
+      events.sessionTrusted(this.#scope(requestId), this.hooks.workspaceTrust, this.hooks.listed),
+    );
+    return undefined;
+  }
+
   async clear(requestId: string): Promise<Rejection | undefined> {
     if (this.#active) return { code: "turn_active", message: MESSAGES.turnActive };
     this.#history = [];
@@ -310,6 +335,7 @@ export class Session {
     this.#journalled(() => this.#journal?.append({ type: "cleared", at: new Date().toISOString() }));
     await this.#writer.control(events.sessionCleared(this.#scope(requestId)));
     await this.writeSnapshot();
+    this.hooks.cleared();
     return undefined;
   }
 
@@ -328,6 +354,7 @@ export class Session {
       clearTimeout(timer);
       if (!finished) this.parts.processGroups.killAll();
     }
+    await this.hooks.end("prompt_input_exit");
     this.#lifetime.abort();
     this.#journalled(() => this.#journal?.close());
     await this.parts.mcp?.shutdown().catch((error: unknown) => this.#log.warn(`stop MCP servers: ${String(error)}`));
@@ -395,8 +422,14 @@ export class Session {
       // The first turn's tool list is complete: it waits for servers still starting (each ≤ startup_timeout_sec).
       await this.parts.mcp?.ready(controller.signal);
       const input = await turnInput(prompt, attachments, this.parts.tools.schemas().length > 0, this.parts.workspace);
+      // Hooks (issue 30): SessionStart's context joins the system prompt; UserPromptSubmit may block the prompt.
+      const sessionContext = await this.hooks.context();
+      const submitted = await this.hooks.promptSubmitted(scope, prompt, controller.signal);
+      if ("blocked" in submitted) throw new PromptBlocked(submitted.blocked);
       outcome = await runTurn({
-        prompt: input.text,
+        prompt: submitted.context === undefined
+          ? input.text
+          : `${input.text}\n\n# Context from UserPromptSubmit hooks\n${submitted.context}`,
         images: input.images,
         history: checkpoint,
         provider: this.parts.provider,
@@ -405,8 +438,8 @@ export class Session {
         workspace: this.parts.workspace,
         // Plan mode is read at each turn: the model is told it is planning while the mode is on.
         instructions: this.parts.config.tools.approval_policy === "plan"
-          ? `${this.parts.instructions}\n${PLAN_MODE_INSTRUCTIONS}`
-          : this.parts.instructions,
+          ? `${this.parts.instructions}${sessionContext}\n${PLAN_MODE_INSTRUCTIONS}`
+          : `${this.parts.instructions}${sessionContext}`,
         signal: controller.signal,
         sink,
         hides: (tool, path) => readDenied(this.#parts.policy.rules, tool, path),
@@ -414,11 +447,13 @@ export class Session {
           error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
       });
     } catch (error) {
-      outcome = {
-        kind: "failed",
-        code: "internal_error",
-        message: error instanceof Error ? error.message : String(error),
-      };
+      outcome = controller.signal.aborted
+        ? { kind: "cancelled" }
+        : {
+          kind: "failed",
+          code: error instanceof PromptBlocked ? "blocked" : "internal_error",
+          message: error instanceof Error ? error.message : String(error),
+        };
     }
     // A failed or cancelled turn leaves the checkpoint in place (not even the prompt remains).
     if (outcome.kind === "completed") this.#history = outcome.history;
@@ -501,7 +536,31 @@ export class Session {
       contextCompacted: (before, after, removed) => write(events.contextCompacted(scope, before, after, removed)),
       sessionTrimmed: (removed, bytes) => write(events.sessionTrimmed(scope, removed, bytes)),
       retrying: (notice) => write(events.turnRetrying(scope, notice)),
+      afterTool: (call, prepared, outcome) => this.#afterTool(scope, signal, call, prepared, outcome),
+      stop: (_text, continued) => this.hooks.stop(scope, continued, signal),
     };
+  }
+
+  /**
+   * After a call ran (issue 30): the AGENTS.md files of folders it first touched join the context (each announced),
+   * then what PostToolUse hooks said; both go to the model with the call's output.
+   */
+  async #afterTool(
+    scope: TurnScope,
+    signal: AbortSignal,
+    call: ToolCallRecord,
+    prepared: PreparedCall,
+    outcome: ToolOutcome,
+  ): Promise<string | undefined> {
+    const { projectInstructions, workspace } = this.#parts;
+    const touched = [...(prepared.access.reads ?? []), ...(prepared.access.writes ?? [])];
+    const joined = outcome.success && touched.length > 0
+      ? await projectInstructions.touched(touched.map((path) => join(workspace, path)))
+      : [];
+    for (const file of joined) await this.#writer.turn(events.instructionsJoined(scope, call.call_id, file), signal);
+    const text = joinedInstructionsText(joined, projectInstructions.maxBytes) +
+      (await this.hooks.postToolUse(scope, call, outcome, signal) ?? "");
+    return text === "" ? undefined : text;
   }
 
   async #approve(
@@ -521,7 +580,8 @@ export class Session {
       rules: this.#parts.policy.rules,
       grants: this.#grants,
     };
-    const decision = decide(access, state);
+    // PreToolUse hooks give their opinions; the gate weighs them with the rules (a hook cannot allow a denied call).
+    const decision = decide(access, state, await this.hooks.preToolUse(scope, call, signal));
     this.#log.debug(`policy: ${call.name} ${call.call_id}: ${decision.verdict} (${decision.reason})`);
     if (decision.verdict === "deny") return { denied: decision.reason };
     if (decision.verdict === "allow") return true;
@@ -550,6 +610,11 @@ export class Session {
     }
     return answer;
   }
+}
+
+/** A UserPromptSubmit hook blocked the prompt: the turn fails `blocked`, and the model never sees it. */
+class PromptBlocked extends Error {
+  override name = "PromptBlocked";
 }
 
 /** The bounded diff of a file-changing call for its approval, or undefined (no preview, nothing to show). */

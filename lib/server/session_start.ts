@@ -14,6 +14,8 @@ import {
   resolveCredential,
   type ResolvedConfig,
   resolveHome,
+  type TrustLevel,
+  trustLevel,
 } from "../config/index.ts";
 import {
   type ContextWindowSource,
@@ -81,6 +83,8 @@ export type SessionParts = {
   projectInstructions: ProjectInstructions;
   /** The custom commands (`$SCV_HOME/commands/`, `<workspace>/.scv/commands/`), sorted by name. */
   commands: CustomCommand[];
+  /** What the user file says of the workspace (`[projects."<path>"]`): project hooks run only when `trusted`. */
+  workspaceTrust?: TrustLevel;
   config: ResolvedConfig;
   tools: ToolRegistry;
   /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
@@ -177,6 +181,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     instructionsSection: project.section,
     skillsSection: skillsPromptSection(skills),
   });
+  const trust = trustLevel(config.projects, workspace);
   const commands = await discoverCommands({
     user: path.join(home, "commands"),
     project: path.join(workspace, ".scv", "commands"),
@@ -227,6 +232,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     workingFolder,
     projectInstructions: project,
     commands,
+    ...(trust === undefined ? {} : { workspaceTrust: trust }),
     config,
     tools,
     processGroups,
