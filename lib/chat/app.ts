@@ -253,7 +253,8 @@ export class ChatApp implements ChatControls {
     const echoOf = (typed: string) =>
       typed.split("\n").map((line, index) => `${s.bold(index === 0 ? PROMPT : CONTINUATION)}${s.bold(line)}`);
     const slash = parseSlash(text);
-    if (slash) {
+    // A custom command (issue 30) is a prompt the engine expands: it goes to the engine as typed.
+    if (slash && (findCommand(slash.name) !== undefined || !this.#isCustomCommand(text))) {
       // Echoed like a prompt, so the transcript shows what the answer below it answers.
       this.render(echoOf(text.trim()));
       return this.#command(slash.name, slash.argument);
@@ -350,6 +351,15 @@ export class ChatApp implements ChatControls {
       const how = request.resume !== undefined || request.continue === true ? "session resumed" : "session started";
       this.note([`${how} · model ${started.model}${policy}`]);
       if (started.context_window.warning) this.note([`warning: ${started.context_window.warning}`], this.style.yellow);
+      // Project hooks in a folder the user never answered about (issue 30): asked once; /trust answers for good.
+      const skipped = started.hooks.filter((hook) => hook.status === "skipped");
+      if (skipped.length > 0 && started.workspace_trust === "unknown") {
+        this.note([
+          `this folder's .scv/config.toml has ${skipped.length} hook(s), which run commands: they are skipped until ` +
+          "you trust the folder. /trust runs them (from now on, recorded in your user file); /trust no keeps them " +
+          "off and stops this question; /status lists them.",
+        ], this.style.yellow);
+      }
       return true;
     } catch (error) {
       this.#startFailure = error instanceof EngineError ? error.code : undefined;
@@ -486,6 +496,12 @@ export class ChatApp implements ChatControls {
     return true;
   }
 
+  /** Whether `text` starts with the name of one of the session's custom commands (built-in ones win a clash). */
+  #isCustomCommand(text: string): boolean {
+    const name = /^\/(\S+)/.exec(text.trim())?.[1];
+    return name !== undefined && this.controller.commands.some((command) => command.name === name);
+  }
+
   async #command(name: string, argument: string): Promise<boolean> {
     const command = findCommand(name);
     if (command === undefined) {
@@ -513,6 +529,9 @@ export class ChatApp implements ChatControls {
       },
       set policySetHere(value: boolean) {
         app.#policySetHere = value;
+      },
+      prompt: async (text) => {
+        await this.submit(text);
       },
       note: (rows) => this.note(rows),
       render: (rows) => this.render(rows),

@@ -129,8 +129,8 @@ class ExecPrinter {
         process.stderr.write(`scv exec: ${event.message}\n`);
         return;
     }
-    // Tool activity goes to stderr, formatted like the chat's (the assistant text is stdout's).
-    if (event.type.startsWith("tool.")) {
+    // Tool activity, hook runs and joined instructions go to stderr, formatted like the chat's (stdout is the answer).
+    if (event.type.startsWith("tool.") || event.type === "hook.completed" || event.type === "instructions.joined") {
       for (const row of this.#transcript.apply(event)) process.stderr.write(`${row}\n`);
     }
   }

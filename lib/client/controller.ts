@@ -101,6 +101,24 @@ export class SessionController {
     if (engine) await engine.close();
   }
 
+  /** The open session's `session.started` (updated by /model, /approvals and /trust), or undefined. */
+  get started(): EventOf<"session.started"> | undefined {
+    return this.#engine?.session;
+  }
+
+  /**
+   * Records whether the user trusts the workspace (`session.trust`, written to the user file); resolves with the
+   * reply (`session.trusted`, or the `error` that refused it). Project hooks run from the next event on.
+   */
+  async trust(level: "trusted" | "untrusted"): Promise<ClientEvent> {
+    if (!this.#engine) throw new Error("the session is not open");
+    const reply = await this.#engine.request({ type: "session.trust", trust_level: level });
+    if (reply.type === "session.trusted" && this.#engine.session) {
+      this.#engine.session = { ...this.#engine.session, hooks: reply.hooks, workspace_trust: reply.workspace_trust };
+    }
+    return reply;
+  }
+
   /** The session's custom commands (`session.started.commands`). */
   get commands(): EventOf<"session.started">["commands"] {
     return this.#engine?.session?.commands ?? [];

@@ -121,7 +121,7 @@ export class HookRunner {
       ...(this.#options.untrack === undefined ? {} : { untrack: this.#options.untrack }),
       ...(this.#options.shell === undefined ? {} : { shell: this.#options.shell }),
     });
-    const verdict = hookVerdict(hook.event, process, hook.timeout_sec);
+    const verdict = projectLimits(hook, hookVerdict(hook.event, process, hook.timeout_sec));
     const run: HookRun = {
       event: hook.event,
       command: hook.command,
@@ -162,4 +162,14 @@ export function hookContext(results: readonly HookResult[]): string | undefined 
 export function hookBlock(results: readonly HookResult[]): { reason: string; command: string } | undefined {
   const found = results.find((result) => result.verdict.decision === "block" || result.verdict.decision === "deny");
   return found === undefined ? undefined : { reason: found.verdict.reason ?? "", command: found.hook.command };
+}
+
+/**
+ * A project's hook may deny or ask, never allow: as the workspace file may add `ask` and `deny` rules only, code from
+ * a checkout cannot wave a call past the user's questions (trusting the folder lets it run, not loosen the policy).
+ */
+function projectLimits(hook: HookConfig, verdict: HookVerdict): HookVerdict {
+  if (hook.origin !== "project" || verdict.decision !== "allow") return verdict;
+  const { decision: _allow, reason: _reason, ...rest } = verdict;
+  return { ...rest, message: "a project hook cannot allow a call: the permission rules and the mode decide" };
 }
