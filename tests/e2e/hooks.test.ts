@@ -148,7 +148,7 @@ describe("PreToolUse", () => {
   });
 
   it("is stopped at its timeout, shown as an error, and the call goes on as the rules say", async () => {
-    const slow = await script("slow.sh", "cat >/dev/null\nsleep 60\necho '{\"decision\":\"block\"}'");
+    const slow = await script("slow.sh", 'cat >/dev/null\nsleep 60\necho \'{"decision":"block"}\'');
     const client = await harness.startServer(
       calls({ call_id: "l1", name: "list", arguments: { path: "." } }),
       { toml: hook("PreToolUse", slow, { timeout_sec: 1 }) },
@@ -263,7 +263,10 @@ describe("project hooks and trust", () => {
 
     client.send({ type: "session.trust", request_id: "trust", session_id: client.sessionId, trust_level: "trusted" });
     const trusted = await client.next("session.trusted");
-    expect(trusted).toMatchObject({ workspace_trust: "trusted", hooks: [expect.objectContaining({ status: "active" })] });
+    expect(trusted).toMatchObject({
+      workspace_trust: "trusted",
+      hooks: [expect.objectContaining({ status: "active" })],
+    });
     expect(await readFile(path.join(harness.sandbox.home, "config.toml"), "utf8")).toContain(
       `[projects.${JSON.stringify(harness.sandbox.workspace)}]\ntrust_level = "trusted"`,
     );
