@@ -153,7 +153,12 @@ Examples:
   scv exec "Summarise README.md"
   scv exec --image shot.png "What is wrong in this screenshot?"
   git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON
-  scv exec --continue "Now add a test"   # a follow-up in this workspace's latest session`,
+  scv exec --continue "Now add a test"   # a follow-up in this workspace's latest session
+  scv exec "/review src/app.ts"          # a custom command (.scv/commands/review.md, $SCV_HOME/commands/)
+
+Started in a subfolder of a repository, the workspace is the repository root; AGENTS.md files are read from the
+root down to the folder you are in. Hooks ([[hooks.<Event>]]) run; a project's only once trusted (scv trust).
+See docs/customizing.md.`,
   )
   .action(async (prompt: string, options) => {
     if (options.yes === true && options.approvalPolicy === "never") {
@@ -231,7 +236,7 @@ program
     `
 Writes [projects."<path>"] trust_level = "trusted" (or "untrusted" with --revoke) into <home>/config.toml,
 keeping its comments; creates the file (0600) when missing. Project commands and AGENTS.md files are prompts
-and load without trust; project hooks are commands and run only in a trusted folder (docs/hooks.md).
+and load without trust; project hooks are commands and run only in a trusted folder (docs/customizing.md).
 
 Examples:
   scv trust                              # the repository you are in
