@@ -261,6 +261,12 @@ export function childMain(requireFn: (id: string) => unknown, config: ChildConfi
       // Not configurable here (Deno's process.report); checked below where it matters.
     }
   }
+  // The environment was empty but for what started the process (bwrap's PWD, the binary's NODE_OPTIONS).
+  try {
+    for (const key of Object.keys(proc.env)) delete proc.env[key];
+  } catch {
+    // Deno grants no access to it at all.
+  }
   const globals = globalThis as Record<string, unknown>;
   for (const name of ["require", "module", "exports", "__filename", "__dirname"]) {
     try {

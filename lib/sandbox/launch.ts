@@ -136,7 +136,16 @@ function layerNames(kind: Runtime, isolation: Isolation): string[] {
 /** Prepares launching sandbox processes for one sandbox; `forHeap` gives each one's command. */
 export function prepareLaunch(
   settings: LaunchSettings,
-): { forHeap(heapMb: number): Launch; dispose(): void; layers: string[]; isolation: Isolation } {
+): {
+  forHeap(heapMb: number): Launch;
+  dispose(): void;
+  layers: string[];
+  isolation: Isolation;
+  /** What the program's self-test expects. */
+  child: ChildConfig;
+  /** The program file every process of this sandbox runs (null in the binary, whose program is embedded). */
+  program: string | null;
+} {
   const root = mkdtempSync(join(tmpdir(), "scv-sandbox-"));
   const cwd = join(root, "cwd");
   mkdirSync(cwd);
@@ -185,6 +194,8 @@ export function prepareLaunch(
   return {
     layers,
     isolation,
+    child,
+    program: kind === "sea" ? null : programPath,
     dispose,
     forHeap(heapMb: number): Launch {
       const wrapped = wrap(layout, (inside) => heapArgs(heapMb, inside), { noBwrap });

@@ -248,6 +248,12 @@ export class SandboxProcess {
   #pause(needed: number, admitted: () => void): void {
     this.#paused = true;
     this.#child.pause();
+    const budget = this.budget!;
+    this.#log(
+      `sandbox process ${this.pid}: output budget full (${budget.used} of ${budget.limit} bytes${
+        needed > 0 ? `, ${needed} more announced` : ""
+      }); not read until output is delivered`,
+    );
     this.#cancelWait = this.budget!.wait(needed, () => {
       this.#cancelWait = null;
       if (this.#state === "dead") return;
