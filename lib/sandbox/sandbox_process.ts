@@ -379,7 +379,9 @@ export class SandboxProcess {
       if (this.pid === undefined || this.#residentBytes() <= this.#rssLimit) return;
       this.#log(`sandbox process ${this.pid}: resident memory over ${this.#rssLimit} bytes; killed`);
       this.#overMemory = true;
-      this.#kill();
+      // Without a cell, it is let go at once: no cell may be handed to it before its exit is read.
+      if (this.#state === "busy") this.#kill();
+      else void this.terminate();
     }, MEMORY_POLL_MS);
     this.#memoryTimer.unref();
   }

@@ -12,6 +12,10 @@ import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 import { cliCommand } from "../../tests/support/cli_command.ts";
 import { execute, hello, open, ROOT } from "../../tests/support/frame_client.ts";
 
+// Frames are read as untyped wire JSON; the script checks only the fields it counts.
+// deno-lint-ignore no-explicit-any
+type Frame = any;
+
 function argument(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   return index >= 0 ? Number(process.argv[index + 1]) : fallback;
@@ -44,7 +48,9 @@ host.stdin.write(encodeFrame(hello(["yield-observation"])));
 host.stdin.write(encodeFrame(open(1, "s")));
 // Nothing is read while the cells run: the host's stdout pipe fills and stays full.
 for (let i = 0; i < cells; i++) {
-  host.stdin.write(encodeFrame(execute(10 + i, "s", `text('x'.repeat(${mib} * 1024 * 1024))`, { yieldTimeMs: 600_000 })));
+  host.stdin.write(
+    encodeFrame(execute(10 + i, "s", `text('x'.repeat(${mib} * 1024 * 1024))`, { yieldTimeMs: 600_000 })),
+  );
 }
 await new Promise((resolve) => setTimeout(resolve, stallMs));
 const stalledPeakMb = Math.round(Math.max(peakKb, statusKb(host.pid!, "VmHWM")) / 1024);
@@ -54,7 +60,9 @@ const answered = new Set<number>();
 let bytes = 0;
 const started = performance.now();
 const reader = (async () => {
-  for await (const frame of readFrames(host.stdout, { parse: parsePreciseJson }) as AsyncIterable<Record<string, any>>) {
+  for await (
+    const frame of readFrames(host.stdout, { parse: parsePreciseJson }) as AsyncIterable<Frame>
+  ) {
     if (frame.type !== "execute/initialResponse") continue;
     const id = Number(frame.id);
     const text = frame.result?.value?.Result?.content_items?.[0]?.text;

@@ -19,7 +19,8 @@ afterAll(() => launcher.dispose());
  * Attacker code in the sandbox process's realm: each of `frames` (`[declared length, piece, times]`)
  * is written raw to stdout, the piece `times` times over.
  */
-const rawWriter = (frames: string) => `(r, channel) => {
+const rawWriter = (frames: string) =>
+  `(r, channel) => {
   const writes = [];
   for (const [declared, piece, times] of ${frames}) {
     const prefix = Buffer.alloc(4);
@@ -66,7 +67,9 @@ describe.skipIf(isDeno)("the sandbox channel's frame cap (issue 26, item 7a)", (
     const { exit, logs, killed } = await run(rawWriter(`[[${160 * mib}, ${piece}, 160]]`));
     expect(killed).toBe(true);
     expect(exit.kind).toBe("crash");
-    expect(logs.join("\n")).toContain(`sandbox message of ${160 * mib} bytes exceeds ${MAX_CHANNEL_FRAME_BYTES}; killed`);
+    expect(logs.join("\n")).toContain(
+      `sandbox message of ${160 * mib} bytes exceeds ${MAX_CHANNEL_FRAME_BYTES}; killed`,
+    );
     // Not read, let alone parsed: the host grew by far less than the frame.
     expect(globalThis.process.memoryUsage().rss - before).toBeLessThan(64 * mib);
   }, 120_000);
