@@ -58,47 +58,46 @@ export interface WrapOptions {
 }
 
 const quietly = { stdio: "ignore", env: {}, timeout: 5_000 } as const;
-let support: NamespaceSupport | undefined;
+const BWRAP_NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+const probes = {
+  bwrap: (): boolean =>
+    existsSync(BWRAP) &&
+    spawnSync(
+        BWRAP,
+        [...BWRAP_NAMESPACES, "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+        quietly,
+      )
+        .status === 0,
+  unshare: (): boolean =>
+    existsSync(UNSHARE) && spawnSync(UNSHARE, ["-rnp", "--kill-child", "true"], quietly).status === 0,
+  setpriv: (): boolean =>
+    existsSync(SETPRIV) && spawnSync(SETPRIV, ["--pdeathsig", "KILL", "true"], quietly).status === 0,
+};
+const probed: Partial<NamespaceSupport> = {};
 
-/** Which tools work here (probed once per process: each probe starts a short-lived process). */
-export function namespaceSupport(): NamespaceSupport {
-  support ??= {
-    bwrap: existsSync(BWRAP) &&
-      spawnSync(
-          BWRAP,
-          [...BWRAP_NAMESPACES, "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "true"],
-          quietly,
-        ).status === 0,
-    unshare: existsSync(UNSHARE) && spawnSync(UNSHARE, ["-rnp", "--kill-child", "true"], quietly).status === 0,
-    setpriv: existsSync(SETPRIV) && spawnSync(SETPRIV, ["--pdeathsig", "KILL", "true"], quietly).status === 0,
-  };
-  return support;
+/** Whether `tool` works here (probed once per process, and only when asked: each probe starts a process). */
+function works(tool: keyof NamespaceSupport): boolean {
+  return (probed[tool] ??= probes[tool]());
 }
 
-const BWRAP_NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
+/** Which tools work here. */
+export function namespaceSupport(): NamespaceSupport {
+  return { bwrap: works("bwrap"), unshare: works("unshare"), setpriv: works("setpriv") };
+}
 
 /** The isolation `wrap` gives a layout here. */
 export function isolationFor(layout: NamespaceLayout, options: WrapOptions = {}): Isolation {
-  const tools = namespaceSupport();
   const network = layout.shareNetwork !== true;
-  if (tools.bwrap && options.noBwrap !== true) {
+  if (options.noBwrap !== true && works("bwrap")) {
     return { tool: "bwrap", emptyRoot: true, pidNamespace: true, networkNamespace: network, diesWithParent: true };
   }
-  if (tools.unshare) {
-    return {
-      tool: "unshare",
-      emptyRoot: false,
-      pidNamespace: true,
-      networkNamespace: network,
-      diesWithParent: tools.setpriv,
-    };
-  }
+  const unshare = works("unshare");
   return {
-    tool: "none",
+    tool: unshare ? "unshare" : "none",
     emptyRoot: false,
-    pidNamespace: false,
-    networkNamespace: false,
-    diesWithParent: tools.setpriv,
+    pidNamespace: unshare,
+    networkNamespace: unshare && network,
+    diesWithParent: works("setpriv"),
   };
 }
 
