@@ -74,7 +74,7 @@ const reader = (async () => {
 const outcome = await Promise.race([
   reader.then(() => "answered"),
   exited.then((code) => `host exited (${code})`),
-  new Promise<string>((resolve) => setTimeout(() => resolve("timed out"), 300_000)),
+  new Promise<string>((resolve) => setTimeout(() => resolve("timed out"), 1_800_000)),
 ]);
 const readSeconds = (performance.now() - started) / 1000;
 const peakMb = Math.round(Math.max(peakKb, statusKb(host.pid!, "VmHWM")) / 1024);
