@@ -186,7 +186,10 @@ export class SandboxProcess {
       try {
         const announced = this.#assembler.announced(raw);
         if (announced !== null) {
-          if (this.#state !== "busy") throw new ChannelError("sandbox message parts arrived while no cell runs");
+          // Only a cell's messages come in parts (also output a terminated cell wrote before its end).
+          if (this.#state !== "busy" && this.#lateListener === null) {
+            throw new ChannelError("sandbox message parts arrived while no cell runs");
+          }
           this.#admit(announced);
         }
         message = this.#assembler.accept(raw);
@@ -226,7 +229,8 @@ export class SandboxProcess {
   /** A message in parts announced `chars`: it is read on once the budget has room for all of it. */
   #admit(chars: number): void {
     const budget = this.budget;
-    if (budget === null) return;
+    // A killed process's last output is read to its end (its pipe holds at most what it wrote).
+    if (budget === null || this.#state === "dead") return;
     if (budget.fits(chars)) {
       budget.charge(chars);
       this.#reserve = chars;
