@@ -133,7 +133,7 @@ program
   .addOption(
     new Option("--approval-policy <policy>", "answer approvals by this policy").choices(["on-risk", "always", "never"]),
   )
-  .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image in the workspace (repeatable)", collect, [])
+  .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image (repeatable)", collect, [])
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--base-url <url>", "provider base URL override")
@@ -146,7 +146,8 @@ program
   .addHelpText(
     "after",
     `
-Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session id), 130 interrupted.
+Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session id), 3 the turn completed but
+every change it tried was denied (no --yes, or --approval-policy never), 130 interrupted.
 
 Examples:
   scv exec "Summarise README.md"

@@ -121,6 +121,10 @@ export class ChatApp implements ChatControls {
     return this.#closing;
   }
 
+  get picking(): boolean {
+    return this.#picking !== undefined;
+  }
+
   /** Runs the chat until the user leaves (or the demo ends); resolves with the exit code. */
   async run(): Promise<number> {
     const history = this.#setup.historyPath ? await loadHistory(this.#setup.historyPath) : [];
@@ -305,8 +309,19 @@ export class ChatApp implements ChatControls {
       return this.controller.open || this.#startEngine();
     }
     this.#picking = sessions;
-    this.render(pickerRows(sessions, this.style));
+    this.render(pickerRows(sessions, this.style, this.controller.open));
     return true;
+  }
+
+  async leavePicker(key: "escape" | "ctrl-c"): Promise<void> {
+    if (this.#picking === undefined) return;
+    this.#picking = undefined;
+    if (this.controller.open) {
+      this.note(["picker closed; the current session goes on"]);
+      return;
+    }
+    if (key === "ctrl-c") return this.#exit(0);
+    if (!(await this.#startEngine())) this.#exit(1);
   }
 
   async #answerPicker(text: string): Promise<boolean> {
@@ -493,9 +508,7 @@ export class ChatApp implements ChatControls {
         if (argument === "") {
           const staged = this.#attachments.map((attachment) => attachment.name).join(", ");
           note([
-            staged === ""
-              ? "usage: /image PATH (a PNG, JPEG, GIF or WebP file in the workspace)"
-              : `next prompt attaches: ${staged}`,
+            staged === "" ? "usage: /image PATH (a PNG, JPEG, GIF or WebP file)" : `next prompt attaches: ${staged}`,
           ]);
           return false;
         }

@@ -75,7 +75,8 @@ export class LinePrompts implements PromptSource {
     for (;;) {
       const line = await this.#next();
       if (line === undefined) break;
-      if (line.trim() === "") continue;
+      // An empty line answers the session picker (a new session); elsewhere it is nothing.
+      if (line.trim() === "" && !chat.picking) continue;
       this.#editor.remember(line);
       await chat.saveHistory(this.#editor.history);
       if (await chat.submit(line)) return;

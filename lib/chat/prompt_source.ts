@@ -35,6 +35,10 @@ export interface ChatControls {
   readonly style: Style;
   readonly controller: SessionController;
   readonly closing: boolean;
+  /** True while the session picker waits for its answer: Enter alone takes a new session. */
+  readonly picking: boolean;
+  /** Esc or Ctrl-C at the session picker: back to the open session; with none, Esc starts one and Ctrl-C quits. */
+  leavePicker(key: "escape" | "ctrl-c"): Promise<void>;
   /** Commits rows to the transcript and redraws the live region. */
   render(commit: string[]): void;
   /** Rows of plain text, word-wrapped and painted (dim by default), committed. */

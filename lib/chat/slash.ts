@@ -19,11 +19,15 @@ export const SLASH_COMMANDS: ReadonlyArray<{ name: string; usage: string; help: 
 
 export type SlashCommand = { name: string; argument: string };
 
-/** A slash command, or undefined when the text is a prompt (it does not start with "/"). */
+/**
+ * A slash command, or undefined when the text is a prompt: it does not start with "/", or its first word holds
+ * another "/" (a pasted absolute path such as `/home/me/shot.png` is no command).
+ */
 export function parseSlash(text: string): SlashCommand | undefined {
   const trimmed = text.trim();
   if (!trimmed.startsWith("/") || trimmed.startsWith("//")) return undefined;
   const match = /^\/(\S*)\s*([\s\S]*)$/.exec(trimmed)!;
+  if (match[1]!.includes("/")) return undefined;
   const name = match[1]!.toLowerCase();
   return { name: name === "quit" ? "exit" : name, argument: match[2]!.trim() };
 }

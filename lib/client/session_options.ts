@@ -42,6 +42,8 @@ export async function prepareOptions(
     configPath: flags.configPath,
     env,
     cwd,
+    // chat and exec are the user's own terminal: an image the user names may lie outside the workspace.
+    userAttachments: true,
   };
   const path = fakeResponsesPath(flags, env);
   if (path === undefined) return { options, replay: undefined, script: undefined, close: async () => {} };

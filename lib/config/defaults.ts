@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from "./types.ts";
+import type { ProviderProfile, ResolvedConfig } from "./types.ts";
 
 export const DEFAULT_SYSTEM_PROMPT =
   "You are SCV, a concise and careful coding agent. Use tools to inspect, change, and verify the workspace.";
@@ -14,6 +14,21 @@ export const MCP_SERVER_DEFAULTS = {
   disabled_tools: [] as string[],
 };
 
+/**
+ * The defaults a profile with `kind = "anthropic"` starts from instead of the OpenAI ones: the Messages wire at
+ * Anthropic's API, the key in ANTHROPIC_API_KEY (sent as `x-api-key` with `anthropic-version`, by the wire).
+ */
+export const ANTHROPIC_PROFILE_DEFAULTS: Pick<
+  ProviderProfile,
+  "kind" | "wire_api" | "model" | "base_url" | "api_key_env"
+> = {
+  kind: "anthropic",
+  wire_api: "messages",
+  model: "claude-sonnet-4-5",
+  base_url: "https://api.anthropic.com/v1",
+  api_key_env: "ANTHROPIC_API_KEY",
+};
+
 /** Layer 1 of spec §7.1. `skillsUserDir` is the resolved default of `skills.user_dir`. */
 export function defaultConfig(skillsUserDir: string): ResolvedConfig {
   return {
@@ -24,6 +39,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       base_url: "https://api.openai.com/v1",
       api_key_env: "OPENAI_API_KEY",
       timeout_seconds: 600,
+      stream_idle_timeout_seconds: 300,
       headers: {},
       image_input: true,
       edit_tools: "auto",
@@ -45,6 +61,7 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       output_limit_bytes: 65536,
       max_read_bytes: 262144,
       max_write_bytes: 1048576,
+      search_timeout_seconds: 30,
       code_mode: true,
       login_shell: false,
       env_passthrough: [],

@@ -6,6 +6,8 @@ import { isTable, type RawTable } from "./schema.ts";
 // `sessions`: a cloned repository must not prune (delete) the user's sessions or switch their journal off.
 const FORBIDDEN_TABLES = ["provider", "providers", "provider_active", "agents", "update", "channels", "sessions"];
 
+const PROVIDER_TABLES = ["provider", "providers", "provider_active"];
+
 const FORBIDDEN_WEB_KEYS = [
   "auto_approve_domains",
   "allow_private_addresses",
@@ -20,7 +22,14 @@ const NO_RAISE: Record<string, readonly string[]> = {
   agent: ["max_steps"],
   session: ["max_history_bytes", "max_messages"],
   context: ["max_tokens", "summary_max_chars"],
-  tools: ["command_timeout_seconds", "max_timeout_seconds", "output_limit_bytes", "max_read_bytes", "max_write_bytes"],
+  tools: [
+    "command_timeout_seconds",
+    "max_timeout_seconds",
+    "output_limit_bytes",
+    "max_read_bytes",
+    "max_write_bytes",
+    "search_timeout_seconds",
+  ],
   protocol: ["max_client_frame_bytes", "max_server_frame_bytes"],
   tui: ["max_transcript_bytes", "max_transcript_items", "max_prompt_history_bytes", "max_prompt_history_items"],
   provider_limits: [
@@ -55,8 +64,18 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
       }cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`,
     );
   }
+  const named = file === undefined ? "" : `${file} `;
   for (const key of Object.keys(project)) {
-    if (FORBIDDEN_TABLES.includes(key)) fail(`cannot set [${key}]`);
+    if (!FORBIDDEN_TABLES.includes(key)) continue;
+    // The provider is where the key goes: a cloned repository must not pick it. Say where it may be set instead.
+    if (PROVIDER_TABLES.includes(key)) {
+      fail(
+        `${named}cannot set [${key}]: the provider is chosen only in the user file (~/.scv/config.toml, or ` +
+          "$SCV_HOME/config.toml), a --config-path file or the environment (SCV_PROVIDER, SCV_MODEL, SCV_BASE_URL); " +
+          "move it there or remove it",
+      );
+    }
+    fail(`${named}cannot set [${key}]`);
   }
   const table = (name: string): RawTable => (isTable(project[name]) ? project[name] : {});
   const base = (name: string): RawTable => (isTable(trusted[name]) ? trusted[name] : {});

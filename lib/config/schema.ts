@@ -5,6 +5,7 @@ import { ConfigError } from "./types.ts";
 
 export type KeySpec =
   | { kind: "count" } // a non-negative integer
+  | { kind: "seconds" } // a non-negative number, fractions allowed
   | { kind: "bool" }
   | { kind: "string" }
   | { kind: "enum"; values: readonly string[] }
@@ -29,10 +30,13 @@ export const PROFILE_SPEC: KeySpec = {
     api_key: string,
     api_key_env: string,
     timeout_seconds: count,
+    stream_idle_timeout_seconds: { kind: "seconds" },
     headers: { kind: "string_map" },
     reasoning_effort: string,
     image_input: bool,
     edit_tools: string,
+    max_output_tokens: count,
+    thinking_budget_tokens: count,
   },
 };
 
@@ -100,6 +104,7 @@ export const ROOT_SPEC: TableSpec = {
         output_limit_bytes: count,
         max_read_bytes: count,
         max_write_bytes: count,
+        search_timeout_seconds: count,
         code_mode: bool,
         login_shell: bool,
         env_passthrough: { kind: "strings" },
@@ -195,6 +200,11 @@ function checkValue(value: unknown, spec: KeySpec, dotted: string, file: string)
         return Number(value);
       }
       if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
+      throw invalid();
+    }
+    case "seconds": {
+      const seconds = typeof value === "bigint" ? Number(value) : value;
+      if (typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0) return seconds;
       throw invalid();
     }
     case "bool":

@@ -2,18 +2,25 @@
 // every default filled in. Optional keys are absent (never null) when unset.
 
 export type ApprovalPolicy = "on-risk" | "always" | "never";
-export type WireApi = "responses" | "chat";
+export type WireApi = "responses" | "chat" | "messages";
+/** `openai-compatible` speaks the Responses or Chat Completions wire; `anthropic` speaks the Messages wire. */
+export type ProviderKind = "openai-compatible" | "anthropic";
 export type WebSearchBackend = "off" | "provider" | "searxng" | "brave";
 
 /** One provider profile: `[provider]` or the selected `[providers.<name>]`, defaults filled in. */
 export interface ProviderProfile {
-  kind: "openai-compatible";
+  kind: ProviderKind;
   wire_api: WireApi;
   model: string;
   base_url: string;
   api_key?: string;
   api_key_env: string;
   timeout_seconds: number;
+  /**
+   * A stream that sends nothing for this long is cut and retried like a dropped connection (the defaults layer sets
+   * it; a profile built without it has no idle limit).
+   */
+  stream_idle_timeout_seconds?: number;
   headers: Record<string, string>;
   reasoning_effort?: string;
   image_input: boolean;
@@ -22,6 +29,10 @@ export interface ProviderProfile {
    * on chat), `edit`, `apply_patch` or `both`.
    */
   edit_tools?: EditTools;
+  /** Messages wire: `max_tokens` of each request; unset means a default for the model (lib/provider/claude_models.ts). */
+  max_output_tokens?: number;
+  /** Messages wire: extended thinking with this budget (at least 1024, below `max_output_tokens`); unset is off. */
+  thinking_budget_tokens?: number;
 }
 
 /** `[sessions]`: persistence and pruning of session journals (docs/sessions.md). 0 keeps everything. */
@@ -60,6 +71,8 @@ export interface ToolsConfig {
   output_limit_bytes: number;
   max_read_bytes: number;
   max_write_bytes: number;
+  /** A `grep` whose regular expression works this long on one batch of files without an answer fails. */
+  search_timeout_seconds: number;
   code_mode: boolean;
   /** Run `bash -lc` (a login shell, the user's profile files on every call) instead of `bash -c`. */
   login_shell: boolean;

@@ -118,7 +118,7 @@ export class Session {
     attachments: readonly Attachment[] = [],
   ): Promise<Rejection | undefined> {
     if (!validPrompt(prompt, attachments.length > 0)) return { code: "invalid_request", message: MESSAGES.badPrompt };
-    const refused = await attachmentError(attachments, this.parts.workspace);
+    const refused = await attachmentError(attachments, this.parts.workspace, this.parts.userAttachments === true);
     if (refused !== undefined) return { code: "invalid_request", message: refused };
     if (this.#active) {
       const queued = this.#queue.enqueue(prompt, requestId, attachments);
@@ -315,7 +315,7 @@ export class Session {
     try {
       // The first turn's tool list is complete: it waits for servers still starting (each ≤ startup_timeout_sec).
       await this.parts.mcp?.ready(controller.signal);
-      const input = await turnInput(prompt, attachments, this.parts.tools.schemas().length > 0);
+      const input = await turnInput(prompt, attachments, this.parts.tools.schemas().length > 0, this.parts.workspace);
       outcome = await runTurn({
         prompt: input.text,
         images: input.images,

@@ -56,6 +56,11 @@ export type ServerOptions = {
    * the same name replaces the configured entry. Checked by the client; no wire message carries them.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /**
+   * The client is the user's own terminal (`scv chat`, `scv exec`): an attachment may lie outside the workspace, as
+   * the user chose it. The model's tools stay confined. A remote client's attachments must be inside.
+   */
+  userAttachments?: boolean;
 };
 
 /** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
@@ -84,6 +89,8 @@ export type SessionParts = {
   profile?: string;
   /** Values the journal must never hold: the provider credential and every configured secret value. */
   secrets: string[];
+  /** Attachments may lie outside the workspace (ServerOptions.userAttachments). */
+  userAttachments?: boolean;
 };
 
 export type SessionContextWindow = {
@@ -176,6 +183,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     home,
     secrets,
     ...(profile ? { profile } : {}),
+    ...(options.userAttachments === true ? { userAttachments: true } : {}),
   };
 }
 
@@ -185,7 +193,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /**
  * `[context] max_tokens` when set; else, on the chat wire, what the server says (one short lookup, silent on
- * failure: the only network I/O of session.start); else the known table for OpenAI models; else the default.
+ * failure: the only network I/O of session.start); else the known table (OpenAI and Claude models); else the default.
  */
 async function findContextWindow(
   config: ResolvedConfig,
@@ -197,7 +205,7 @@ async function findContextWindow(
     const found = await discoverContextWindow({ profile: config.provider, credential, env });
     if (found) return found;
   }
-  const known = knownContextWindow(config.provider.model);
+  const known = knownContextWindow(config.provider.model, config.provider.headers);
   if (known !== undefined) return { tokens: known, source: "known_model" };
   return { tokens: config.context.max_tokens, source: "default" };
 }

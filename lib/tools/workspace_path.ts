@@ -5,7 +5,7 @@
 
 import { constants, existsSync, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readlink, realpath, stat } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, normalize, relative, resolve } from "node:path";
 import { isInside } from "../util/path.ts";
 
 export { isInside };
@@ -51,6 +51,26 @@ export function checkRelativePath(path: string): string | undefined {
   if (path.split("/").includes("..")) return "parent traversal and absolute paths are not allowed";
   if (path.includes("\0")) return "invalid arguments: path must not contain NUL bytes";
   return undefined;
+}
+
+/**
+ * A file tool's path as the workspace-relative path the shape rules take. Models often send an absolute path: one
+ * inside the (canonical) workspace becomes relative; one outside it, or with a `..` component, is refused.
+ */
+export function toolPath(workspace: string, path: string): { path: string } | { error: string } {
+  if (!path.startsWith("/")) {
+    const shape = checkRelativePath(path);
+    return shape === undefined ? { path } : { error: shape };
+  }
+  if (path.split("/").includes("..")) return { error: "parent traversal is not allowed" };
+  const root = canonicalWorkspace(workspace);
+  const absolute = normalize(path).replace(/(.)\/+$/, "$1");
+  if (absolute === root || !isInside(root, absolute)) {
+    return { error: `absolute path ${path} is outside the workspace ${root}; give a path relative to it` };
+  }
+  const inside = relative(root, absolute);
+  const shape = checkRelativePath(inside);
+  return shape === undefined ? { path: inside } : { error: shape };
 }
 
 /** The normal components of a checked relative path (`.` and empty ones dropped). */

@@ -46,6 +46,10 @@ describe("slash commands", () => {
     expect(parseSlash("/quit")).toEqual({ name: "exit", argument: "" });
     expect(parseSlash("fix /tmp paths")).toBeUndefined();
     expect(parseSlash("//comment")).toBeUndefined();
+    // A pasted absolute path is a prompt (or a staged image), never an unknown command.
+    expect(parseSlash("/home/me/shot.png")).toBeUndefined();
+    expect(parseSlash("/home/me/notes.txt what is this")).toBeUndefined();
+    expect(parseSlash("/image /home/me/shot.png")).toEqual({ name: "image", argument: "/home/me/shot.png" });
   });
 });
 

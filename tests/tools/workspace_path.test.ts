@@ -8,8 +8,36 @@ import {
   probePath,
   resolveExisting,
   resolveParent,
+  toolPath,
 } from "../../lib/tools/workspace_path.ts";
 import { makeSandbox, type Sandbox } from "./helpers.ts";
+
+describe("toolPath", () => {
+  let box: Sandbox;
+  beforeEach(() => {
+    box = makeSandbox();
+  });
+  afterEach(() => box.cleanup());
+
+  it("takes an absolute path inside the workspace as the relative one", () => {
+    expect(toolPath(box.workspace, join(box.workspace, "a/b.txt"))).toEqual({ path: "a/b.txt" });
+    expect(toolPath(box.workspace, `${box.workspace}//a/./b.txt/`)).toEqual({ path: "a/b.txt" });
+    expect(toolPath(box.workspace, "a/b.txt")).toEqual({ path: "a/b.txt" });
+  });
+
+  it("refuses absolute paths outside the workspace, the workspace itself, a sibling prefix and `..`", () => {
+    for (const path of ["/etc/passwd", box.workspace, `${box.workspace}-evil/x`, join(box.outside, "x")]) {
+      expect(toolPath(box.workspace, path), path).toEqual({
+        error: `absolute path ${path} is outside the workspace ${box.workspace}; give a path relative to it`,
+      });
+    }
+    expect(toolPath(box.workspace, `${box.workspace}/a/../../outside/x`)).toEqual({
+      error: "parent traversal is not allowed",
+    });
+    expect(toolPath(box.workspace, `${box.workspace}/a\0b`)).toHaveProperty("error");
+    expect(toolPath(box.workspace, "../x")).toEqual({ error: "parent traversal and absolute paths are not allowed" });
+  });
+});
 
 describe("checkRelativePath", () => {
   it("refuses empty and absolute paths", () => {

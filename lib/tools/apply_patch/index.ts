@@ -8,7 +8,7 @@ import { validateArguments } from "../schema.ts";
 import { unifiedDiff } from "../text_diff.ts";
 import { decodeText, encodeText } from "../text_file.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
-import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../workspace_path.ts";
+import { confinementError, probePath, toolPath, WorkspacePathError } from "../workspace_path.ts";
 import { applyPatch, type FinalState } from "./apply.ts";
 import { parsePatch, type PatchHunk } from "./parse.ts";
 
@@ -34,7 +34,8 @@ const DESCRIPTION = [
   "+added line",
   "*** End of File   (optional: the chunk ends at the end of the file)",
   "*** End Patch",
-  "Give about 3 lines of context above and below each change; paths are relative to the workspace.",
+  "Give about 3 lines of context above and below each change; paths are relative to the workspace (absolute ones",
+  "must lie inside it).",
 ].join("\n");
 
 export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
@@ -53,10 +54,10 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       if (!checked.ok) return { error: checked.error };
       const parsed = parsePatch(checked.value.input);
       if (!parsed.ok) return { error: parsed.error };
-      const hunks = parsed.hunks;
+      const relative = relativeHunks(parsed.hunks, context.workspace);
+      if ("error" in relative) return { error: relative.error };
+      const hunks = relative.hunks;
       for (const path of hunkPaths(hunks)) {
-        const shape = checkRelativePath(path);
-        if (shape !== undefined) return { error: `apply_patch ${path}: ${shape}` };
         if (probePath(context.workspace, path).escaped) {
           return {
             error:
@@ -77,6 +78,23 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       };
     },
   };
+}
+
+/** The hunks with every path workspace-relative (an absolute one inside the workspace is taken), or the refusal. */
+function relativeHunks(hunks: PatchHunk[], workspace: string): { hunks: PatchHunk[] } | { error: string } {
+  const relative: PatchHunk[] = [];
+  for (const hunk of hunks) {
+    const path = toolPath(workspace, hunk.path);
+    if ("error" in path) return { error: `apply_patch ${hunk.path}: ${path.error}` };
+    if (hunk.kind !== "update" || hunk.moveTo === undefined) {
+      relative.push({ ...hunk, path: path.path });
+      continue;
+    }
+    const moveTo = toolPath(workspace, hunk.moveTo);
+    if ("error" in moveTo) return { error: `apply_patch ${hunk.moveTo}: ${moveTo.error}` };
+    relative.push({ ...hunk, path: path.path, moveTo: moveTo.path });
+  }
+  return { hunks: relative };
 }
 
 function hunkPaths(hunks: PatchHunk[]): string[] {
