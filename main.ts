@@ -6,6 +6,8 @@ import { basename } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "./lib/version.ts";
 import { exitWithUsageError } from "./lib/cli/exit.ts";
+// The one list of approval modes (a small file with no imports of its own).
+import { APPROVAL_MODE_IDS } from "./lib/policy/modes.ts";
 
 const program = new Command("scv")
   .description("A coding agent: agent protocol server, code-mode host and terminal chat")
@@ -21,11 +23,7 @@ function withSessionFlags(command: Command): Command {
     .option("--base-url <url>", "provider base URL override")
     .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
     .addOption(
-      new Option("--approval-policy <policy>", "override tools.approval_policy").choices([
-        "on-risk",
-        "always",
-        "never",
-      ]),
+      new Option("--approval-policy <policy>", "override tools.approval_policy").choices(APPROVAL_MODE_IDS),
     )
     .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
     .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)");
@@ -99,7 +97,7 @@ program
   .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
   .option("-C, --cd <dir>", "run in this directory instead of the current one")
   .addOption(
-    new Option("--approval-policy <policy>", "override tools.approval_policy").choices(["on-risk", "always", "never"]),
+    new Option("--approval-policy <policy>", "override tools.approval_policy").choices(APPROVAL_MODE_IDS),
   )
   .option("--demo", "play the offline demo (no API key, no network)")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
@@ -110,7 +108,7 @@ program
     `
 Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-R searches it, Tab completes a
 /command, Ctrl-C or Esc cancels a running turn, Ctrl-C twice at an empty prompt exits. An approval takes
-y, yes, n, no, a or always and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
+y, yes, n, no, a or always (for this session), k or keep (for good) and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
 /mcp /usage /exit.
 Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
 
@@ -131,7 +129,9 @@ program
   .option("--json", "print every protocol event as NDJSON instead of the assistant text")
   .option("--yes", "approve every tool call")
   .addOption(
-    new Option("--approval-policy <policy>", "answer approvals by this policy").choices(["on-risk", "always", "never"]),
+    new Option("--approval-policy <policy>", "the approval mode (with --yes, what still asks is approved)").choices(
+      APPROVAL_MODE_IDS,
+    ),
   )
   .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image (repeatable)", collect, [])
   .option("--model <model>", "model override")

@@ -80,7 +80,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "context.bytes_per_token": "Bytes counted as one token when estimating sizes.",
   "context.summary_max_chars": "Longest note that stands for history left out of the context (`context.compacted`).",
   "tools.approval_policy":
-    "`on-risk`: read-only calls run, others ask; `always`: every call asks; `never`: read-only calls run, others are denied.",
+    "The approval mode when no rule decides: `on-risk` (read-only calls run, others ask), `accept-edits` (file changes in the workspace run too), `plan` (tools that write, run or fetch are refused), `always` (every call asks), `never` (what would ask is denied). See [security.md](security.md#approval-modes-and-permission-rules).",
   "tools.command_timeout_seconds": "Default time limit of a `bash` command or an `exec` cell.",
   "tools.max_timeout_seconds": "Largest `timeout_seconds` a tool call may ask for.",
   "tools.output_limit_bytes": "Largest tool output kept; longer output is cut and marked `truncated`.",
@@ -94,6 +94,11 @@ export const DESCRIPTIONS: Record<string, string> = {
   "tools.env_passthrough":
     "Variables scv reads keys from (`api_key_env`, the search key variable) that tool processes still get; they are dropped otherwise ([secrets](secrets.md)).",
   "tools.agent_timeout_seconds": IGNORED,
+  "permissions.allow":
+    "Rules whose calls run without asking, e.g. `bash(npm test)`, `bash(git diff:*)`, `edit(src/**)`, `web_fetch(domain:docs.rs)`, `mcp__fs`. Not in the workspace file. See [Permission rules](#permission-rules).",
+  "permissions.ask": "Rules whose calls always ask first, in every mode (`never` denies them).",
+  "permissions.deny":
+    "Rules whose calls are denied, whatever else allows them; the denial names the rule. The workspace file may add them.",
   "protocol.max_client_frame_bytes":
     "Longest client message line; a longer one is discarded with an `invalid_request` error.",
   "protocol.max_server_frame_bytes":

@@ -1,7 +1,7 @@
 // Prompts typed in a terminal: raw keys into the line editor shown in the live region, approval questions answered
 // with a whole word and Enter (y, yes, n, no, a, always), Ctrl-C or Esc to cancel a turn, Ctrl-C twice or Ctrl-D
 // to leave, Ctrl-Z to suspend.
-import { stripControls, type Style } from "../client/index.ts";
+import { stripControls, type Style } from "../render/index.ts";
 import type { Key } from "./keys.ts";
 import { LineEditor } from "./line_editor.ts";
 import {

@@ -1,7 +1,7 @@
 // The rows of `scv chat --resume` / `/resume` without an id: stored sessions newest first, numbered, with title,
 // age and turn count; the user answers with a number at the prompt.
 import type { EventOf, ReplayTurn } from "../protocol/index.ts";
-import { stripControls, type Style } from "../client/index.ts";
+import { stripControls, type Style } from "../render/index.ts";
 
 export type StoredSessionRow = EventOf<"sessions.listed">["sessions"][number];
 

@@ -2,22 +2,16 @@
 // engine. Text mode prints the assistant text on stdout and tool activity on stderr; --json prints every event.
 import type { ApprovalPolicy } from "../config/index.ts";
 import type { Attachment } from "../protocol/index.ts";
+import { type ClientEvent } from "../protocol/index.ts";
 import {
-  type ClientEvent,
   type ClientFlags,
-  createStyle,
   EngineError,
-  imageAttachment,
   NO_SESSION_TO_CONTINUE,
-  type PendingApproval,
   type PreparedOptions,
   prepareOptions,
-  retryText,
-  revealControls,
-  SessionController,
-  stripControls,
-  Transcript,
-} from "../client/index.ts";
+} from "../embed/index.ts";
+import { createStyle, retryText, revealControls, stripControls, Transcript } from "../render/index.ts";
+import { imageAttachment, type PendingApproval, SessionController } from "../client/index.ts";
 import { createLogger } from "../util/log.ts";
 import { EXIT_ALL_DENIED, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";

@@ -66,6 +66,8 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       login_shell: false,
       env_passthrough: [],
     },
+    permissions: { allow: [], ask: [], deny: [] },
+    permission_rules: [],
     protocol: { max_client_frame_bytes: 1048576, max_server_frame_bytes: 8388608 },
     tui: {
       max_transcript_bytes: 8388608,

@@ -1,5 +1,6 @@
 // Spec §7.3: the workspace layer is untrusted. It may not set provider, identity or network
 // trust keys, and may only tighten limits and policies relative to layers 1–2.
+import { isApprovalMode, modeInfo } from "../policy/index.ts";
 import { ConfigError } from "./types.ts";
 import { isTable, type RawTable } from "./schema.ts";
 
@@ -44,8 +45,10 @@ const NO_RAISE: Record<string, readonly string[]> = {
   web: ["fetch_max_bytes", "fetch_timeout_seconds", "max_redirects", "max_search_results"],
 };
 
-/** Strictness order of approval policies: a project may only move right. */
-const POLICY_RANK: Record<string, number> = { "on-risk": 0, always: 1, never: 2 };
+/** How strict an approval mode is (lib/policy/modes.ts): a project may only pick one at least as strict. */
+function strictness(mode: unknown): number {
+  return isApprovalMode(mode) ? modeInfo(mode).strictness : 0;
+}
 
 function fail(message: string): never {
   throw new ConfigError(`project configuration ${message}`);
@@ -76,6 +79,15 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
       );
     }
     fail(`${named}cannot set [${key}]`);
+  }
+  // An untrusted checkout may add deny and ask rules, never allow anything (lib/config/permissions.ts).
+  if (isTable(project.permissions) && "allow" in project.permissions) {
+    fail(
+      `${
+        file === undefined ? "" : `${file} `
+      }cannot set permissions.allow: only the user file and --config-path may allow tool calls; the workspace ` +
+        "may add ask and deny rules",
+    );
   }
   const table = (name: string): RawTable => (isTable(project[name]) ? project[name] : {});
   const base = (name: string): RawTable => (isTable(trusted[name]) ? trusted[name] : {});
@@ -115,7 +127,7 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
   }
 
   const policy = table("tools").approval_policy;
-  if (typeof policy === "string" && POLICY_RANK[policy]! < POLICY_RANK[base("tools").approval_policy as string]!) {
+  if (typeof policy === "string" && strictness(policy) < strictness(base("tools").approval_policy)) {
     fail("cannot weaken tools.approval_policy");
   }
   if (table("skills").scan_projects === true && base("skills").scan_projects !== true) {

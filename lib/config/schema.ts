@@ -1,5 +1,6 @@
 // The shape of every TOML table of spec §7.2: which keys exist and what type each holds.
 // One description serves unknown-key detection, type checking and value normalisation.
+import { APPROVAL_MODE_IDS } from "../policy/index.ts";
 import { nearestName } from "../util/nearest.ts";
 import { ConfigError } from "./types.ts";
 
@@ -98,7 +99,7 @@ export const ROOT_SPEC: TableSpec = {
     tools: {
       kind: "table",
       keys: {
-        approval_policy: { kind: "enum", values: ["on-risk", "always", "never"] },
+        approval_policy: { kind: "enum", values: APPROVAL_MODE_IDS },
         command_timeout_seconds: count,
         max_timeout_seconds: count,
         output_limit_bytes: count,
@@ -110,6 +111,10 @@ export const ROOT_SPEC: TableSpec = {
         env_passthrough: { kind: "strings" },
         agent_timeout_seconds: count, // ignored
       },
+    },
+    permissions: {
+      kind: "table",
+      keys: { allow: { kind: "strings" }, ask: { kind: "strings" }, deny: { kind: "strings" } },
     },
     protocol: { kind: "table", keys: { max_client_frame_bytes: count, max_server_frame_bytes: count } },
     tui: {

@@ -4,7 +4,7 @@ import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Attachment } from "../protocol/index.ts";
 import { IMAGE_TYPES, type ImageInput, MAX_IMAGE_BYTES } from "../provider/index.ts";
-import { isSecretLikePath } from "../tools/index.ts";
+import { isSecretLikePath } from "../policy/index.ts";
 import { isInside } from "../util/path.ts";
 
 export const MAX_TURN_ATTACHMENTS = 16;

@@ -10,8 +10,9 @@ import {
   runProcessGroup,
   toolEnvironment,
 } from "./process_group.ts";
+import { scvOwnPaths } from "./file_guard.ts";
 import { createProgressReporter } from "./progress.ts";
-import { readOnlyVerdict } from "./safe_command.ts";
+import { commandAccess, readOnlyVerdict } from "../policy/index.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
 import { completeUtf8Length } from "../util/text_bounds.ts";
@@ -83,8 +84,10 @@ export function createBashTool(settings: BashSettings): Tool {
         };
       }
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
+      const protectedRoots = scvOwnPaths(context.config);
       return {
-        risk: readOnlyVerdict(command, context.workspace).safe ? "read_only" : "process",
+        risk: readOnlyVerdict(command, context.workspace, protectedRoots).safe ? "read_only" : "process",
+        access: { effect: "run", command: commandAccess(command, context.workspace, protectedRoots) },
         // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
         summary: `Run with /bin/bash ${flag}: ${command}`,
         detail: command,

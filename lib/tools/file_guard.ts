@@ -27,14 +27,14 @@ import {
 import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "../config/index.ts";
-import { isSecretLikePath } from "./secret_paths.ts";
+import { isSecretLikePath } from "../policy/index.ts";
 import {
   canonicalWorkspace,
   confinementError,
   pathComponents,
   resolveExisting,
   WorkspacePathError,
-} from "./workspace_path.ts";
+} from "../policy/index.ts";
 import { isInside } from "../util/path.ts";
 
 const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
@@ -66,6 +66,12 @@ export function isProtectedPath(config: ResolvedConfig, real: string, stats?: Pi
     if (stats !== undefined && file.dev === stats.dev && file.ino === stats.ino) return true;
   }
   return false;
+}
+
+/** The instance home and the configuration files scv reads: the paths no tool, read-only commands included, reaches. */
+export function scvOwnPaths(config: ResolvedConfig): string[] {
+  const { home, config_files } = config.secrets;
+  return [...(home === "" ? [] : [home]), ...config_files.map((file) => file.path)];
 }
 
 /** How a file tool must treat one file: refuse it (scv's own), ask first (secret), or just use it. */

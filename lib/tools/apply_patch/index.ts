@@ -8,7 +8,8 @@ import { validateArguments } from "../schema.ts";
 import { unifiedDiff } from "../text_diff.ts";
 import { decodeText, encodeText } from "../text_file.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
-import { confinementError, probePath, toolPath, WorkspacePathError } from "../workspace_path.ts";
+import { touchedPaths } from "../touched_paths.ts";
+import { confinementError, probePath, toolPath, WorkspacePathError } from "../../policy/index.ts";
 import { applyPatch, type FinalState } from "./apply.ts";
 import { parsePatch, type PatchHunk } from "./parse.ts";
 
@@ -57,8 +58,11 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       const relative = relativeHunks(parsed.hunks, context.workspace);
       if ("error" in relative) return { error: relative.error };
       const hunks = relative.hunks;
+      const writes: string[] = [];
       for (const path of hunkPaths(hunks)) {
-        if (probePath(context.workspace, path).escaped) {
+        const probe = probePath(context.workspace, path);
+        writes.push(...touchedPaths(path, probe.resolvedRelative));
+        if (probe.escaped) {
           return {
             error:
               confinementError("apply_patch", path, new WorkspacePathError("resolves outside the workspace")).message,
@@ -67,6 +71,7 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       }
       return {
         risk: "filesystem",
+        access: { effect: "edit", writes: [...new Set(writes)] },
         summary: `Apply a patch: ${hunks.map(describeHunk).join(", ")}`,
         preview: async (runContext) => {
           const computed = await compute(hunks, settings, runContext.workspace, runContext.config).catch(() =>

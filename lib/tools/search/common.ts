@@ -5,7 +5,7 @@
 import { relative } from "node:path";
 import type { ResolvedConfig } from "../../config/index.ts";
 import { type FileVerdict, judgeEntry, probeForRead, type SearchStanding } from "../file_guard.ts";
-import type { Risk } from "../types.ts";
+import type { DeclaredAccess, Risk } from "../types.ts";
 import {
   canonicalWorkspace,
   checkRelativePath,
@@ -13,8 +13,9 @@ import {
   probePath,
   resolveExisting,
   WorkspacePathError,
-} from "../workspace_path.ts";
+} from "../../policy/index.ts";
 import type { WalkEntry } from "./walk.ts";
+import { touchedPaths } from "../touched_paths.ts";
 
 /** `path` as given, or the workspace root for undefined, "" and "." */
 export function givenPath(path: string | undefined): string {
@@ -84,4 +85,9 @@ export function leftOutNotice(count: number, what: "file" | "entry", verb: strin
 export function cutLine(text: string, max: number): string {
   if (text.length <= max) return text;
   return `${text.slice(0, max)}… [line cut, ${text.length - max} more characters]`;
+}
+
+/** What a search declares for policy: it reads the folder (or file) it is given. */
+export function searchAccess(path: string): DeclaredAccess {
+  return { effect: "read", reads: touchedPaths(path, path) };
 }

@@ -9,10 +9,18 @@ import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
 import { judgeEntry } from "../file_guard.ts";
-import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
-import { admitsEntry, checkSearchPath, givenPath, leftOutNotice, mayShow, resolveStart } from "./common.ts";
+import { canonicalWorkspace, WorkspacePathError } from "../../policy/index.ts";
+import {
+  admitsEntry,
+  checkSearchPath,
+  givenPath,
+  leftOutNotice,
+  mayShow,
+  resolveStart,
+  searchAccess,
+} from "./common.ts";
 import { compileGlob, type GlobMatcher } from "./glob_pattern.ts";
-import { walk, yieldToLoop } from "./walk.ts";
+import { walk, type WalkEntry, yieldToLoop } from "./walk.ts";
 
 export const GLOB_MAX_RESULTS = 1000;
 const YIELD_EVERY_MS = 20;
@@ -53,6 +61,7 @@ export function createGlobTool(): Tool {
       const secretsApproved = check.risk !== "read_only";
       return {
         risk: check.risk,
+        access: searchAccess(path),
         summary: `Find files matching ${pattern}${path === "." ? "" : ` in ${path}`}`,
         run: (runContext) => runGlob(matcher, path, secretsApproved, runContext),
       };
@@ -86,7 +95,9 @@ async function runGlob(
   let leftOut = 0;
   let last = Date.now();
   const offset = base === "" ? 0 : base.length + 1;
-  const admit = admitsEntry(context.config, workspace, secretsApproved);
+  const admitted = admitsEntry(context.config, workspace, secretsApproved);
+  // Paths a deny rule forbids glob to read are left out too.
+  const admit = (entry: WalkEntry) => admitted(entry) && !(context.hides?.("glob", entry.path) ?? false);
   for (const entry of walk(workspace, start, { admit })) {
     if (entry.kind !== "directory" && matcher.test(entry.path.slice(offset))) {
       if (mayShow(judgeEntry(context.config, workspace, entry.path, entry.kind), secretsApproved)) {

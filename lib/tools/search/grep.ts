@@ -12,12 +12,21 @@ import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
-import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
-import { admitsEntry, checkSearchPath, cutLine, givenPath, leftOutNotice, mayShow, resolveStart } from "./common.ts";
+import { canonicalWorkspace, WorkspacePathError } from "../../policy/index.ts";
+import {
+  admitsEntry,
+  checkSearchPath,
+  cutLine,
+  givenPath,
+  leftOutNotice,
+  mayShow,
+  resolveStart,
+  searchAccess,
+} from "./common.ts";
 import { Batch } from "./file_batch.ts";
 import { compileGlob, type GlobMatcher } from "./glob_pattern.ts";
 import { type FileMatches, type MatchResult, RegexMatcher } from "./regex_worker.ts";
-import { walk, yieldToLoop } from "./walk.ts";
+import { walk, type WalkEntry, yieldToLoop } from "./walk.ts";
 
 type GrepArgs = { pattern: string; path?: string; glob?: string; ignore_case?: boolean; max_results?: number };
 
@@ -83,6 +92,7 @@ export function createGrepTool(): Tool {
       if ("error" in check) return check;
       return {
         risk: check.risk,
+        access: searchAccess(path),
         summary: `Search ${path === "." ? "the workspace" : path} for /${value.pattern}/${
           value.ignore_case === true ? "i" : ""
         }${value.glob === undefined ? "" : ` in ${value.glob}`}`,
@@ -241,7 +251,10 @@ async function search(plan: GrepPlan, start: string, context: ToolContext, match
     await searchFile(start, true);
   } else {
     let last = Date.now();
-    for (const entry of walk(workspace, start, { admit: admitsEntry(context.config, workspace, plan.searchSecrets) })) {
+    const admitted = admitsEntry(context.config, workspace, plan.searchSecrets);
+    // Paths a deny rule forbids grep to read are left out too.
+    const admit = (entry: WalkEntry) => admitted(entry) && !(context.hides?.("grep", entry.path) ?? false);
+    for (const entry of walk(workspace, start, { admit })) {
       if (entry.kind === "file") await searchFile(entry.path, false);
       if (stopped !== undefined) break;
       if (Date.now() - last > YIELD_EVERY_MS) {

@@ -8,8 +8,8 @@ import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
 import { judgeEntry } from "../file_guard.ts";
-import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
-import { checkSearchPath, givenPath, leftOutNotice, mayShow, resolveStart } from "./common.ts";
+import { canonicalWorkspace, WorkspacePathError } from "../../policy/index.ts";
+import { checkSearchPath, givenPath, leftOutNotice, mayShow, resolveStart, searchAccess } from "./common.ts";
 import { walk, type WalkEntry, yieldToLoop } from "./walk.ts";
 
 export const LIST_MAX_ENTRIES = 1000;
@@ -51,6 +51,7 @@ export function createListTool(): Tool {
       const secretsApproved = check.risk !== "read_only";
       return {
         risk: check.risk,
+        access: searchAccess(path),
         summary: `List ${path === "." ? "the workspace" : path} (depth ${depth})`,
         run: (runContext) => runList(path, depth, secretsApproved, runContext),
       };
@@ -77,11 +78,13 @@ async function runList(
   let total = 0;
   let leftOut = 0;
   let last = Date.now();
-  const admit = (entry: WalkEntry) => {
+  const admitByGuard = (entry: WalkEntry) => {
     const shown = mayShow(judgeEntry(context.config, workspace, entry.path, entry.kind), secretsApproved);
     if (!shown) leftOut += 1;
     return shown;
   };
+  // Paths a deny rule forbids list to read are left out too.
+  const admit = (entry: WalkEntry) => admitByGuard(entry) && !(context.hides?.("list", entry.path) ?? false);
   for (const entry of walk(workspace, start, { maxDepth: depth, admit })) {
     total += 1;
     if (rows.length < LIST_MAX_ENTRIES) rows.push(entry.kind === "directory" ? `${entry.path}/` : entry.path);
