@@ -85,9 +85,11 @@ export function createBashTool(settings: BashSettings): Tool {
       }
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
       const protectedRoots = scvOwnPaths(context.config);
+      const verdict = readOnlyVerdict(command, context.workspace, protectedRoots);
+      const access = commandAccess(command, context.workspace, protectedRoots);
       return {
-        risk: readOnlyVerdict(command, context.workspace, protectedRoots).safe ? "read_only" : "process",
-        access: { effect: "run", command: commandAccess(command, context.workspace, protectedRoots) },
+        risk: verdict.safe ? "read_only" : "process",
+        access: { effect: "run", command: verdict.safe ? access : { ...access, notReadOnly: verdict.reason } },
         // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
         summary: `Run with /bin/bash ${flag}: ${command}`,
         detail: command,

@@ -131,6 +131,10 @@ describe("issue 26: read-only commands that were not (items 1, 2 and 5)", () => 
       expect(completed.get(id), id).toMatchObject({ success: false, error: "denied" });
     }
     expect(JSON.stringify(events)).not.toContain("SECRET=");
+    // The question says why, and points a search at the built-in tools.
+    expect(asked.get(`r${REPRODUCTIONS.indexOf("grep -r SECRET .")}`)!.reason).toMatch(
+      /^the approval policy on-risk asks about process calls: this command uses grep -r, .*use the built-in grep/,
+    );
     await expectNothingRan(workspace, shims);
   });
 
