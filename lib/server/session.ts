@@ -447,13 +447,11 @@ export class Session {
           error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
       });
     } catch (error) {
-      outcome = controller.signal.aborted
-        ? { kind: "cancelled" }
-        : {
-          kind: "failed",
-          code: error instanceof PromptBlocked ? "blocked" : "internal_error",
-          message: error instanceof Error ? error.message : String(error),
-        };
+      outcome = controller.signal.aborted ? { kind: "cancelled" } : {
+        kind: "failed",
+        code: error instanceof PromptBlocked ? "blocked" : "internal_error",
+        message: error instanceof Error ? error.message : String(error),
+      };
     }
     // A failed or cancelled turn leaves the checkpoint in place (not even the prompt remains).
     if (outcome.kind === "completed") this.#history = outcome.history;

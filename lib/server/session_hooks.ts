@@ -8,7 +8,7 @@ import { hookBlock, hookContext, type HookRun, HookRunner } from "../hooks/index
 import type { Opinion } from "../policy/index.ts";
 import { events, type HookInfo, type TurnScope } from "../protocol/index.ts";
 import type { ToolCallRecord } from "../provider/index.ts";
-import { type ProcessGroups, type ToolOutcome, toolEnvironment } from "../tools/index.ts";
+import { type ProcessGroups, toolEnvironment, type ToolOutcome } from "../tools/index.ts";
 import type { Logger } from "../util/log.ts";
 import type { SessionParts } from "./session_start.ts";
 import type { EventWriter } from "./writer.ts";
