@@ -5,7 +5,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
-import { textResponse } from "../support/fake_provider.ts";
+import { textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerEvent } from "../support/server_client.ts";
 
 const harness = useCliHarness();
@@ -97,5 +97,30 @@ describe("project instructions", () => {
     );
     expect(ids[1]).toBe(ids[0]);
     expect(JSON.stringify(harness.provider.requests[1]!.body.input)).toContain("remember 42");
+  });
+  it("joins a nested folder's AGENTS.md when a tool first touches it, announced once", async () => {
+    const { repo } = await repository();
+    await mkdir(join(repo, "lib", "db"), { recursive: true });
+    await writeFile(join(repo, "lib", "db", "AGENTS.md"), "rule-db: migrations are append-only\n");
+    await writeFile(join(repo, "lib", "db", "schema.sql"), "create table t (id int);\n");
+    const read = (id: string) => ({ call_id: id, name: "read", arguments: { path: "lib/db/schema.sql" } });
+    harness.provider.push(
+      toolCallResponse([read("r1")]),
+      toolCallResponse([read("r2")]),
+      textResponse(["ok"]),
+    );
+    const result = await harness.start(["exec", "--json", "look at the schema"], { cwd: repo }).done;
+    expect(result.code).toBe(0);
+    expect(harness.provider.requests[0]!.body.instructions).not.toContain("rule-db");
+    const joined = events(result.stdout).filter((event) => event.type === "instructions.joined");
+    expect(joined).toEqual([
+      expect.objectContaining({ call_id: "r1", path: join(repo, "lib", "db", "AGENTS.md"), bytes: 36 }),
+    ]);
+    const outputs = (index: number): string[] =>
+      harness.provider.requests[index]!.body.input
+        .filter((item: { type?: string }) => item.type === "function_call_output")
+        .map((item: { output: string }) => item.output);
+    expect(outputs(1)[0]).toContain("rule-db: migrations are append-only");
+    expect(outputs(2)[1]).not.toContain("rule-db");
   });
 });
