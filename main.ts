@@ -109,7 +109,9 @@ program
 Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-R searches it, Tab completes a
 /command, Ctrl-C or Esc cancels a running turn, Ctrl-C twice at an empty prompt exits. An approval takes
 y, yes, n, no, a or always (for this session), k or keep (for good) and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
-/mcp /usage /exit.
+/mcp /usage /status /init /trust /exit, and your own: Markdown files in $SCV_HOME/commands/ and .scv/commands/.
+In a subfolder of a repository the workspace is the repository root; AGENTS.md files are read from the root down.
+A project's hooks (.scv/config.toml) run only once you trust the folder (/trust, scv trust). See docs/customizing.md.
 Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
 
 Examples:
