@@ -19,7 +19,10 @@ const flat = (text: string): string => text.replace(/\x1b\[[0-9;]*m/g, "").repla
 
 const lastInput = (index: number): unknown => harness.provider.requests[index]!.body.input.at(-1);
 
-describe("custom commands, /status and /init in chat", () => {
+// Only a hang-catcher: each test starts the CLI several times, one after another, which takes long on a loaded machine.
+const SEVERAL_RUNS = { timeout: 90_000 };
+
+describe("custom commands, /status and /init in chat", SEVERAL_RUNS, () => {
   it("lists custom commands in /help, runs one with its arguments, and /status shows the instruction files", async () => {
     const commands = join(harness.sandbox.workspace, ".scv", "commands");
     await mkdir(commands, { recursive: true });
@@ -39,7 +42,7 @@ describe("custom commands, /status and /init in chat", () => {
   });
 });
 
-describe("project hooks in chat", () => {
+describe("project hooks in chat", SEVERAL_RUNS, () => {
   it("says the hooks are skipped, runs none until /trust, then runs and shows them", async () => {
     const marker = join(harness.sandbox.workspace, "hook-ran");
     await harness.sandbox.writeProjectConfig(

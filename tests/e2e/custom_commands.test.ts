@@ -30,7 +30,10 @@ async function commandFiles(): Promise<void> {
 
 const userInput = (index: number): unknown => harness.provider.requests[index]!.body.input[0];
 
-describe("custom commands", () => {
+// Only a hang-catcher: each test starts the CLI several times, one after another, which takes long on a loaded machine.
+const SEVERAL_RUNS = { timeout: 90_000 };
+
+describe("custom commands", SEVERAL_RUNS, () => {
   it("lists both layers in session.started, the project's winning a clash", async () => {
     await commandFiles();
     harness.provider.push(textResponse(["ok"]));

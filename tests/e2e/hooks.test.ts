@@ -60,6 +60,9 @@ const completed = (events: ServerEvent[], id: string) =>
 const sent = (index: number): string => JSON.stringify(harness.provider.requests[index]!.body);
 const inWorkspace = (name: string) => path.join(harness.sandbox.workspace, name);
 
+// Only a hang-catcher: each test starts the CLI several times, one after another, which takes long on a loaded machine.
+const SEVERAL_RUNS = { timeout: 90_000 };
+
 describe("PreToolUse", () => {
   it("gets the call as JSON on stdin; exit 2 blocks it and its stderr reaches the model", async () => {
     const input = inWorkspace("input.json");
@@ -312,7 +315,7 @@ describe("project hooks and trust", () => {
   });
 });
 
-describe("hooks in scv exec", () => {
+describe("hooks in scv exec", SEVERAL_RUNS, () => {
   const cli = useCliHarness();
 
   it("skips an untrusted project's hook, runs it after scv trust, and shows each run", async () => {

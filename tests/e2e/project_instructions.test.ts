@@ -28,7 +28,10 @@ async function repository(): Promise<{ repo: string; app: string }> {
   return { repo, app };
 }
 
-describe("project instructions", () => {
+// Only a hang-catcher: each test starts the CLI several times, one after another, which takes long on a loaded machine.
+const SEVERAL_RUNS = { timeout: 90_000 };
+
+describe("project instructions", SEVERAL_RUNS, () => {
   it("reads global, root, override and fallback in order from a subfolder, on the repository root", async () => {
     const { repo, app } = await repository();
     await harness.sandbox.writeUserConfig('project_doc_fallback_filenames = ["CLAUDE.md"]\n');
