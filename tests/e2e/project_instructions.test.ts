@@ -66,7 +66,10 @@ describe("project instructions", SEVERAL_RUNS, () => {
     await harness.sandbox.writeProjectConfig('project_doc_fallback_filenames = [".env"]\n');
     const refused = await harness.start(["exec", "hi"]).done;
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("project configuration cannot set [project_doc_fallback_filenames]");
+    expect(refused.stderr).toContain(
+      `project configuration ${join(harness.sandbox.workspace, ".scv", "config.toml")} cannot set ` +
+        "[project_doc_fallback_filenames]",
+    );
   });
 
   it("cuts at project_doc_max_bytes and says what was cut and left out", async () => {
