@@ -6,6 +6,7 @@ import { mkdir, open, readFile, realpath, rename, stat, unlink } from "node:fs/p
 import { dirname, join, resolve } from "node:path";
 import { parse } from "smol-toml";
 import { describeFsError } from "./fs_error.ts";
+import { withFileLock } from "./file_lock.ts";
 import { expandTilde } from "./home.ts";
 import { isTable, type RawTable } from "./schema.ts";
 import { ConfigError, type ProjectTrust } from "./types.ts";
@@ -49,7 +50,12 @@ const TRUST_KEY = /^([ \t]*trust_level[ \t]*=[ \t]*)("[^"]*"|'[^']*')(.*)$/;
  * missing; an existing file keeps its mode, comments and layout and is replaced atomically. The result is parsed
  * again before it is written: a file this cannot edit safely is left alone, with an error saying what to add.
  */
-export async function setTrust(path: string, folder: string, level: TrustLevel): Promise<void> {
+export function setTrust(path: string, folder: string, level: TrustLevel): Promise<void> {
+  // The same lock as "always" answers: two sessions editing the user file at once must not lose a change.
+  return withFileLock(path, () => setTrustUnlocked(path, folder, level));
+}
+
+async function setTrustUnlocked(path: string, folder: string, level: TrustLevel): Promise<void> {
   let text: string | undefined;
   let mode = 0o600;
   try {
