@@ -20,7 +20,6 @@ const TOOLS: Record<BackendName, readonly string[]> = {
   seatbelt: [SANDBOX_EXEC],
 };
 
-
 /** The back ends to try here, best first; SCV_SANDBOX_BACKEND names exactly one (or `none`). */
 export function backendCandidates(
   env: Record<string, string | undefined>,

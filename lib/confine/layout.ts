@@ -3,7 +3,6 @@
 // read-only (hooks, configuration and skills are code); a private temporary folder; the hidden paths and the
 // secret-like files of the writable folders replaced by empty ones.
 import { lstatSync, realpathSync, type Stats, statSync } from "node:fs";
-import { dirname } from "node:path";
 import { isInside } from "../util/path.ts";
 import type { ConfinePolicy } from "./policy.ts";
 import { scanSecrets } from "./secret_scan.ts";
@@ -100,11 +99,4 @@ export function planLayout(policy: ConfinePolicy): Layout {
 
 function sortByDepth(paths: string[]): string[] {
   return [...paths].sort((a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** The folders a mount needs to exist below `root` (inside a fresh folder such as the private /tmp). */
-export function parents(path: string): string[] {
-  const out: string[] = [];
-  for (let dir = dirname(path); dir !== "/" && dir !== "."; dir = dirname(dir)) out.unshift(dir);
-  return out;
 }

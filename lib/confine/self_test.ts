@@ -125,9 +125,21 @@ async function runSelfTest(backend: BackendName): Promise<SelfTest> {
     }
     const innerPidNamespace = seen.get("pidns") ?? "";
     const layers: Layer[] = [
-      layer("workspace", seen.get("inside") === "yes" && existsSync(join(ws, "inside")), "a write in the workspace lands"),
-      layer("files", refused("outside") && !existsSync(join(out, "outside")), "a write outside the writable folders is refused"),
-      layer("git", refused("git") && !existsSync(join(ws, ".git", "probe")), ".git inside a writable folder stays read-only"),
+      layer(
+        "workspace",
+        seen.get("inside") === "yes" && existsSync(join(ws, "inside")),
+        "a write in the workspace lands",
+      ),
+      layer(
+        "files",
+        refused("outside") && !existsSync(join(out, "outside")),
+        "a write outside the writable folders is refused",
+      ),
+      layer(
+        "git",
+        refused("git") && !existsSync(join(ws, ".git", "probe")),
+        ".git inside a writable folder stays read-only",
+      ),
       layer("secrets", refused("env") && refused("hidden"), "hidden paths and secret-like files cannot be read"),
       layer("tmp", seen.get("tmp") === "yes" && !existsSync(join("/tmp", tmpName)), "a private temporary folder"),
       layer("network", refused("net") && connections === 0, "no connection reaches a listener on 127.0.0.1"),
