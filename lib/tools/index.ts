@@ -22,6 +22,7 @@ import { createWriteTool } from "./write.ts";
 export type {
   ApprovalAnswer,
   DeclaredAccess,
+  Escalation,
   NestedCalls,
   PreparedCall,
   Risk,
