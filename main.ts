@@ -281,8 +281,9 @@ function withDefaultCommand(args: string[]): string[] {
 }
 
 // The single-executable binary re-runs itself as a sandbox process (lib/sandbox/launch.ts); its
-// Node options (the permission model) come in NODE_OPTIONS. Modules are taken before the process
-// deletes `process.getBuiltinModule`.
+// Node options (the permission model, no code from strings) come in NODE_OPTIONS. The module
+// loader is taken before the process deletes `process.getBuiltinModule`; it stays in the sandbox
+// start code's closure (the cell host gets one that knows only node:vm), never in a global.
 const SANDBOX_PROCESS_ARG = "--scv-sandbox-process";
 const getBuiltin = process.getBuiltinModule.bind(process) as (id: string) => unknown;
 

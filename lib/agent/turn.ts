@@ -252,7 +252,12 @@ async function runPrepared(prepared: PreparedCall, context: ToolContext): Promis
   try {
     return await prepared.run(context);
   } catch (error) {
-    return { success: false, output: error instanceof Error ? error.message : String(error), truncated: false, error: "failed" };
+    return {
+      success: false,
+      output: error instanceof Error ? error.message : String(error),
+      truncated: false,
+      error: "failed",
+    };
   }
 }
 

@@ -14,6 +14,6 @@ export { type Layout, planLayout, PROTECTED_NAMES } from "./layout.ts";
 export { type ConfinePolicy, ESCAPE_SOCKETS, hiddenPaths, HOME_SECRETS } from "./policy.ts";
 export { SCAN_DEPTH, SCAN_ENTRY_LIMIT, scanSecrets } from "./secret_scan.ts";
 export { seatbeltProfile } from "./seatbelt.ts";
-export { bwrapArgs } from "./bwrap.ts";
+export { layoutArgs as bwrapLayoutArgs } from "./bwrap.ts";
 export { mountPoints, unshareScript } from "./unshare.ts";
 export { type Layer, type SelfTest, selfTest } from "./self_test.ts";

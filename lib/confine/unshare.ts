@@ -7,12 +7,12 @@
 // kills `unshare`, and with it everything inside, when scv dies. Inside, the process runs as uid 0 of its own user
 // namespace, without any capability.
 import { existsSync, readFileSync } from "node:fs";
+import { SETPRIV, UNSHARE } from "../sandbox/index.ts";
 import type { Launch, Program } from "./launch.ts";
 import { type Layout, PRIVATE_TMP } from "./layout.ts";
 import { scratchFolder } from "./scratch.ts";
 
-export const UNSHARE = "/usr/bin/unshare";
-export const SETPRIV = "/usr/bin/setpriv";
+export { SETPRIV, UNSHARE };
 /** Where `chroot` is (Debian has it in /usr/sbin). */
 export const CHROOT_PATHS = ["/usr/sbin/chroot", "/usr/bin/chroot", "/sbin/chroot"];
 /** Devices a process may need; the host's others (disks, memory) are not there. */

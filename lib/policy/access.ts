@@ -33,6 +33,8 @@ export type CommandAccess = {
   text: string;
   /** Every simple command it runs, those inside substitutions and `bash -c '…'` included. */
   parts: CommandPart[];
+  /** Why the line is not on the read-only list (`uses grep -r, …`), shown with the question or denial. */
+  notReadOnly?: string;
 };
 
 /** The declaration a tool's `prepare` returns beside its risk. */

@@ -140,15 +140,25 @@ export function modeDefault(access: Access, mode: ApprovalMode, sandbox?: Sandbo
       }
       return { verdict: "ask", source, reason: "the approval policy accept-edits asks about anything but edits" };
     case "never":
-      return readOnly
-        ? { verdict: "allow", source, reason: "the call only reads" }
-        : { verdict: "deny", source, reason: "the approval policy never denies every call that is not read-only" };
+      return readOnly ? { verdict: "allow", source, reason: "the call only reads" } : {
+        verdict: "deny",
+        source,
+        reason: `the approval policy never denies every call that is not read-only${whyNotReadOnly(access)}`,
+      };
     case "on-risk":
     case "plan":
-      return readOnly
-        ? { verdict: "allow", source, reason: "the call only reads" }
-        : { verdict: "ask", source, reason: `the approval policy ${mode} asks about ${access.risk} calls` };
+      return readOnly ? { verdict: "allow", source, reason: "the call only reads" } : {
+        verdict: "ask",
+        source,
+        reason: `the approval policy ${mode} asks about ${access.risk} calls${whyNotReadOnly(access)}`,
+      };
   }
+}
+
+/** `: this command runs touch, which is not on the read-only list`, or nothing for calls other than commands. */
+function whyNotReadOnly(access: Access): string {
+  const why = access.command?.notReadOnly;
+  return why === undefined ? "" : `: this command ${why}`;
 }
 
 function touchesSecret(access: Access): boolean {

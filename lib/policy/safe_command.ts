@@ -9,11 +9,18 @@ import { parseCommandLine } from "./shell_words.ts";
 
 export type SafetyVerdict = { safe: true } | { safe: false; reason: string };
 
-/** The verdict for one `bash` command line in `workspace`. */
-export function readOnlyVerdict(command: string, workspace: string): SafetyVerdict {
+/**
+ * The verdict for one `bash` command line in `workspace`; no path may reach into `protectedRoots` (scv's instance
+ * home and configuration files, canonical paths).
+ */
+export function readOnlyVerdict(
+  command: string,
+  workspace: string,
+  protectedRoots: readonly string[] = [],
+): SafetyVerdict {
   const parsed = parseCommandLine(command);
   if (!parsed.ok) return { safe: false, reason: `uses ${parsed.reason}` };
-  const context = createJudgeContext(workspace);
+  const context = createJudgeContext(workspace, protectedRoots);
   for (const stage of parsed.pipeline) {
     const [program, ...args] = stage.words.map((word) => word.text);
     const rule = Object.hasOwn(READ_ONLY_PROGRAMS, program!) ? READ_ONLY_PROGRAMS[program!] : undefined;

@@ -23,10 +23,12 @@ import {
 } from "../provider/index.ts";
 import {
   buildToolRegistry,
+  type CommandSandbox,
   createRegistry,
   discoverSkills,
   ExecSandbox,
   McpManager,
+  openCommandSandbox,
   ProcessGroups,
   skillsPromptSection,
   type ToolRegistry,
@@ -78,6 +80,8 @@ export type SessionParts = {
   processGroups: ProcessGroups;
   /** The session's exec sandbox: its sandbox processes end with the session, no other's. */
   execSandbox: ExecSandbox;
+  /** Where the session's commands run: the OS sandbox `sandbox_mode` asks for, its back end, or what is missing. */
+  commandSandbox?: CommandSandbox;
   provider: ProviderClient;
   instructions: string;
   /** The session's MCP servers (absent without any): started once `session.started` is written. */
@@ -161,8 +165,16 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ? undefined
     : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
   const execSandbox = new ExecSandbox();
+  const commandSandbox = noTools ? undefined : await step(() => openCommandSandbox(config, { workspace, home, env }));
   const ownTools = await step(() =>
-    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) })
+    buildToolRegistry(config, {
+      noTools,
+      skills,
+      processGroups,
+      execSandbox,
+      ...(mcp ? { mcp } : {}),
+      ...(commandSandbox ? { commandSandbox } : {}),
+    })
   );
   // A client that is itself a delegated agent declares its depth; sub-agents count from it (upstream semantics).
   const depth = request.delegation_depth ?? 0;
@@ -170,7 +182,15 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ? ownTools
     // The session's own tools stay live (MCP servers add theirs as they start); `agent` is added beside them.
     : createRegistry([
-      createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox }),
+      createAgentTool({
+        config,
+        workspace,
+        depth,
+        provider: () => provider,
+        processGroups,
+        execSandbox,
+        ...(commandSandbox ? { commandSandbox } : {}),
+      }),
     ], () => ownTools.list());
   const provider = await step(() =>
     createProvider({
@@ -194,6 +214,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     tools,
     processGroups,
     execSandbox,
+    ...(commandSandbox ? { commandSandbox } : {}),
     provider,
     instructions,
     contextWindow,

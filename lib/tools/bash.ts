@@ -14,6 +14,7 @@ import {
   runProcessGroup,
   toolEnvironment,
 } from "./process_group.ts";
+import { scvOwnPaths } from "./file_guard.ts";
 import { createProgressReporter } from "./progress.ts";
 import { commandAccess, readOnlyVerdict, type SandboxUse } from "../policy/index.ts";
 import type { ObjectSchema } from "./schema.ts";
@@ -87,11 +88,23 @@ export function createBashTool(settings: BashSettings): Tool {
     ? `inside a sandbox (${sandboxSummary(sandbox!)}). If the sandbox denies something the user is asked whether ` +
       'to run it again outside; to ask first, pass sandbox_permissions "require_escalated" with a justification'
     : "(not sandboxed)";
-  const prepared = (command: string, timeoutSeconds: number, use: SandboxUse | undefined, workspace: string) => {
+  const prepared = (
+    command: string,
+    timeoutSeconds: number,
+    use: SandboxUse | undefined,
+    workspace: string,
+    protectedRoots: readonly string[],
+  ) => {
     const escalated = use?.state === "escalate";
+    const verdict = readOnlyVerdict(command, workspace, protectedRoots);
+    const access = commandAccess(command, workspace, protectedRoots);
     const call: PreparedCall = {
-      risk: readOnlyVerdict(command, workspace).safe && !escalated ? "read_only" : "process",
-      access: { effect: "run", command: commandAccess(command, workspace), ...(use === undefined ? {} : { sandbox: use }) },
+      risk: verdict.safe && !escalated ? "read_only" : "process",
+      access: {
+        effect: "run",
+        command: verdict.safe ? access : { ...access, notReadOnly: verdict.reason },
+        ...(use === undefined ? {} : { sandbox: use }),
+      },
       // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
       summary: `Run ${escalated ? "outside the sandbox " : ""}with /bin/bash ${flag}: ${command}`,
       detail: command,
@@ -100,7 +113,7 @@ export function createBashTool(settings: BashSettings): Tool {
           sandbox: use?.state === "inside" ? sandbox : undefined,
           escalation: (why, args) => ({
             arguments: { ...args, command, timeout_seconds: timeoutSeconds },
-            prepared: prepared(command, timeoutSeconds, { state: "escalate", why }, workspace),
+            prepared: prepared(command, timeoutSeconds, { state: "escalate", why }, workspace, protectedRoots),
           }),
         }),
     };
@@ -132,15 +145,17 @@ export function createBashTool(settings: BashSettings): Tool {
         };
       }
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
+      const protectedRoots = scvOwnPaths(context.config);
       const use = sandbox?.use();
       if (checked.value.sandbox_permissions === "require_escalated" && use?.state === "inside") {
         const justification = checked.value.justification?.trim() ?? "";
         if (justification === "") {
           return { error: "invalid arguments: require_escalated needs a justification the user can read" };
         }
-        return prepared(command, timeoutSeconds, { state: "escalate", why: `the model asks: ${justification}` }, context.workspace);
+        const why = `the model asks: ${justification}`;
+        return prepared(command, timeoutSeconds, { state: "escalate", why }, context.workspace, protectedRoots);
       }
-      return prepared(command, timeoutSeconds, use, context.workspace);
+      return prepared(command, timeoutSeconds, use, context.workspace, protectedRoots);
     },
   };
 }
@@ -152,7 +167,6 @@ function sandboxSummary(sandbox: CommandSandbox): string {
     : "it writes only the workspace (and configured folders) and its private /tmp; .git stays read-only";
   return `${writes}; secrets are hidden; ${sandbox.settings.network ? "the network is open" : "there is no network"}`;
 }
-
 
 type Confinement = {
   /** Run inside this sandbox (undefined: as is). */

@@ -68,6 +68,12 @@ export function isProtectedPath(config: ResolvedConfig, real: string, stats?: Pi
   return false;
 }
 
+/** The instance home and the configuration files scv reads: the paths no tool, read-only commands included, reaches. */
+export function scvOwnPaths(config: ResolvedConfig): string[] {
+  const { home, config_files } = config.secrets;
+  return [...(home === "" ? [] : [home]), ...config_files.map((file) => file.path)];
+}
+
 /** How a file tool must treat one file: refuse it (scv's own), ask first (secret), or just use it. */
 export type FileStanding = "protected" | "secret" | "ordinary";
 

@@ -270,7 +270,9 @@ describe("policies (§6.5, §7.3)", () => {
     // Changed (issue 28): a denial by policy names what denied it.
     expect(completed[0]).toMatchObject({
       call_id: "b1",
-      output: "tool call denied by policy or user: the approval policy never denies every call that is not read-only",
+      output:
+        "tool call denied by policy or user: the approval policy never denies every call that is not read-only: " +
+        "this command runs touch, which is not on the read-only list",
       error: "denied",
     });
     expect(completed[1]).toMatchObject({ call_id: "r1", success: true });

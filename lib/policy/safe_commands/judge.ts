@@ -103,10 +103,14 @@ export function judgeRevision(word: string): Judgement {
     `${SEARCH_HINT}`;
 }
 
-export function createJudgeContext(given: string): JudgeContext {
+/**
+ * `protectedRoots`: folders and files no read-only command may name (scv's instance home and configuration files),
+ * canonical paths.
+ */
+export function createJudgeContext(given: string, protectedRoots: readonly string[] = []): JudgeContext {
   const workspace = canonicalWorkspace(given);
   return {
-    checkPath: (word) => checkPath(word, workspace),
+    checkPath: (word) => checkPath(word, workspace, protectedRoots),
     kindOf(word) {
       try {
         const stats = statSync(isAbsolute(word) ? word : resolve(workspace, word));
@@ -118,7 +122,7 @@ export function createJudgeContext(given: string): JudgeContext {
   };
 }
 
-function checkPath(word: string, workspace: string): Judgement {
+function checkPath(word: string, workspace: string, protectedRoots: readonly string[]): Judgement {
   if (word === "" || word === "-") return undefined;
   if (word.includes("\0")) return "has a NUL byte";
   const absolute = isAbsolute(word) ? resolve(word) : resolve(workspace, word);
@@ -128,7 +132,22 @@ function checkPath(word: string, workspace: string): Judgement {
   if (probe.escaped) return `reaches ${word}, which resolves outside the workspace`;
   if (isSecretLikePath(inside) || isSecretLikePath(probe.resolvedRelative))
     return `reads ${word}, which looks like a secret`;
-  return undefined;
+  const real = resolve(workspace, probe.resolvedRelative);
+  if (protectedRoots.some((root) => isInside(root, real) || isInside(root, absolute)))
+    return `reaches ${word}, which is scv's own (the instance home or a configuration file)`;
+  return hardLinked(absolute)
+    ? `reads ${word}, a file with several hard links (it may be a secret by another name)`
+    : undefined;
+}
+
+/** The `read` tool's rule (lib/tools/file_guard.ts): a regular file with more than one name may be any of them. */
+function hardLinked(path: string): boolean {
+  try {
+    const stats = statSync(path);
+    return stats.isFile() && stats.nlink > 1;
+  } catch {
+    return false;
+  }
 }
 
 /** For programs that take no operands (uname, whoami, pwd). */
