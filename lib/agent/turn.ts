@@ -196,6 +196,14 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
   const tool = input.tools.get(call.name);
   if (!tool)
     return finish({ success: false, output: `unknown tool: ${call.name}`, truncated: false, error: "unknown_tool" });
+  if (tool.ready !== undefined) {
+    try {
+      await untilAborted(tool.ready(), callSignal);
+    } catch (error) {
+      if (signal.aborted || !callSignal.aborted) throw error;
+      return finish({ success: false, output: NESTED_CANCELLED_OUTPUT, truncated: false, error: "cancelled" });
+    }
+  }
   const prepared = tool.prepare(call.arguments, { workspace: input.workspace, config: input.config });
   if ("error" in prepared)
     return finish({ success: false, output: prepared.error, truncated: false, error: "invalid_arguments" });

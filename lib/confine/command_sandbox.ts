@@ -1,5 +1,6 @@
 // A session's command sandbox: the mode and folders the configuration asks for, the back end whose self-test held
-// here (chosen once, at session start), and for each command the launch that confines it. `use()` is what the
+// here (chosen at first use: the turn loop awaits `ready()` before a command is prepared), and for each command the
+// launch that confines it. `use()` is what the
 // `bash` tool declares to policy: inside the sandbox, or asked for and not holding (then every command asks).
 import type { SandboxMode, SandboxUse } from "../policy/index.ts";
 import { backendCandidates, type BackendName, launchWith } from "./backends.ts";
@@ -27,27 +28,53 @@ export type ConfinedLaunch = Launch & { layout: Layout };
 
 export class CommandSandbox {
   readonly settings: CommandSandboxSettings;
-  /** The back end in use, or undefined when commands run unconfined. */
-  readonly backend: BackendName | undefined;
-  /** The self-test of every back end tried, in order. */
-  readonly tests: readonly SelfTest[];
+  #backend: BackendName | undefined;
+  #tests: SelfTest[] = [];
+  #ready: Promise<void> | undefined;
+  #tested = false;
 
-  private constructor(settings: CommandSandboxSettings, backend: BackendName | undefined, tests: SelfTest[]) {
+  constructor(settings: CommandSandboxSettings) {
     this.settings = settings;
-    this.backend = backend;
-    this.tests = tests;
   }
 
-  /** Tries the back ends in order (their self-tests run once per process) and keeps the first that holds. */
+  /** A sandbox whose back end is already chosen (`ready()` awaited). */
   static async open(settings: CommandSandboxSettings): Promise<CommandSandbox> {
-    if (settings.mode === "danger-full-access") return new CommandSandbox(settings, undefined, []);
-    const tests: SelfTest[] = [];
-    for (const candidate of backendCandidates(settings.env, settings.platform)) {
-      const test = await selfTest(candidate);
-      tests.push(test);
-      if (test.holds) return new CommandSandbox(settings, candidate, tests);
+    const sandbox = new CommandSandbox(settings);
+    await sandbox.ready();
+    return sandbox;
+  }
+
+  /**
+   * Chooses the back end at first use: tries them in order (their self-tests run once per process) and keeps the
+   * first that holds. Every later call returns the same promise.
+   */
+  ready(): Promise<void> {
+    this.#ready ??= this.#choose();
+    return this.#ready;
+  }
+
+  async #choose(): Promise<void> {
+    if (this.settings.mode !== "danger-full-access") {
+      for (const candidate of backendCandidates(this.settings.env, this.settings.platform)) {
+        const test = await selfTest(candidate);
+        this.#tests.push(test);
+        if (test.holds) {
+          this.#backend = candidate;
+          break;
+        }
+      }
     }
-    return new CommandSandbox(settings, undefined, tests);
+    this.#tested = true;
+  }
+
+  /** The back end in use, or undefined when commands run unconfined (or `ready()` has not finished). */
+  get backend(): BackendName | undefined {
+    return this.#backend;
+  }
+
+  /** The self-test of every back end tried, in order. */
+  get tests(): readonly SelfTest[] {
+    return this.#tests;
   }
 
   get mode(): SandboxMode {
@@ -74,6 +101,7 @@ export class CommandSandbox {
   use(): SandboxUse | undefined {
     if (this.settings.mode === "danger-full-access") return undefined;
     if (this.active) return { state: "inside", mode: this.settings.mode };
+    if (!this.#tested) return { state: "unavailable", why: "the command sandbox has not been tested yet" };
     if (this.settings.modeIsDefault === true) return undefined;
     return {
       state: "unavailable",

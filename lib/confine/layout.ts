@@ -59,6 +59,8 @@ export function planLayout(policy: ConfinePolicy): Layout {
   const hiddenFiles: string[] = [];
   const hiddenDirs: string[] = [];
   const inWritable = (path: string) => writable.some((root) => isInside(root, path));
+  // A working folder under the private /tmp that is not writable would not exist inside: it is shown read-only.
+  if (isInside(PRIVATE_TMP, cwd) && !inWritable(cwd)) readOnly.push(cwd);
   for (const root of writable) {
     for (const name of PROTECTED_NAMES) {
       const found = existing(`${root}/${name}`);

@@ -1,9 +1,10 @@
-// Secret-like files inside the writable folders (lib/policy's list: `.env`, keys, `.git/config`, …), found by a
+// Secret-like files inside the writable folders (lib/policy's list: `.env`, keys, …), found by a
 // bounded walk before each command so that a confined process can neither read nor replace them. The walk is
 // shallow on purpose: it runs before every command. It looks at the folder itself and two levels below it
 // (`./.env`, `./pkg/.env`, `./apps/web/.env`), at most SCAN_ENTRY_LIMIT entries, does not enter `node_modules`,
-// `.git` (whose `config` it checks by name) or any folder that is itself secret-like (that one is hidden whole),
-// and follows no symbolic link. A secret deeper down is not hidden; docs/command-sandbox.md says so.
+// `.git` or any folder that is itself secret-like (that one is hidden whole), and follows no symbolic link. A secret
+// deeper down is not hidden; docs/security.md says so. `.git/config` stays readable (read-only): git cannot work
+// without it, and without a network a token in a remote's URL has nowhere to go.
 import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { isSecretLikePath } from "../policy/index.ts";
@@ -41,10 +42,6 @@ export function scanSecrets(root: string): ScanResult {
       const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
       if (isSecretLikePath(rel)) {
         found.push(path);
-        continue;
-      }
-      if (entry.name === ".git" && entry.isDirectory() && isSecretLikePath(`${rel}/config`)) {
-        found.push(join(path, "config"));
         continue;
       }
       if (entry.isDirectory() && depth < SCAN_DEPTH && !NOT_ENTERED.has(entry.name)) walk(path, rel, depth + 1);

@@ -64,7 +64,9 @@ export function unshareScript(layout: Layout, mounts: readonly string[], chroot:
     'mount -t proc -o nosuid,nodev,noexec proc "$N/proc" 2>/dev/null || mount -t tmpfs -o ro,mode=0555 scv-noproc "$N/proc"',
     `mount -t tmpfs -o mode=1777,nosuid,nodev scv-tmp "$N"${q(PRIVATE_TMP)}`,
     ...layout.writable.map((path) => `mkdir -p ${at(path)} && mount --bind ${q(path)} ${at(path)}`),
-    ...layout.readOnly.map((path) => `mount --bind ${q(path)} ${at(path)} && mount -o remount,bind,ro ${at(path)}`),
+    ...layout.readOnly.map((path) =>
+      `mkdir -p ${at(path)} && mount --bind ${q(path)} ${at(path)} && mount -o remount,bind,ro ${at(path)}`
+    ),
     ...layout.hiddenFiles.map((path) =>
       `mount --bind ${q(hiddenFile)} ${at(path)} && mount -o remount,bind,ro ${at(path)}`
     ),

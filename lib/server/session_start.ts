@@ -165,7 +165,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ? undefined
     : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
   const execSandbox = new ExecSandbox();
-  const commandSandbox = noTools ? undefined : await step(() => openCommandSandbox(config, { workspace, home, env }));
+  const commandSandbox = noTools ? undefined : openCommandSandbox(config, { workspace, home, env });
   const ownTools = await step(() =>
     buildToolRegistry(config, {
       noTools,

@@ -57,7 +57,8 @@ export function createBashTool(settings: BashSettings): Tool {
   const flag = settings.loginShell === true ? "-lc" : "-c";
   const groups = settings.processGroups ?? new ProcessGroups();
   const sandbox = settings.sandbox;
-  const confined = sandbox?.use()?.state === "inside";
+  // What the configuration asks for; whether a back end holds here is known only after the first `ready()`.
+  const confined = sandbox !== undefined && sandbox.mode !== "danger-full-access";
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
@@ -85,7 +86,8 @@ export function createBashTool(settings: BashSettings): Tool {
     additionalProperties: false,
   };
   const where = confined
-    ? `inside a sandbox (${sandboxSummary(sandbox!)}). If the sandbox denies something the user is asked whether ` +
+    ? `inside a sandbox where one holds (${sandboxSummary(sandbox!)}). If the sandbox denies something the user is ` +
+      "asked whether " +
       'to run it again outside; to ask first, pass sandbox_permissions "require_escalated" with a justification'
     : "(not sandboxed)";
   const prepared = (
@@ -128,6 +130,7 @@ export function createBashTool(settings: BashSettings): Tool {
       "shell searches (grep -r, rg, find -L, ls -R) and git's path syntax (git show HEAD:file) need the user's " +
       "approval. A failing command's output keeps its beginning and its end.",
     parameters,
+    ...(sandbox === undefined ? {} : { ready: () => sandbox.ready() }),
     prepare(args, context) {
       const checked = validateArguments<BashArgs>(parameters, args, {
         "timeout_seconds.minimum": "timeout_seconds must be positive",

@@ -9,6 +9,7 @@ export function withRedaction(tool: Tool, redact: Redactor): Tool {
     name: tool.name,
     description: tool.description,
     parameters: tool.parameters,
+    ...(tool.ready === undefined ? {} : { ready: () => tool.ready!() }),
     prepare(args, context) {
       const prepared = tool.prepare(args, context);
       if ("error" in prepared) return { error: redact(prepared.error) };

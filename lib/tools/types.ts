@@ -122,6 +122,11 @@ export interface Tool {
    * the caller completes the call with `error: "invalid_arguments"` without asking.
    */
   prepare(args: unknown, context: Omit<ToolContext, "signal" | "progress">): PreparedCall | { error: string };
+  /**
+   * Work the tool needs done once before its first `prepare` (bash: the command sandbox's self-test, which decides
+   * whether commands run confined); the turn loop awaits it. Never rejects.
+   */
+  ready?(): Promise<void>;
 }
 
 export interface ToolRegistry {
