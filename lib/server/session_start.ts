@@ -34,7 +34,7 @@ import {
   type ToolRegistry,
 } from "../tools/index.ts";
 import { type Logger, silentLogger } from "../util/log.ts";
-import { RuleSet } from "../policy/index.ts";
+import { RuleSet, type SandboxMode } from "../policy/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
@@ -45,6 +45,8 @@ export type ServerOptions = {
   baseUrl?: string;
   provider?: string;
   approvalPolicy?: ApprovalPolicy;
+  /** `--sandbox`: overrides `sandbox_mode`. */
+  sandboxMode?: SandboxMode;
   scvHome?: string;
   configPath?: string;
   env: Record<string, string | undefined>;
@@ -139,6 +141,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
         model: request.model ?? options.model,
         base_url: request.base_url ?? options.baseUrl,
         approval_policy: options.approvalPolicy,
+        sandbox_mode: options.sandboxMode,
       },
     })
   );
@@ -161,11 +164,12 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
-  const mcp = noTools || Object.keys(config.mcp_servers).length === 0
-    ? undefined
-    : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
-  const execSandbox = new ExecSandbox();
   const commandSandbox = noTools ? undefined : openCommandSandbox(config, { workspace, home, env });
+  const mcp = noTools || Object.keys(config.mcp_servers).length === 0 ? undefined : new McpManager(
+    config.mcp_servers,
+    { workspace, env, log: options.log ?? silentLogger, ...(commandSandbox ? { commandSandbox } : {}) },
+  );
+  const execSandbox = new ExecSandbox();
   const ownTools = await step(() =>
     buildToolRegistry(config, {
       noTools,
