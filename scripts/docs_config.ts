@@ -151,7 +151,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "mcp_servers.<name>.enabled_tools": "When set, only these tools of the server are offered.",
   "mcp_servers.<name>.disabled_tools": "Tools of the server never offered (applied after `enabled_tools`).",
   sandbox_mode:
-    "What `bash` commands may write, enforced by the operating system ([command-sandbox.md](command-sandbox.md)): `read-only`, `workspace-write` (the workspace and `writable_roots`; `.git` and `.scv` in them stay read-only) or `danger-full-access` (no sandbox). `--sandbox` overrides it. Unset, commands are confined where a sandbox holds and run as before elsewhere; set, a sandbox that does not hold makes every command ask.",
+    "What `bash` commands may write, enforced by the operating system ([security.md](security.md#the-command-sandbox)): `read-only`, `workspace-write` (the workspace and `writable_roots`; `.git` and `.scv` in them stay read-only) or `danger-full-access` (no sandbox). `--sandbox` overrides it. Unset, commands are confined where a sandbox holds and run as before elsewhere; set, a sandbox that does not hold makes every command ask.",
   "sandbox_workspace_write.writable_roots":
     "Further folders `workspace-write` commands may write (a leading `~` is expanded, a relative path is taken from the workspace).",
   "sandbox_workspace_write.network_access":
@@ -159,7 +159,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "sandbox_workspace_write.exclude_tmpdir_env_var": `${IGNORED} Codex's; scv's /tmp is always the command's own.`,
   "sandbox_workspace_write.exclude_slash_tmp": `${IGNORED} Codex's; scv's /tmp is always the command's own.`,
   "mcp_servers.<name>.sandbox":
-    "Run a stdio server inside the command sandbox with this mode (its working folder writable under `workspace-write`, with `[sandbox_workspace_write]`); unset runs it unconfined.",
+    "Run a stdio server inside the command sandbox with this mode (its working folder writable under `workspace-write`, with `[sandbox_workspace_write]`); unset runs it unconfined. Where no sandbox holds, the server fails to start and says why.",
   agents: IGNORED,
   update: IGNORED,
   channels: IGNORED,
