@@ -258,4 +258,35 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
       what: `the sandboxed sleeps (${processesWith(marker).join(", ")}) to die with the server`,
     });
   });
+
+  it("confines an MCP stdio server with sandbox set, and leaves one without it as is", async () => {
+    const { home, target } = userHome();
+    const filesystem = path.join(
+      import.meta.dirname,
+      "../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+    );
+    const server = (extra: string) =>
+      `command = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([filesystem, target])}\n${extra}`;
+    const write = (call_id: string, name: string, file: string): Call => ({
+      call_id,
+      name: `mcp__${name}__write_file`,
+      arguments: { path: path.join(target, file), content: "written\n" },
+    });
+    const client = await harness.startServer(
+      script(write("boxed", "boxed", "by-boxed"), write("free", "free", "by-free")),
+      {
+        toml: `${AUTO}[mcp_servers.boxed]\n${server('sandbox = "workspace-write"')}\n[mcp_servers.free]\n${
+          server("")
+        }\n`,
+        env: env(home),
+      },
+    );
+    const events = await runTurn(client, () => true);
+    expect(completed(events, "boxed")).toMatchObject({ success: false });
+    expect(completed(events, "boxed")!.output).toMatch(/read-only file system|EROFS/i);
+    expect(existsSync(path.join(target, "by-boxed"))).toBe(false);
+    expect(completed(events, "free")).toMatchObject({ success: true });
+    expect(existsSync(path.join(target, "by-free"))).toBe(true);
+    await client.finish();
+  });
 });
