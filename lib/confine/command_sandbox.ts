@@ -21,6 +21,8 @@ export type CommandSandboxSettings = {
   /** Where SCV_SANDBOX_BACKEND is read. */
   env: Record<string, string | undefined>;
   platform?: NodeJS.Platform;
+  /** Told once the back end is chosen: `describe()`, and whether it is a warning (a mode set that does not hold). */
+  report?: (line: string, warning: boolean) => void;
 };
 
 /** One confined run: the launch, and the layout it was made from (for reading denials afterwards). */
@@ -65,6 +67,8 @@ export class CommandSandbox {
       }
     }
     this.#tested = true;
+    const missingAsked = this.settings.mode !== "danger-full-access" && !this.active && !this.settings.modeIsDefault;
+    this.settings.report?.(this.describe(), missingAsked);
   }
 
   /** The back end in use, or undefined when commands run unconfined (or `ready()` has not finished). */

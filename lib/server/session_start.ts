@@ -164,7 +164,13 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
-  const commandSandbox = noTools ? undefined : openCommandSandbox(config, { workspace, home, env });
+  const log = options.log;
+  const commandSandbox = noTools ? undefined : openCommandSandbox(config, {
+    workspace,
+    home,
+    env,
+    ...(log === undefined ? {} : { report: (line: string, warning: boolean) => (warning ? log.warn : log.info)(line) }),
+  });
   const mcp = noTools || Object.keys(config.mcp_servers).length === 0 ? undefined : new McpManager(
     config.mcp_servers,
     { workspace, env, log: options.log ?? silentLogger, ...(commandSandbox ? { commandSandbox } : {}) },

@@ -10,6 +10,8 @@ export type CommandSandboxPlace = {
   /** The instance home (`$SCV_HOME`). */
   home: string;
   env: Record<string, string | undefined>;
+  /** Where the chosen back end (or what is missing) is told: the server's log. */
+  report?: (line: string, warning: boolean) => void;
 };
 
 /** The sandbox, not yet tested: its self-test runs at first use (`ready()`). */
@@ -25,5 +27,6 @@ export function openCommandSandbox(config: ResolvedConfig, place: CommandSandbox
     network: config.sandbox_workspace_write.network_access,
     hidden: hiddenPaths({ userHome, scvHome: place.home, configFiles, env: place.env }),
     env: place.env,
+    ...(place.report === undefined ? {} : { report: place.report }),
   });
 }
