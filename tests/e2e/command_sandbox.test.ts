@@ -39,7 +39,8 @@ async function runTurn(client: ServerClient, approve: (event: ServerEvent) => bo
   client.turn("go", `t-${Math.random()}`);
   const seen: ServerEvent[] = [];
   for (;;) {
-    const event = await client.next();
+    // A hang guard only: the first command waits for the back end's self-test, slow on a loaded machine.
+    const event = await client.next(undefined, 120_000);
     seen.push(event);
     if (event.type === "approval.requested") {
       client.send({
@@ -275,9 +276,9 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
     const client = await harness.startServer(
       script(write("boxed", "boxed", "by-boxed"), write("free", "free", "by-free")),
       {
-        toml: `${AUTO}[mcp_servers.boxed]\n${server('sandbox = "workspace-write"')}\n[mcp_servers.free]\n${
-          server("")
-        }\n`,
+        toml: `${AUTO}[mcp_servers.boxed]\n${
+          server('sandbox = "workspace-write"\nstartup_timeout_sec = 120')
+        }\n[mcp_servers.free]\n${server("startup_timeout_sec = 120")}\n`,
         env: env(home),
       },
     );
