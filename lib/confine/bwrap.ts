@@ -26,6 +26,7 @@ export function layoutArgs(layout: Layout, program: Program, hiddenFile: string)
     userNamespace: "try",
     network: layout.network,
     dropCapabilities: true,
+    newSession: program.ownSession !== true,
     steps,
     cwd: layout.cwd,
     command: program.file,

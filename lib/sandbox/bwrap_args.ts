@@ -2,7 +2,7 @@
 // cell sandbox's processes (namespaces.ts: an empty root holding only named paths) and shell commands and MCP
 // servers (lib/confine: the host's root read-only, with writable and hidden paths). Both get the same namespaces:
 // their own PID, IPC, UTS and cgroup namespaces, a user namespace, a network namespace unless the network is kept,
-// a new session (no terminal to push keystrokes into) and death with the parent. bwrap itself always sets
+// and death with the parent; a new session where the caller does not start bwrap in one. bwrap itself always sets
 // no-new-privileges.
 
 export const BWRAP = "/usr/bin/bwrap";
@@ -30,6 +30,12 @@ export type BwrapSpec = {
   userNamespace: "require" | "try";
   /** Keep the host's network; otherwise a fresh namespace whose only interface, loopback, is down. */
   network: boolean;
+  /**
+   * Start the program in a new session (no terminal to push keystrokes into). Callers that start bwrap detached
+   * leave it off: the program then stays in bwrap's process group, which a kill of the group reaches even when
+   * bwrap dies before it armed --die-with-parent.
+   */
+  newSession?: boolean;
   /** Drop every capability inside (bwrap run by root keeps them otherwise, and with them the power to unmount). */
   dropCapabilities?: boolean;
   steps: readonly BwrapStep[];
@@ -51,7 +57,8 @@ export const BWRAP_NAMESPACES: readonly string[] = [
 export function bwrapArgs(spec: BwrapSpec): string[] {
   const args = [spec.userNamespace === "require" ? "--unshare-user" : "--unshare-user-try", ...BWRAP_NAMESPACES];
   if (!spec.network) args.push("--unshare-net");
-  args.push("--die-with-parent", "--new-session");
+  args.push("--die-with-parent");
+  if (spec.newSession === true) args.push("--new-session");
   if (spec.dropCapabilities === true) args.push("--cap-drop", "ALL");
   for (const step of spec.steps) {
     switch (step.kind) {

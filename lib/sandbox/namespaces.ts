@@ -137,6 +137,9 @@ export function wrap(
       ...(layout.symlinks ?? []).map((link): BwrapStep => ({ kind: "symlink", ...link })),
       { kind: "remount-ro", target: "/" },
     ];
+    // No new session: the launcher starts bwrap in a session and process group of its own (no
+    // terminal to inject into), and bwrap's own children must stay in that group, so that killing
+    // the group reaches them even when bwrap dies before it armed --die-with-parent for them.
     const spec = {
       userNamespace: "require" as const,
       network: layout.shareNetwork === true,

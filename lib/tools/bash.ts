@@ -188,7 +188,11 @@ async function runBash(
 ): Promise<ToolOutcome> {
   const shell = settings.shell ?? "/bin/bash";
   const shellArgs = [settings.loginShell === true ? "-lc" : "-c", command];
-  const launch: ConfinedLaunch | undefined = confinement.sandbox?.launch({ file: shell, args: shellArgs });
+  const launch: ConfinedLaunch | undefined = confinement.sandbox?.launch({
+    file: shell,
+    args: shellArgs,
+    ownSession: true,
+  });
   const progress = createProgressReporter(context.progress, settings.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
   let result;
   try {

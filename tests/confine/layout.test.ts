@@ -91,6 +91,7 @@ describe("the back ends' command lines", () => {
       userNamespace: "try",
       network: false,
       dropCapabilities: true,
+      newSession: true,
       steps: [
         { kind: "bind", source: "/", target: "/" },
         { kind: "dev", target: "/dev" },
@@ -119,6 +120,8 @@ describe("the back ends' command lines", () => {
       "--ro-bind",
       "/",
     ]);
+    // bash starts its launch in a process group of its own: the command stays in it, so a kill of the group lands.
+    expect(bwrapLayoutArgs(layout, { file: "x", args: [], ownSession: true }, "/h")).not.toContain("--new-session");
     expect(args.join(" ")).toContain("--bind /w /w --ro-bind /w/.git /w/.git --ro-bind /scratch/hidden /w/.env");
     expect(args.join(" ")).toContain("--perms 0000 --tmpfs /home/u/.ssh --remount-ro /home/u/.ssh");
     expect(args.slice(-5)).toEqual(["/w", "--", "/bin/bash", "-c", "true"]);
