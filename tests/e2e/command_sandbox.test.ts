@@ -153,6 +153,31 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
     await client.finish();
   });
 
+  it("asks before running outside when the model asks for it, with its justification, and needs one", async () => {
+    const { home, target } = userHome();
+    const escalated = (call_id: string, justification?: string): Call => ({
+      call_id,
+      name: "bash",
+      arguments: {
+        command: `touch ${target}/asked-first`,
+        sandbox_permissions: "require_escalated",
+        ...(justification === undefined ? {} : { justification }),
+      },
+    });
+    const client = await harness.startServer(
+      script(escalated("bare"), escalated("why", "the build writes its cache there")),
+      { toml: AUTO, env: env(home) },
+    );
+    const events = await runTurn(client, () => false);
+    expect(completed(events, "bare")).toMatchObject({ success: false, error: "invalid_arguments" });
+    const questions = asked(events);
+    expect(questions.map((event) => event.call_id)).toEqual(["why"]);
+    expect(String(questions[0]!.reason)).toContain("the model asks: the build writes its cache there");
+    expect(completed(events, "why")).toMatchObject({ success: false, error: "denied" });
+    expect(existsSync(path.join(target, "asked-first"))).toBe(false);
+    await client.finish();
+  });
+
   it("keeps .git and .scv read-only and a symbolic link out of the workspace unwritable", async () => {
     const { home, target } = userHome();
     const workspace = harness.sandbox.workspace;
