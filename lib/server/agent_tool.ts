@@ -9,6 +9,7 @@ import type { ResolvedConfig } from "../config/index.ts";
 import type { ProviderClient } from "../provider/index.ts";
 import {
   buildToolRegistry,
+  type CommandSandbox,
   createRegistry,
   type ExecSandbox,
   type PreparedCall,
@@ -39,6 +40,8 @@ export type AgentToolOptions = {
   execSandbox?: ExecSandbox;
   /** The project instructions' section for a sub-agent working in `folder` (the parent's AGENTS.md chain to it). */
   instructionsFor?(folder: string): Promise<string>;
+  /** The parent session's command sandbox: a sub-agent's commands are confined the same way. */
+  commandSandbox?: CommandSandbox;
 };
 
 let handles = 0;
@@ -54,6 +57,7 @@ export function subAgentTools(options: AgentToolOptions, depth: number): Tool[] 
     noTools: false,
     processGroups: options.processGroups,
     ...(options.execSandbox ? { execSandbox: options.execSandbox } : {}),
+    ...(options.commandSandbox ? { commandSandbox: options.commandSandbox } : {}),
   }).list();
   if (offersAgent(options.config, depth)) tools.push(createAgentTool({ ...options, depth }));
   return tools;

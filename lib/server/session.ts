@@ -577,6 +577,7 @@ export class Session {
       mode: this.#parts.config.tools.approval_policy,
       rules: this.#parts.policy.rules,
       grants: this.#grants,
+      sandbox: this.#parts.config.sandbox_mode,
     };
     // PreToolUse hooks give their opinions; the gate weighs them with the rules (a hook cannot allow a denied call).
     const decision = decide(access, state, await this.hooks.preToolUse(scope, call, signal));

@@ -26,17 +26,19 @@ import {
 } from "../provider/index.ts";
 import {
   buildToolRegistry,
+  type CommandSandbox,
   createRegistry,
   discoverSkills,
   ExecSandbox,
   McpManager,
+  openCommandSandbox,
   ProcessGroups,
   skillsPromptSection,
   type ToolRegistry,
 } from "../tools/index.ts";
 import { type CustomCommand, discoverCommands } from "../commands/index.ts";
 import { type Logger, silentLogger } from "../util/log.ts";
-import { RuleSet } from "../policy/index.ts";
+import { RuleSet, type SandboxMode } from "../policy/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
@@ -48,6 +50,8 @@ export type ServerOptions = {
   baseUrl?: string;
   provider?: string;
   approvalPolicy?: ApprovalPolicy;
+  /** `--sandbox`: overrides `sandbox_mode`. */
+  sandboxMode?: SandboxMode;
   scvHome?: string;
   configPath?: string;
   env: Record<string, string | undefined>;
@@ -91,6 +95,8 @@ export type SessionParts = {
   processGroups: ProcessGroups;
   /** The session's exec sandbox: its sandbox processes end with the session, no other's. */
   execSandbox: ExecSandbox;
+  /** Where the session's commands run: the OS sandbox `sandbox_mode` asks for, its back end, or what is missing. */
+  commandSandbox?: CommandSandbox;
   provider: ProviderClient;
   instructions: string;
   /** The session's MCP servers (absent without any): started once `session.started` is written. */
@@ -151,6 +157,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
         model: request.model ?? options.model,
         base_url: request.base_url ?? options.baseUrl,
         approval_policy: options.approvalPolicy,
+        sandbox_mode: options.sandboxMode,
       },
     })
   );
@@ -188,12 +195,27 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ...(options.warn === undefined ? {} : { warn: options.warn }),
   });
   const processGroups = new ProcessGroups();
-  const mcp = noTools || Object.keys(config.mcp_servers).length === 0
-    ? undefined
-    : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
+  const log = options.log;
+  const commandSandbox = noTools ? undefined : openCommandSandbox(config, {
+    workspace,
+    home,
+    env,
+    ...(log === undefined ? {} : { report: (line: string, warning: boolean) => (warning ? log.warn : log.info)(line) }),
+  });
+  const mcp = noTools || Object.keys(config.mcp_servers).length === 0 ? undefined : new McpManager(
+    config.mcp_servers,
+    { workspace, env, log: options.log ?? silentLogger, ...(commandSandbox ? { commandSandbox } : {}) },
+  );
   const execSandbox = new ExecSandbox();
   const ownTools = await step(() =>
-    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) })
+    buildToolRegistry(config, {
+      noTools,
+      skills,
+      processGroups,
+      execSandbox,
+      ...(mcp ? { mcp } : {}),
+      ...(commandSandbox ? { commandSandbox } : {}),
+    })
   );
   // A client that is itself a delegated agent declares its depth; sub-agents count from it (upstream semantics).
   const depth = request.delegation_depth ?? 0;
@@ -209,6 +231,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
         processGroups,
         execSandbox,
         instructionsFor: project.sectionFor,
+        ...(commandSandbox ? { commandSandbox } : {}),
       }),
     ], () => ownTools.list());
   const provider = await step(() =>
@@ -237,6 +260,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     tools,
     processGroups,
     execSandbox,
+    ...(commandSandbox ? { commandSandbox } : {}),
     provider,
     instructions,
     contextWindow,

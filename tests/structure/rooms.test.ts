@@ -17,9 +17,11 @@ export const ROOMS: Record<string, readonly string[]> = {
   policy: ["util"],
   protocol: ["util"],
   config: ["policy", "util"],
+  // Confining a command or an MCP server by the operating system, as policy decides (bwrap built by lib/sandbox's).
+  confine: ["policy", "sandbox", "util"],
   provider: ["config", "protocol", "util"],
   sessions: ["provider", "util"],
-  tools: ["config", "policy", "provider", "sandbox", "util"],
+  tools: ["confine", "config", "policy", "provider", "sandbox", "util"],
   // Project instructions (AGENTS.md), custom commands and hooks: what users bring, read by the engine.
   instructions: ["util"],
   commands: ["util"],
