@@ -93,8 +93,8 @@ function children(parent: number): number[] {
   return pids;
 }
 
-/** The host and its children (sandbox processes). */
-const tree = (pid: number): number[] => [pid, ...children(pid)];
+/** The host and all its descendants (sandbox processes, and the code process below a launcher such as bwrap). */
+const tree = (pid: number): number[] => [pid, ...children(pid).flatMap(tree)];
 const treeCpuMs = (pids: number[]): number => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
 
 /** Samples the summed VmRSS of a process tree; `stop()` returns its peak in MB. */
