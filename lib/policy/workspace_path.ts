@@ -63,10 +63,14 @@ export function toolPath(workspace: string, path: string): { path: string } | { 
     return shape === undefined ? { path } : { error: shape };
   }
   if (path.split("/").includes("..")) return { error: "parent traversal is not allowed" };
-  const root = canonicalWorkspace(workspace);
+  const canonical = canonicalWorkspace(workspace);
   const absolute = normalize(path).replace(/(.)\/+$/, "$1");
-  if (absolute === root || !isInside(root, absolute)) {
-    return { error: `absolute path ${path} is outside the workspace ${root}; give a path relative to it` };
+  // The workspace as the model was told it (a symlinked path) or as it really is.
+  const root = [canonical, normalize(workspace).replace(/(.)\/+$/, "$1")].find((candidate) =>
+    absolute !== candidate && isInside(candidate, absolute)
+  );
+  if (root === undefined) {
+    return { error: `absolute path ${path} is outside the workspace ${canonical}; give a path relative to it` };
   }
   const inside = relative(root, absolute);
   const shape = checkRelativePath(inside);

@@ -1,5 +1,5 @@
-// Real models' edit habits through `scv exec --yes` (issue 27 item 4): `edit` and `apply_patch` take an absolute
-// path inside the workspace and refuse one outside it; `apply_patch` takes a patch wrapped in a heredoc the way
+// Real models' edit habits through `scv exec --yes` (issue 27 item 4): `edit`, `apply_patch`, `read`, `write` and
+// the searches take an absolute path inside the workspace and refuse one outside it; `apply_patch` takes a patch wrapped in a heredoc the way
 // the Codex CLI's parser does (`<<'EOF'` … `EOF`, and `apply_patch <<'EOF'` … `EOF`).
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -39,6 +39,20 @@ describe("absolute paths", () => {
     expect(patched).toMatchObject({ success: true });
     expect(await readFile(ws("e.txt"), "utf8")).toBe("hello there\n");
     expect(await readFile(ws("p.txt"), "utf8")).toBe("uno\n");
+  });
+
+  it("read, write and grep take an absolute path inside the workspace too", async () => {
+    await writeFile(ws("r.txt"), "needle here\n");
+    const [read, written, found] = await turn([
+      { name: "read", arguments: { path: ws("r.txt") } },
+      { name: "write", arguments: { path: ws("w.txt"), content: "new\n", mode: "create" } },
+      { name: "grep", arguments: { pattern: "needle", path: harness.sandbox.workspace } },
+    ]);
+    expect(read).toMatchObject({ success: true });
+    expect(JSON.parse(read!.output as string)).toMatchObject({ path: "r.txt", content: "needle here\n" });
+    expect(written).toMatchObject({ success: true });
+    expect(await readFile(ws("w.txt"), "utf8")).toBe("new\n");
+    expect(found).toMatchObject({ success: true, output: "r.txt:1:needle here" });
   });
 
   it("refuses an absolute path outside the workspace and leaves that file alone", async () => {
