@@ -1,7 +1,8 @@
 // `scv chat --continue` finds the workspace's latest session from the listing index and opens that one journal only
 // (docs/sessions.md), so its start-up does not grow with the number of stored sessions. The proof is structural:
 // every other stored session's journal is a named pipe, and opening a pipe for reading blocks until a writer comes,
-// so a resume that opened any other journal would hang instead of printing its replay.
+// so a resume that opened any other journal would hang instead of printing its replay (the generous deadline only
+// catches that hang).
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
@@ -41,7 +42,7 @@ function addPipeSessions(): void {
 }
 
 describe.skipIf(process.platform === "win32")("scv chat --continue with many stored sessions", () => {
-  it("resumes the workspace's latest session without opening any other journal", async () => {
+  it("resumes the workspace's latest session without opening any other journal", { timeout: 60_000 }, async () => {
     harness.provider.push(textResponse(["the stored answer"]), textResponse(["the later answer"]));
     expect((await harness.start(["exec", "the stored question"]).done).code).toBe(0);
     addPipeSessions();
