@@ -2,7 +2,7 @@
 // risk of looking there (judged as `read` judges it: scv's own files are refused, a secret-like or hard-linked
 // file asks), and which entries a walk may show.
 
-import { normalize, relative } from "node:path";
+import { relative } from "node:path";
 import type { ResolvedConfig } from "../../config/index.ts";
 import { type FileVerdict, judgeEntry, probeForRead, type SearchStanding } from "../file_guard.ts";
 import type { DeclaredAccess, Risk } from "../types.ts";
@@ -24,12 +24,7 @@ import { touchedPaths } from "../touched_paths.ts";
  */
 export function givenPath(workspace: string, path: string | undefined): { path: string } | { error: string } {
   if (path === undefined || path === "" || path === "." || path === "./") return { path: "." };
-  if (!path.startsWith("/")) return { path };
-  const absolute = normalize(path).replace(/(.)\/+$/, "$1");
-  if (absolute === canonicalWorkspace(workspace) || absolute === normalize(workspace).replace(/(.)\/+$/, "$1")) {
-    return { path: "." };
-  }
-  return toolPath(workspace, path);
+  return path.startsWith("/") ? toolPath(workspace, path, { folder: true }) : { path };
 }
 
 /**
