@@ -64,7 +64,7 @@ describe("scv chat in plain line mode", () => {
     expect(out).toContain("approval policy: on-risk (default)");
     // Wrapped at the terminal width: compare it as one line.
     expect(out.replace(/\s+/g, " ")).toContain(
-      'unknown approval policy "sometimes"; use on-risk, accept-edits, plan, always or never',
+      'unknown approval policy "sometimes"; use on-risk, accept-edits, auto, plan, always or never',
     );
     expect(out).not.toContain("never sent");
     expect(harness.provider.requests).toHaveLength(1);
