@@ -4,7 +4,18 @@ import { ConfigError } from "./types.ts";
 import { isTable, type RawTable } from "./schema.ts";
 
 // `sessions`: a cloned repository must not prune (delete) the user's sessions or switch their journal off.
-const FORBIDDEN_TABLES = ["provider", "providers", "provider_active", "agents", "update", "channels", "sessions"];
+// `snapshots`: nor switch off the checkpoints undo relies on; `model_prices`: nor price a model at 0 to lift a budget.
+const FORBIDDEN_TABLES = [
+  "provider",
+  "providers",
+  "provider_active",
+  "agents",
+  "update",
+  "channels",
+  "sessions",
+  "snapshots",
+  "model_prices",
+];
 
 const FORBIDDEN_WEB_KEYS = [
   "auto_approve_domains",
@@ -18,7 +29,8 @@ const FORBIDDEN_WEB_KEYS = [
 /** Numeric limits the project may lower but not raise. */
 const NO_RAISE: Record<string, readonly string[]> = {
   agent: ["max_steps"],
-  session: ["max_history_bytes", "max_messages"],
+  // A budget may be set or lowered (unset in the trusted layers, any value tightens), never raised.
+  session: ["max_history_bytes", "max_messages", "max_cost_usd"],
   context: ["max_tokens", "summary_max_chars"],
   tools: ["command_timeout_seconds", "max_timeout_seconds", "output_limit_bytes", "max_read_bytes", "max_write_bytes"],
   protocol: ["max_client_frame_bytes", "max_server_frame_bytes"],

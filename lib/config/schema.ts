@@ -5,6 +5,7 @@ import { ConfigError } from "./types.ts";
 
 export type KeySpec =
   | { kind: "count" } // a non-negative integer
+  | { kind: "number" } // a non-negative finite number, integer or float (prices, budgets)
   | { kind: "bool" }
   | { kind: "string" }
   | { kind: "enum"; values: readonly string[] }
@@ -15,6 +16,7 @@ export type KeySpec =
   | { kind: "named_tables"; of: KeySpec }; // `[providers.<name>]`
 
 const count: KeySpec = { kind: "count" };
+const number: KeySpec = { kind: "number" };
 const bool: KeySpec = { kind: "bool" };
 const string: KeySpec = { kind: "string" };
 
@@ -79,7 +81,7 @@ export const ROOT_SPEC: TableSpec = {
         max_queued_turns: count,
       },
     },
-    session: { kind: "table", keys: { max_history_bytes: count, max_messages: count } },
+    session: { kind: "table", keys: { max_history_bytes: count, max_messages: count, max_cost_usd: number } },
     sessions: { kind: "table", keys: { persist: bool, keep_count: count, keep_days: count } },
     context: {
       kind: "table",
@@ -90,6 +92,12 @@ export const ROOT_SPEC: TableSpec = {
         bytes_per_token: count,
         summary_max_chars: count,
       },
+    },
+    compaction: { kind: "table", keys: { auto_percent: count, keep_turns: count, summary_max_chars: count } },
+    snapshots: { kind: "table", keys: { enabled: bool, max_file_bytes: count } },
+    model_prices: {
+      kind: "named_tables",
+      of: { kind: "table", keys: { input: number, cached_input: number, output: number, cache_write: number } },
     },
     tools: {
       kind: "table",
@@ -196,6 +204,11 @@ function checkValue(value: unknown, spec: KeySpec, dotted: string, file: string)
       }
       if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
       throw invalid();
+    }
+    case "number": {
+      const numeric = typeof value === "bigint" ? Number(value) : value;
+      if (typeof numeric !== "number" || !Number.isFinite(numeric) || numeric < 0) throw invalid();
+      return numeric;
     }
     case "bool":
       if (typeof value !== "boolean") throw invalid();

@@ -84,6 +84,8 @@ export type SessionParts = {
   profile?: string;
   /** Values the journal must never hold: the provider credential and every configured secret value. */
   secrets: string[];
+  /** The server's environment (the snapshot store runs git with its PATH). */
+  env: Record<string, string | undefined>;
 };
 
 export type SessionContextWindow = {
@@ -175,6 +177,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ...(mcp && mcp.size > 0 ? { mcp } : {}),
     home,
     secrets,
+    env,
     ...(profile ? { profile } : {}),
   };
 }

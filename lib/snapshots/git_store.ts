@@ -1,0 +1,249 @@
+// The snapshot store when git is installed: a private git directory under the instance home, with the workspace as
+// its work tree and an index of its own per session. A snapshot is a commit of the workspace as git sees it
+// (.gitignore honoured, the user's .git never entered), made with plumbing only (no hooks run): the index is
+// brought up to date from `git ls-files` (only changed and new files are hashed) and written as a tree. Files over
+// the size cap stay out of the index; each snapshot's commit message lists them, and a restore never touches them.
+import { copyFile, lstat, mkdir, rename, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
+import { isInside } from "../util/path.ts";
+import { type GitRun, gitRunner, nulFields, nulList } from "./git.ts";
+import { type ContentId, type FileChange, planRestore, type TurnChanges } from "./plan.ts";
+import type { RestoreReport, SnapshotStore, TurnSnapshots } from "./types.ts";
+import { removeWorkspaceFile, UnsafePathError } from "./workspace_files.ts";
+
+/** Neither a workspace's attributes nor its filters may change bytes or run anything on the way in or out. */
+const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n";
+const GITLINK = "160000";
+
+export type GitStoreOptions = {
+  /** The store's folder, `<home>/snapshots/<workspace id>`. */
+  dir: string;
+  workspace: string;
+  /** The instance home: kept out of the snapshots when it lies inside the workspace. */
+  home: string;
+  sessionId: string;
+  maxFileBytes: number;
+  env: Record<string, string | undefined>;
+};
+
+type Snapshot = { commit: string; tree: string; skipped: string[] };
+
+export class GitSnapshotStore implements SnapshotStore {
+  readonly coverage = "workspace" as const;
+  readonly #git: GitRun;
+  readonly #workspace: string;
+  readonly #maxFileBytes: number;
+  readonly #indexFile: string;
+  readonly #sharedIndex: string;
+  #last: Snapshot | undefined;
+  #skippedOf = new Map<string, string[]>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(options: GitStoreOptions, git: GitRun, indexFile: string, sharedIndex: string) {
+    this.#git = git;
+    this.#workspace = options.workspace;
+    this.#maxFileBytes = options.maxFileBytes;
+    this.#indexFile = indexFile;
+    this.#sharedIndex = sharedIndex;
+  }
+
+  /** Opens (creating when needed) the store; rejects with GitMissingError when git is not installed. */
+  static async open(options: GitStoreOptions): Promise<GitSnapshotStore> {
+    const gitDir = join(options.dir, "git");
+    const indexes = join(options.dir, "indexes");
+    await mkdir(indexes, { recursive: true, mode: 0o700 });
+    const indexFile = join(indexes, options.sessionId);
+    const sharedIndex = join(indexes, "latest");
+    const git = gitRunner({ gitDir, workTree: options.workspace, indexFile }, options.env);
+    if (!existsSync(join(gitDir, "HEAD"))) {
+      await mkdir(gitDir, { recursive: true, mode: 0o700 });
+      await git(["init", "--quiet"]);
+    }
+    await writeFile(join(options.dir, "workspace"), `${options.workspace}\n`, { mode: 0o600 });
+    await mkdir(join(gitDir, "info"), { recursive: true, mode: 0o700 });
+    await writeFile(join(gitDir, "info", "attributes"), ATTRIBUTES, { mode: 0o600 });
+    await writeFile(join(gitDir, "info", "exclude"), excludes(options.workspace, options.home, options.dir), {
+      mode: 0o600,
+    });
+    // A new session starts from the last index of the workspace: its stat data spares hashing unchanged files.
+    if (!existsSync(indexFile) && existsSync(sharedIndex)) await copyFile(sharedIndex, indexFile).catch(() => {});
+    return new GitSnapshotStore(options, git, indexFile, sharedIndex);
+  }
+
+  beforeTurn(): Promise<string> {
+    return this.#serial(async () => (await this.#take()).commit);
+  }
+
+  afterTurn(): Promise<string> {
+    return this.#serial(async () => (await this.#take()).commit);
+  }
+
+  /** Every writer is covered by the snapshots themselves. */
+  async fileWillChange(): Promise<void> {}
+
+  restore(turns: readonly TurnSnapshots[], force: boolean): Promise<RestoreReport> {
+    return this.#serial(() => this.#restore(turns, force));
+  }
+
+  // One git operation on the index at a time.
+  #serial<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(run, run);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #take(): Promise<Snapshot> {
+    const listed = nulFields(
+      await this.#git(["ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"]),
+    );
+    const update: string[] = [];
+    const drop: string[] = [];
+    const skipped: string[] = [];
+    for (const path of new Set(listed)) {
+      // A nested repository (listed as `dir/`) is another project's: it is not snapshotted.
+      if (path.endsWith("/")) continue;
+      const info = await lstat(join(this.#workspace, path)).catch(() => undefined);
+      if (info === undefined) update.push(path);
+      else if (info.isDirectory()) drop.push(path);
+      else if (info.isFile() && info.size > this.#maxFileBytes) {
+        drop.push(path);
+        skipped.push(path);
+      } else update.push(path);
+    }
+    if (update.length > 0) await this.#git(["update-index", "-z", "--add", "--remove", "--stdin"], nulList(update));
+    if (drop.length > 0) await this.#git(["update-index", "-z", "--force-remove", "--stdin"], nulList(drop));
+    const tree = (await this.#git(["write-tree"])).toString("utf8").trim();
+    skipped.sort();
+    const last = this.#last;
+    if (last !== undefined && last.tree === tree && sameList(last.skipped, skipped)) return last;
+    const message = `scv snapshot\n${skipped.length > 0 ? `\n${JSON.stringify({ skipped })}\n` : ""}`;
+    const parent = last === undefined ? [] : ["-p", last.commit];
+    const commit = (await this.#git(["commit-tree", tree, ...parent, "-F", "-"], message)).toString("utf8").trim();
+    this.#last = { commit, tree, skipped };
+    this.#skippedOf.set(commit, skipped);
+    await this.#shareIndex();
+    return this.#last;
+  }
+
+  async #shareIndex(): Promise<void> {
+    const temporary = `${this.#sharedIndex}.${process.pid}.tmp`;
+    try {
+      await copyFile(this.#indexFile, temporary);
+      await rename(temporary, this.#sharedIndex);
+    } catch {
+      // Only a later session's speed depends on it.
+    }
+  }
+
+  async #restore(turns: readonly TurnSnapshots[], force: boolean): Promise<RestoreReport> {
+    const current = await this.#take();
+    const skipped = new Set(current.skipped);
+    const changes: TurnChanges[] = [];
+    for (const turn of turns) {
+      const after = turn.after ?? current.commit;
+      for (const commit of [turn.before, after]) for (const path of await this.#skipped(commit)) skipped.add(path);
+      changes.push(await this.#changes(turn.before, after, skipped));
+    }
+    const now = await this.#contents(current.commit);
+    const plan = planRestore(changes, (path) => now.get(path) ?? null, force);
+    const failed: RestoreReport["failed"] = [];
+    const restored: string[] = [];
+    const bySource = new Map<string, string[]>();
+    for (const step of plan.steps) {
+      if (step.target === null) {
+        try {
+          await removeWorkspaceFile(this.#workspace, step.path);
+          restored.push(step.path);
+        } catch (error) {
+          failed.push({ path: step.path, reason: reason(error) });
+        }
+        continue;
+      }
+      const source = turns[step.turn]!.before;
+      bySource.set(source, [...(bySource.get(source) ?? []), step.path]);
+    }
+    for (const [source, paths] of bySource) {
+      try {
+        await this.#git(["checkout", source, "--pathspec-from-file=-", "--pathspec-file-nul"], nulList(paths));
+        restored.push(...paths);
+      } catch (error) {
+        for (const path of paths) failed.push({ path, reason: reason(error) });
+      }
+    }
+    return {
+      restored: restored.sort(),
+      conflicts: plan.conflicts,
+      skipped: [...skipped].sort(),
+      failed,
+    };
+  }
+
+  /** The files that differ between two snapshots, by content id (mode and blob). */
+  async #changes(from: string, to: string, skipped: ReadonlySet<string>): Promise<TurnChanges> {
+    const fields = nulFields(await this.#git(["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from, to]));
+    const changes = new Map<string, FileChange>();
+    for (let index = 0; index + 1 < fields.length; index += 2) {
+      const [oldMode, newMode, oldBlob, newBlob] = fields[index]!.slice(1).split(" ");
+      const path = fields[index + 1]!;
+      if (skipped.has(path) || oldMode === GITLINK || newMode === GITLINK) continue;
+      changes.set(path, { before: contentId(oldMode!, oldBlob!), after: contentId(newMode!, newBlob!) });
+    }
+    return changes;
+  }
+
+  /** Every file of a snapshot by content id. */
+  async #contents(commit: string): Promise<Map<string, ContentId>> {
+    const entries = nulFields(await this.#git(["ls-tree", "-r", "-z", "--full-tree", commit]));
+    const contents = new Map<string, ContentId>();
+    for (const entry of entries) {
+      const tab = entry.indexOf("\t");
+      const [mode, , blob] = entry.slice(0, tab).split(" ");
+      contents.set(entry.slice(tab + 1), contentId(mode!, blob!));
+    }
+    return contents;
+  }
+
+  /** The files a snapshot left out (over the size cap), from its commit message. */
+  async #skipped(commit: string): Promise<string[]> {
+    const known = this.#skippedOf.get(commit);
+    if (known !== undefined) return known;
+    let skipped: string[] = [];
+    try {
+      const text = (await this.#git(["cat-file", "commit", commit])).toString("utf8");
+      const json = text.slice(text.indexOf("\n\n") + 2).split("\n").find((line) => line.startsWith("{"));
+      const parsed = json === undefined ? undefined : JSON.parse(json) as { skipped?: unknown };
+      if (Array.isArray(parsed?.skipped)) skipped = parsed.skipped.filter((path) => typeof path === "string");
+    } catch {
+      // An unreadable message lists nothing.
+    }
+    this.#skippedOf.set(commit, skipped);
+    return skipped;
+  }
+}
+
+function contentId(mode: string, blob: string): ContentId {
+  return /^0+$/.test(mode) ? null : `${mode}:${blob}`;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+function reason(error: unknown): string {
+  if (error instanceof UnsafePathError) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `info/exclude`: the instance home (and so this store) when it lies inside the workspace. */
+function excludes(workspace: string, home: string, dir: string): string {
+  const lines = ["# scv's snapshot store: what is never snapshotted besides .gitignore"];
+  for (const path of [home, dir]) {
+    if (isInside(workspace, path) && path !== workspace) lines.push(`/${escapeGlob(relative(workspace, path))}/`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function escapeGlob(path: string): string {
+  return path.replace(/[\\*?[\]!# ]/g, (char) => `\\${char}`);
+}
