@@ -32,6 +32,8 @@ export type Rewound = {
   coverage: Coverage | "none";
   /** Said to the user: a restore that could not cover everything, and why. */
   notices: string[];
+  /** A code rewind put every file back (no conflict left, nothing failed): its turns are done with. */
+  complete?: boolean;
 };
 
 export class Checkpoints {
@@ -101,8 +103,13 @@ export class Checkpoints {
       notices: [],
     };
     if (restore !== "conversation") await this.#restoreFiles(index, force, result);
-    if (restore === "code") { for (const turn of rewound) turn.code_rewound = true; }
-    else {
+    if (restore === "code") {
+      // Turns whose files are all back are done with; with conflicts left, a forced rewind may still take them.
+      const files = result.files;
+      result.complete = files !== undefined && files.failed.length === 0 &&
+        files.conflicts.every((path) => files.restored.includes(path));
+      if (result.complete) { for (const turn of rewound) turn.code_rewound = true; }
+    } else {
       result.history = this.#turns[index]!.history;
       this.#turns = this.#turns.slice(0, index);
     }

@@ -284,6 +284,7 @@ export class Session {
         turn_id: rewound.turn_id,
         restore: rewound.restore,
         turns: rewound.turns,
+        ...(rewound.complete === undefined ? {} : { complete: rewound.complete }),
       })
     );
     await this.#writer.control(events.sessionRewound(this.#scope(requestId), rewoundFields(rewound)));

@@ -198,7 +198,7 @@ export function parseJournal(text: string): JournalReadResult {
           for (const turn of turns.slice(index)) open.delete(turn.turn_id);
           stored = stored.slice(0, index);
           turns = turns.slice(0, index);
-        } else if (restore === "code") {
+        } else if (restore === "code" && record.complete !== false) {
           for (const turn of stored.slice(index)) turn.code_rewound = true;
         }
         break;

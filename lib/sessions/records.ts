@@ -75,6 +75,8 @@ export type RewoundRecord = {
   turn_id: string;
   restore: "code" | "conversation" | "both";
   turns: string[];
+  /** A code rewind that put every file back; with conflicts left (false) its turns may be rewound again. */
+  complete?: boolean;
 };
 
 export type JournalRecord =

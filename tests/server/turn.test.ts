@@ -194,7 +194,7 @@ describe("runTurn", () => {
       }),
       { prompt: "again", signal: controller.signal },
     );
-    expect(cancelled).toEqual({ kind: "cancelled" });
+    expect(cancelled).toEqual({ kind: "cancelled", usage: {} });
   });
 
   it("reports sink failures through classify, else as internal_error", async () => {
@@ -208,8 +208,9 @@ describe("runTurn", () => {
       kind: "failed",
       code: "response_limit",
       message: "server event exceeds configured frame limit",
+      usage: {},
     });
     const plain = await run(sink);
-    expect(plain).toEqual({ kind: "failed", code: "internal_error", message: "too big" });
+    expect(plain).toEqual({ kind: "failed", code: "internal_error", message: "too big", usage: {} });
   });
 });

@@ -211,7 +211,7 @@ describe("nested calls", () => {
       }),
       controller.signal,
     );
-    expect(outcome).toEqual({ kind: "cancelled" });
+    expect(outcome).toEqual({ kind: "cancelled", usage: {} });
     expect((nestedError as Error).name).toBe("AbortError");
   });
 });
