@@ -2,7 +2,7 @@
 // the provider client, the tool registry, the approval gate and the event sink are injected.
 import { abortError, raceAbort } from "../util/abort.ts";
 import type { ResolvedConfig } from "../config/index.ts";
-import type { TurnFailureCode } from "../protocol/index.ts";
+import { type TurnFailureCode, USAGE_FIELDS } from "../protocol/index.ts";
 import type { HistoryItem, ImageInput, ProviderClient, RetryNotice, ToolCallRecord, Usage } from "../provider/index.ts";
 import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/index.ts";
 import { cutToBytes } from "../util/text_bounds.ts";
@@ -355,10 +355,9 @@ function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw abortError("turn cancelled");
 }
 
-/** Adds every count of `step` to `total` (the detail counts a wire reports included). */
 function addUsage(total: Usage, step: Usage): void {
-  const into = total as Record<string, number | undefined>;
-  for (const [field, count] of Object.entries(step)) {
-    if (typeof count === "number") into[field] = (into[field] ?? 0) + count;
+  for (const field of USAGE_FIELDS) {
+    const count = step[field];
+    if (count !== undefined) total[field] = (total[field] ?? 0) + count;
   }
 }

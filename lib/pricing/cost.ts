@@ -1,16 +1,9 @@
 // What tokens cost: a model's price (the configuration's `[model_prices]` first, then the shipped table), the cost
 // of a usage at that price, and running totals. An unknown price, or a usage the provider did not count, costs
 // null: never a made-up 0.
-import type { Usage } from "../protocol/index.ts";
+import { type Usage, USAGE_FIELDS } from "../protocol/index.ts";
 import { SHIPPED_PRICES } from "./prices.ts";
 import type { Price } from "./types.ts";
-
-/** The token counts a usage may carry (the provider wires add the detail fields where they report them). */
-type DetailedUsage = Usage & {
-  cached_input_tokens?: number;
-  cache_creation_input_tokens?: number;
-  reasoning_output_tokens?: number;
-};
 
 const DATE_SUFFIX = /-(?:\d{4}-\d{2}-\d{2}|\d{8})$/;
 
@@ -34,7 +27,7 @@ export function priceOf(model: string, configured: Readonly<Record<string, Price
  */
 export function costOf(usage: Usage, price: Price | undefined): number | null {
   if (price === undefined) return null;
-  const counts = usage as DetailedUsage;
+  const counts = usage;
   if (counts.input_tokens === undefined || counts.output_tokens === undefined) return null;
   const cached = counts.cached_input_tokens ?? 0;
   const written = counts.cache_creation_input_tokens ?? 0;
@@ -49,18 +42,18 @@ export function roundUsd(value: number): number {
   return Math.round(value * 1e10) / 1e10;
 }
 
-/** Adds every count of `step` to `total` (in place). */
+/** Adds every count of `step` to `total` (in place); a count that is not a number (a damaged journal) is skipped. */
 export function addUsage(total: Usage, step: Usage): Usage {
-  const into = total as Record<string, number | undefined>;
-  for (const [field, count] of Object.entries(step)) {
-    if (typeof count === "number") into[field] = (into[field] ?? 0) + count;
+  for (const field of USAGE_FIELDS) {
+    const count = step[field];
+    if (typeof count === "number" && Number.isFinite(count)) total[field] = (total[field] ?? 0) + count;
   }
   return total;
 }
 
 /** True when the usage counted anything at all. */
 export function hasUsage(usage: Usage): boolean {
-  return Object.values(usage).some((count) => typeof count === "number");
+  return USAGE_FIELDS.some((field) => typeof usage[field] === "number");
 }
 
 /**

@@ -63,8 +63,30 @@ export type QueueEntry = {
   submitter: string;
   attachments?: Attachment[];
 };
-/** Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent. */
-export type Usage = { input_tokens?: number; output_tokens?: number };
+/**
+ * Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent.
+ * `input_tokens` counts the whole input on every wire (cache reads and writes included), `output_tokens` the whole
+ * output (reasoning included); the other three (additions) say how much of them was what.
+ */
+export type Usage = {
+  input_tokens?: number;
+  output_tokens?: number;
+  /** Part of `input_tokens` read from the provider's prompt cache. */
+  cached_input_tokens?: number;
+  /** Part of `input_tokens` written to the prompt cache (the Messages wire; priced above plain input). */
+  cache_creation_input_tokens?: number;
+  /** Part of `output_tokens` spent on reasoning (hidden or shown). */
+  reasoning_output_tokens?: number;
+};
+
+/** The fields of `Usage`, in the order `turn.completed` writes them. */
+export const USAGE_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cached_input_tokens",
+  "cache_creation_input_tokens",
+  "reasoning_output_tokens",
+] as const satisfies ReadonlyArray<keyof Usage>;
 
 /** Identity of a session-scoped event (S-fields). */
 export type SessionScope = { request_id: string; session_id: string };
@@ -493,15 +515,8 @@ function replayTurn(turn: ReplayTurn): ReplayTurn {
   };
 }
 
-// The detail counts a wire reports (cached input, reasoning) follow the two every wire has.
-const USAGE_DETAILS = ["cached_input_tokens", "cache_creation_input_tokens", "reasoning_output_tokens"] as const;
-
 function usageObject(usage: Usage): Usage {
   const result: Usage = {};
-  if (usage.input_tokens !== undefined) result.input_tokens = usage.input_tokens;
-  if (usage.output_tokens !== undefined) result.output_tokens = usage.output_tokens;
-  const from = usage as Record<string, number | undefined>;
-  const into = result as Record<string, number | undefined>;
-  for (const field of USAGE_DETAILS) if (typeof from[field] === "number") into[field] = from[field];
+  for (const field of USAGE_FIELDS) if (usage[field] !== undefined) result[field] = usage[field];
   return result;
 }
