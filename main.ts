@@ -3,7 +3,7 @@
 // Each subcommand's module is imported only when that subcommand runs, so `--version` stays light.
 import "./lib/version_fast_path.ts";
 import { basename } from "node:path";
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "./lib/version.ts";
 import { exitWithUsageError } from "./lib/cli/exit.ts";
 
@@ -28,7 +28,21 @@ function withSessionFlags(command: Command): Command {
       ]),
     )
     .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
-    .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)");
+    .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+    .addOption(maxCostOption());
+}
+
+/** `--max-cost USD`: the session budget (`session.max_cost_usd`); a turn stops once the session has spent it. */
+function maxCostOption(): Option {
+  return new Option("--max-cost <usd>", "stop a turn once the session has cost this many US dollars").argParser(
+    (value: string) => {
+      const usd = Number(value);
+      if (value.trim() === "" || !Number.isFinite(usd) || usd < 0) {
+        throw new InvalidArgumentError("expected a non-negative number of US dollars, such as 2.50.");
+      }
+      return usd;
+    },
+  );
 }
 
 withSessionFlags(program.command("server"))
@@ -101,6 +115,7 @@ program
   .addOption(
     new Option("--approval-policy <policy>", "override tools.approval_policy").choices(["on-risk", "always", "never"]),
   )
+  .addOption(maxCostOption())
   .option("--demo", "play the offline demo (no API key, no network)")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
   .option("--continue", "continue this workspace's most recent session")
@@ -111,7 +126,7 @@ program
 Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-R searches it, Tab completes a
 /command, Ctrl-C or Esc cancels a running turn, Ctrl-C twice at an empty prompt exits. An approval takes
 y, yes, n, no, a or always and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
-/mcp /usage /exit.
+/mcp /usage /undo /rewind /compact /exit.
 Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
 
 Examples:
@@ -134,6 +149,7 @@ program
     new Option("--approval-policy <policy>", "answer approvals by this policy").choices(["on-risk", "always", "never"]),
   )
   .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image in the workspace (repeatable)", collect, [])
+  .addOption(maxCostOption())
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--base-url <url>", "provider base URL override")
@@ -146,7 +162,8 @@ program
   .addHelpText(
     "after",
     `
-Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session id), 130 interrupted.
+Exit codes: 0 the turn completed, 1 it failed (also over --max-cost), 2 usage (also an unknown session id),
+130 interrupted.
 
 Examples:
   scv exec "Summarise README.md"

@@ -2,8 +2,8 @@
 import type { ServerOptions } from "../server/index.ts";
 import type { Logger } from "../util/log.ts";
 
-/** The command-line flags: the session defaults of ServerOptions. */
-export type SessionFlags = Omit<ServerOptions, "env" | "cwd" | "warn">;
+/** The command-line flags: the session defaults of ServerOptions (`--max-cost` arrives as `maxCost`). */
+export type SessionFlags = Omit<ServerOptions, "env" | "cwd" | "warn" | "maxCostUsd"> & { maxCost?: number };
 
 export function serverOptionsFrom(flags: SessionFlags, log: Logger): ServerOptions {
   return {
@@ -11,6 +11,7 @@ export function serverOptionsFrom(flags: SessionFlags, log: Logger): ServerOptio
     baseUrl: flags.baseUrl,
     provider: flags.provider,
     approvalPolicy: flags.approvalPolicy,
+    ...(flags.maxCost === undefined ? {} : { maxCostUsd: flags.maxCost }),
     scvHome: flags.scvHome,
     configPath: flags.configPath,
     env: process.env,

@@ -9,6 +9,8 @@ export type ClientFlags = {
   model?: string;
   provider?: string;
   approvalPolicy?: ApprovalPolicy;
+  /** `--max-cost`: the session budget in USD. */
+  maxCost?: number;
   fakeResponses?: string;
   scvHome?: string;
   baseUrl?: string;
@@ -37,6 +39,7 @@ export async function prepareOptions(
     model: flags.model,
     provider: flags.provider,
     approvalPolicy: flags.approvalPolicy,
+    ...(flags.maxCost === undefined ? {} : { maxCostUsd: flags.maxCost }),
     scvHome: flags.scvHome,
     baseUrl: flags.baseUrl,
     configPath: flags.configPath,

@@ -42,6 +42,8 @@ export type ServerOptions = {
   baseUrl?: string;
   provider?: string;
   approvalPolicy?: ApprovalPolicy;
+  /** `--max-cost`: the session budget in USD (`session.max_cost_usd`). */
+  maxCostUsd?: number;
   scvHome?: string;
   configPath?: string;
   env: Record<string, string | undefined>;
@@ -117,6 +119,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
         model: request.model ?? options.model,
         base_url: request.base_url ?? options.baseUrl,
         approval_policy: options.approvalPolicy,
+        ...(options.maxCostUsd === undefined ? {} : { max_cost_usd: options.maxCostUsd }),
       },
     })
   );
