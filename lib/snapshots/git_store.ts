@@ -5,12 +5,12 @@
 // the size cap stay out of the index; each snapshot's commit message lists them, and a restore never touches them.
 import { copyFile, lstat, mkdir, rename, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { isInside } from "../util/path.ts";
 import { type GitRun, gitRunner, nulFields, nulList } from "./git.ts";
 import { type ContentId, type FileChange, planRestore, type TurnChanges } from "./plan.ts";
 import type { RestoreReport, SnapshotStore, TurnSnapshots } from "./types.ts";
-import { removeWorkspaceFile, UnsafePathError } from "./workspace_files.ts";
+import { leadingPathProblem, removeWorkspaceFile, UnsafePathError } from "./workspace_files.ts";
 
 /** Neither a workspace's attributes nor its filters may change bytes or run anything on the way in or out. */
 const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n";
@@ -97,22 +97,25 @@ export class GitSnapshotStore implements SnapshotStore {
     const listed = nulFields(
       await this.#git(["ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"]),
     );
-    const update: string[] = [];
+    const add: string[] = [];
     const drop: string[] = [];
     const skipped: string[] = [];
+    const realDirectories = new Map<string, Promise<boolean>>();
     for (const path of new Set(listed)) {
       // A nested repository (listed as `dir/`) is another project's: it is not snapshotted.
       if (path.endsWith("/")) continue;
-      const info = await lstat(join(this.#workspace, path)).catch(() => undefined);
-      if (info === undefined) update.push(path);
-      else if (info.isDirectory()) drop.push(path);
+      // A path below a link is not the workspace's (lstat would follow the link): for git it is gone.
+      const beyondLink = !await this.#realDirectory(dirname(path), realDirectories);
+      const info = beyondLink ? undefined : await lstat(join(this.#workspace, path)).catch(() => undefined);
+      if (info === undefined || info.isDirectory()) drop.push(path);
       else if (info.isFile() && info.size > this.#maxFileBytes) {
         drop.push(path);
         skipped.push(path);
-      } else update.push(path);
+      } else add.push(path);
     }
-    if (update.length > 0) await this.#git(["update-index", "-z", "--add", "--remove", "--stdin"], nulList(update));
+    // Removals first, so that a folder that became a file (or a link) and the reverse never collide in the index.
     if (drop.length > 0) await this.#git(["update-index", "-z", "--force-remove", "--stdin"], nulList(drop));
+    if (add.length > 0) await this.#git(["update-index", "-z", "--add", "--replace", "--stdin"], nulList(add));
     const tree = (await this.#git(["write-tree"])).toString("utf8").trim();
     skipped.sort();
     const last = this.#last;
@@ -124,6 +127,21 @@ export class GitSnapshotStore implements SnapshotStore {
     this.#skippedOf.set(commit, skipped);
     await this.#shareIndex();
     return this.#last;
+  }
+
+  /** True when every component of the relative folder `dir` is a real folder (no link), memoised in `known`. */
+  #realDirectory(dir: string, known: Map<string, Promise<boolean>>): Promise<boolean> {
+    if (dir === "." || dir === "") return Promise.resolve(true);
+    let answer = known.get(dir);
+    if (answer === undefined) {
+      answer = this.#realDirectory(dirname(dir), known).then(async (parent) => {
+        if (!parent) return false;
+        const info = await lstat(join(this.#workspace, dir)).catch(() => undefined);
+        return info?.isDirectory() === true;
+      });
+      known.set(dir, answer);
+    }
+    return answer;
   }
 
   async #shareIndex(): Promise<void> {
@@ -158,6 +176,12 @@ export class GitSnapshotStore implements SnapshotStore {
         } catch (error) {
           failed.push({ path: step.path, reason: reason(error) });
         }
+        continue;
+      }
+      // git would replace a link (or file) on the way with a folder: that is not the rewound turns' to undo.
+      const problem = await leadingPathProblem(this.#workspace, step.path);
+      if (problem !== undefined) {
+        failed.push({ path: step.path, reason: problem });
         continue;
       }
       const source = turns[step.turn]!.before;

@@ -41,6 +41,19 @@ async function leadingDirectories(workspace: string, path: string, create: boole
   return true;
 }
 
+/**
+ * Why a file cannot be put at `path` without replacing something that is not a folder (a link, a file) on the way
+ * there, or undefined when every leading component is a real folder or missing.
+ */
+export async function leadingPathProblem(workspace: string, path: string): Promise<string | undefined> {
+  try {
+    await leadingDirectories(workspace, path, false);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
 /** Removes the file (or link) at `path`, then the folders it leaves empty, up to the workspace. */
 export async function removeWorkspaceFile(workspace: string, path: string): Promise<void> {
   if (!await leadingDirectories(workspace, path, false)) return;
