@@ -66,7 +66,12 @@ describe("issue 31 records", () => {
       { type: "rewound", at: "t", turn_id: "T2", restore: "code", turns: ["T2", "T3"], complete: true },
       { type: "rewound", at: "t", turn_id: "T3", restore: "conversation", turns: ["T3"] },
     ]);
-    expect(journal.history.map((item) => ("content" in item ? item.content : ""))).toEqual(["one", "first", "two", "second"]);
+    expect(journal.history.map((item) => ("content" in item ? item.content : ""))).toEqual([
+      "one",
+      "first",
+      "two",
+      "second",
+    ]);
     expect(journal.turns.map((turn) => turn.prompt)).toEqual(["one", "two"]);
     expect(journal.stored.map((stored) => [stored.turn_id, stored.code_rewound])).toEqual([
       ["T1", false],
