@@ -1,9 +1,11 @@
 // The snapshot store when git is installed: a private git directory under the instance home, with the workspace as
-// its work tree and an index of its own per session. A snapshot is a commit of the workspace as git sees it
+// its work tree and an index of its own per session. A snapshot is a tree of the workspace as git sees it
 // (.gitignore honoured, the user's .git never entered), made with plumbing only (no hooks run): the index is
 // brought up to date from `git ls-files` (only changed and new files are hashed) and written as a tree. Files over
-// the size cap stay out of the index; each snapshot's commit message lists them, and a restore never touches them.
-import { copyFile, lstat, mkdir, rename, writeFile } from "node:fs/promises";
+// the size cap stay out of the index; a snapshot that left some out is named `<tree>:<list id>`, the list kept in
+// `<store>/skipped/<list id>.json`, and a restore never touches them. The store is never garbage-collected.
+import { createHash } from "node:crypto";
+import { copyFile, lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../util/path.ts";
@@ -27,7 +29,7 @@ export type GitStoreOptions = {
   env: Record<string, string | undefined>;
 };
 
-type Snapshot = { commit: string; tree: string; skipped: string[] };
+type Snapshot = { id: string; tree: string; skipped: string[] };
 
 export class GitSnapshotStore implements SnapshotStore {
   readonly coverage = "workspace" as const;
@@ -36,6 +38,7 @@ export class GitSnapshotStore implements SnapshotStore {
   readonly #maxFileBytes: number;
   readonly #indexFile: string;
   readonly #sharedIndex: string;
+  readonly #skippedDir: string;
   #last: Snapshot | undefined;
   #skippedOf = new Map<string, string[]>();
   #queue: Promise<unknown> = Promise.resolve();
@@ -46,6 +49,7 @@ export class GitSnapshotStore implements SnapshotStore {
     this.#maxFileBytes = options.maxFileBytes;
     this.#indexFile = indexFile;
     this.#sharedIndex = sharedIndex;
+    this.#skippedDir = join(options.dir, "skipped");
   }
 
   /** Opens (creating when needed) the store; rejects with GitMissingError when git is not installed. */
@@ -72,11 +76,11 @@ export class GitSnapshotStore implements SnapshotStore {
   }
 
   beforeTurn(): Promise<string> {
-    return this.#serial(async () => (await this.#take()).commit);
+    return this.#serial(async () => (await this.#take()).id);
   }
 
   afterTurn(): Promise<string> {
-    return this.#serial(async () => (await this.#take()).commit);
+    return this.#serial(async () => (await this.#take()).id);
   }
 
   /** Every writer is covered by the snapshots themselves. */
@@ -97,22 +101,27 @@ export class GitSnapshotStore implements SnapshotStore {
     const listed = nulFields(
       await this.#git(["ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"]),
     );
+    // Nothing differs from the index this store wrote its last tree from: that tree is the snapshot.
+    if (listed.length === 0 && this.#last !== undefined && this.#last.skipped.length === 0) return this.#last;
     const add: string[] = [];
     const drop: string[] = [];
     const skipped: string[] = [];
     const realDirectories = new Map<string, Promise<boolean>>();
-    for (const path of new Set(listed)) {
-      // A nested repository (listed as `dir/`) is another project's: it is not snapshotted.
-      if (path.endsWith("/")) continue;
+    // A nested repository (listed as `dir/`) is another project's: it is not snapshotted.
+    const paths = [...new Set(listed)].filter((path) => !path.endsWith("/"));
+    const infos = await Promise.all(paths.map(async (path) => {
       // A path below a link is not the workspace's (lstat would follow the link): for git it is gone.
-      const beyondLink = !await this.#realDirectory(dirname(path), realDirectories);
-      const info = beyondLink ? undefined : await lstat(join(this.#workspace, path)).catch(() => undefined);
+      if (!await this.#realDirectory(dirname(path), realDirectories)) return undefined;
+      return await lstat(join(this.#workspace, path)).catch(() => undefined);
+    }));
+    paths.forEach((path, index) => {
+      const info = infos[index];
       if (info === undefined || info.isDirectory()) drop.push(path);
       else if (info.isFile() && info.size > this.#maxFileBytes) {
         drop.push(path);
         skipped.push(path);
       } else add.push(path);
-    }
+    });
     // Removals first, so that a folder that became a file (or a link) and the reverse never collide in the index.
     if (drop.length > 0) await this.#git(["update-index", "-z", "--force-remove", "--stdin"], nulList(drop));
     if (add.length > 0) await this.#git(["update-index", "-z", "--add", "--replace", "--stdin"], nulList(add));
@@ -120,13 +129,26 @@ export class GitSnapshotStore implements SnapshotStore {
     skipped.sort();
     const last = this.#last;
     if (last !== undefined && last.tree === tree && sameList(last.skipped, skipped)) return last;
-    const message = `scv snapshot\n${skipped.length > 0 ? `\n${JSON.stringify({ skipped })}\n` : ""}`;
-    const parent = last === undefined ? [] : ["-p", last.commit];
-    const commit = (await this.#git(["commit-tree", tree, ...parent, "-F", "-"], message)).toString("utf8").trim();
-    this.#last = { commit, tree, skipped };
-    this.#skippedOf.set(commit, skipped);
-    await this.#shareIndex();
+    const id = skipped.length === 0 ? tree : `${tree}:${await this.#saveSkipped(skipped)}`;
+    this.#last = { id, tree, skipped };
+    this.#skippedOf.set(id, skipped);
+    // Only a later session's first snapshot gains from it: not waited for.
+    void this.#shareIndex();
     return this.#last;
+  }
+
+  /** Keeps a snapshot's list of files left out; resolves with the list's id. */
+  async #saveSkipped(skipped: readonly string[]): Promise<string> {
+    const json = JSON.stringify(skipped);
+    const listId = createHash("sha256").update(json).digest("hex").slice(0, 32);
+    const path = join(this.#skippedDir, `${listId}.json`);
+    if (!existsSync(path)) {
+      await mkdir(this.#skippedDir, { recursive: true, mode: 0o700 });
+      const temporary = `${path}.${process.pid}.tmp`;
+      await writeFile(temporary, json, { mode: 0o600 });
+      await rename(temporary, path);
+    }
+    return listId;
   }
 
   /** True when every component of the relative folder `dir` is a real folder (no link), memoised in `known`. */
@@ -159,11 +181,11 @@ export class GitSnapshotStore implements SnapshotStore {
     const skipped = new Set(current.skipped);
     const changes: TurnChanges[] = [];
     for (const turn of turns) {
-      const after = turn.after ?? current.commit;
-      for (const commit of [turn.before, after]) for (const path of await this.#skipped(commit)) skipped.add(path);
-      changes.push(await this.#changes(turn.before, after, skipped));
+      const after = turn.after ?? current.id;
+      for (const id of [turn.before, after]) for (const path of await this.#skipped(id)) skipped.add(path);
+      changes.push(await this.#changes(treeOf(turn.before), treeOf(after), skipped));
     }
-    const now = await this.#contents(current.commit);
+    const now = await this.#contents(current.tree);
     const plan = planRestore(changes, (path) => now.get(path) ?? null, force);
     const failed: RestoreReport["failed"] = [];
     const restored: string[] = [];
@@ -184,7 +206,7 @@ export class GitSnapshotStore implements SnapshotStore {
         failed.push({ path: step.path, reason: problem });
         continue;
       }
-      const source = turns[step.turn]!.before;
+      const source = treeOf(turns[step.turn]!.before);
       bySource.set(source, [...(bySource.get(source) ?? []), step.path]);
     }
     for (const [source, paths] of bySource) {
@@ -195,6 +217,8 @@ export class GitSnapshotStore implements SnapshotStore {
         for (const path of paths) failed.push({ path, reason: reason(error) });
       }
     }
+    // The checkout changed the index: the next snapshot writes its tree again.
+    this.#last = undefined;
     return {
       restored: restored.sort(),
       conflicts: plan.conflicts,
@@ -216,9 +240,9 @@ export class GitSnapshotStore implements SnapshotStore {
     return changes;
   }
 
-  /** Every file of a snapshot by content id. */
-  async #contents(commit: string): Promise<Map<string, ContentId>> {
-    const entries = nulFields(await this.#git(["ls-tree", "-r", "-z", "--full-tree", commit]));
+  /** Every file of a snapshot's tree by content id. */
+  async #contents(tree: string): Promise<Map<string, ContentId>> {
+    const entries = nulFields(await this.#git(["ls-tree", "-r", "-z", "--full-tree", tree]));
     const contents = new Map<string, ContentId>();
     for (const entry of entries) {
       const tab = entry.indexOf("\t");
@@ -228,22 +252,28 @@ export class GitSnapshotStore implements SnapshotStore {
     return contents;
   }
 
-  /** The files a snapshot left out (over the size cap), from its commit message. */
-  async #skipped(commit: string): Promise<string[]> {
-    const known = this.#skippedOf.get(commit);
+  /** The files a snapshot left out (over the size cap), from the list its id names. */
+  async #skipped(id: string): Promise<string[]> {
+    const known = this.#skippedOf.get(id);
     if (known !== undefined) return known;
     let skipped: string[] = [];
-    try {
-      const text = (await this.#git(["cat-file", "commit", commit])).toString("utf8");
-      const json = text.slice(text.indexOf("\n\n") + 2).split("\n").find((line) => line.startsWith("{"));
-      const parsed = json === undefined ? undefined : JSON.parse(json) as { skipped?: unknown };
-      if (Array.isArray(parsed?.skipped)) skipped = parsed.skipped.filter((path) => typeof path === "string");
-    } catch {
-      // An unreadable message lists nothing.
+    const listId = id.split(":")[1];
+    if (listId !== undefined && /^[0-9a-f]+$/.test(listId)) {
+      try {
+        const parsed = JSON.parse(await readFile(join(this.#skippedDir, `${listId}.json`), "utf8")) as unknown;
+        if (Array.isArray(parsed)) skipped = parsed.filter((path): path is string => typeof path === "string");
+      } catch {
+        // A list that is gone lists nothing.
+      }
     }
-    this.#skippedOf.set(commit, skipped);
+    this.#skippedOf.set(id, skipped);
     return skipped;
   }
+}
+
+/** The tree of a snapshot id (`<tree>` or `<tree>:<list id>`). */
+function treeOf(id: string): string {
+  return id.split(":")[0]!;
 }
 
 function contentId(mode: string, blob: string): ContentId {
