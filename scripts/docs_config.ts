@@ -81,6 +81,10 @@ export const DESCRIPTIONS: Record<string, string> = {
   "snapshots.enabled": "Snapshot the workspace before and after each turn, for `session.undo` and `session.rewind` " +
     "([sessions.md](sessions.md#undo-and-rewind)).",
   "snapshots.max_file_bytes": "Files larger than this stay out of snapshots, so undo never touches them.",
+  "snapshots.max_files":
+    "A snapshot that would have to store more files than this (outside `.gitignore`; the first snapshot of a " +
+    "workspace stores them all) is not taken: a session started in a home folder or a huge checkout gets no undo " +
+    "rather than a copy of it.",
   model_prices: 'Prices by model, `[model_prices."<model>"]`, that extend or replace the table scv ships (see ' +
     "[sessions.md](sessions.md#usage-and-cost)). Not in the project file.",
   'model_prices."<model>".input': "USD per million input tokens.",

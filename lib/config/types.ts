@@ -68,6 +68,8 @@ export interface SnapshotsConfig {
   enabled: boolean;
   /** Files larger than this are left out of snapshots, so undo never touches them. */
   max_file_bytes: number;
+  /** A workspace with more files to snapshot than this (outside .gitignore) is not snapshotted at all. */
+  max_files: number;
 }
 
 /** One `[model_prices."<model>"]`: USD per million tokens. */

@@ -152,6 +152,7 @@ function validatePositive(config: ResolvedConfig): void {
     ["context.summary_max_chars", config.context.summary_max_chars],
     ["compaction.summary_max_chars", config.compaction.summary_max_chars],
     ["snapshots.max_file_bytes", config.snapshots.max_file_bytes],
+    ["snapshots.max_files", config.snapshots.max_files],
     ["tools.command_timeout_seconds", config.tools.command_timeout_seconds],
     ["tools.max_timeout_seconds", config.tools.max_timeout_seconds],
     ["tools.output_limit_bytes", config.tools.output_limit_bytes],

@@ -160,6 +160,7 @@ export class Checkpoints {
       workspace: this.#parts.workspace,
       sessionId: this.#sessionId,
       maxFileBytes: this.#parts.config.snapshots.max_file_bytes,
+      maxFiles: this.#parts.config.snapshots.max_files,
       env: this.#parts.env,
     }).catch((error: unknown) => {
       this.#log.warn(`open the snapshot store: ${error instanceof Error ? error.message : String(error)}`);

@@ -11,7 +11,7 @@ import { dirname, join, relative } from "node:path";
 import { isInside } from "../util/path.ts";
 import { type GitRun, gitRunner, nulFields, nulList } from "./git.ts";
 import { type ContentId, type FileChange, planRestore, type TurnChanges } from "./plan.ts";
-import type { RestoreReport, SnapshotStore, TurnSnapshots } from "./types.ts";
+import { type RestoreReport, SnapshotLimitError, type SnapshotStore, type TurnSnapshots } from "./types.ts";
 import { leadingPathProblem, removeWorkspaceFile, UnsafePathError } from "./workspace_files.ts";
 
 /** Neither a workspace's attributes nor its filters may change bytes or run anything on the way in or out. */
@@ -26,6 +26,7 @@ export type GitStoreOptions = {
   home: string;
   sessionId: string;
   maxFileBytes: number;
+  maxFiles: number;
   env: Record<string, string | undefined>;
 };
 
@@ -36,6 +37,7 @@ export class GitSnapshotStore implements SnapshotStore {
   readonly #git: GitRun;
   readonly #workspace: string;
   readonly #maxFileBytes: number;
+  readonly #maxFiles: number;
   readonly #indexFile: string;
   readonly #sharedIndex: string;
   readonly #skippedDir: string;
@@ -47,6 +49,7 @@ export class GitSnapshotStore implements SnapshotStore {
     this.#git = git;
     this.#workspace = options.workspace;
     this.#maxFileBytes = options.maxFileBytes;
+    this.#maxFiles = options.maxFiles;
     this.#indexFile = indexFile;
     this.#sharedIndex = sharedIndex;
     this.#skippedDir = join(options.dir, "skipped");
@@ -103,6 +106,12 @@ export class GitSnapshotStore implements SnapshotStore {
     );
     // Nothing differs from the index this store wrote its last tree from: that tree is the snapshot.
     if (listed.length === 0 && this.#last !== undefined && this.#last.skipped.length === 0) return this.#last;
+    if (listed.length > this.#maxFiles) {
+      throw new SnapshotLimitError(
+        `the workspace has ${listed.length} new or changed files to snapshot, more than snapshots.max_files ` +
+          `(${this.#maxFiles}); add what need not be undone to .gitignore, or raise the limit`,
+      );
+    }
     const add: string[] = [];
     const drop: string[] = [];
     const skipped: string[] = [];

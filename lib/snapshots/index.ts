@@ -9,7 +9,13 @@ import { GitSnapshotStore } from "./git_store.ts";
 import { FileToolSnapshotStore } from "./file_store.ts";
 import type { SnapshotStore } from "./types.ts";
 
-export type { Coverage, RestoreReport, SnapshotStore, TurnSnapshots } from "./types.ts";
+export {
+  type Coverage,
+  type RestoreReport,
+  SnapshotLimitError,
+  type SnapshotStore,
+  type TurnSnapshots,
+} from "./types.ts";
 export { type ContentId, planRestore, type RestorePlan, type TurnChanges } from "./plan.ts";
 
 export type SnapshotOptions = {
@@ -19,6 +25,8 @@ export type SnapshotOptions = {
   sessionId: string;
   /** Files larger than this are left out of snapshots (and never restored). */
   maxFileBytes: number;
+  /** A snapshot that would store more files than this is refused (SnapshotLimitError). */
+  maxFiles: number;
   env: Record<string, string | undefined>;
 };
 

@@ -25,6 +25,11 @@ export type RestoreReport = {
   failed: Array<{ path: string; reason: string }>;
 };
 
+/** A snapshot would have to store more files than `snapshots.max_files`: it is not taken. */
+export class SnapshotLimitError extends Error {
+  override name = "SnapshotLimitError";
+}
+
 export interface SnapshotStore {
   readonly coverage: Coverage;
   /** Snapshots the workspace before a turn; resolves with the snapshot's id. */

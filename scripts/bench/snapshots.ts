@@ -85,6 +85,7 @@ try {
     workspace,
     sessionId: "00000000-0000-4000-8000-000000000000",
     maxFileBytes: 10 << 20,
+    maxFiles: FILES * 2,
     env: process.env,
   });
   const first = await time(() => store.beforeTurn("first"));

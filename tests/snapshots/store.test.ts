@@ -33,12 +33,13 @@ beforeEach(() => {
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const open = (options: { maxFileBytes?: number; sessionId?: string } = {}) =>
+const open = (options: { maxFileBytes?: number; maxFiles?: number; sessionId?: string } = {}) =>
   openSnapshots({
     home,
     workspace,
     sessionId: options.sessionId ?? "11111111-1111-4111-8111-111111111111",
     maxFileBytes: options.maxFileBytes ?? 1_000_000,
+    maxFiles: options.maxFiles ?? 1000,
     env: process.env,
   });
 
@@ -146,6 +147,12 @@ describe("the git store", () => {
     const changed = await other.afterTurn("t2");
     expect(changed).not.toBe(fromOther);
     expect((await other.restore([{ before: fromOther, after: changed }], false)).restored).toEqual(["b.txt"]);
+  });
+
+  it("refuses to snapshot more files than the limit", async () => {
+    for (let index = 0; index < 12; index += 1) writeFileSync(at(`f${index}`), "x");
+    const store = await open({ maxFiles: 10 });
+    await expect(store.beforeTurn("t1")).rejects.toThrow(/more than snapshots.max_files \(10\)/);
   });
 });
 
