@@ -1,5 +1,6 @@
 // Spec §7.3: the workspace layer is untrusted. It may not set provider, identity or network
 // trust keys, and may only tighten limits and policies relative to layers 1–2.
+import { isApprovalMode, modeInfo } from "../policy/index.ts";
 import { ConfigError } from "./types.ts";
 import { isTable, type RawTable } from "./schema.ts";
 
@@ -17,6 +18,8 @@ const FORBIDDEN_TABLES = [
   "model_prices",
 ];
 
+const PROVIDER_TABLES = ["provider", "providers", "provider_active"];
+
 const FORBIDDEN_WEB_KEYS = [
   "auto_approve_domains",
   "allow_private_addresses",
@@ -32,7 +35,14 @@ const NO_RAISE: Record<string, readonly string[]> = {
   // A budget may be set or lowered (unset in the trusted layers, any value tightens), never raised.
   session: ["max_history_bytes", "max_messages", "max_cost_usd"],
   context: ["max_tokens", "summary_max_chars"],
-  tools: ["command_timeout_seconds", "max_timeout_seconds", "output_limit_bytes", "max_read_bytes", "max_write_bytes"],
+  tools: [
+    "command_timeout_seconds",
+    "max_timeout_seconds",
+    "output_limit_bytes",
+    "max_read_bytes",
+    "max_write_bytes",
+    "search_timeout_seconds",
+  ],
   protocol: ["max_client_frame_bytes", "max_server_frame_bytes"],
   tui: ["max_transcript_bytes", "max_transcript_items", "max_prompt_history_bytes", "max_prompt_history_items"],
   provider_limits: [
@@ -47,8 +57,10 @@ const NO_RAISE: Record<string, readonly string[]> = {
   web: ["fetch_max_bytes", "fetch_timeout_seconds", "max_redirects", "max_search_results"],
 };
 
-/** Strictness order of approval policies: a project may only move right. */
-const POLICY_RANK: Record<string, number> = { "on-risk": 0, always: 1, never: 2 };
+/** How strict an approval mode is (lib/policy/modes.ts): a project may only pick one at least as strict. */
+function strictness(mode: unknown): number {
+  return isApprovalMode(mode) ? modeInfo(mode).strictness : 0;
+}
 
 function fail(message: string): never {
   throw new ConfigError(`project configuration ${message}`);
@@ -67,8 +79,27 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
       }cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`,
     );
   }
+  const named = file === undefined ? "" : `${file} `;
   for (const key of Object.keys(project)) {
-    if (FORBIDDEN_TABLES.includes(key)) fail(`cannot set [${key}]`);
+    if (!FORBIDDEN_TABLES.includes(key)) continue;
+    // The provider is where the key goes: a cloned repository must not pick it. Say where it may be set instead.
+    if (PROVIDER_TABLES.includes(key)) {
+      fail(
+        `${named}cannot set [${key}]: the provider is chosen only in the user file (~/.scv/config.toml, or ` +
+          "$SCV_HOME/config.toml), a --config-path file or the environment (SCV_PROVIDER, SCV_MODEL, SCV_BASE_URL); " +
+          "move it there or remove it",
+      );
+    }
+    fail(`${named}cannot set [${key}]`);
+  }
+  // An untrusted checkout may add deny and ask rules, never allow anything (lib/config/permissions.ts).
+  if (isTable(project.permissions) && "allow" in project.permissions) {
+    fail(
+      `${
+        file === undefined ? "" : `${file} `
+      }cannot set permissions.allow: only the user file and --config-path may allow tool calls; the workspace ` +
+        "may add ask and deny rules",
+    );
   }
   const table = (name: string): RawTable => (isTable(project[name]) ? project[name] : {});
   const base = (name: string): RawTable => (isTable(trusted[name]) ? trusted[name] : {});
@@ -108,7 +139,7 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
   }
 
   const policy = table("tools").approval_policy;
-  if (typeof policy === "string" && POLICY_RANK[policy]! < POLICY_RANK[base("tools").approval_policy as string]!) {
+  if (typeof policy === "string" && strictness(policy) < strictness(base("tools").approval_policy)) {
     fail("cannot weaken tools.approval_policy");
   }
   if (table("skills").scan_projects === true && base("skills").scan_projects !== true) {

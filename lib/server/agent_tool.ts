@@ -95,6 +95,7 @@ function agentTool(options: AgentToolOptions, childDepth: number, risk: Risk, ch
       const cwd = typeof fields.cwd === "string" && fields.cwd.trim() !== "" ? fields.cwd : undefined;
       return {
         risk,
+        access: { effect: "delegate" },
         summary: `Delegate to a sub-agent (depth ${childDepth}, may ${describeRisk(risk)})${cwd ? ` in ${cwd}` : ""}: ${
           firstLine(prompt)
         }`,
@@ -159,6 +160,7 @@ async function runSubAgent(
     signal: context.signal,
     sink,
     ...(context.fileWillChange ? { fileWillChange: context.fileWillChange } : {}),
+    ...(context.hides === undefined ? {} : { hides: context.hides }),
   });
   // The sub-agent's requests are the parent turn's: its usage, cost and budget count them.
   context.spent?.(outcome.usage);
