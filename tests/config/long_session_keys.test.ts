@@ -53,8 +53,9 @@ describe("issue 31 keys", () => {
     await sandbox.writeUserConfig("[session]\nmax_cost_usd = 0.5\n");
     await expectConfigError(load(sandbox), "project configuration cannot raise session.max_cost_usd");
     await sandbox.writeProjectConfig('[model_prices."gpt-5"]\ninput = 0\noutput = 0\n');
-    await expectConfigError(load(sandbox), "project configuration cannot set [model_prices]");
+    const project = `${sandbox.workspace}/.scv/config.toml`;
+    await expectConfigError(load(sandbox), `project configuration ${project} cannot set [model_prices]`);
     await sandbox.writeProjectConfig("[snapshots]\nenabled = false\n");
-    await expectConfigError(load(sandbox), "project configuration cannot set [snapshots]");
+    await expectConfigError(load(sandbox), `project configuration ${project} cannot set [snapshots]`);
   });
 });
