@@ -1,6 +1,7 @@
 // The slash commands of `scv chat`, one file each, in /help's order.
 import { approvalsCommand } from "./approvals.ts";
 import { clearCommand } from "./clear.ts";
+import { compactCommand } from "./compact.ts";
 import type { SlashCommand } from "./command.ts";
 import { exitCommand } from "./exit.ts";
 import { forkCommand } from "./fork.ts";
@@ -9,6 +10,8 @@ import { imageCommand } from "./image.ts";
 import { mcpCommand } from "./mcp.ts";
 import { modelCommand } from "./model.ts";
 import { resumeCommand } from "./resume.ts";
+import { rewindCommand } from "./rewind.ts";
+import { undoCommand } from "./undo.ts";
 import { usageCommand } from "./usage.ts";
 
 export type { CommandChat, SlashCommand } from "./command.ts";
@@ -23,6 +26,9 @@ export const COMMANDS: readonly SlashCommand[] = [
   imageCommand,
   mcpCommand,
   usageCommand,
+  undoCommand,
+  rewindCommand,
+  compactCommand,
   exitCommand,
 ];
 
