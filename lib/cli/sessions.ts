@@ -2,6 +2,7 @@
 // read from the sessions index only, newest first.
 import { realpathSync } from "node:fs";
 import { resolveHome } from "../config/index.ts";
+import { formatUsd } from "../render/index.ts";
 import { deleteSession, listSessions, SessionNotFoundError, type SessionSummary } from "../sessions/index.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
 
@@ -28,6 +29,15 @@ function shortTime(iso: string): string {
   }`;
 }
 
+const COST_WIDTH = 8;
+
+/** `$0.0123`; `?` when a price was unknown (the cost is null), `-` for a session of a version that kept none. */
+function costText(cost: number | null | undefined): string {
+  if (cost === undefined) return "-";
+  if (cost === null) return "?";
+  return formatUsd(cost);
+}
+
 function printTable(sessions: SessionSummary[], all: boolean, total: number): void {
   if (sessions.length === 0 && total === 0) {
     process.stdout.write(
@@ -37,13 +47,15 @@ function printTable(sessions: SessionSummary[], all: boolean, total: number): vo
   }
   const rows = sessions.map((session) => {
     const title = session.title === "" ? "(no prompt)" : session.title;
-    return `${session.id}  ${shortTime(session.updated_at)}  ${String(session.turns).padStart(5)}  ${title}${
-      all ? `  (${session.cwd})` : ""
-    }`;
+    return `${session.id}  ${shortTime(session.updated_at)}  ${String(session.turns).padStart(5)}  ${
+      costText(session.cost_usd).padStart(COST_WIDTH)
+    }  ${title}${all ? `  (${session.cwd})` : ""}`;
   });
   const more = total > sessions.length ? `… ${total - sessions.length} older (--limit 0 shows all)\n` : "";
   process.stdout.write(
-    `${"ID".padEnd(36)}  ${"UPDATED".padEnd(16)}  TURNS  TITLE\n${rows.map((row) => `${row}\n`).join("")}${more}`,
+    `${"ID".padEnd(36)}  ${"UPDATED".padEnd(16)}  TURNS  ${"COST".padStart(COST_WIDTH)}  TITLE\n${
+      rows.map((row) => `${row}\n`).join("")
+    }${more}`,
   );
 }
 
