@@ -345,6 +345,7 @@ export const events = {
     usage: Usage,
     context_tokens?: number,
     cost_usd?: number | null,
+    session_cost_usd?: number | null,
   ) => ({
     type: "turn.completed" as const,
     ...t(scope),
@@ -354,6 +355,8 @@ export const events = {
     ...(context_tokens === undefined ? {} : { context_tokens }),
     // Additive (issue 31): what the turn's requests cost in USD, null when the model's price is unknown.
     ...(cost_usd === undefined ? {} : { cost_usd }),
+    // Additive (issue 31): what the whole session has cost so far, this turn included; null when a price was unknown.
+    ...(session_cost_usd === undefined ? {} : { session_cost_usd }),
   }),
   turnFailed: (scope: TurnScope, code: TurnFailureCode, message: string) => ({
     type: "turn.failed" as const,

@@ -548,7 +548,14 @@ export class Session {
     );
     if (outcome.kind === "failed") this.#log.info(`turn ${scope.turn_id} failed: ${outcome.code}`);
     const terminal = outcome.kind === "completed"
-      ? events.turnCompleted(scope, outcome.steps, outcome.usage, contextTokens(outcome.last), cost)
+      ? events.turnCompleted(
+        scope,
+        outcome.steps,
+        outcome.usage,
+        contextTokens(outcome.last),
+        cost,
+        this.#meter.totals.cost_usd,
+      )
       : outcome.kind === "failed"
       ? events.turnFailed(scope, outcome.code, outcome.message)
       : events.turnCancelled(scope);

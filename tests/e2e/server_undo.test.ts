@@ -11,6 +11,8 @@ import { type FakeResponse, textResponse, toolCallResponse } from "../support/fa
 import { type ServerClient, type ServerEvent, spawnServer } from "../support/server_client.ts";
 import { resolveApproval, useServerHarness } from "../support/server_harness.ts";
 import { digestOf, treeOf } from "../support/workspace_tree.ts";
+import { freshBinary } from "../support/binary.ts";
+import { UNDER_DENO } from "../support/cli_command.ts";
 
 const harness = useServerHarness();
 const ws = (...parts: string[]) => join(harness.sandbox.workspace, ...parts);
@@ -267,4 +269,36 @@ describe("the snapshot store", () => {
     expect(readFileSync(ws("bash.txt"), "utf8")).toBe("by-bash");
     await client.finish();
   });
+});
+
+// The binary differs from the source (one bundle, no dynamic imports): snapshots (the git CLI driven from it), the
+// rewind and the shipped price table must work there too. Node only: the binary is a Node single-executable app.
+describe.skipIf(UNDER_DENO)("the compiled binary", () => {
+  it("undoes a bash turn and prices it", async () => {
+    const binary = await freshBinary();
+    seedWorkspace();
+    const before = treeOf(harness.sandbox.workspace);
+    const fake = await harness.startProvider([
+      bash("printf 'a after\\n' > a.txt && rm b.txt && printf new > c.txt"),
+      textResponse(["done"], { input_tokens: 2000, output_tokens: 100 }),
+    ]);
+    const client = spawnServer({
+      command: binary,
+      args: [...harness.flags(fake.url), "--model", "gpt-5"],
+      env: harness.env(),
+    });
+    await client.start({ cwd: harness.sandbox.workspace });
+    const { end } = await turn(client, "change things");
+    expect(end.type).toBe("turn.completed");
+    // gpt-5: 2000 in and 100 out (the first request reported none) cost $0.0035.
+    expect(end.cost_usd).toBe(0.0035);
+    const reply = await request(client, { type: "session.undo" });
+    expect(reply).toMatchObject({
+      type: "session.rewound",
+      coverage: "workspace",
+      files: { restored: ["a.txt", "b.txt", "c.txt"], conflicts: [], failed: [] },
+    });
+    expect(treeOf(harness.sandbox.workspace)).toEqual(before);
+    await client.finish();
+  }, 400_000);
 });
