@@ -3,6 +3,7 @@
 import { truncateText } from "../../render/index.ts";
 import type { ConversationTurn } from "../conversation_turns.ts";
 import type { CommandChat, SlashCommand } from "./command.ts";
+import { engineRequest } from "./engine_request.ts";
 
 const MODES = ["code", "conversation", "both"] as const;
 type Mode = typeof MODES[number];
@@ -67,7 +68,7 @@ async function answer(
     if (picked) chat.askNext((again) => answer(chat, turns, again, true));
     return false;
   }
-  await chat.controller.longSessionRequest({
+  await engineRequest(chat, {
     type: "session.rewind",
     turn_id: turns[choice.index]!.turnId,
     restore: choice.mode,

@@ -1,6 +1,7 @@
 // `/undo [--force]`: takes back the conversation's last turn, its files and its place in the conversation
 // (session.undo); a file changed since the turn is left alone unless forced. The transcript shows the reply.
 import type { SlashCommand } from "./command.ts";
+import { engineRequest } from "./engine_request.ts";
 import { forceFlag } from "./rewind.ts";
 
 export const undoCommand: SlashCommand = {
@@ -13,7 +14,7 @@ export const undoCommand: SlashCommand = {
       chat.note(["usage: /undo, or /undo --force to also overwrite files changed since the turn"]);
       return false;
     }
-    await chat.controller.longSessionRequest({ type: "session.undo", ...(force ? { force } : {}) });
+    await engineRequest(chat, { type: "session.undo", ...(force ? { force } : {}) });
     return false;
   },
 };
