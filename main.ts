@@ -194,7 +194,7 @@ program
   .addHelpText(
     "after",
     `
-Columns: id, last update, turns, cost (USD; ? when a price was unknown), title (the first prompt, cut).
+Columns: id, last update, turns, cost (USD; ? for an unknown price, - when nothing was counted), title (the first prompt, cut).
 Sessions live in <home>/sessions/;
 resume one with scv exec --resume ID or scv chat --resume ID. Exit 2 for an unknown id.
 

@@ -31,11 +31,14 @@ function shortTime(iso: string): string {
 
 const COST_WIDTH = 8;
 
-/** `$0.0123`; `?` when a price was unknown (the cost is null), `-` for a session of a version that kept none. */
-function costText(cost: number | null | undefined): string {
-  if (cost === undefined) return "-";
-  if (cost === null) return "?";
-  return formatUsd(cost);
+/**
+ * `$0.0123`; `?` when a price was unknown (the cost is null); `-` when nothing was counted (no token counts from the
+ * provider, or a session of a version that kept none).
+ */
+function costText(session: SessionSummary): string {
+  const counted = Object.values(session.usage ?? {}).some((count) => typeof count === "number");
+  if (!counted || session.cost_usd === undefined) return "-";
+  return session.cost_usd === null ? "?" : formatUsd(session.cost_usd);
 }
 
 function printTable(sessions: SessionSummary[], all: boolean, total: number): void {
@@ -48,7 +51,7 @@ function printTable(sessions: SessionSummary[], all: boolean, total: number): vo
   const rows = sessions.map((session) => {
     const title = session.title === "" ? "(no prompt)" : session.title;
     return `${session.id}  ${shortTime(session.updated_at)}  ${String(session.turns).padStart(5)}  ${
-      costText(session.cost_usd).padStart(COST_WIDTH)
+      costText(session).padStart(COST_WIDTH)
     }  ${title}${all ? `  (${session.cwd})` : ""}`;
   });
   const more = total > sessions.length ? `… ${total - sessions.length} older (--limit 0 shows all)\n` : "";

@@ -1,6 +1,6 @@
 // `/rewind [N [code|conversation|both] [--force]]`: goes back to before turn N of the conversation (session.rewind);
 // without a number it lists the turns and the next line picks one. The transcript shows the reply.
-import { truncateText } from "../../render/index.ts";
+import { stripControls, truncateText } from "../../render/index.ts";
 import type { ConversationTurn } from "../conversation_turns.ts";
 import type { CommandChat, SlashCommand } from "./command.ts";
 import { engineRequest } from "./engine_request.ts";
@@ -21,6 +21,7 @@ export const rewindCommand: SlashCommand = {
     }
     if (argument !== "") return answer(chat, turns, argument, false);
     chat.render(listRows(chat, turns));
+    chat.note([PICK_HINT]);
     chat.askNext((text) => answer(chat, turns, text, true));
     return false;
   },
@@ -38,17 +39,17 @@ function listRows(chat: CommandChat, turns: readonly ConversationTurn[]): string
   return [
     "Turns of this conversation, oldest first:",
     ...turns.map((turn, index) => {
-      const prompt = turn.prompt.replace(/\s+/g, " ").trim();
+      // Stored prompts come back from the journal: no control character of them reaches the terminal.
+      const prompt = stripControls(turn.prompt).replace(/\s+/g, " ").trim();
       return `${String(index + 1).padStart(3)}  ${
         prompt === "" ? chat.style.dim("(prompt not shown)") : truncateText(prompt, width)
       }`;
     }),
-    chat.style.dim(
-      "Type a number to go back to before that turn, then what to restore: code, conversation or both (the " +
-        'default), e.g. "2 code"; add force to overwrite files changed since. Enter or Esc cancels.',
-    ),
   ];
 }
+
+const PICK_HINT = "Type a number to go back to before that turn, then what to restore: code, conversation or both " +
+  '(the default), e.g. "2 code"; add force to overwrite files changed since. Enter or Esc cancels.';
 
 async function answer(
   chat: CommandChat,
