@@ -8,6 +8,7 @@ import { VERSION } from "./lib/version.ts";
 import { exitWithUsageError } from "./lib/cli/exit.ts";
 // The one list of approval modes (a small file with no imports of its own).
 import { APPROVAL_MODE_IDS } from "./lib/policy/modes.ts";
+import { SANDBOX_MODE_IDS } from "./lib/policy/sandbox_modes.ts";
 
 const program = new Command("scv")
   .description("A coding agent: agent protocol server, code-mode host and terminal chat")
@@ -24,6 +25,9 @@ function withSessionFlags(command: Command): Command {
     .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
     .addOption(
       new Option("--approval-policy <policy>", "override tools.approval_policy").choices(APPROVAL_MODE_IDS),
+    )
+    .addOption(
+      new Option("--sandbox <mode>", "override sandbox_mode (what commands may write)").choices(SANDBOX_MODE_IDS),
     )
     .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
     .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
@@ -114,6 +118,9 @@ program
     new Option("--approval-policy <policy>", "override tools.approval_policy").choices(APPROVAL_MODE_IDS),
   )
   .addOption(maxCostOption())
+  .addOption(
+    new Option("--sandbox <mode>", "override sandbox_mode (what commands may write)").choices(SANDBOX_MODE_IDS),
+  )
   .option("--demo", "play the offline demo (no API key, no network)")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
   .option("--continue", "continue this workspace's most recent session")
@@ -147,6 +154,9 @@ program
     new Option("--approval-policy <policy>", "the approval mode (with --yes, what still asks is approved)").choices(
       APPROVAL_MODE_IDS,
     ),
+  )
+  .addOption(
+    new Option("--sandbox <mode>", "override sandbox_mode (what commands may write)").choices(SANDBOX_MODE_IDS),
   )
   .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image (repeatable)", collect, [])
   .addOption(maxCostOption())

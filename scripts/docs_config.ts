@@ -104,7 +104,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "context.bytes_per_token": "Bytes counted as one token when estimating sizes.",
   "context.summary_max_chars": "Longest note that stands for history left out of the context (`context.compacted`).",
   "tools.approval_policy":
-    "The approval mode when no rule decides: `on-risk` (read-only calls run, others ask), `accept-edits` (file changes in the workspace run too), `plan` (tools that write, run or fetch are refused), `always` (every call asks), `never` (what would ask is denied). See [security.md](security.md#approval-modes-and-permission-rules).",
+    "The approval mode when no rule decides: `on-risk` (read-only calls run, others ask), `accept-edits` (file changes in the workspace run too), `auto` (also commands the sandbox contains; only what needs more asks), `plan` (tools that write, run or fetch are refused), `always` (every call asks), `never` (what would ask is denied). See [security.md](security.md#approval-modes-and-permission-rules).",
   "tools.command_timeout_seconds": "Default time limit of a `bash` command or an `exec` cell.",
   "tools.max_timeout_seconds": "Largest `timeout_seconds` a tool call may ask for.",
   "tools.output_limit_bytes": "Largest tool output kept; longer output is cut and marked `truncated`.",
@@ -174,6 +174,16 @@ export const DESCRIPTIONS: Record<string, string> = {
     "Time limit of one tool call; the call is then cancelled (MCP cancellation) and fails.",
   "mcp_servers.<name>.enabled_tools": "When set, only these tools of the server are offered.",
   "mcp_servers.<name>.disabled_tools": "Tools of the server never offered (applied after `enabled_tools`).",
+  sandbox_mode:
+    "What `bash` commands may write, enforced by the operating system ([security.md](security.md#the-command-sandbox)): `read-only`, `workspace-write` (the workspace and `writable_roots`; `.git` and `.scv` in them stay read-only) or `danger-full-access` (no sandbox). `--sandbox` overrides it. Unset, commands are confined where a sandbox holds and run as before elsewhere; set, a sandbox that does not hold makes every command ask.",
+  "sandbox_workspace_write.writable_roots":
+    "Further folders `workspace-write` commands may write (a leading `~` is expanded, a relative path is taken from the workspace).",
+  "sandbox_workspace_write.network_access":
+    "Whether sandboxed commands keep the network; off, they get a network namespace of their own with nothing in it.",
+  "sandbox_workspace_write.exclude_tmpdir_env_var": `${IGNORED} Codex's; scv's /tmp is always the command's own.`,
+  "sandbox_workspace_write.exclude_slash_tmp": `${IGNORED} Codex's; scv's /tmp is always the command's own.`,
+  "mcp_servers.<name>.sandbox":
+    "Run a stdio server inside the command sandbox with this mode (its working folder writable under `workspace-write`, with `[sandbox_workspace_write]`); unset runs it unconfined. Where no sandbox holds, the server fails to start and says why.",
   agents: IGNORED,
   update: IGNORED,
   channels: IGNORED,
@@ -221,7 +231,11 @@ export function renderReference(): { text: string; missing: string[]; unknown: s
         });
       }
     } else {
-      add(key === "providers" ? "provider" : "", { key, spec, defaultValue: undefined });
+      add(key === "providers" ? "provider" : "", {
+        key,
+        spec,
+        defaultValue: (defaults as unknown as RawTable)[key],
+      });
     }
   }
   const documented = new Set<string>();

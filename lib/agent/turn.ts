@@ -260,6 +260,14 @@ async function runCall(
   const tool = input.tools.get(call.name);
   if (!tool)
     return finish({ success: false, output: `unknown tool: ${call.name}`, truncated: false, error: "unknown_tool" });
+  if (tool.ready !== undefined) {
+    try {
+      await untilAborted(tool.ready(), callSignal);
+    } catch (error) {
+      if (signal.aborted || !callSignal.aborted) throw error;
+      return finish({ success: false, output: NESTED_CANCELLED_OUTPUT, truncated: false, error: "cancelled" });
+    }
+  }
   const prepared = tool.prepare(call.arguments, { workspace: input.workspace, config: input.config });
   if ("error" in prepared)
     return finish({ success: false, output: prepared.error, truncated: false, error: "invalid_arguments" });
@@ -290,21 +298,42 @@ async function runCall(
     spent: (spentUsage) => addUsage(usage, spentUsage),
     ...(input.fileWillChange ? { fileWillChange: input.fileWillChange } : {}),
   };
-  let outcome: ToolOutcome;
+  let outcome = await runPrepared(prepared, context);
+  // The sandbox denied something: the same call with more rights is asked about like any call, then run or declined.
+  const escalation = outcome.escalation;
+  if (escalation !== undefined && !callSignal.aborted) {
+    let answer: ApprovalAnswer;
+    try {
+      answer = await untilAborted(
+        sink.approve({ ...call, arguments: escalation.arguments }, escalation.prepared, callSignal),
+        callSignal,
+      );
+    } catch (error) {
+      if (signal.aborted || !callSignal.aborted) throw error;
+      answer = { denied: "cancelled" };
+    }
+    outcome = answer === true
+      ? await runPrepared(escalation.prepared, context)
+      : escalation.declined(answer === false ? "the user did not approve it" : answer.denied);
+  }
+  await progress.close();
+  throwIfAborted(signal);
+  if (!outcome.success && outcome.error === undefined) outcome = { ...outcome, error: "failed" };
+  return finish(outcome);
+}
+
+/** Runs an approved call; a tool that throws anyway fails the call instead of the turn. */
+async function runPrepared(prepared: PreparedCall, context: ToolContext): Promise<ToolOutcome> {
   try {
-    outcome = await prepared.run(context);
+    return await prepared.run(context);
   } catch (error) {
-    outcome = {
+    return {
       success: false,
       output: error instanceof Error ? error.message : String(error),
       truncated: false,
       error: "failed",
     };
   }
-  await progress.close();
-  throwIfAborted(signal);
-  if (!outcome.success && outcome.error === undefined) outcome = { ...outcome, error: "failed" };
-  return finish(outcome);
 }
 
 /** Nested calls of `parent` (an exec cell's `tools.<name>(…)`) run through `runCall` with ids `<parent>:<suffix>`. */

@@ -70,10 +70,11 @@ export function describeConfig(config: ResolvedConfig, origins: Map<string, stri
   for (const [table, values] of Object.entries(config)) {
     // Not configuration but what the tools must not see (the keys' values among it): never printed. And a note for
     // the session start, not a key.
-    if (table === "secrets" || table === "context_max_tokens_default") continue;
-    // A value of its own (the selected profile's name), not a table of keys.
+    if (table === "secrets" || table === "context_max_tokens_default" || table === "sandbox_mode_default") continue;
+    // A value of its own (the selected profile's name, sandbox_mode), not a table of keys.
     if (typeof values !== "object" || values === null) {
-      rows.push({ key: table, value: JSON.stringify(values), origin: "the selected [providers.<name>]" });
+      const origin = table === "provider_name" ? "the selected [providers.<name>]" : origins.get(table) ?? "default";
+      rows.push({ key: table, value: JSON.stringify(values), origin });
       continue;
     }
     for (const [key, value] of Object.entries(values as Record<string, unknown>)) {

@@ -1,3 +1,4 @@
+import { DEFAULT_SANDBOX_MODE } from "../policy/index.ts";
 import type { ProviderProfile, ResolvedConfig } from "./types.ts";
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -69,6 +70,8 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       login_shell: false,
       env_passthrough: [],
     },
+    sandbox_mode: DEFAULT_SANDBOX_MODE,
+    sandbox_workspace_write: { writable_roots: [], network_access: false },
     permissions: { allow: [], ask: [], deny: [] },
     permission_rules: [],
     protocol: { max_client_frame_bytes: 1048576, max_server_frame_bytes: 8388608 },

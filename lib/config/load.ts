@@ -102,6 +102,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   if (overrides.base_url !== undefined) origins?.set("provider.base_url", "flag --base-url");
   if (overrides.approval_policy !== undefined) origins?.set("tools.approval_policy", "flag --approval-policy");
   if (overrides.max_cost_usd !== undefined) origins?.set("session.max_cost_usd", "flag --max-cost");
+  if (overrides.sandbox_mode !== undefined) origins?.set("sandbox_mode", "flag --sandbox");
 
   const configFiles = [
     userPath,
@@ -117,6 +118,14 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   if (![user?.table, project, explicit?.table].some(setsMaxTokens)) config.context_max_tokens_default = true;
   if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
   if (overrides.max_cost_usd !== undefined) config.session.max_cost_usd = overrides.max_cost_usd;
+  if (overrides.sandbox_mode !== undefined) config.sandbox_mode = overrides.sandbox_mode;
+  const setsSandbox = (table: RawTable | undefined) => table?.sandbox_mode !== undefined;
+  if (overrides.sandbox_mode === undefined && ![user?.table, project, explicit?.table].some(setsSandbox)) {
+    config.sandbox_mode_default = true;
+  }
+  config.sandbox_workspace_write.writable_roots = config.sandbox_workspace_write.writable_roots.map((root) =>
+    resolve(options.workspace, expandTilde(root, env))
+  );
   if (profileName !== undefined) config.provider_name = profileName;
   validateConfig(config);
   return config;
@@ -227,6 +236,10 @@ function assemble(
     provider_limits: pick("provider_limits", defaults.provider_limits),
     skills,
     web: pick("web", defaults.web, ["searxng_url", "brave_api_key"]),
+    sandbox_mode: typeof merged.sandbox_mode === "string"
+      ? (merged.sandbox_mode as ResolvedConfig["sandbox_mode"])
+      : defaults.sandbox_mode,
+    sandbox_workspace_write: pick("sandbox_workspace_write", defaults.sandbox_workspace_write),
     mcp_servers: mcpServers(merged),
     secrets,
   };

@@ -1,6 +1,6 @@
 // Spec §7.3: the workspace layer is untrusted. It may not set provider, identity or network
 // trust keys, and may only tighten limits and policies relative to layers 1–2.
-import { isApprovalMode, modeInfo } from "../policy/index.ts";
+import { isApprovalMode, isSandboxMode, modeInfo, sandboxStrictness } from "../policy/index.ts";
 import { ConfigError } from "./types.ts";
 import { isTable, type RawTable } from "./schema.ts";
 
@@ -151,4 +151,19 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
     fail("can only turn web.search off");
   }
   if (table("tools").code_mode === true && base("tools").code_mode !== true) fail("cannot enable tools.code_mode");
+
+  // The command sandbox: a checkout may confine commands more, never less.
+  const sandbox = project.sandbox_mode;
+  const trustedSandbox = trusted.sandbox_mode;
+  if (
+    isSandboxMode(sandbox) && isSandboxMode(trustedSandbox) &&
+    sandboxStrictness(sandbox) < sandboxStrictness(trustedSandbox)
+  ) {
+    fail("cannot weaken sandbox_mode");
+  }
+  const workspaceWrite = table("sandbox_workspace_write");
+  if ("writable_roots" in workspaceWrite) fail("cannot set sandbox_workspace_write.writable_roots");
+  if (workspaceWrite.network_access === true && base("sandbox_workspace_write").network_access !== true) {
+    fail("cannot enable sandbox_workspace_write.network_access");
+  }
 }

@@ -1,6 +1,6 @@
 // The shape of every TOML table of spec §7.2: which keys exist and what type each holds.
 // One description serves unknown-key detection, type checking and value normalisation.
-import { APPROVAL_MODE_IDS } from "../policy/index.ts";
+import { APPROVAL_MODE_IDS, SANDBOX_MODE_IDS } from "../policy/index.ts";
 import { nearestName } from "../util/nearest.ts";
 import { ConfigError } from "./types.ts";
 
@@ -61,6 +61,7 @@ export const MCP_SERVER_SPEC: KeySpec = {
     tool_timeout_sec: count,
     enabled_tools: { kind: "strings" },
     disabled_tools: { kind: "strings" },
+    sandbox: { kind: "enum", values: SANDBOX_MODE_IDS },
   },
 };
 
@@ -118,6 +119,17 @@ export const ROOT_SPEC: TableSpec = {
         login_shell: bool,
         env_passthrough: { kind: "strings" },
         agent_timeout_seconds: count, // ignored
+      },
+    },
+    sandbox_mode: { kind: "enum", values: SANDBOX_MODE_IDS },
+    sandbox_workspace_write: {
+      kind: "table",
+      keys: {
+        writable_roots: { kind: "strings" },
+        network_access: bool,
+        // Codex's, accepted so a copied table keeps working: scv's /tmp is always the command's own.
+        exclude_tmpdir_env_var: bool,
+        exclude_slash_tmp: bool,
       },
     },
     permissions: {

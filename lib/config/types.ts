@@ -1,7 +1,7 @@
 // The resolved configuration: the TOML tables of spec §7.2 with the same snake_case keys,
 // every default filled in. Optional keys are absent (never null) when unset.
 
-import type { ApprovalMode, RuleEntry } from "../policy/index.ts";
+import type { ApprovalMode, RuleEntry, SandboxMode } from "../policy/index.ts";
 
 /** The approval mode (`tools.approval_policy`); lib/policy/modes.ts holds the one list. */
 export type ApprovalPolicy = ApprovalMode;
@@ -184,6 +184,16 @@ export interface McpServerConfig {
   tool_timeout_sec: number;
   enabled_tools?: string[];
   disabled_tools: string[];
+  /** Run a stdio server inside the command sandbox with this mode (lib/confine); unset runs it as is. */
+  sandbox?: SandboxMode;
+}
+
+/** `[sandbox_workspace_write]` (Codex's names): what `workspace-write` adds to the workspace. */
+export interface SandboxWorkspaceWriteConfig {
+  /** Further writable folders, absolute (a leading `~` expanded, a relative one resolved against the workspace). */
+  writable_roots: string[];
+  /** Keep the network inside the sandbox. */
+  network_access: boolean;
 }
 
 /** A configuration file scv read (or would read): its real path and, when it existed, its identity. */
@@ -225,6 +235,14 @@ export interface ResolvedConfig {
   provider_limits: ProviderLimitsConfig;
   skills: SkillsConfig;
   web: WebConfig;
+  /** What commands may write (lib/confine enforces it): Codex's `sandbox_mode`. */
+  sandbox_mode: SandboxMode;
+  sandbox_workspace_write: SandboxWorkspaceWriteConfig;
+  /**
+   * True when no layer or flag set `sandbox_mode`: the default confines commands where a sandbox holds, and where
+   * none does commands run as before (an explicit mode makes every command ask instead). Absent means set.
+   */
+  sandbox_mode_default?: boolean;
   permissions: PermissionsConfig;
   /** Every rule of `permissions` with its list and the file it came from, in the order the layers were read. */
   permission_rules: RuleEntry[];
@@ -247,6 +265,8 @@ export interface ConfigOverrides {
   approval_policy?: ApprovalPolicy;
   /** `--max-cost`: the session budget in USD. */
   max_cost_usd?: number;
+  /** `--sandbox`. */
+  sandbox_mode?: SandboxMode;
 }
 
 export interface LoadConfigOptions {

@@ -1,6 +1,6 @@
 // Builds the engine's ServerOptions for `scv chat` and `scv exec`, starting the replay provider when a
 // recorded script is given (`--fake-responses FILE` or SCV_FAKE_RESPONSES) with a placeholder credential.
-import type { ApprovalMode as ApprovalPolicy } from "../policy/index.ts";
+import type { ApprovalMode as ApprovalPolicy, SandboxMode } from "../policy/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 import { loadReplayScript, type ReplayScript, type ReplayServer, startReplayServer } from "./replay.ts";
 import { replaySessionOptions } from "./replay_session.ts";
@@ -11,6 +11,8 @@ export type ClientFlags = {
   approvalPolicy?: ApprovalPolicy;
   /** `--max-cost`: the session budget in USD. */
   maxCost?: number;
+  /** `--sandbox MODE`. */
+  sandbox?: SandboxMode;
   fakeResponses?: string;
   scvHome?: string;
   baseUrl?: string;
@@ -40,6 +42,7 @@ export async function prepareOptions(
     provider: flags.provider,
     approvalPolicy: flags.approvalPolicy,
     ...(flags.maxCost === undefined ? {} : { maxCostUsd: flags.maxCost }),
+    sandboxMode: flags.sandbox,
     scvHome: flags.scvHome,
     baseUrl: flags.baseUrl,
     configPath: flags.configPath,

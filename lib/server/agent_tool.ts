@@ -9,6 +9,7 @@ import type { ResolvedConfig } from "../config/index.ts";
 import type { ProviderClient } from "../provider/index.ts";
 import {
   buildToolRegistry,
+  type CommandSandbox,
   createRegistry,
   type ExecSandbox,
   type PreparedCall,
@@ -37,6 +38,8 @@ export type AgentToolOptions = {
   processGroups: ProcessGroups;
   /** The session's exec sandbox, shared so its shutdown also stops the sub-agents' cells. */
   execSandbox?: ExecSandbox;
+  /** The parent session's command sandbox: a sub-agent's commands are confined the same way. */
+  commandSandbox?: CommandSandbox;
 };
 
 let handles = 0;
@@ -52,6 +55,7 @@ export function subAgentTools(options: AgentToolOptions, depth: number): Tool[] 
     noTools: false,
     processGroups: options.processGroups,
     ...(options.execSandbox ? { execSandbox: options.execSandbox } : {}),
+    ...(options.commandSandbox ? { commandSandbox: options.commandSandbox } : {}),
   }).list();
   if (offersAgent(options.config, depth)) tools.push(createAgentTool({ ...options, depth }));
   return tools;

@@ -668,6 +668,7 @@ export class Session {
       mode: this.#parts.config.tools.approval_policy,
       rules: this.#parts.policy.rules,
       grants: this.#grants,
+      sandbox: this.#parts.config.sandbox_mode,
     };
     const decision = decide(access, state);
     this.#log.debug(`policy: ${call.name} ${call.call_id}: ${decision.verdict} (${decision.reason})`);

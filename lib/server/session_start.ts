@@ -23,16 +23,18 @@ import {
 } from "../provider/index.ts";
 import {
   buildToolRegistry,
+  type CommandSandbox,
   createRegistry,
   discoverSkills,
   ExecSandbox,
   McpManager,
+  openCommandSandbox,
   ProcessGroups,
   skillsPromptSection,
   type ToolRegistry,
 } from "../tools/index.ts";
 import { type Logger, silentLogger } from "../util/log.ts";
-import { RuleSet } from "../policy/index.ts";
+import { RuleSet, type SandboxMode } from "../policy/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
@@ -45,6 +47,8 @@ export type ServerOptions = {
   approvalPolicy?: ApprovalPolicy;
   /** `--max-cost`: the session budget in USD (`session.max_cost_usd`). */
   maxCostUsd?: number;
+  /** `--sandbox`: overrides `sandbox_mode`. */
+  sandboxMode?: SandboxMode;
   scvHome?: string;
   configPath?: string;
   env: Record<string, string | undefined>;
@@ -80,6 +84,8 @@ export type SessionParts = {
   processGroups: ProcessGroups;
   /** The session's exec sandbox: its sandbox processes end with the session, no other's. */
   execSandbox: ExecSandbox;
+  /** Where the session's commands run: the OS sandbox `sandbox_mode` asks for, its back end, or what is missing. */
+  commandSandbox?: CommandSandbox;
   provider: ProviderClient;
   instructions: string;
   /** The session's MCP servers (absent without any): started once `session.started` is written. */
@@ -140,6 +146,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
         base_url: request.base_url ?? options.baseUrl,
         approval_policy: options.approvalPolicy,
         ...(options.maxCostUsd === undefined ? {} : { max_cost_usd: options.maxCostUsd }),
+        sandbox_mode: options.sandboxMode,
       },
     })
   );
@@ -162,12 +169,27 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     skillsSection: skillsPromptSection(skills),
   });
   const processGroups = new ProcessGroups();
-  const mcp = noTools || Object.keys(config.mcp_servers).length === 0
-    ? undefined
-    : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
+  const log = options.log;
+  const commandSandbox = noTools ? undefined : openCommandSandbox(config, {
+    workspace,
+    home,
+    env,
+    ...(log === undefined ? {} : { report: (line: string, warning: boolean) => (warning ? log.warn : log.info)(line) }),
+  });
+  const mcp = noTools || Object.keys(config.mcp_servers).length === 0 ? undefined : new McpManager(
+    config.mcp_servers,
+    { workspace, env, log: options.log ?? silentLogger, ...(commandSandbox ? { commandSandbox } : {}) },
+  );
   const execSandbox = new ExecSandbox();
   const ownTools = await step(() =>
-    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) })
+    buildToolRegistry(config, {
+      noTools,
+      skills,
+      processGroups,
+      execSandbox,
+      ...(mcp ? { mcp } : {}),
+      ...(commandSandbox ? { commandSandbox } : {}),
+    })
   );
   // A client that is itself a delegated agent declares its depth; sub-agents count from it (upstream semantics).
   const depth = request.delegation_depth ?? 0;
@@ -175,7 +197,15 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ? ownTools
     // The session's own tools stay live (MCP servers add theirs as they start); `agent` is added beside them.
     : createRegistry([
-      createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox }),
+      createAgentTool({
+        config,
+        workspace,
+        depth,
+        provider: () => provider,
+        processGroups,
+        execSandbox,
+        ...(commandSandbox ? { commandSandbox } : {}),
+      }),
     ], () => ownTools.list());
   const provider = await step(() =>
     createProvider({
@@ -199,6 +229,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     tools,
     processGroups,
     execSandbox,
+    ...(commandSandbox ? { commandSandbox } : {}),
     provider,
     instructions,
     contextWindow,

@@ -17,11 +17,13 @@ export const ROOMS: Record<string, readonly string[]> = {
   policy: ["util"],
   protocol: ["util"],
   config: ["policy", "util"],
+  // Confining a command or an MCP server by the operating system, as policy decides (bwrap built by lib/sandbox's).
+  confine: ["policy", "sandbox", "util"],
   provider: ["config", "protocol", "util"],
   pricing: ["protocol"],
   snapshots: ["util"],
   sessions: ["pricing", "provider", "util"],
-  tools: ["config", "policy", "provider", "sandbox", "util"],
+  tools: ["confine", "config", "policy", "provider", "sandbox", "util"],
   agent: ["config", "protocol", "provider", "tools", "util"],
   server: [
     "agent",
