@@ -131,7 +131,9 @@ program
 Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-R searches it, Tab completes a
 /command, Ctrl-C or Esc cancels a running turn, Ctrl-C twice at an empty prompt exits. An approval takes
 y, yes, n, no, a or always (for this session), k or keep (for good) and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
-/mcp /usage /undo /rewind /compact /exit.
+/mcp /usage /undo /rewind /compact /status /init /trust /exit, and your own: Markdown files in $SCV_HOME/commands/ and .scv/commands/.
+In a subfolder of a repository the workspace is the repository root; AGENTS.md files are read from the root down.
+A project's hooks (.scv/config.toml) run only once you trust the folder (/trust, scv trust). See docs/customizing.md.
 Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
 
 Examples:
@@ -179,7 +181,12 @@ Examples:
   scv exec "Summarise README.md"
   scv exec --image shot.png "What is wrong in this screenshot?"
   git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON
-  scv exec --continue "Now add a test"   # a follow-up in this workspace's latest session`,
+  scv exec --continue "Now add a test"   # a follow-up in this workspace's latest session
+  scv exec "/review src/app.ts"          # a custom command (.scv/commands/review.md, $SCV_HOME/commands/)
+
+Started in a subfolder of a repository, the workspace is the repository root; AGENTS.md files are read from the
+root down to the folder you are in. Hooks ([[hooks.<Event>]]) run; a project's only once trusted (scv trust).
+See docs/customizing.md.`,
   )
   .action(async (prompt: string, options) => {
     if (options.yes === true && options.approvalPolicy === "never") {
@@ -245,6 +252,28 @@ Examples:
     }
     const { runConfig } = await import("./lib/cli/config.ts");
     process.exitCode = await runConfig(action, options);
+  });
+
+program
+  .command("trust")
+  .description("trust a folder (its repository root) so the hooks of its .scv/config.toml run")
+  .argument("[path]", "the folder (default: the current one)")
+  .option("--revoke", "no longer trust it: its project hooks are skipped again")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .addHelpText(
+    "after",
+    `
+Writes [projects."<path>"] trust_level = "trusted" (or "untrusted" with --revoke) into <home>/config.toml,
+keeping its comments; creates the file (0600) when missing. Project commands and AGENTS.md files are prompts
+and load without trust; project hooks are commands and run only in a trusted folder (docs/customizing.md).
+
+Examples:
+  scv trust                              # the repository you are in
+  scv trust ~/src/app --revoke`,
+  )
+  .action(async (path: string | undefined, options) => {
+    const { runTrust } = await import("./lib/cli/trust.ts");
+    process.exitCode = await runTrust(path, options);
   });
 
 program

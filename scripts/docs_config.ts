@@ -174,6 +174,23 @@ export const DESCRIPTIONS: Record<string, string> = {
     "Time limit of one tool call; the call is then cancelled (MCP cancellation) and fails.",
   "mcp_servers.<name>.enabled_tools": "When set, only these tools of the server are offered.",
   "mcp_servers.<name>.disabled_tools": "Tools of the server never offered (applied after `enabled_tools`).",
+  project_doc_max_bytes:
+    "Bound of the project instructions' total (`$SCV_HOME/AGENTS.md`, then each folder's from the repository root down); what is cut is said. See [customizing](customizing.md#project-instructions).",
+  project_doc_fallback_filenames:
+    'Names read in a folder that has no `AGENTS.md` (or `AGENTS.override.md`), the first found wins: e.g. `["CLAUDE.md"]`. User file and `--config-path` only.',
+  projects:
+    '`[projects."<path>"] trust_level = "trusted"` (or `"untrusted"`): whether the folder\'s project hooks run (Codex\'s key; `scv trust` writes it). User file and `--config-path` only.',
+  "hooks.SessionStart":
+    "`[[hooks.SessionStart]]`: commands run when a session starts, resumes or is cleared (`matcher` on the source); plain stdout joins the system prompt. See [hooks](customizing.md#hooks).",
+  "hooks.UserPromptSubmit":
+    'Commands run before a prompt goes to the model; plain stdout joins the prompt, exit 2 or `decision: "block"` stops it.',
+  "hooks.PreToolUse":
+    "Commands run before a tool call (`matcher`: a regular expression on the whole tool name); `permissionDecision` allow / deny / ask, exit 2 denies. A deny rule always wins.",
+  "hooks.PostToolUse":
+    'Commands run after a tool call succeeded; what they say (`additionalContext`, `decision: "block"` with a reason) joins the call\'s output.',
+  "hooks.Stop":
+    'Commands run when the model is done; `decision: "block"` with a reason (or exit 2) sends it back to work.',
+  "hooks.SessionEnd": "Commands run when the session ends (`matcher` on the reason: `clear`, `prompt_input_exit`).",
   sandbox_mode:
     "What `bash` commands may write, enforced by the operating system ([security.md](security.md#the-command-sandbox)): `read-only`, `workspace-write` (the workspace and `writable_roots`; `.git` and `.scv` in them stay read-only) or `danger-full-access` (no sandbox). `--sandbox` overrides it. Unset, commands are confined where a sandbox holds and run as before elsewhere; set, a sandbox that does not hold makes every command ask.",
   "sandbox_workspace_write.writable_roots":
@@ -195,6 +212,8 @@ const SECTION_TITLES: Record<string, string> = {
   provider: "`[provider]` and `[providers.<name>]`",
   mcp_servers: "`[mcp_servers.<name>]` (user file and `--config-path` only)",
   model_prices: '`[model_prices."<model>"]` (user file and `--config-path` only)',
+  hooks:
+    "`[[hooks.<Event>]]` (each entry: `command`, optional `matcher` and `timeout_sec`; see [hooks](customizing.md#hooks))",
 };
 
 type Row = { key: string; spec: KeySpec; defaultValue: unknown };
@@ -289,6 +308,8 @@ function typeOf(key: string, spec: KeySpec, defaults: ResolvedConfig): string {
       return "table";
     case "named_tables":
       return "tables";
+    case "table_list":
+      return "array of tables";
   }
 }
 
@@ -296,9 +317,10 @@ function typeOf(key: string, spec: KeySpec, defaults: ResolvedConfig): string {
 function countBounds(key: string, defaults: ResolvedConfig): string[] {
   const bounds: string[] = [];
   const message = (value: number): string | undefined => {
-    const config = structuredClone(defaults) as unknown as Record<string, Record<string, unknown>>;
-    const [table, name] = key.split(".") as [string, string];
-    config[table]![name] = value;
+    const config = structuredClone(defaults) as unknown as Record<string, unknown>;
+    const [table, name] = key.split(".") as [string, string | undefined];
+    if (name === undefined) config[table] = value;
+    else (config[table] as Record<string, unknown>)[name] = value;
     try {
       validateConfig(config as unknown as ResolvedConfig);
       return undefined;

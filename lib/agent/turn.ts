@@ -47,6 +47,16 @@ export interface TurnSink {
    * `compaction.drop` items of the history the turn started from are now `compaction.summary`.
    */
   historyCompacted?(compaction: Compaction): Promise<void>;
+  /**
+   * A call ran (issue 30): text to add to its output for the model (instructions that joined on first touch, what
+   * a PostToolUse hook said), or undefined.
+   */
+  afterTool?(call: ToolCallRecord, prepared: PreparedCall, outcome: ToolOutcome): Promise<string | undefined>;
+  /**
+   * The model is done (issue 30): a reason to go on instead (a Stop hook's), which becomes the next user message.
+   * `continued` is true when an earlier stop of this turn was already turned back.
+   */
+  stop?(text: string, continued: boolean): Promise<string | undefined>;
 }
 
 export type TurnInput = {
@@ -140,6 +150,7 @@ async function loop(input: TurnInput, usage: Usage): Promise<TurnOutcome> {
     const refusal = input.budget?.(usage);
     if (refusal !== undefined) throw new TurnFailure("budget_exceeded", refusal);
   };
+  let continued = false;
 
   for (let step = 1; step <= config.agent.max_steps; step += 1) {
     checkBudget();
@@ -206,6 +217,13 @@ async function loop(input: TurnInput, usage: Usage): Promise<TurnOutcome> {
     reported = counted > 0 ? { tokens: counted, length: working.length } : undefined;
 
     if (response.calls.length === 0) {
+      const goOn = await sink.stop?.(response.text, continued);
+      throwIfAborted(signal);
+      if (goOn !== undefined) {
+        continued = true;
+        working.push({ kind: "user", content: goOn });
+        continue;
+      }
       const trim = trimHistory(working, turnStart, {
         max_history_bytes: config.session.max_history_bytes,
         max_messages: config.session.max_messages,
@@ -319,6 +337,9 @@ async function runCall(
   await progress.close();
   throwIfAborted(signal);
   if (!outcome.success && outcome.error === undefined) outcome = { ...outcome, error: "failed" };
+  const added = await sink.afterTool?.(call, prepared, outcome);
+  throwIfAborted(signal);
+  if (added !== undefined && added !== "") outcome = { ...outcome, output: outcome.output + added };
   return finish(outcome);
 }
 

@@ -2,6 +2,7 @@
 // the files scv reads. Reads files only; secrets are shown as `[set]`.
 import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { startFolders } from "../util/repository_root.ts";
 import { ConfigError, expandTilde, loadConfig, type ResolvedConfig, resolveHome } from "../config/index.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
 import { refusesLogLevel } from "./log_level.ts";
@@ -117,9 +118,11 @@ function display(dotted: string, value: unknown): string {
 
 async function locate(options: ConfigCliOptions, env: Env): Promise<Located> {
   const directory = resolve(options.cd ?? process.cwd());
-  const workspace = await realpath(directory).catch(() => {
+  await realpath(directory).catch(() => {
     throw new Error(`workspace ${directory} does not exist`);
   });
+  // The workspace chat and exec would use here: the repository root when this is a subfolder of one.
+  const { workspace } = await startFolders(directory, env);
   const { home, explicit: homeExplicit } = resolveHome(options.scvHome, env);
   const explicitFlag = options.configPath ?? (env.SCV_CONFIG === "" ? undefined : env.SCV_CONFIG);
   const explicit = explicitFlag === undefined ? undefined : resolve(expandTilde(explicitFlag, env));

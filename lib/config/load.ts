@@ -5,6 +5,8 @@ import { ANTHROPIC_PROFILE_DEFAULTS, defaultConfig, MCP_SERVER_DEFAULTS } from "
 import { expandTilde, userHome } from "./home.ts";
 import { deepMerge } from "./merge.ts";
 import { checkProjectLayer } from "./project.ts";
+import { layerHooks } from "./hooks.ts";
+import { projectsOf } from "./trust.ts";
 import { layerRules, permissionLists } from "./permissions.ts";
 import { describeFsError } from "./fs_error.ts";
 import { type LoadedFile, readConfigFile } from "./read_file.ts";
@@ -111,6 +113,13 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   ];
   const secrets = await collectSecrets(merged, profile, home, configFiles, env);
   const config = assemble(merged, defaults, profile, home, env, secrets);
+  // Hooks are kept per layer (a project's run only in a trusted folder); trust comes from trusted layers only.
+  config.hooks = [
+    ...layerHooks(user?.table, "user", userPath),
+    ...layerHooks(project, "project", configFiles[1]!),
+    ...(explicitFile === undefined ? [] : layerHooks(explicit?.table, "explicit", explicitFile)),
+  ];
+  config.projects = { ...await projectsOf(user?.table, env), ...await projectsOf(explicit?.table, env) };
   config.permissions = permissionLists(rules);
   config.permission_rules = rules;
   const setsMaxTokens = (table: RawTable | undefined) =>
@@ -241,6 +250,14 @@ function assemble(
       : defaults.sandbox_mode,
     sandbox_workspace_write: pick("sandbox_workspace_write", defaults.sandbox_workspace_write),
     mcp_servers: mcpServers(merged),
+    project_doc_max_bytes: typeof merged.project_doc_max_bytes === "number"
+      ? merged.project_doc_max_bytes
+      : defaults.project_doc_max_bytes,
+    project_doc_fallback_filenames: Array.isArray(merged.project_doc_fallback_filenames)
+      ? [...merged.project_doc_fallback_filenames as string[]]
+      : [],
+    hooks: [],
+    projects: {},
     secrets,
   };
 }

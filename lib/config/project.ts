@@ -6,6 +6,8 @@ import { isTable, type RawTable } from "./schema.ts";
 
 // `sessions`: a cloned repository must not prune (delete) the user's sessions or switch their journal off.
 // `snapshots`: nor switch off the checkpoints undo relies on; `model_prices`: nor price a model at 0 to lift a budget.
+// `projects`: a checkout must not declare itself (or anything) trusted. `project_doc_fallback_filenames`: it must not
+// point the instructions at a file such as `.env`, which would send it to the provider.
 const FORBIDDEN_TABLES = [
   "provider",
   "providers",
@@ -16,6 +18,8 @@ const FORBIDDEN_TABLES = [
   "sessions",
   "snapshots",
   "model_prices",
+  "projects",
+  "project_doc_fallback_filenames",
 ];
 
 const PROVIDER_TABLES = ["provider", "providers", "provider_active"];
@@ -119,6 +123,11 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
       const value = values[key];
       if (typeof value === "number" && value > (base(name)[key] as number)) fail(`cannot raise ${name}.${key}`);
     }
+  }
+
+  const docBytes = project.project_doc_max_bytes;
+  if (typeof docBytes === "number" && docBytes > (trusted.project_doc_max_bytes as number)) {
+    fail("cannot raise project_doc_max_bytes");
   }
 
   // Unset means upstream's default 2 (issue 20): a project may lower the sub-agent nesting, never raise it.

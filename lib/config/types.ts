@@ -196,6 +196,38 @@ export interface SandboxWorkspaceWriteConfig {
   network_access: boolean;
 }
 
+/** The moments a hook can run at (Claude Code's event names). */
+export const HOOK_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "Stop",
+  "SessionEnd",
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** One `[[hooks.<Event>]]`, with the layer it came from (project hooks run only in a trusted folder). */
+export interface HookConfig {
+  event: HookEvent;
+  /**
+   * A regular expression on the whole tool name (PreToolUse, PostToolUse), the source (SessionStart: `startup`,
+   * `resume`) or the reason (SessionEnd); absent, empty or `*` matches everything. Ignored for the other events.
+   */
+  matcher?: string;
+  /** Run with `/bin/sh -c` in the working folder. */
+  command: string;
+  timeout_sec: number;
+  origin: "user" | "project" | "explicit";
+  /** The file that defined it. */
+  file: string;
+}
+
+/** `[projects."<path>"]` (Codex's key): whether the user trusts a folder with its project hooks. */
+export interface ProjectTrust {
+  trust_level: "trusted" | "untrusted";
+}
+
 /** A configuration file scv read (or would read): its real path and, when it existed, its identity. */
 export interface ConfigFileRef {
   path: string;
@@ -248,6 +280,14 @@ export interface ResolvedConfig {
   permission_rules: RuleEntry[];
   /** Only the user file and `--config-path` define these (the project layer may not). */
   mcp_servers: Record<string, McpServerConfig>;
+  /** The bound of the project instructions' total (the AGENTS.md files a session starts with), in bytes. */
+  project_doc_max_bytes: number;
+  /** Names read in a folder that has no AGENTS.md (e.g. `CLAUDE.md`), first found wins; not in the project file. */
+  project_doc_fallback_filenames: string[];
+  /** Every hook of every layer, in the order the layers were read (user, project, explicit). */
+  hooks: HookConfig[];
+  /** `[projects."<path>"]` of the user file and `--config-path`, keyed by real path (the project file may not). */
+  projects: Record<string, ProjectTrust>;
   secrets: SecretsConfig;
   /**
    * True when no layer set `[context] max_tokens`: the default applies, and the session may learn the model's

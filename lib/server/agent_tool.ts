@@ -38,6 +38,8 @@ export type AgentToolOptions = {
   processGroups: ProcessGroups;
   /** The session's exec sandbox, shared so its shutdown also stops the sub-agents' cells. */
   execSandbox?: ExecSandbox;
+  /** The project instructions' section for a sub-agent working in `folder` (the parent's AGENTS.md chain to it). */
+  instructionsFor?(folder: string): Promise<string>;
   /** The parent session's command sandbox: a sub-agent's commands are confined the same way. */
   commandSandbox?: CommandSandbox;
 };
@@ -123,10 +125,10 @@ async function runSubAgent(
   if ("error" in directory) return fail(directory.error);
   const handle = `agent-${++handles}`;
   const label = `[${handle} depth ${depth}]`;
-  const instructions = await buildSystemPrompt({
+  const instructions = buildSystemPrompt({
     systemPrompt: options.config.agent.system_prompt,
     workspace: directory.path,
-    maxReadBytes: options.config.tools.max_read_bytes,
+    instructionsSection: await options.instructionsFor?.(directory.path) ?? "",
   });
   let reply = "";
   const progress = (text: string) => context.progress(`${label} ${text}`);

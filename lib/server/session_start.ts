@@ -3,6 +3,7 @@
 // context-window lookup on the chat wire when `[context] max_tokens` is unset (issue 14). Any failure throws
 // StartError with the wire message.
 import { realpath, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import path from "node:path";
 import { contextForWindow } from "../agent/index.ts";
 import {
@@ -13,6 +14,8 @@ import {
   resolveCredential,
   type ResolvedConfig,
   resolveHome,
+  type TrustLevel,
+  trustLevel,
 } from "../config/index.ts";
 import {
   type ContextWindowSource,
@@ -33,11 +36,13 @@ import {
   skillsPromptSection,
   type ToolRegistry,
 } from "../tools/index.ts";
+import { type CustomCommand, discoverCommands } from "../commands/index.ts";
 import { type Logger, silentLogger } from "../util/log.ts";
 import { RuleSet, type SandboxMode } from "../policy/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
+import { type ProjectInstructions, projectInstructions } from "./project_instructions.ts";
 
 /** What the command line contributes to every session of this process. */
 export type ServerOptions = {
@@ -73,11 +78,19 @@ export type ServerOptions = {
 /** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
 export type StartRequest = Pick<
   Extract<ClientMessage, { type: "session.start" }>,
-  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt" | "delegation_depth"
+  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt" | "delegation_depth" | "working_folder"
 >;
 
 export type SessionParts = {
   workspace: string;
+  /** The folder the user works in: the workspace or a folder below it (`session.start.working_folder`). */
+  workingFolder: string;
+  /** The AGENTS.md files in the system prompt, and those still to join on first touch. */
+  projectInstructions: ProjectInstructions;
+  /** The custom commands (`$SCV_HOME/commands/`, `<workspace>/.scv/commands/`), sorted by name. */
+  commands: CustomCommand[];
+  /** What the user file says of the workspace (`[projects."<path>"]`): project hooks run only when `trusted`. */
+  workspaceTrust?: TrustLevel;
   config: ResolvedConfig;
   tools: ToolRegistry;
   /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
@@ -128,6 +141,9 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const promptError = clientSystemPromptError(request);
   if (promptError !== undefined) throw new StartError(promptError);
   const workspace = await canonicalWorkspace(request.cwd, options.cwd);
+  const workingFolder = request.working_folder === undefined
+    ? workspace
+    : await canonicalWorkingFolder(request.working_folder, workspace);
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
   await step(() => ensureHome(home, options.warn));
@@ -162,11 +178,26 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const noTools = request.no_tools ?? false;
   const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
   // A tool-free client may bring its whole system prompt: then none of the configured instructions reach the model.
-  const instructions = request.system_prompt ?? await buildSystemPrompt({
+  const project = await projectInstructions({
+    config,
+    home,
+    workspace,
+    workingFolder,
+    userHome: nonEmpty(env.HOME) ?? homedir(),
+    none: request.system_prompt !== undefined,
+  });
+  const instructions = request.system_prompt ?? buildSystemPrompt({
     systemPrompt: config.agent.system_prompt,
     workspace,
-    maxReadBytes: config.tools.max_read_bytes,
+    workingFolder,
+    instructionsSection: project.section,
     skillsSection: skillsPromptSection(skills),
+  });
+  const trust = trustLevel(config.projects, workspace);
+  const commands = await discoverCommands({
+    user: path.join(home, "commands"),
+    project: path.join(workspace, ".scv", "commands"),
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
   });
   const processGroups = new ProcessGroups();
   const log = options.log;
@@ -204,6 +235,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
         provider: () => provider,
         processGroups,
         execSandbox,
+        instructionsFor: project.sectionFor,
         ...(commandSandbox ? { commandSandbox } : {}),
       }),
     ], () => ownTools.list());
@@ -225,6 +257,10 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   };
   return {
     workspace,
+    workingFolder,
+    projectInstructions: project,
+    commands,
+    ...(trust === undefined ? {} : { workspaceTrust: trust }),
     config,
     tools,
     processGroups,
@@ -276,6 +312,20 @@ async function canonicalWorkspace(cwd: string, base: string): Promise<string> {
   }
   const info = await stat(resolved).catch(() => undefined);
   if (!info?.isDirectory()) throw new StartError("cwd is not a directory");
+  return resolved;
+}
+
+/** `working_folder`: resolved against the workspace, and inside it. */
+async function canonicalWorkingFolder(folder: string, workspace: string): Promise<string> {
+  const resolved = await canonicalWorkspace(folder, workspace).catch((error: Error) => {
+    throw new StartError(
+      error.message.replace(/^resolve cwd/, "resolve working_folder").replace(/^cwd/, "working_folder"),
+    );
+  });
+  const below = path.relative(workspace, resolved);
+  if (below === ".." || below.startsWith(`..${path.sep}`) || path.isAbsolute(below)) {
+    throw new StartError("working_folder must be the workspace (cwd) or a folder inside it");
+  }
   return resolved;
 }
 

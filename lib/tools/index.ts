@@ -34,7 +34,7 @@ export type {
   ToolRegistry,
 } from "./types.ts";
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
-export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
+export { killEveryProcessGroup, ProcessGroups, toolEnvironment } from "./process_group.ts";
 export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
 export { withRedaction } from "./redacted_tool.ts";
 export { boundDiff } from "./text_diff.ts";

@@ -18,6 +18,7 @@ const ALL = [
   "sessions",
   "policy",
   "snapshots",
+  "hooks",
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const unknown = chosen.filter((name) => !ALL.includes(name));

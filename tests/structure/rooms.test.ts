@@ -24,11 +24,18 @@ export const ROOMS: Record<string, readonly string[]> = {
   snapshots: ["util"],
   sessions: ["pricing", "provider", "util"],
   tools: ["confine", "config", "policy", "provider", "sandbox", "util"],
+  // Project instructions (AGENTS.md), custom commands and hooks: what users bring, read by the engine.
+  instructions: ["util"],
+  commands: ["util"],
+  hooks: ["config", "util"],
   agent: ["config", "protocol", "provider", "tools", "util"],
   server: [
     "agent",
     "codec",
+    "commands",
     "config",
+    "hooks",
+    "instructions",
     "policy",
     "pricing",
     "protocol",

@@ -7,14 +7,18 @@ import { exitCommand } from "./exit.ts";
 import { forkCommand } from "./fork.ts";
 import { helpCommand } from "./help.ts";
 import { imageCommand } from "./image.ts";
+import { initCommand } from "./init.ts";
 import { mcpCommand } from "./mcp.ts";
 import { modelCommand } from "./model.ts";
 import { resumeCommand } from "./resume.ts";
 import { rewindCommand } from "./rewind.ts";
 import { undoCommand } from "./undo.ts";
+import { statusCommand } from "./status.ts";
+import { trustCommand } from "./trust.ts";
 import { usageCommand } from "./usage.ts";
 
 export type { CommandChat, SlashCommand } from "./command.ts";
+export { statusLines } from "./status.ts";
 
 export const COMMANDS: readonly SlashCommand[] = [
   helpCommand,
@@ -29,6 +33,9 @@ export const COMMANDS: readonly SlashCommand[] = [
   undoCommand,
   rewindCommand,
   compactCommand,
+  statusCommand,
+  initCommand,
+  trustCommand,
   exitCommand,
 ];
 
