@@ -17,6 +17,7 @@ const ALL = [
   "acp",
   "sessions",
   "policy",
+  "snapshots",
   "hooks",
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;

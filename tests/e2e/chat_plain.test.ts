@@ -56,7 +56,7 @@ describe("scv chat in plain line mode", () => {
     expect(result.code).toBe(0);
     const out = result.stdout;
     expect(out).toContain("last turn: 2 in / 1 out");
-    expect(out).toContain("this chat: 2 in / 1 out");
+    expect(out).toContain("this session: 2 in / 1 out");
     expect(out).toContain("/model [name]");
     expect(out).toContain("unknown command /nope · /help lists the commands");
     expect(out).toContain("model: fake-model");
