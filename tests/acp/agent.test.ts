@@ -313,6 +313,7 @@ describe("scv acp", () => {
     expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual([
       "on-risk",
       "accept-edits",
+      "auto",
       "plan",
       "always",
       "never",

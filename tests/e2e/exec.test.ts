@@ -135,7 +135,7 @@ describe("scv exec", () => {
     const help = await run(["--help"]);
     expect(help.code).toBe(0);
     expect(help.stdout.replace(/\s+/g, " ")).toContain(
-      "Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session id), 3 the turn completed but " +
+      "Exit codes: 0 the turn completed, 1 it failed (also past --max-cost), 2 usage (also an unknown session id), 3 the turn completed but " +
         "every change it tried was denied (no --yes, or --approval-policy never), 130 interrupted.",
     );
   });

@@ -93,8 +93,9 @@ describe("limits (§5.2)", () => {
 });
 
 describe("context budget (§6.6)", () => {
-  const tightContext =
-    "[context]\nmax_tokens = 2000\nreserve_output_tokens = 1\nsafety_margin_tokens = 1\nbytes_per_token = 1\n";
+  // The deterministic fitting note, not a summary by the model (compaction.auto_percent = 0).
+  const tightContext = "[context]\nmax_tokens = 2000\nreserve_output_tokens = 1\nsafety_margin_tokens = 1\n" +
+    "bytes_per_token = 1\n[compaction]\nauto_percent = 0\n";
 
   it("compacts older groups into one note and keeps the newest", async () => {
     const client = await startServer([textResponse(["ok"]), textResponse(["ok2"])], tightContext, { no_tools: true });

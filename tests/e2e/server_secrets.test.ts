@@ -347,8 +347,8 @@ describe("the file that is opened is the file that was judged (item 3)", () => {
     expect(events.at(-1)!.type).toBe("turn.completed");
     const { readdir } = await import("node:fs/promises");
     const home = (await readdir(path.join(workspace, ".scv"))).filter((name) => !name.startsWith(".flip"));
-    // Only what scv keeps there itself: its configuration and its session journals.
-    expect(home.filter((name) => name !== "sessions").sort()).toEqual(["config.toml"]);
+    // Only what scv keeps there itself: its configuration, its session journals and its workspace snapshots.
+    expect(home.filter((name) => name !== "sessions" && name !== "snapshots").sort()).toEqual(["config.toml"]);
     const done = [...completions(events).values()];
     expect(done).toHaveLength(tries);
     // That some writes won the race shows the flipper left room for success; under Deno the flips can outpace

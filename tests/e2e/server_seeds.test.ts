@@ -51,6 +51,12 @@ describe("server seeds", () => {
       "max_prompt_history_bytes",
       "max_prompt_history_items",
       "context_window",
+      // Additive (issue 30): the folders, instruction files, custom commands, hooks and trust of the session.
+      "working_folder",
+      "instructions",
+      "commands",
+      "hooks",
+      "workspace_trust",
       // Additive (issue 28): the policy in force, so a client can show it.
       "approval_policy",
       "policy",

@@ -132,7 +132,8 @@ describe("session journal", () => {
 
   it("fits a resumed history to the context budget, compacting as usual", async () => {
     await harness.sandbox.writeUserConfig(
-      "[context]\nmax_tokens = 3000\nreserve_output_tokens = 100\nsafety_margin_tokens = 100\n",
+      // The deterministic fitting note, not a summary by the model (compaction.auto_percent = 0).
+      "[context]\nmax_tokens = 3000\nreserve_output_tokens = 100\nsafety_margin_tokens = 100\n[compaction]\nauto_percent = 0\n",
     );
     const long = (tag: string) => textResponse([`${tag} `.repeat(600)]);
     const client = await harness.startServer([long("alpha"), long("beta"), long("gamma")], {
