@@ -87,6 +87,8 @@ export const DESCRIPTIONS: Record<string, string> = {
     "A snapshot that would have to store more files than this (outside `.gitignore`; the first snapshot of a " +
     "workspace stores them all) is not taken: a session started in a home folder or a huge checkout gets no undo " +
     "rather than a copy of it.",
+  "snapshots.timeout_seconds": "A snapshot whose git command runs longer than this is stopped and the turn runs " +
+    "without its undo (git's `.gitignore` matching can take minutes on patterns with many wildcards).",
   model_prices: 'Prices by model, `[model_prices."<model>"]`, that extend or replace the table scv ships (see ' +
     "[sessions.md](sessions.md#usage-and-cost)). Not in the project file.",
   'model_prices."<model>".input': "USD per million input tokens.",

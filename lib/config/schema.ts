@@ -109,7 +109,10 @@ export const ROOT_SPEC: TableSpec = {
       },
     },
     compaction: { kind: "table", keys: { auto_percent: count, keep_turns: count, summary_max_chars: count } },
-    snapshots: { kind: "table", keys: { enabled: bool, max_file_bytes: count, max_files: count } },
+    snapshots: {
+      kind: "table",
+      keys: { enabled: bool, max_file_bytes: count, max_files: count, timeout_seconds: count },
+    },
     model_prices: {
       kind: "named_tables",
       of: { kind: "table", keys: { input: number, cached_input: number, output: number, cache_write: number } },

@@ -78,6 +78,8 @@ export interface SnapshotsConfig {
   max_file_bytes: number;
   /** A workspace with more files to snapshot than this (outside .gitignore) is not snapshotted at all. */
   max_files: number;
+  /** A snapshot (one git command of it) that takes longer is abandoned: the turn runs without its undo. */
+  timeout_seconds: number;
 }
 
 /** One `[model_prices."<model>"]`: USD per million tokens. */

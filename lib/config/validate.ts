@@ -177,6 +177,7 @@ function validatePositive(config: ResolvedConfig): void {
     ["compaction.summary_max_chars", config.compaction.summary_max_chars],
     ["snapshots.max_file_bytes", config.snapshots.max_file_bytes],
     ["snapshots.max_files", config.snapshots.max_files],
+    ["snapshots.timeout_seconds", config.snapshots.timeout_seconds],
     ["tools.command_timeout_seconds", config.tools.command_timeout_seconds],
     ["tools.max_timeout_seconds", config.tools.max_timeout_seconds],
     ["tools.output_limit_bytes", config.tools.output_limit_bytes],

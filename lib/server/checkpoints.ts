@@ -161,6 +161,7 @@ export class Checkpoints {
       sessionId: this.#sessionId,
       maxFileBytes: this.#parts.config.snapshots.max_file_bytes,
       maxFiles: this.#parts.config.snapshots.max_files,
+      timeoutMs: this.#parts.config.snapshots.timeout_seconds * 1000,
       env: this.#parts.env,
     }).catch((error: unknown) => {
       this.#log.warn(`open the snapshot store: ${error instanceof Error ? error.message : String(error)}`);

@@ -68,21 +68,32 @@ export function gitEnvironment(paths: GitPaths, env: Record<string, string | und
 
 export type GitRun = (args: readonly string[], input?: string | Buffer) => Promise<Buffer>;
 
-/** A runner of git subcommands against `paths`; each rejects with GitMissingError or GitCommandError. */
-export function gitRunner(paths: GitPaths, env: Record<string, string | undefined>): GitRun {
+/**
+ * A runner of git subcommands against `paths`; each rejects with GitMissingError or GitCommandError, also when it
+ * runs longer than `timeoutMs` (killed: git's own .gitignore matching backtracks on patterns like `*a*a*a*a*b`).
+ */
+export function gitRunner(paths: GitPaths, env: Record<string, string | undefined>, timeoutMs: number): GitRun {
   const environment = gitEnvironment(paths, env);
   const configArgs = HARDENED_CONFIG.flatMap((setting) => ["-c", setting]);
-  return (args, input) => runGit([...configArgs, ...args], environment, paths.workTree, input);
+  return (args, input) => runGit([...configArgs, ...args], environment, paths.workTree, timeoutMs, input);
 }
 
 function runGit(
   args: readonly string[],
   env: Record<string, string>,
   cwd: string,
+  timeoutMs: number,
   input?: string | Buffer,
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = spawn("git", args, { cwd, env, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+    const subcommand = args.find((arg, index) => index > 0 && args[index - 1] !== "-c" && arg !== "-c");
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    timer.unref?.();
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -92,9 +103,17 @@ function runGit(
       else reject(new GitCommandError(`run git: ${error.message}`));
     });
     child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (timedOut) {
+        return reject(
+          new GitCommandError(
+            `git ${subcommand ?? ""} took over ${timeoutMs / 1000} s (snapshots.timeout_seconds) and was stopped; ` +
+              "a .gitignore pattern with many wildcards, or a very large workspace, makes git this slow",
+          ),
+        );
+      }
       if (code === 0) return resolve(Buffer.concat(out));
       const stderr = Buffer.concat(err).toString("utf8").trim().split("\n").slice(0, 4).join("; ");
-      const subcommand = args.find((arg, index) => index > 0 && args[index - 1] !== "-c" && arg !== "-c");
       reject(new GitCommandError(`git ${subcommand ?? ""} failed (${signal ?? `exit ${code}`}): ${stderr}`));
     });
     // A git that exits before reading its input closes the pipe: that is reported by its exit status instead.

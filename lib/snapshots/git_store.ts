@@ -27,6 +27,7 @@ export type GitStoreOptions = {
   sessionId: string;
   maxFileBytes: number;
   maxFiles: number;
+  timeoutMs: number;
   env: Record<string, string | undefined>;
 };
 
@@ -62,7 +63,7 @@ export class GitSnapshotStore implements SnapshotStore {
     await mkdir(indexes, { recursive: true, mode: 0o700 });
     const indexFile = join(indexes, options.sessionId);
     const sharedIndex = join(indexes, "latest");
-    const git = gitRunner({ gitDir, workTree: options.workspace, indexFile }, options.env);
+    const git = gitRunner({ gitDir, workTree: options.workspace, indexFile }, options.env, options.timeoutMs);
     if (!existsSync(join(gitDir, "HEAD"))) {
       await mkdir(gitDir, { recursive: true, mode: 0o700 });
       await git(["init", "--quiet"]);

@@ -27,6 +27,8 @@ export type SnapshotOptions = {
   maxFileBytes: number;
   /** A snapshot that would store more files than this is refused (SnapshotLimitError). */
   maxFiles: number;
+  /** A git command of the store that runs longer is killed and fails (a hostile .gitignore can make git spin). */
+  timeoutMs: number;
   env: Record<string, string | undefined>;
 };
 

@@ -86,6 +86,7 @@ try {
     sessionId: "00000000-0000-4000-8000-000000000000",
     maxFileBytes: 10 << 20,
     maxFiles: FILES * 2,
+    timeoutMs: 600_000,
     env: process.env,
   });
   const first = await time(() => store.beforeTurn("first"));

@@ -16,7 +16,12 @@ describe("issue 31 keys", () => {
   it("default to compaction at 85 %, snapshots on under 10 MiB, no budget and no extra prices", async () => {
     const config = await load(sandbox);
     expect(config.compaction).toEqual({ auto_percent: 85, keep_turns: 2, summary_max_chars: 24000 });
-    expect(config.snapshots).toEqual({ enabled: true, max_file_bytes: 10485760, max_files: 50000 });
+    expect(config.snapshots).toEqual({
+      enabled: true,
+      max_file_bytes: 10485760,
+      max_files: 50000,
+      timeout_seconds: 60,
+    });
     expect(config.session.max_cost_usd).toBeUndefined();
     expect(config.model_prices).toEqual({});
   });

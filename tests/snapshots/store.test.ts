@@ -6,7 +6,9 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -33,13 +35,14 @@ beforeEach(() => {
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const open = (options: { maxFileBytes?: number; maxFiles?: number; sessionId?: string } = {}) =>
+const open = (options: { maxFileBytes?: number; maxFiles?: number; sessionId?: string; timeoutMs?: number } = {}) =>
   openSnapshots({
     home,
     workspace,
     sessionId: options.sessionId ?? "11111111-1111-4111-8111-111111111111",
     maxFileBytes: options.maxFileBytes ?? 1_000_000,
     maxFiles: options.maxFiles ?? 1000,
+    timeoutMs: options.timeoutMs ?? 300_000,
     env: process.env,
   });
 
@@ -153,6 +156,29 @@ describe("the git store", () => {
     for (let index = 0; index < 12; index += 1) writeFileSync(at(`f${index}`), "x");
     const store = await open({ maxFiles: 10 });
     await expect(store.beforeTurn("t1")).rejects.toThrow(/more than snapshots.max_files \(10\)/);
+  });
+
+  it("stops a git that a hostile .gitignore keeps busy, and leaves no git running", async () => {
+    // git's own wildcard matching backtracks on this pattern against a deep path for minutes.
+    const deep = at(...Array.from({ length: 40 }, () => "d"));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(deep, "y"), "y");
+    writeFileSync(at(".gitignore"), "**/**/**/**/**/**/**/**/x\n");
+    const store = await open({ timeoutMs: 500 });
+    await expect(store.beforeTurn("t1")).rejects.toThrow(
+      /^git ls-files took over 0\.5 s \(snapshots\.timeout_seconds\) and was stopped; a \.gitignore pattern/,
+    );
+    // The killed git is gone (Linux: no live git process works in the workspace).
+    const gits = process.platform !== "linux" ? [] : readdirSync("/proc").filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+        return stat.includes("(git)") && !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z") &&
+          readlinkSync(`/proc/${pid}/cwd`) === workspace;
+      } catch {
+        return false;
+      }
+    });
+    expect(gits).toEqual([]);
   });
 });
 
