@@ -1,7 +1,7 @@
 // Two sessions in one process (as chat restarting its engine, or an embedding client, runs them): each owns the
 // bash process groups it started, so shutting one session down leaves the other's running command alone.
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { randomInt } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type EngineClient, openEngine } from "../../lib/embed/engine.ts";
 import type { ClientEvent } from "../../lib/protocol/index.ts";
@@ -40,13 +40,32 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
-/** A session whose first turn runs `sleep` in bash, writing the shell's pid to `<name>.pid`; resolves with that pid. */
+/**
+ * The host pid of the live process whose command line is exactly `args` (Linux /proc). The command sandbox runs
+ * bash in a PID namespace of its own, where `$$` is not the host's pid, so the process is found by its arguments.
+ */
+function pidOf(args: string[]): number {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, "latin1") === `${args.join("\0")}\0`) return Number(entry);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return 0;
+}
+
+/** A session whose first turn runs a `sleep` only it runs (bash execs it); resolves with that process's pid. */
 async function sessionRunningBash(name: string): Promise<{ engine: EngineClient; pid: number; events: ClientEvent[] }> {
+  const duration = `3000.${randomInt(1_000_000, 9_999_999)}`;
   const provider = await startFakeProvider([
     toolCallResponse([{
       call_id: `${name}-1`,
       name: "bash",
-      arguments: { command: `echo $$ > ${name}.pid; exec sleep 30` },
+      arguments: { command: `exec sleep ${duration}` },
     }]),
     textResponse(["done"]),
   ]);
@@ -67,11 +86,10 @@ async function sessionRunningBash(name: string): Promise<{ engine: EngineClient;
   );
   engines.push(engine);
   await engine.send({ type: "turn.start", prompt: "run it" });
-  const pidFile = join(sandbox.workspace, `${name}.pid`);
   let pid = 0;
-  await until(async () => {
-    pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
-    return pid > 0 && alive(pid);
+  await until(() => {
+    pid = pidOf(["sleep", duration]);
+    return pid > 0;
   }, `${name}'s bash`);
   return { engine, pid, events };
 }
