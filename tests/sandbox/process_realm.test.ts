@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { MessageDecoder } from "../../lib/sandbox/channel.ts";
 import { childMain } from "../../lib/sandbox/child_main.ts";
 import { prepareLaunch } from "../../lib/sandbox/launch.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const isDeno = "Deno" in globalThis;
 let server: Server;
@@ -44,14 +45,15 @@ const ATTACK = (port: number) =>
   attempt("reach a binding", () => process.binding("fs"));
   const env = Object.keys(process.env);
   if (env.length > 0) got.push("environment: " + env.join(","));
+  // Reports once the connection attempt has an outcome, whichever it is.
   const socket = r("node:net").connect(${port}, "127.0.0.1");
-  let connected = false;
-  socket.on("connect", () => { connected = true; socket.destroy() });
-  socket.on("error", () => {});
-  setTimeout(() => {
+  const report = (connected) => {
     if (connected) got.push("connected to the host's loopback");
+    socket.destroy();
     channel.send({ t: "report", v: got });
-  }, 500);
+  };
+  socket.once("connect", () => report(true));
+  socket.once("error", () => report(false));
 }`;
 
 it.skipIf(isDeno)(
@@ -69,7 +71,7 @@ it.skipIf(isDeno)(
       const child = spawn(launch.command, args, { cwd: launch.cwd, env: launch.env, stdio: ["pipe", "pipe", "pipe"] });
       const decoder = new MessageDecoder(1 << 20);
       const report = await new Promise<unknown>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("no report from the sandbox process")), 20_000);
+        const timer = setTimeout(() => reject(new Error("no report from the sandbox process")), HANG_MS);
         child.stdout.on("data", (chunk: Buffer) => {
           for (const message of decoder.push(chunk) as { t: string; v: unknown }[]) {
             if (message.t === "report" || message.t === "refused") {
