@@ -22,7 +22,7 @@ async function freshBinaryCopy(): Promise<string> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "scv-chat-binary-"));
   binary = await freshBinaryCopy();
-}, 400_000);
+});
 
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });

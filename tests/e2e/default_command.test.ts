@@ -7,6 +7,7 @@ import { VERSION } from "../../lib/version.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { cliCommand, cliEnv, cliShellCommand, ROOT } from "../support/cli_command.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 /** `[command, args]` of `scv …args` (main.ts relative to ROOT), for spawnSync. */
 const scv = (...args: string[]): [string, string[]] => {
@@ -68,7 +69,7 @@ it("piped, `scv` alone prints the help on stdout and exits 0; -v prints the vers
   });
   expect(alone.status).toBe(0);
   expect(alone.stdout).toMatch(/^Usage: scv /);
-  const short = spawnSync(...scv("-v"), { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", timeout: 15_000 });
+  const short = spawnSync(...scv("-v"), { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", timeout: HANG_MS });
   expect(short.status).toBe(0);
   expect(short.stdout.trim()).toBe(VERSION);
 });

@@ -355,7 +355,7 @@ describe("the file that is opened is the file that was judged (item 3)", () => {
     // every write (seen once in CI), which is no security failure: nothing landed in the home (checked above).
     if (!UNDER_DENO) expect(done.filter((event) => event.success).length).toBeGreaterThan(0);
     await client.finish();
-  }, 90_000);
+  });
 });
 
 describe("hard links ask first (item 4)", () => {

@@ -343,7 +343,6 @@ describe.concurrent("yield timing and operation/yield (§12.16–17)", () => {
 
   test.skipIf(!process.env.SCV_SLOW_TESTS)(
     "9,999 ms → ~10 s; 10,000 ms → ~11 s (slow)",
-    { timeout: 30_000 },
     async () => {
       const host = await withSession();
       const t0 = Date.now();

@@ -150,7 +150,7 @@ describe("WebSocket listener", () => {
     tooLarge.sendRaw(Buffer.concat([frame, Buffer.from(" ")]));
     await tooLarge.closed;
     await stderrLine("Max payload size exceeded");
-  }, 30_000);
+  });
 
   test("keeps connections and session ids isolated (§12.35)", async () => {
     const first = await connectWs(url);

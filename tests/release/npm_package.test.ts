@@ -88,5 +88,5 @@ describe.skipIf(process.platform === "win32")("the npm launcher", () => {
       timeout: 60_000,
     });
     expect(smoke.stdout).toContain("ran a sandboxed cell");
-  }, 120_000);
+  });
 });

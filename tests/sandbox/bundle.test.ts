@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterAll, expect, it } from "vitest";
+import { HANG_MS } from "../support/wait.ts";
 
 const run = promisify(execFile);
 let dir = "";
@@ -36,7 +37,7 @@ console.log(JSON.stringify(out));
   );
   const outfile = join(dir, "bundle.mjs");
   await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", outfile, logLevel: "silent" });
-  const { stdout } = await run(process.execPath, [outfile], { cwd: dir, timeout: 15_000 });
+  const { stdout } = await run(process.execPath, [outfile], { cwd: dir, timeout: HANG_MS });
   const results = JSON.parse(stdout) as { items: { text: string }[]; errorText: string | null }[];
   expect(results.map((r) => [r.items.map((i) => i.text), r.errorText])).toEqual([
     [["2"], null],

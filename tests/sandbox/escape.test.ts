@@ -1,7 +1,7 @@
 // Sandbox escape attempts: none may reach the worker's `process`, `require` or the file system,
 // or let one cell see another's state (host spec §7.1, design.md "Sandbox security model").
 import { describe, expect, it } from "vitest";
-import { recorder, sleep, tool, useSandbox } from "./helpers.ts";
+import { recorder, tool, useSandbox } from "./helpers.ts";
 
 const box = useSandbox();
 
@@ -250,19 +250,24 @@ describe("cells cannot see each other", () => {
 
   it("timers and pending promises of a finished cell never run into the next cell", async () => {
     const session = box.session();
+    let answer!: () => void;
     const first = await box.start(
       session,
       "setTimeout(() => text('ghost'), 30); setTimeout(() => { throw new Error('ghost error') }, 30); tools.t({}).then(() => text('ghost tool')); text('first')",
       {
         tools: [tool("t")],
-        rec: recorder(async () => {
-          await sleep(40);
-          return 1;
-        }),
+        rec: recorder(() => new Promise((resolve) => (answer = () => resolve(1)))),
       },
     ).initial;
     expect(first).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "first" }] });
-    const second = await box.start(session, "await new Promise((r) => setTimeout(r, 80)); text('second')").initial;
+    // The first cell's tool answer comes once the second cell runs; its timers fall due during the second cell.
+    const running = recorder();
+    running.callbacks.notify = async () => answer();
+    const second = await box.start(
+      session,
+      "notify('running'); await new Promise((r) => setTimeout(r, 80)); text('second')",
+      { rec: running },
+    ).initial;
     expect(second).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "second" }], errorText: null });
     await session.close();
   });

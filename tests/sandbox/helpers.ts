@@ -2,7 +2,7 @@
 // the nested tool calls and notifications a cell makes.
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, onTestFinished, vi } from "vitest";
-import { hangDeadline } from "../support/wait.ts";
+import { HANG_MS, hangDeadline } from "../support/wait.ts";
 import { createSandbox, type SandboxOptions } from "../../lib/sandbox/index.ts";
 import type {
   CellCallbacks,
@@ -80,7 +80,8 @@ export function useSandbox(options: SandboxOptions = {}) {
       return session.startCell({
         source,
         tools: options.tools ?? [],
-        yieldTimeMs: options.yieldTimeMs === undefined ? 5_000 : options.yieldTimeMs,
+        // A cell that must complete gets until the hang deadline before it yields.
+        yieldTimeMs: options.yieldTimeMs === undefined ? HANG_MS : options.yieldTimeMs,
         callbacks: (options.rec ?? recorder()).callbacks,
       });
     },
