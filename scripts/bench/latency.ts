@@ -8,11 +8,13 @@
 //               timer's lateness for yieldTimeMs 100 (1.9 s)
 //   server      `scv server --stdio` from its "connection ending: eof" log line to its exit (1 s, the spec's
 //               bound), and from SIGTERM to its exit when idle (1.5 s)
-//   scanners    moduleSource on 1.2 MB of source (2 s) and htmlToText on pathological input (3 s), each at n and
-//               2n: a ratio near 2 is linear, near 4 quadratic
+//   scanners    moduleSource on 1.2 MB of source (2 s), htmlToText on pathological input (3 s) and the host's
+//               frame parser on an object of 100,000 keys (5 s), each at n and 2n: a ratio near 2 is linear, near 4
+//               quadratic
 import { spawn } from "node:child_process";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { parseClientFrame } from "../../lib/host/frame_json.ts";
 import { createSandbox } from "../../lib/sandbox/index.ts";
 import type { CellCallbacks, SandboxSession } from "../../lib/sandbox/index.ts";
 import { moduleSource } from "../../lib/sandbox/module_source.ts";
@@ -172,6 +174,10 @@ function scannerFigures() {
       htmlToText(`<a b="${"<a b='".repeat(n)}`);
       htmlToText("<".repeat(2 * n));
       htmlToText("<a ".repeat(n));
+    }, 100_000),
+    frame_json_keys: scaling(5_000, (n) => {
+      const keys = Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(",");
+      parseClientFrame(`{"type":"operation/cancel","id":1,${keys}}`);
     }, 100_000),
   };
 }

@@ -71,7 +71,7 @@ class Host {
 
   /** Runs a cell to its initial response; returns the runtime response body and its kind. */
   /** A cell that must complete gets a yield time far beyond the hang deadline. */
-  async execute(sessionId: string, source: string, yieldTimeMs: number | null = 4 * HANG_MS, ms = 5 * HANG_MS) {
+  async execute(sessionId: string, source: string, yieldTimeMs: number | null = 2 * HANG_MS, ms = 3 * HANG_MS) {
     const id = this.#nextId++;
     this.process.send(execute(id, sessionId, source, { yieldTimeMs }));
     const frame = await this.frame((f) => f.id === id && f.type === "execute/initialResponse", ms);

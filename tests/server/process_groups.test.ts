@@ -8,6 +8,7 @@ import type { ClientEvent } from "../../lib/client/engine.ts";
 import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { waitFor } from "../support/wait.ts";
 
 let sandbox: ConfigSandbox;
 const providers: FakeProvider[] = [];
@@ -32,12 +33,8 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  await waitFor(check, { what, intervalMs: 20 });
 }
 
 /** A session whose first turn runs `sleep` in bash, writing the shell's pid to `<name>.pid`; resolves with that pid. */
@@ -46,7 +43,7 @@ async function sessionRunningBash(name: string): Promise<{ engine: EngineClient;
     toolCallResponse([{
       call_id: `${name}-1`,
       name: "bash",
-      arguments: { command: `echo $$ > ${name}.pid; exec sleep 30` },
+      arguments: { command: `echo $$ > ${name}.pid; exec sleep 1000` },
     }]),
     textResponse(["done"]),
   ]);

@@ -5,7 +5,7 @@ import { WebSocket } from "ws";
 import { decodeFrameMessage, encodeFrame, readFrames } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 import { cliCommand, cliEnv, ROOT } from "./cli_command.ts";
-import { hangDeadline } from "./wait.ts";
+import { HANG_MS, hangDeadline } from "./wait.ts";
 
 export { MAIN, ROOT } from "./cli_command.ts";
 
@@ -73,10 +73,13 @@ export class FrameQueue {
     }
   }
 
-  /** Resolves with no frame if none arrives within `ms`; rejects if one does. */
+  /**
+   * Rejects if a frame arrives within `ms`: a grace window for a check that something does not happen, which a busy
+   * machine can only make pass for the wrong reason, never fail. Prefer an ordering barrier where there is one.
+   */
   async expectNothing(ms: number): Promise<void> {
-    const frame = await this.next(ms).catch(() => undefined);
-    if (frame !== undefined) throw new Error(`unexpected frame ${JSON.stringify(frame)}`);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (this.#items.length > 0) throw new Error(`unexpected frame ${JSON.stringify(this.#items[0])}`);
   }
 }
 
@@ -276,7 +279,9 @@ export function execute(id: number, sessionId: string, source: string, options: 
     tool_call_id: options.toolCallId ?? "call_1",
     enabled_tools: options.tools ?? [],
     source,
-    yield_time_ms: options.yieldTimeMs ?? null,
+    // Unless a test sets it, a cell gets until past the hang deadline to complete before it yields: the host's
+    // default (11 s) is not enough for a big cell on a busy machine.
+    yield_time_ms: options.yieldTimeMs === undefined ? 2 * HANG_MS : options.yieldTimeMs,
     max_output_tokens: options.maxOutputTokens ?? null,
   };
   if (options.catalogRevision !== undefined) body.catalog_revision = options.catalogRevision;

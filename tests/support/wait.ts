@@ -7,7 +7,7 @@ import { setImmediate as nextMacrotask } from "node:timers/promises";
  * How long a test waits for something that must happen before calling it a hang. Long on purpose: a machine with
  * every core busy can stall a process for seconds, and a test that passes never waits this long.
  */
-export const HANG_MS = 60_000;
+export const HANG_MS = 180_000;
 
 /**
  * The deadline a waiting helper uses: what its caller asked for, but never less than HANG_MS, since a deadline is
