@@ -256,7 +256,10 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     await shows("ready");
     expect((await readdir(tmp)).length).toBeGreaterThan(0);
     tmux("kill-server");
-    await waitUntil(async () => (await readdir(tmp)).length === 0, { intervalMs: 50, what: "the temporary files to go" });
+    await waitUntil(async () => (await readdir(tmp)).length === 0, {
+      intervalMs: 50,
+      what: "the temporary files to go",
+    });
     expect(await readdir(tmp)).toEqual([]);
     expect(await readFile(join(chat.sandbox.root, "stderr.txt"), "utf8")).toBe("");
   });

@@ -46,7 +46,7 @@ describe("scv command line", () => {
     ], {
       cwd: ROOT,
       encoding: "utf8",
-      timeout: 15_000,
+      timeout: HANG_MS,
     });
     expect(result.stderr).toBe("");
     expect(result.stdout.trim()).toBe("status=141");

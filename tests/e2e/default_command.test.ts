@@ -65,7 +65,7 @@ it("piped, `scv` alone prints the help on stdout and exits 0; -v prints the vers
     env: cliEnv(process.env),
     encoding: "utf8",
     input: "",
-    timeout: 15_000,
+    timeout: HANG_MS,
   });
   expect(alone.status).toBe(0);
   expect(alone.stdout).toMatch(/^Usage: scv /);
@@ -81,7 +81,7 @@ it("`--yes` with `--approval-policy never` warns that it has no effect", () => {
       cwd: ROOT,
       env: cliEnv(process.env),
       encoding: "utf8",
-      timeout: 15_000,
+      timeout: HANG_MS,
     },
   );
   expect(result.stderr).toContain("--yes has no effect with --approval-policy never");

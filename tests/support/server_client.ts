@@ -12,7 +12,6 @@ import { killEveryProcessGroup } from "../../lib/tools/process_group.ts";
 import { cliCommand, cliEnv, ROOT } from "./cli_command.ts";
 import { hangDeadline } from "./wait.ts";
 
-
 // Events are untyped wire JSON on purpose: the tests check their shape by assertion, not by the type checker.
 // deno-lint-ignore no-explicit-any
 export type ServerEvent = { type: string; [field: string]: any };
