@@ -333,7 +333,7 @@ describe("running tools", () => {
       approved: true,
     });
     const started = await client.next("tool.started");
-    const completed = await client.next("tool.completed", 5000);
+    const completed = await client.next("tool.completed");
     expect(completed).toMatchObject({ success: true });
     const between = client.events.slice(client.events.indexOf(started) + 1, client.events.indexOf(completed));
     expect(between.length).toBeGreaterThan(0);
@@ -343,8 +343,9 @@ describe("running tools", () => {
       expect(event.call_id).toBe("b1");
       expect(event.text).toMatch(/^line[1-8]$/);
     }
-    // 8 lines over ≈ 1.2 s, at most 2 per second.
-    expect(between.length).toBeLessThanOrEqual(4);
+    // At most one per line. How many per second (at most 2) depends on how long the command runs, which a busy
+    // machine stretches: that rate is tested on a fake clock (tests/util/text_bounds.test.ts).
+    expect(between.length).toBeLessThanOrEqual(8);
     await terminal(client);
     await client.finish();
   });
