@@ -143,6 +143,11 @@ const common = {
   legalComments: "none",
   logLevel: "warning",
   metafile: true,
+  // The binary runs the application parts as `vm.Script`s with no dynamic-import callback, where `import()`
+  // throws "A dynamic import callback was not specified". Told so, esbuild bundles an `import()` of our own
+  // modules and turns one of a built-in into a `require` (tests/e2e/binary_imports.test.ts checks that no
+  // `import()` is left in any part; tests/structure/dynamic_imports.test.ts keeps lib/'s few to our modules).
+  supported: { "dynamic-import": false },
 } as const;
 
 export async function buildBundle(): Promise<string> {

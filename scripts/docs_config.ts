@@ -28,21 +28,29 @@ export const DESCRIPTIONS: Record<string, string> = {
   provider_active:
     "Name of the `[providers.<name>]` profile to use (`--provider`, `SCV_PROVIDER` and `session.start.provider` win).",
   "provider.active": "Profile selector inside `[provider]`, used when `provider_active` is not set.",
-  "provider.kind": "Provider family; only `openai-compatible` exists.",
-  "provider.wire_api": "`responses` (OpenAI Responses API) or `chat` (Chat Completions: Ollama, llama.cpp, vLLM, …).",
-  "provider.model": "Model name sent to the provider (`--model`, `SCV_MODEL` override it).",
-  "provider.base_url": "API base URL; requests go to `<base_url>/responses` or `<base_url>/chat/completions`.",
+  "provider.kind":
+    "Provider family: `openai-compatible`, or `anthropic` (the Messages wire, whose defaults differ: see [claude.md](claude.md)).",
+  "provider.wire_api":
+    '`responses` (OpenAI Responses API) or `chat` (Chat Completions: Ollama, llama.cpp, vLLM, …); `messages` (the default) with `kind = "anthropic"`.',
+  "provider.model":
+    'Model name sent to the provider (`--model`, `SCV_MODEL` override it); `claude-sonnet-4-5` with `kind = "anthropic"`.',
+  "provider.base_url":
+    'API base URL; requests go to `<base_url>/responses`, `<base_url>/chat/completions` or `<base_url>/messages`. With `kind = "anthropic"`: `https://api.anthropic.com/v1`, or `ANTHROPIC_BASE_URL` + `/v1`.',
   "provider.api_key": "The key itself. Prefer `api_key_env`; a file holding a key must be private (mode 0600).",
   "provider.api_key_env":
-    "Environment variable holding the key, read when `api_key` is unset (`SCV_API_KEY_ENV` overrides it).",
+    'Environment variable holding the key, read when `api_key` is unset (`SCV_API_KEY_ENV` overrides it); `ANTHROPIC_API_KEY` with `kind = "anthropic"`.',
   "provider.timeout_seconds": "Time limit for one whole provider request, streaming included.",
   "provider.headers": "Extra HTTP headers sent with every provider request.",
   "provider.reasoning_effort":
     "Sent as the reasoning effort (`reasoning.effort` on Responses, `reasoning_effort` on Chat) when set.",
   "provider.image_input":
     "Whether images attached to a turn go to the model as image input; when false they are only named. See [attachments.md](attachments.md).",
+  "provider.max_output_tokens":
+    "Messages wire: `max_tokens` of each request. Unset: 32000 for Claude models (less where the model allows less), 8192 for other models, and at least `thinking_budget_tokens` + 8192.",
+  "provider.thinking_budget_tokens":
+    "Messages wire: extended thinking with this many tokens of budget (below `max_output_tokens`); unset leaves thinking off.",
   "provider.edit_tools":
-    "Which file-editing tools the model gets: `auto` (apply_patch and edit on the Responses wire, edit on chat), " +
+    "Which file-editing tools the model gets: `auto` (apply_patch and edit on the Responses wire, edit on chat and messages), " +
     "`edit`, `apply_patch` or `both`.",
   providers:
     "Named provider profiles, `[providers.<name>]`, each with the keys of `[provider]` but `active`; the chosen one replaces `[provider]` whole.",

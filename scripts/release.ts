@@ -12,6 +12,7 @@ import { compileBinary } from "./compile.ts";
 import { fetchNode, fetchNodeLicense } from "./release/fetch_node.ts";
 import { NOTICES_FILE } from "./release/notices.ts";
 import { signMachOAdHoc, verifyMachOSignature } from "./release/macho.ts";
+import { checkReleaseBase, releaseInstaller } from "./release/installer.ts";
 import { buildNpmPackages } from "./release/npm_packages.ts";
 import { removePeSignature } from "./release/pe.ts";
 import { findTarget, RELEASE_NODE_VERSION, RELEASE_TARGETS, type ReleaseTarget } from "./release/targets.ts";
@@ -31,6 +32,8 @@ export async function release(options: ReleaseOptions): Promise<string[]> {
       `the release is built with Node ${RELEASE_NODE_VERSION} (a SEA blob must come from the Node it goes into); this is ${process.version}: run it through npm run release`,
     );
   }
+  // Checked before the long build: install.sh is written last.
+  if (process.env.SCV_RELEASE_BASE_URL) checkReleaseBase(process.env.SCV_RELEASE_BASE_URL);
   await rm(RELEASE_DIR, { recursive: true, force: true });
   await rm(WORK_DIR, { recursive: true, force: true });
   await mkdir(RELEASE_DIR, { recursive: true });
@@ -42,9 +45,10 @@ export async function release(options: ReleaseOptions): Promise<string[]> {
     binaries.set(target.name, binary);
     archives.push(await archive(target, binary));
   }
-  await writeInstaller(join(RELEASE_DIR, "install.sh"));
   const packages = await buildNpmPackages({ outDir: RELEASE_DIR, workDir: join(WORK_DIR, "npm"), binaries });
-  await writeChecksums([...archives, join(RELEASE_DIR, "install.sh")]);
+  // install.sh carries SHA256SUMS's digest, so SHA256SUMS cannot list install.sh.
+  const checksums = await writeChecksums(archives);
+  await writeInstaller(join(RELEASE_DIR, "install.sh"), checksums);
   for (const file of [...archives, ...packages]) {
     process.stderr.write(`release: ${file} (${((await stat(file)).size / 1024 / 1024).toFixed(1)} MiB)\n`);
   }
@@ -152,27 +156,27 @@ ${target.format === "pe" ? "\nThis Windows build is not code-signed.\n" : ""}${
   }`;
 }
 
-/** install.sh with this release's version and, when SCV_RELEASE_BASE_URL is set, where it is served. */
-async function writeInstaller(file: string): Promise<void> {
-  const template = await readFile(join(ROOT, "scripts", "release", "install.sh"), "utf8");
-  const base = process.env.SCV_RELEASE_BASE_URL ?? "";
-  await writeFile(
-    file,
-    template.replaceAll("__SCV_VERSION__", VERSION).replace(
-      '"${SCV_DOWNLOAD_BASE:-__SCV_DOWNLOAD_BASE__}"',
-      `"\${SCV_DOWNLOAD_BASE:-${base}}"`,
-    ),
-    { mode: 0o755 },
-  );
+/**
+ * install.sh with this release's version and SHA256SUMS digest and, when SCV_RELEASE_BASE_URL is set, the
+ * https URL it will be served from.
+ */
+async function writeInstaller(file: string, checksumsDigest: string): Promise<void> {
+  const base = process.env.SCV_RELEASE_BASE_URL;
+  const installer = await releaseInstaller({ version: VERSION, checksumsDigest, ...(base ? { base } : {}) });
+  await writeFile(file, installer, { mode: 0o755 });
+  process.stderr.write(`release: install.sh checks SHA256SUMS against sha256 ${checksumsDigest}\n`);
 }
 
-async function writeChecksums(files: string[]): Promise<void> {
+/** Writes SHA256SUMS for `files` and returns its own SHA-256. */
+async function writeChecksums(files: string[]): Promise<string> {
   const lines: string[] = [];
   for (const file of files) {
     const digest = createHash("sha256").update(await readFile(file)).digest("hex");
     lines.push(`${digest}  ${file.slice(RELEASE_DIR.length + 1)}`);
   }
-  await writeFile(join(RELEASE_DIR, "SHA256SUMS"), `${lines.join("\n")}\n`);
+  const checksums = `${lines.join("\n")}\n`;
+  await writeFile(join(RELEASE_DIR, "SHA256SUMS"), checksums);
+  return createHash("sha256").update(checksums).digest("hex");
 }
 
 function parseTargets(argv: string[]): ReleaseTarget[] {

@@ -6,10 +6,12 @@ import type { ClientEvent } from "../client/index.ts";
 export type TurnOutcome = { stopReason: StopReason } | { error: string };
 
 // The provider layer words an unfinished response as `provider response incomplete: <reason>`, with the reason the
-// provider gave: Responses says max_output_tokens, Chat Completions says length (both: the token limit) or
-// content_filter (the provider refused to go on).
-const TOKEN_LIMIT = /^provider response incomplete: (?:max_output_tokens|length)\b/;
-const FILTERED = /^provider response incomplete: content_filter\b/;
+// provider gave: Responses says max_output_tokens, Chat Completions says length, Messages says max_tokens or
+// model_context_window_exceeded (all: the token limit); content_filter (Chat) and refusal (Messages) mean the
+// provider refused to go on.
+const TOKEN_LIMIT =
+  /^provider response incomplete: (?:max_output_tokens|length|max_tokens|model_context_window_exceeded)\b/;
+const FILTERED = /^provider response incomplete: (?:content_filter|refusal)\b/;
 
 /** The outcome of a turn-ending event, or undefined for any other event. */
 export function turnOutcome(event: ClientEvent): TurnOutcome | undefined {

@@ -2,7 +2,7 @@
 // the provider client, the tool registry, the approval gate and the event sink are injected.
 import { abortError, raceAbort } from "../util/abort.ts";
 import type { ResolvedConfig } from "../config/index.ts";
-import type { TurnFailureCode } from "../protocol/index.ts";
+import { type TurnFailureCode, USAGE_FIELDS } from "../protocol/index.ts";
 import type { HistoryItem, ImageInput, ProviderClient, RetryNotice, ToolCallRecord, Usage } from "../provider/index.ts";
 import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/index.ts";
 import { cutToBytes } from "../util/text_bounds.ts";
@@ -288,6 +288,8 @@ function throwIfAborted(signal: AbortSignal): void {
 }
 
 function addUsage(total: Usage, step: Usage): void {
-  if (step.input_tokens !== undefined) total.input_tokens = (total.input_tokens ?? 0) + step.input_tokens;
-  if (step.output_tokens !== undefined) total.output_tokens = (total.output_tokens ?? 0) + step.output_tokens;
+  for (const field of USAGE_FIELDS) {
+    const count = step[field];
+    if (count !== undefined) total[field] = (total[field] ?? 0) + count;
+  }
 }

@@ -1,4 +1,4 @@
-import type { ResolvedConfig } from "./types.ts";
+import type { ProviderProfile, ResolvedConfig } from "./types.ts";
 
 export const DEFAULT_SYSTEM_PROMPT =
   "You are SCV, a concise and careful coding agent. Use tools to inspect, change, and verify the workspace.";
@@ -12,6 +12,21 @@ export const MCP_SERVER_DEFAULTS = {
   startup_timeout_sec: 10,
   tool_timeout_sec: 60,
   disabled_tools: [] as string[],
+};
+
+/**
+ * The defaults a profile with `kind = "anthropic"` starts from instead of the OpenAI ones: the Messages wire at
+ * Anthropic's API, the key in ANTHROPIC_API_KEY (sent as `x-api-key` with `anthropic-version`, by the wire).
+ */
+export const ANTHROPIC_PROFILE_DEFAULTS: Pick<
+  ProviderProfile,
+  "kind" | "wire_api" | "model" | "base_url" | "api_key_env"
+> = {
+  kind: "anthropic",
+  wire_api: "messages",
+  model: "claude-sonnet-4-5",
+  base_url: "https://api.anthropic.com/v1",
+  api_key_env: "ANTHROPIC_API_KEY",
 };
 
 /** Layer 1 of spec §7.1. `skillsUserDir` is the resolved default of `skills.user_dir`. */

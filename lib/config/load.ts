@@ -1,7 +1,7 @@
 // loadConfig: the six layers of spec §7.1, the project rules of §7.3 and the checks of §7.2.
 import { realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { defaultConfig, MCP_SERVER_DEFAULTS } from "./defaults.ts";
+import { ANTHROPIC_PROFILE_DEFAULTS, defaultConfig, MCP_SERVER_DEFAULTS } from "./defaults.ts";
 import { expandTilde, userHome } from "./home.ts";
 import { deepMerge } from "./merge.ts";
 import { checkProjectLayer } from "./project.ts";
@@ -65,17 +65,12 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   let merged = deepMerge(trusted, project ?? {});
   merged = deepMerge(merged, explicit?.table ?? {});
 
-  // OPENAI_BASE_URL (set for every OpenAI SDK) replaces the default base_url; files and SCV_BASE_URL win over it.
-  const envOpenAiBaseUrl = nonEmpty(env.OPENAI_BASE_URL);
-  const profileDefaults = envOpenAiBaseUrl === undefined
-    ? defaults.provider
-    : { ...defaults.provider, base_url: envOpenAiBaseUrl };
   const requestedProfile = nonEmpty(overrides.provider) ?? nonEmpty(env.SCV_PROVIDER);
-  const profile = buildProfile(merged, profileDefaults, requestedProfile);
+  const { profile, baseUrlVariable } = buildProfile(merged, defaults.provider, requestedProfile, env);
   const profileName = selectedProfileName(merged, requestedProfile);
   if (profileName !== undefined) origins?.set("#profile", profileName);
-  if (envOpenAiBaseUrl !== undefined && profile.base_url === envOpenAiBaseUrl && !origins?.has("provider.base_url")) {
-    origins?.set("provider.base_url", "env OPENAI_BASE_URL");
+  if (baseUrlVariable !== undefined && !origins?.has("provider.base_url")) {
+    origins?.set("provider.base_url", `env ${baseUrlVariable}`);
   }
 
   // Layer 5: environment overrides of the selected profile.
@@ -146,8 +141,17 @@ function selectedProfileName(merged: RawTable, requested: string | undefined): s
   );
 }
 
-/** Selects `[providers.<name>]` (replacing `[provider]` whole) or `[provider]`, then fills defaults. */
-function buildProfile(merged: RawTable, defaults: ProviderProfile, requested: string | undefined): ProviderProfile {
+/**
+ * Selects `[providers.<name>]` (replacing `[provider]` whole) or `[provider]`, then fills the defaults of its kind.
+ * The kind's SDK variable (OPENAI_BASE_URL, ANTHROPIC_BASE_URL) replaces the default base_url; `baseUrlVariable`
+ * names it when it is the base_url in effect. Files and SCV_BASE_URL win over it.
+ */
+function buildProfile(
+  merged: RawTable,
+  defaults: ProviderProfile,
+  requested: string | undefined,
+  env: Env,
+): { profile: ProviderProfile; baseUrlVariable?: string } {
   const provider = isTable(merged.provider) ? merged.provider : {};
   const name = selectedProfileName(merged, requested);
   let raw: RawTable = provider;
@@ -158,8 +162,17 @@ function buildProfile(merged: RawTable, defaults: ProviderProfile, requested: st
     raw = selected;
   }
   const { active: _active, ...keys } = raw;
-  const profile = { ...structuredClone(defaults), ...structuredClone(keys) } as ProviderProfile;
-  return profile;
+  const anthropic = keys.kind === "anthropic";
+  const kindDefaults: ProviderProfile = anthropic
+    ? { ...structuredClone(defaults), ...ANTHROPIC_PROFILE_DEFAULTS }
+    : structuredClone(defaults);
+  const variable = anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL";
+  const fromEnv = nonEmpty(env[variable]);
+  // The Anthropic SDKs append `/v1` to ANTHROPIC_BASE_URL (it names the host, as Claude Code uses it).
+  if (fromEnv !== undefined) kindDefaults.base_url = anthropic ? `${fromEnv.replace(/\/+$/, "")}/v1` : fromEnv;
+  const profile = { ...kindDefaults, ...structuredClone(keys) } as ProviderProfile;
+  const fromVariable = fromEnv !== undefined && keys.base_url === undefined;
+  return fromVariable ? { profile, baseUrlVariable: variable } : { profile };
 }
 
 /** Copies the known keys of each table (dropping accepted-but-ignored ones) over the defaults. */
@@ -218,7 +231,7 @@ async function collectSecrets(
   if (isTable(merged.provider)) profiles.push(merged.provider);
   if (isTable(merged.providers)) profiles.push(...Object.values(merged.providers).filter(isTable));
   const web = isTable(merged.web) ? merged.web : {};
-  const names = new Set<string>(["OPENAI_API_KEY", "BRAVE_SEARCH_API_KEY"]);
+  const names = new Set<string>(["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "BRAVE_SEARCH_API_KEY"]);
   const values = new Set<string>();
   const addString = (target: Set<string>, value: unknown) => {
     if (typeof value === "string" && value.trim() !== "") target.add(value);

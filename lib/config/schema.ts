@@ -33,6 +33,8 @@ export const PROFILE_SPEC: KeySpec = {
     reasoning_effort: string,
     image_input: bool,
     edit_tools: string,
+    max_output_tokens: count,
+    thinking_budget_tokens: count,
   },
 };
 

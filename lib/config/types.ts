@@ -2,12 +2,14 @@
 // every default filled in. Optional keys are absent (never null) when unset.
 
 export type ApprovalPolicy = "on-risk" | "always" | "never";
-export type WireApi = "responses" | "chat";
+export type WireApi = "responses" | "chat" | "messages";
+/** `openai-compatible` speaks the Responses or Chat Completions wire; `anthropic` speaks the Messages wire. */
+export type ProviderKind = "openai-compatible" | "anthropic";
 export type WebSearchBackend = "off" | "provider" | "searxng" | "brave";
 
 /** One provider profile: `[provider]` or the selected `[providers.<name>]`, defaults filled in. */
 export interface ProviderProfile {
-  kind: "openai-compatible";
+  kind: ProviderKind;
   wire_api: WireApi;
   model: string;
   base_url: string;
@@ -22,6 +24,10 @@ export interface ProviderProfile {
    * on chat), `edit`, `apply_patch` or `both`.
    */
   edit_tools?: EditTools;
+  /** Messages wire: `max_tokens` of each request; unset means a default for the model (lib/provider/claude_models.ts). */
+  max_output_tokens?: number;
+  /** Messages wire: extended thinking with this budget (at least 1024, below `max_output_tokens`); unset is off. */
+  thinking_budget_tokens?: number;
 }
 
 /** `[sessions]`: persistence and pruning of session journals (docs/sessions.md). 0 keeps everything. */

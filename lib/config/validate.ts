@@ -96,10 +96,20 @@ function validateMcpServers(config: ResolvedConfig): void {
 
 function validateProfile(config: ResolvedConfig): void {
   const profile = config.provider;
-  if (profile.kind !== "openai-compatible") fail("provider.kind must be openai-compatible in v0.1");
-  if (profile.wire_api !== "responses" && profile.wire_api !== "chat") {
-    fail('provider.wire_api must be "responses" or "chat"');
+  if (profile.kind !== "openai-compatible" && profile.kind !== "anthropic") {
+    fail('provider.kind must be "openai-compatible" or "anthropic"');
   }
+  if (profile.kind === "anthropic" && profile.wire_api !== "messages") {
+    fail('provider.kind = "anthropic" speaks wire_api = "messages" only');
+  }
+  if (profile.kind === "openai-compatible" && profile.wire_api !== "responses" && profile.wire_api !== "chat") {
+    fail(
+      profile.wire_api === "messages"
+        ? 'provider.wire_api = "messages" needs provider.kind = "anthropic"'
+        : 'provider.wire_api must be "responses" or "chat" (or "messages" with provider.kind = "anthropic")',
+    );
+  }
+  validateOutputTokens(profile);
   if (profile.edit_tools !== undefined && !["auto", "edit", "apply_patch", "both"].includes(profile.edit_tools)) {
     fail('provider.edit_tools must be "auto", "edit", "apply_patch" or "both"');
   }
@@ -107,6 +117,19 @@ function validateProfile(config: ResolvedConfig): void {
     isBlank(profile.model) || isBlank(profile.base_url) || (isBlank(profile.api_key) && isBlank(profile.api_key_env))
   ) {
     fail("provider model and base_url must be non-empty; configure api_key or api_key_env");
+  }
+}
+
+/** The API's floor for a thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
+
+function validateOutputTokens(profile: ResolvedConfig["provider"]): void {
+  const { max_output_tokens: max, thinking_budget_tokens: budget } = profile;
+  if (max !== undefined && max <= 0) fail("provider.max_output_tokens must be positive");
+  if (budget === undefined) return;
+  if (budget < MIN_THINKING_BUDGET) fail(`provider.thinking_budget_tokens must be at least ${MIN_THINKING_BUDGET}`);
+  if (max !== undefined && budget >= max) {
+    fail("provider.thinking_budget_tokens must be below provider.max_output_tokens (the budget is part of the output)");
   }
 }
 

@@ -57,8 +57,30 @@ export type QueueEntry = {
   submitter: string;
   attachments?: Attachment[];
 };
-/** Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent. */
-export type Usage = { input_tokens?: number; output_tokens?: number };
+/**
+ * Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent.
+ * `input_tokens` counts the whole input on every wire (cache reads and writes included), `output_tokens` the whole
+ * output (reasoning included); the other three (additions) say how much of them was what.
+ */
+export type Usage = {
+  input_tokens?: number;
+  output_tokens?: number;
+  /** Part of `input_tokens` read from the provider's prompt cache. */
+  cached_input_tokens?: number;
+  /** Part of `input_tokens` written to the prompt cache (the Messages wire; priced above plain input). */
+  cache_creation_input_tokens?: number;
+  /** Part of `output_tokens` spent on reasoning (hidden or shown). */
+  reasoning_output_tokens?: number;
+};
+
+/** The fields of `Usage`, in the order `turn.completed` writes them. */
+export const USAGE_FIELDS = [
+  "input_tokens",
+  "output_tokens",
+  "cached_input_tokens",
+  "cache_creation_input_tokens",
+  "reasoning_output_tokens",
+] as const satisfies ReadonlyArray<keyof Usage>;
 
 /** Identity of a session-scoped event (S-fields). */
 export type SessionScope = { request_id: string; session_id: string };
@@ -383,7 +405,6 @@ function replayTurn(turn: ReplayTurn): ReplayTurn {
 
 function usageObject(usage: Usage): Usage {
   const result: Usage = {};
-  if (usage.input_tokens !== undefined) result.input_tokens = usage.input_tokens;
-  if (usage.output_tokens !== undefined) result.output_tokens = usage.output_tokens;
+  for (const field of USAGE_FIELDS) if (usage[field] !== undefined) result[field] = usage[field];
   return result;
 }

@@ -26,4 +26,5 @@ export {
   type TurnFailureCode,
   type TurnScope,
   type Usage,
+  USAGE_FIELDS,
 } from "./events.ts";

@@ -20,6 +20,7 @@ import {
   unfinishedStreamFailure,
 } from "./stream_data.ts";
 import type { AssistantReplay, ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
+import { readChatUsage } from "./usage.ts";
 
 type PartialCall = { index?: number; id?: string; name?: string; arguments: string; argumentBytes: number };
 
@@ -140,8 +141,7 @@ export class ChatStreamState {
   }
 
   #takeUsage(usage: Json): void {
-    if (typeof usage.prompt_tokens === "number") this.#usage.input_tokens = usage.prompt_tokens;
-    if (typeof usage.completion_tokens === "number") this.#usage.output_tokens = usage.completion_tokens;
+    readChatUsage(usage, this.#usage);
   }
 
   #appendText(delta: string): void | Promise<void> {

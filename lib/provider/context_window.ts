@@ -1,4 +1,4 @@
-// The model's context window, found rather than guessed (issue 14): a known table for OpenAI models (both wires),
+// The model's context window, found rather than guessed (issue 14): a known table for OpenAI and Claude models,
 // and on the `chat` wire one small lookup per session at the local server: Ollama's /api/show, llama-server's
 // /props, vLLM's and other OpenAI-compatible servers' /v1/models. A lookup that fails is silent.
 import { Agent, type Dispatcher, request } from "undici";
@@ -33,16 +33,24 @@ const KNOWN_WINDOWS: Array<[prefix: string, tokens: number]> = ([
   ["o3", 200_000],
   ["o4-mini", 200_000],
   ["codex-mini", 200_000],
+  // Every Claude model reads 200k tokens; some read 1M with the long-context beta header (below).
+  ["claude", 200_000],
 ] as Array<[string, number]>).sort((a, b) => b[0].length - a[0].length);
 
-export function knownContextWindow(model: string): number | undefined {
+/** Claude models that read 1M tokens when the request carries `anthropic-beta: context-1m-…`. */
+const LONG_CONTEXT_CLAUDE = ["claude-sonnet-4", "claude-opus-4-6"];
+const LONG_CONTEXT_TOKENS = 1_000_000;
+const LONG_CONTEXT_BETA = /(?:^|,)\s*context-1m-/;
+
+/** The known window of `model`; `headers` (the profile's) may enable a larger one, as the long-context beta does. */
+export function knownContextWindow(model: string, headers: Record<string, string> = {}): number | undefined {
   const name = model.toLowerCase().replace(/^.*\//, "");
+  const matches = (prefix: string) =>
+    name === prefix || name.startsWith(`${prefix}-`) || name.startsWith(`${prefix}.`) || name.startsWith(`${prefix}:`);
+  const beta = Object.entries(headers).find(([header]) => header.toLowerCase() === "anthropic-beta")?.[1] ?? "";
+  if (LONG_CONTEXT_BETA.test(beta) && LONG_CONTEXT_CLAUDE.some(matches)) return LONG_CONTEXT_TOKENS;
   for (const [prefix, tokens] of KNOWN_WINDOWS) {
-    if (
-      name === prefix || name.startsWith(`${prefix}-`) || name.startsWith(`${prefix}.`) || name.startsWith(`${prefix}:`)
-    ) {
-      return tokens;
-    }
+    if (matches(prefix)) return tokens;
   }
   return undefined;
 }

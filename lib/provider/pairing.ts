@@ -8,14 +8,21 @@ export type PairedItem =
   | { kind: "user"; content: string; images?: ImageInput[] }
   /** `calls` may be empty; `synthetic` marks a call invented for an orphan result. */
   | { kind: "assistant"; content: string; calls: ToolCallRecord[]; synthetic: boolean; replay?: AssistantReplay }
-  | { kind: "tool_result"; call_id: string; name: string; output: string };
+  /** `success` false goes back as an error where the wire can say so (the Messages wire's `is_error`). */
+  | { kind: "tool_result"; call_id: string; name: string; output: string; success: boolean };
 
 export function pairHistory(history: readonly HistoryItem[]): PairedItem[] {
   const items: PairedItem[] = [];
   let pending: ToolCallRecord[] = [];
   const flush = () => {
     for (const call of pending) {
-      items.push({ kind: "tool_result", call_id: call.call_id, name: call.name, output: UNFINISHED_CALL_OUTPUT });
+      items.push({
+        kind: "tool_result",
+        call_id: call.call_id,
+        name: call.name,
+        output: UNFINISHED_CALL_OUTPUT,
+        success: false,
+      });
     }
     pending = [];
   };
@@ -49,7 +56,13 @@ export function pairHistory(history: readonly HistoryItem[]): PairedItem[] {
           synthetic: true,
         });
       }
-      items.push({ kind: "tool_result", call_id: item.call_id, name: item.name, output: item.output });
+      items.push({
+        kind: "tool_result",
+        call_id: item.call_id,
+        name: item.name,
+        output: item.output,
+        success: item.success,
+      });
     }
   }
   flush();

@@ -20,6 +20,7 @@ import {
   unfinishedStreamFailure,
 } from "./stream_data.ts";
 import type { AssistantReplay, ProviderLimits, ProviderResponse, ToolCallRecord, Usage } from "./types.ts";
+import { readResponsesUsage } from "./usage.ts";
 
 type PartialCall = { index: number; arguments: string; argumentBytes: number; call_id?: string; name?: string };
 type Citation = { url: string; title?: string };
@@ -113,8 +114,7 @@ export class ResponsesStreamState {
         return;
       case "response.completed": {
         const usage = isObject(event.response) && isObject(event.response.usage) ? event.response.usage : undefined;
-        if (usage && typeof usage.input_tokens === "number") this.#usage.input_tokens = usage.input_tokens;
-        if (usage && typeof usage.output_tokens === "number") this.#usage.output_tokens = usage.output_tokens;
+        if (usage) readResponsesUsage(usage, this.#usage);
         this.finished = true;
         return;
       }

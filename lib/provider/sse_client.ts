@@ -1,6 +1,6 @@
 // The transport shared by the wire APIs: `POST {base_url}{path}` with retries, timeout,
 // cancellation, HTTP error texts and response/SSE limits. A wire adapter supplies the
-// request body and reads the stream events (responses.ts, chat.ts).
+// request body and reads the stream events (responses.ts, chat.ts, messages.ts).
 import { abortError } from "../util/abort.ts";
 import {
   AttemptFailure,
@@ -46,6 +46,8 @@ export interface WireStream {
 export interface WireAdapter {
   /** Appended to base_url, e.g. `/responses`. */
   path: string;
+  /** The credential's headers; default `authorization: Bearer <credential>`. */
+  authHeaders?(credential: string): Record<string, string>;
   buildBody(request: ProviderRequest): Record<string, unknown>;
   createStream(
     limits: ProviderLimits,
@@ -83,7 +85,10 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
   const dispatcher = createDispatcher();
   const endpoint = `${profile.base_url.replace(/\/+$/, "")}${wire.path}`;
   const timing: RetryTiming = { ...defaultTiming, ...options.timing };
-  const headers = requestHeaders(credential, profile.headers);
+  const headers = requestHeaders(
+    wire.authHeaders?.(credential) ?? { authorization: `Bearer ${credential}` },
+    profile.headers,
+  );
   const timeoutMs = profile.timeout_seconds * 1000;
 
   async function attempt(request: ProviderRequest, body: string, handlers: StreamHandlers): Promise<ProviderResponse> {
@@ -225,9 +230,9 @@ function isInvalidRequest(error: unknown): boolean {
   return code === "ERR_INVALID_URL" || code === "UND_ERR_INVALID_ARG" || error instanceof TypeError;
 }
 
-function requestHeaders(credential: string, extra: Record<string, string>): Record<string, string> {
+function requestHeaders(auth: Record<string, string>, extra: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = {
-    authorization: `Bearer ${credential}`,
+    ...auth,
     "content-type": "application/json",
     accept: "text/event-stream",
   };

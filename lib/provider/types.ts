@@ -30,7 +30,19 @@ export type AssistantReplay = {
   messages?: Array<{ text: string; phase?: string }>;
   /** Chat wire: the hidden reasoning text and the field the server streamed it in. */
   reasoning_text?: { field: "reasoning_content" | "reasoning"; text: string };
+  /**
+   * Messages wire, when the response had thinking: its content blocks in order. Thinking blocks are kept whole, as
+   * the API sent them (it checks their signatures); text and tool-use blocks only mark where the item's text (by
+   * length, in UTF-16 code units) and its calls (by id) stood, so nothing is stored twice.
+   */
+  blocks?: MessagesReplayBlock[];
 };
+
+export type MessagesReplayBlock =
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
+  | { type: "text"; length: number }
+  | { type: "tool_use"; id: string };
 
 /**
  * An image of a user message (a turn's attachment), kept by path: the file is read for each request, never stored

@@ -2,7 +2,7 @@
 // session of the same engine with its own empty history, in a directory inside the workspace, and returns its
 // final answer. Its calls go through the parent turn's approval gate, labelled with the sub-agent; its activity
 // shows as progress of the `agent` call; the parent's cancellation cancels it.
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { runTurn, type TurnSink } from "../agent/index.ts";
 import type { ResolvedConfig } from "../config/index.ts";
@@ -185,7 +185,6 @@ async function resolveDirectory(
   cwd: string | undefined,
 ): Promise<{ path: string } | { error: string }> {
   if (cwd === undefined) return { path: workspace };
-  const { realpath } = await import("node:fs/promises");
   let real: string;
   try {
     real = await realpath(path.resolve(workspace, cwd));

@@ -185,7 +185,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /**
  * `[context] max_tokens` when set; else, on the chat wire, what the server says (one short lookup, silent on
- * failure: the only network I/O of session.start); else the known table for OpenAI models; else the default.
+ * failure: the only network I/O of session.start); else the known table (OpenAI and Claude models); else the default.
  */
 async function findContextWindow(
   config: ResolvedConfig,
@@ -197,7 +197,7 @@ async function findContextWindow(
     const found = await discoverContextWindow({ profile: config.provider, credential, env });
     if (found) return found;
   }
-  const known = knownContextWindow(config.provider.model);
+  const known = knownContextWindow(config.provider.model, config.provider.headers);
   if (known !== undefined) return { tokens: known, source: "known_model" };
   return { tokens: config.context.max_tokens, source: "default" };
 }

@@ -61,8 +61,10 @@ export function createBashTool(settings: BashSettings): Tool {
     name: "bash",
     description:
       "Run a Bash command in the workspace (not sandboxed). Prefer read, grep, glob and list to look at files, and " +
-      "edit or apply_patch to change them; use bash to build, test, run programs and use git. A failing command's " +
-      "output keeps its beginning and its end.",
+      "edit or apply_patch to change them; use bash to build, test, run programs and use git. To search, use the " +
+      "built-in grep and glob: they walk the whole workspace and skip secrets, while recursive or link-following " +
+      "shell searches (grep -r, rg, find -L, ls -R) and git's path syntax (git show HEAD:file) need the user's " +
+      "approval. A failing command's output keeps its beginning and its end.",
     parameters,
     prepare(args, context) {
       const checked = validateArguments<BashArgs>(parameters, args, {

@@ -1,5 +1,6 @@
 // Paths that probably hold credentials: touching them needs approval even under `on-risk`.
-// SECRET_PATH_RULES is the one list (docs/secrets.md quotes it); matching is on lowercased components.
+// SECRET_PATH_RULES is the one list: docs/secrets.md quotes it as a table and docs/security.md names every pattern
+// (tests/tools/secret_paths.test.ts keeps all three in step); matching is on lowercased components.
 
 export type SecretPathRule = {
   /** How the rule reads in the docs. */
@@ -18,12 +19,25 @@ const run = (...parts: string[]) => (components: readonly string[], index: numbe
 /** A directory: the component itself and everything below it. */
 const directory = (dir: string) => (components: readonly string[], index: number) => components[index] === dir;
 
+/** Shell and REPL history files, where passwords typed on command lines end up. */
+const SHELL_HISTORIES = new Set([
+  ".bash_history",
+  ".zsh_history",
+  ".sh_history",
+  ".python_history",
+  ".node_repl_history",
+  ".psql_history",
+  ".mysql_history",
+  "fish_history",
+]);
+
 export const SECRET_PATH_RULES: readonly SecretPathRule[] = [
   {
-    pattern: ".env, .env.*",
+    pattern: ".env, .env.*, .env-*, .env_*",
     holds: "environment secrets",
-    matches: name((c) => c === ".env" || c.startsWith(".env.")),
+    matches: name((c) => c === ".env" || [".env.", ".env-", ".env_"].some((prefix) => c.startsWith(prefix))),
   },
+  { pattern: ".envrc", holds: "direnv environments", matches: name((c) => c === ".envrc") },
   {
     pattern: "*credential*",
     holds: "credentials (.git-credentials, credentials.json, …)",
@@ -59,6 +73,30 @@ export const SECRET_PATH_RULES: readonly SecretPathRule[] = [
   { pattern: ".git/config", holds: "remotes with tokens in their URLs", matches: run(".git", "config") },
   { pattern: ".docker/config.json", holds: "registry logins", matches: run(".docker", "config.json") },
   { pattern: ".kube/config", holds: "cluster credentials", matches: run(".kube", "config") },
+  {
+    pattern: "*.tfvars, *.tfvars.json",
+    holds: "Terraform variables",
+    matches: name((c) => c.endsWith(".tfvars") || c.endsWith(".tfvars.json")),
+  },
+  {
+    pattern: "*.tfstate, *.tfstate.backup",
+    holds: "Terraform state, with every secret it manages",
+    matches: name((c) => c.endsWith(".tfstate") || c.endsWith(".tfstate.backup")),
+  },
+  { pattern: ".vault-token", holds: "HashiCorp Vault tokens", matches: name((c) => c === ".vault-token") },
+  { pattern: ".config/gh/hosts.yml", holds: "GitHub CLI tokens", matches: run(".config", "gh", "hosts.yml") },
+  {
+    pattern: "*.jks, *.keystore",
+    holds: "Java key stores",
+    matches: name((c) => c.endsWith(".jks") || c.endsWith(".keystore")),
+  },
+  { pattern: ".htpasswd", holds: "HTTP password hashes", matches: name((c) => c === ".htpasswd") },
+  {
+    pattern: ".bash_history, .zsh_history, .sh_history, .python_history, .node_repl_history, .psql_history, " +
+      ".mysql_history, fish_history",
+    holds: "shell and REPL histories (passwords typed on command lines)",
+    matches: name((c) => SHELL_HISTORIES.has(c)),
+  },
 ];
 
 /** True when a workspace-relative `path` matches a rule of SECRET_PATH_RULES. */

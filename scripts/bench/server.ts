@@ -8,13 +8,15 @@
 // - first_delta_overhead_ms: turn.start sent → first assistant.delta read, minus the provider's own time from
 //   receiving the request to writing its first byte (p50/p90 over `--turns` one-delta turns after the warm-up turns).
 //   Goal p50 ≤ 2 ms.
-// - responses / chat: a turn of `--deltas` deltas through to stdout, deltas/s. Goal ≥ 100,000/s.
+// - responses / chat / messages: a turn of `--deltas` deltas through to stdout, deltas/s, on each wire (messages:
+//   Anthropic's). Goal ≥ 100,000/s.
 // - rss_mb: after initialize (goal ≤ 70 MB), after session.start, after the turns (no growth beyond history limits).
 // - idle_cpu_ms: user+system CPU over `--idle-seconds` of idleness (goal ≤ 20 ms over 5 s; 10 ms resolution).
 // - exec: one cell making `--calls` nested `read` calls, calls/s (cold: the cell that starts the sandbox; warm).
-// - realistic (issue 14): through both wires, with the servers' real framing (Responses: sequence_number, item_id,
+// - realistic (issue 14): through the three wires, with the servers' real framing (Responses: sequence_number, item_id,
 //   logprobs, obfuscation, output_item.added/done, the whole output again in response.completed; Chat: id, model,
-//   created, system_fingerprint per chunk and a `choices:[]` usage chunk): a `--answer-tokens` answer (default
+//   created, system_fingerprint per chunk and a `choices:[]` usage chunk; Messages: an indexed block event per delta,
+//   block start and stop, the stop reason with usage): a `--answer-tokens` answer (default
 //   100,000 one-token deltas, deltas/s) and a `--write-bytes` `write` call (default 1 MB; must complete). The wire
 //   is 20–60 MB, far over the old 4 MiB wire-byte limit; max_response_bytes now counts payload only.
 // - parse: in-process, the SSE decoder + each wire's stream state over the same realistic 100k-token streams,
@@ -26,6 +28,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ChatStreamState } from "../../lib/provider/chat_stream.ts";
+import { MessagesStreamState } from "../../lib/provider/messages_stream.ts";
 import { ResponsesStreamState } from "../../lib/provider/responses_stream.ts";
 import { SseDecoder } from "../../lib/provider/sse.ts";
 import type { SseItem } from "../../tests/support/fake_provider.ts";
@@ -35,6 +38,7 @@ import {
   type ResponsesItem,
   responsesStream,
 } from "../../tests/provider/fixtures/real_streams.ts";
+import { messagesStream } from "../../tests/provider/fixtures/anthropic_captures.ts";
 import { percentile, printJson, round } from "./stats.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -149,6 +153,25 @@ function chatText(count: number): Reply {
   return sseReply(events);
 }
 
+const messagesDelta = (text: string) =>
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":${
+    JSON.stringify(text)
+  }}}\n\n`;
+const messagesStart =
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_bench","type":"message","role":"assistant","content":[],"model":"bench-model","usage":{"input_tokens":10,"output_tokens":1}}}\n\n' +
+  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n';
+const messagesFinish = 'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n' +
+  'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}\n\n' +
+  'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+
+function messagesText(count: number): Reply {
+  const events: string[] = [messagesStart];
+  for (let i = 0; i < count; i++) events.push(messagesDelta(`d${i % 10}`));
+  events.push(messagesFinish);
+  // The first delta rides with the message start, as one write.
+  return sseReply([events[0]! + (events[1] ?? ""), ...events.slice(2)]);
+}
+
 function responsesToolCall(callId: string, name: string, args: unknown): Reply {
   return sseReply([
     `event: response.function_call_arguments.delta\ndata: ${
@@ -202,6 +225,14 @@ function realChatEvents(item: RealItem): string[] {
   return rawEvents(
     chatStream("vllm", parts, { usage: { prompt_tokens: 1200, completion_tokens: item.pieces.length } }),
   );
+}
+
+/** The same as api.anthropic.com frames it on the Messages wire. */
+function realMessagesEvents(item: RealItem): string[] {
+  const part = item.kind === "text"
+    ? { type: "text" as const, deltas: item.pieces }
+    : { type: "tool_use" as const, id: "toolu_01WriteOneMegabyte", name: item.name, deltas: item.pieces };
+  return messagesStream([part], { input_tokens: 1200, output_tokens: item.pieces.length });
 }
 
 const rawEvents = (events: SseItem[]): string[] => events.map((event) => String((event as { raw: string }).raw));
@@ -373,6 +404,11 @@ function makeWorkspace(providerUrl: string): { root: string; env: Record<string,
     'model = "bench-model"',
     `base_url = ${JSON.stringify(providerUrl)}`,
     'api_key = "bench"',
+    "[providers.messages]",
+    'kind = "anthropic"',
+    'model = "bench-model"',
+    `base_url = ${JSON.stringify(providerUrl)}`,
+    'api_key = "bench"',
     "[provider_limits]",
     "max_response_bytes = 67108864",
     // A 1 MB write: its arguments, the Responses events that repeat them whole, and the frames that carry them.
@@ -462,8 +498,15 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
     const chat = await bigTurn(chatClient, provider, chatText(DELTAS));
     await chatClient.close();
 
+    // Anthropic Messages: a third process on the messages profile.
+    const messagesClient = new Client(command, env);
+    await messagesClient.start({ cwd: workspace, provider: "messages" });
+    await messagesClient.session();
+    const messages = await bigTurn(messagesClient, provider, messagesText(DELTAS));
+    await messagesClient.close();
+
     const realistic: Record<string, unknown> = {};
-    for (const wire of ["responses", "chat"] as const) {
+    for (const wire of ["responses", "chat", "messages"] as const) {
       const realClient = new Client(command, env);
       await realClient.start({ cwd: workspace, provider: wire });
       await realClient.session();
@@ -485,6 +528,7 @@ async function measureTarget(command: string[]): Promise<Record<string, unknown>
       },
       responses,
       chat,
+      messages,
       realistic,
       rss_mb: {
         after_initialize: rssAfterInitialize,
@@ -532,8 +576,21 @@ async function bigTurn(
 }
 
 /** A `--answer-tokens` answer, then a `--write-bytes` write (approved, checked on disk), both with real framing. */
-async function realisticTurns(client: Client, provider: FastProvider, wire: "responses" | "chat", workspace: string) {
-  const build = wire === "responses" ? realResponsesEvents : realChatEvents;
+type Wire = "responses" | "chat" | "messages";
+
+const REAL_EVENTS: Record<Wire, (item: RealItem) => string[]> = {
+  responses: realResponsesEvents,
+  chat: realChatEvents,
+  messages: realMessagesEvents,
+};
+const ONE_DELTA: Record<Wire, () => Reply> = {
+  responses: () => responsesText(1),
+  chat: () => chatText(1),
+  messages: () => messagesText(1),
+};
+
+async function realisticTurns(client: Client, provider: FastProvider, wire: Wire, workspace: string) {
+  const build = REAL_EVENTS[wire];
   const answerEvents = build({ kind: "text", pieces: tokenPieces(ANSWER_TOKENS) });
   const answerWire = answerEvents.reduce((sum, event) => sum + Buffer.byteLength(event), 0);
   const answer = await bigTurn(client, provider, sseReply(answerEvents), ANSWER_TOKENS);
@@ -542,7 +599,7 @@ async function realisticTurns(client: Client, provider: FastProvider, wire: "res
   const writeEvents = build({ kind: "call", name: "write", pieces });
   const writeWire = writeEvents.reduce((sum, event) => sum + Buffer.byteLength(event), 0);
   provider.push(sseReply(writeEvents));
-  provider.push(wire === "responses" ? responsesText(1) : chatText(1));
+  provider.push(ONE_DELTA[wire]());
   const sentAt = performance.now();
   client.turn("write the big file");
   const approval = await client.next(["approval.requested"]);
@@ -594,7 +651,7 @@ async function execCells(client: Client, provider: FastProvider): Promise<Record
  * The provider's own per-delta cost, in-process: the SSE decoder and a wire's stream state over a realistic
  * stream cut into 64 KiB reads (as sockets deliver them). Best of three runs, deltas/s.
  */
-async function parseRate(wire: "responses" | "chat"): Promise<Record<string, number>> {
+async function parseRate(wire: Wire): Promise<Record<string, number>> {
   const limits = {
     max_sse_event_bytes: 4194304,
     max_response_bytes: 67108864,
@@ -603,17 +660,16 @@ async function parseRate(wire: "responses" | "chat"): Promise<Record<string, num
     max_tool_arguments_bytes: 262144,
     max_retries: 0,
   };
-  const body = Buffer.from(
-    (wire === "responses" ? realResponsesEvents : realChatEvents)({ kind: "text", pieces: tokenPieces(ANSWER_TOKENS) })
-      .join(""),
-  );
+  const body = Buffer.from(REAL_EVENTS[wire]({ kind: "text", pieces: tokenPieces(ANSWER_TOKENS) }).join(""));
   let best = Infinity;
   for (let run = 0; run < 3; run++) {
     let deltas = 0;
     const onDelta = () => void (deltas += 1);
     const state = wire === "responses"
       ? new ResponsesStreamState(limits, "k", onDelta)
-      : new ChatStreamState(limits, "k", onDelta, 1);
+      : wire === "chat"
+      ? new ChatStreamState(limits, "k", onDelta, 1)
+      : new MessagesStreamState(limits, "k", onDelta);
     const decoder = new SseDecoder(limits.max_sse_event_bytes);
     const startedAt = performance.now();
     for (let offset = 0; offset < body.length && !state.finished; offset += 65536) {
@@ -642,7 +698,11 @@ if ((TARGET === "bundle" || TARGET === "both") && existsSync(BUNDLE))
   targets.push({ name: "node dist/scv.cjs", command: [BUNDLE] });
 
 const results: Record<string, unknown> = {};
-results.parse = { responses: await parseRate("responses"), chat: await parseRate("chat") };
+results.parse = {
+  responses: await parseRate("responses"),
+  chat: await parseRate("chat"),
+  messages: await parseRate("messages"),
+};
 for (const target of targets) results[target.name] = await measureTarget(target.command);
 printJson({
   benchmark: "server",
@@ -651,7 +711,7 @@ printJson({
     first_delta_overhead_p50_ms: "<= 2",
     deltas_per_second: ">= 100000",
     parse_deltas_per_second: ">= 100000",
-    realistic: "the 100k-token answer and the 1 MB write complete on both wires",
+    realistic: "the 100k-token answer and the 1 MB write complete on the three wires",
     rss_after_initialize_mb: "<= 70",
     idle_cpu_ms_over_5_s: "<= 20",
   },

@@ -256,18 +256,44 @@ describe("§7.2 provider messages", () => {
     },
     {
       name: "bad kind",
-      user: '[provider]\nkind = "anthropic"\n',
-      message: "provider.kind must be openai-compatible in v0.1",
+      user: '[provider]\nkind = "claude"\n',
+      message: 'provider.kind must be "openai-compatible" or "anthropic"',
     },
     {
       name: "bad kind in a profile",
       user: '[provider]\nactive = "p"\n[providers.p]\nkind = "x"\n',
-      message: "provider.kind must be openai-compatible in v0.1",
+      message: 'provider.kind must be "openai-compatible" or "anthropic"',
     },
     {
       name: "bad wire_api",
       user: '[provider]\nwire_api = "completions"\n',
-      message: 'provider.wire_api must be "responses" or "chat"',
+      message: 'provider.wire_api must be "responses" or "chat" (or "messages" with provider.kind = "anthropic")',
+    },
+    {
+      name: "the Messages wire without the anthropic kind",
+      user: '[provider]\nwire_api = "messages"\n',
+      message: 'provider.wire_api = "messages" needs provider.kind = "anthropic"',
+    },
+    {
+      name: "the anthropic kind on an OpenAI wire",
+      user: '[provider]\nkind = "anthropic"\nwire_api = "chat"\n',
+      message: 'provider.kind = "anthropic" speaks wire_api = "messages" only',
+    },
+    {
+      name: "a thinking budget under the API's floor",
+      user: '[provider]\nkind = "anthropic"\nthinking_budget_tokens = 512\n',
+      message: "provider.thinking_budget_tokens must be at least 1024",
+    },
+    {
+      name: "a thinking budget that leaves no room for the answer",
+      user: '[provider]\nkind = "anthropic"\nmax_output_tokens = 4096\nthinking_budget_tokens = 4096\n',
+      message:
+        "provider.thinking_budget_tokens must be below provider.max_output_tokens (the budget is part of the output)",
+    },
+    {
+      name: "no output tokens",
+      user: '[provider]\nkind = "anthropic"\nmax_output_tokens = 0\n',
+      message: "provider.max_output_tokens must be positive",
     },
     {
       name: "blank model",

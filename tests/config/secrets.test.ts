@@ -48,6 +48,7 @@ describe("config.secrets", () => {
       env: { MAIN_KEY: "main-value", OTHER_KEY: "other-value", MY_BRAVE: "brave-value" },
     });
     expect(config.secrets.env_names).toEqual([
+      "ANTHROPIC_API_KEY",
       "BRAVE_SEARCH_API_KEY",
       "MAIN_KEY",
       "MY_BRAVE",

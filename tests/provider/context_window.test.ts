@@ -137,6 +137,20 @@ describe("knownContextWindow", () => {
     expect(knownContextWindow("gpt-40")).toBeUndefined();
     expect(knownContextWindow("llama3.1")).toBeUndefined();
   });
+
+  it("knows Claude models (200k), and 1M where the long-context beta header enables it", () => {
+    expect(knownContextWindow("claude-sonnet-4-5")).toBe(200000);
+    expect(knownContextWindow("claude-3-5-haiku-20241022")).toBe(200000);
+    expect(knownContextWindow("anthropic/claude-opus-4.1")).toBe(200000);
+    const beta = { "Anthropic-Beta": "interleaved-thinking-2025-05-14, context-1m-2025-08-07" };
+    expect(knownContextWindow("claude-sonnet-4-5-20250929", beta)).toBe(1000000);
+    expect(knownContextWindow("claude-sonnet-4", beta)).toBe(1000000);
+    expect(knownContextWindow("claude-opus-4-6", beta)).toBe(1000000);
+    expect(knownContextWindow("claude-haiku-4-5", beta)).toBe(200000);
+    expect(knownContextWindow("claude-sonnet-4-5", { "anthropic-beta": "interleaved-thinking-2025-05-14" })).toBe(
+      200000,
+    );
+  });
 });
 
 describe("contextForWindow", () => {

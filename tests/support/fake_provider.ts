@@ -1,4 +1,5 @@
-// A scripted model provider for tests: a real HTTP/1.1 server on 127.0.0.1.
+// A scripted model provider for tests: a real HTTP/1.1 server on 127.0.0.1, speaking the Responses, Chat Completions
+// and Anthropic Messages wires (whatever is scripted: every model request takes the next reply).
 //
 // It is written on node:net rather than node:http so that tests see exactly what went over
 // the wire (the request line, whether the body was chunked, whether head and body arrived
@@ -309,6 +310,7 @@ const REASONS: Record<number, string> = {
   500: "Internal Server Error",
   502: "Bad Gateway",
   503: "Service Unavailable",
+  529: "Site Overloaded",
 };
 
 export function encodeSse(item: SseItem, omitEventLine = false): Buffer {
@@ -449,6 +451,111 @@ export function chatToolCallResponse(
       ]),
       chat.finish("tool_calls"),
       chat.done(),
+    ],
+  };
+}
+
+// ---- Anthropic Messages event builders ----
+
+type MessagesUsage = {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number;
+  cache_read_input_tokens?: number;
+};
+
+export const messages = {
+  start: (usage: MessagesUsage = { input_tokens: 10, output_tokens: 1 }, id = "msg_fake") => ({
+    type: "message_start",
+    message: {
+      id,
+      type: "message",
+      role: "assistant",
+      model: "fake-model",
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  }),
+  textStart: (index: number) => ({ type: "content_block_start", index, content_block: { type: "text", text: "" } }),
+  text: (index: number, text: string) => ({ type: "content_block_delta", index, delta: { type: "text_delta", text } }),
+  thinkingStart: (index: number) => ({
+    type: "content_block_start",
+    index,
+    content_block: { type: "thinking", thinking: "", signature: "" },
+  }),
+  thinking: (index: number, thinking: string) => ({
+    type: "content_block_delta",
+    index,
+    delta: { type: "thinking_delta", thinking },
+  }),
+  signature: (index: number, signature: string) => ({
+    type: "content_block_delta",
+    index,
+    delta: { type: "signature_delta", signature },
+  }),
+  redacted: (index: number, data: string) => ({
+    type: "content_block_start",
+    index,
+    content_block: { type: "redacted_thinking", data },
+  }),
+  toolStart: (index: number, id: string, name: string) => ({
+    type: "content_block_start",
+    index,
+    content_block: { type: "tool_use", id, name, input: {} },
+  }),
+  inputJson: (index: number, partial_json: string) => ({
+    type: "content_block_delta",
+    index,
+    delta: { type: "input_json_delta", partial_json },
+  }),
+  blockStop: (index: number) => ({ type: "content_block_stop", index }),
+  delta: (stopReason: string, usage: MessagesUsage = { output_tokens: 5 }) => ({
+    type: "message_delta",
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage,
+  }),
+  stop: () => ({ type: "message_stop" }),
+  ping: () => ({ type: "ping" }),
+  error: (type: string, message: string) => ({ type: "error", error: { type, message } }),
+};
+
+/** A Messages text reply: one text block, a delta per piece, `end_turn`, `message_stop`. */
+export function messagesTextResponse(
+  pieces: string[],
+  usage?: MessagesUsage,
+  options: Omit<SseResponse, "events"> = {},
+): SseResponse {
+  return {
+    ...options,
+    events: [
+      messages.start(usage),
+      messages.textStart(0),
+      ...pieces.map((piece) => messages.text(0, piece)),
+      messages.blockStop(0),
+      messages.delta("end_turn"),
+      messages.stop(),
+    ],
+  };
+}
+
+/** A Messages reply calling tools: one tool-use block each (its input in one delta), `tool_use`, `message_stop`. */
+export function messagesToolCallResponse(
+  calls: Array<{ call_id: string; name: string; arguments: unknown }>,
+  options: Omit<SseResponse, "events"> = {},
+): SseResponse {
+  return {
+    ...options,
+    events: [
+      messages.start(),
+      ...calls.flatMap((call, index) => [
+        messages.toolStart(index, call.call_id, call.name),
+        messages.inputJson(index, JSON.stringify(call.arguments)),
+        messages.blockStop(index),
+      ]),
+      messages.delta("tool_use"),
+      messages.stop(),
     ],
   };
 }

@@ -65,6 +65,10 @@ describe("bash", () => {
     expect(tool.description).toMatch(
       /^Run a Bash command in the workspace \(not sandboxed\)\. Prefer read, grep, glob and list/,
     );
+    // Issue 26: recursive shell searches ask, so the model is pointed at the tools that skip secrets.
+    expect(tool.description).toContain(
+      "use the built-in grep and glob: they walk the whole workspace and skip secrets",
+    );
     expect(tool.parameters).toMatchObject({
       type: "object",
       required: ["command"],

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { isSecretLikePath, SECRET_PATH_RULES } from "../../lib/tools/secret_paths.ts";
 
@@ -36,6 +37,29 @@ describe("isSecretLikePath", () => {
     "credentials.json",
     ".gnupg/pubring.kbx",
     ".pgpass",
+    // issue 26 item 5
+    ".envrc",
+    "app/.ENVRC",
+    ".env-production",
+    "deploy/.env_staging",
+    "infra/prod.tfvars",
+    "infra/prod.auto.tfvars.json",
+    "terraform.tfstate",
+    "state/terraform.tfstate.backup",
+    ".vault-token",
+    ".config/gh/hosts.yml",
+    "home/.config/gh/hosts.yml",
+    "android/release.jks",
+    "certs/app.keystore",
+    "site/.htpasswd",
+    ".bash_history",
+    ".zsh_history",
+    ".sh_history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
+    ".local/share/fish/fish_history",
   ])("flags %s", (path) => {
     expect(isSecretLikePath(path)).toBe(true);
   });
@@ -43,7 +67,13 @@ describe("isSecretLikePath", () => {
   it.each([
     "README.md",
     "src/env.ts",
-    ".envrc",
+    "envrc.md",
+    "src/tfvars.ts",
+    "docs/keystore.md",
+    "gh/hosts.yml",
+    ".config/hosts.yml",
+    "history.md",
+    "bash_history.ts",
     "a/.environment",
     "keys/notes.txt",
     "pem/readme",
@@ -68,8 +98,15 @@ describe("isSecretLikePath", () => {
 
 describe("SECRET_PATH_RULES", () => {
   it("is the documented table: docs/secrets.md lists every pattern", async () => {
-    const { readFile } = await import("node:fs/promises");
     const docs = await readFile(new URL("../../docs/secrets.md", import.meta.url), "utf8");
     for (const rule of SECRET_PATH_RULES) expect(docs, rule.pattern).toContain(`| \`${rule.pattern}\` |`);
+  });
+
+  it("is quoted in docs/security.md: every pattern of every rule is named there", async () => {
+    const docs = await readFile(new URL("../../docs/security.md", import.meta.url), "utf8");
+    const section = docs.slice(docs.indexOf("## Secret-like paths"), docs.indexOf("## Commands"));
+    for (const rule of SECRET_PATH_RULES) {
+      for (const pattern of rule.pattern.split(", ")) expect(section, pattern).toContain(`\`${pattern}\``);
+    }
   });
 });
