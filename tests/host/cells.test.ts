@@ -149,7 +149,7 @@ describe.concurrent("execute (§12.10)", () => {
 
   test("an execute id stays active until its initial response (§12.8)", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "await new Promise(() => {})", { yieldTimeMs: 60_000 }));
+    host.send(execute(2, "s1", "await new Promise(() => {})", { yieldTimeMs: 10 * HANG_MS }));
     expect(await host.frames.next()).toEqual(started(2, "1"));
     host.send(execute(2, "s1", "text(1)"));
     expect((await host.exit).code).toBe(1);
@@ -195,7 +195,7 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
 
   test("terminate before the initial response → Terminated twice, then closed", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "text('a'); while (true) {}", { yieldTimeMs: 30_000 }));
+    host.send(execute(2, "s1", "text('a'); while (true) {}", { yieldTimeMs: 10 * HANG_MS }));
     expect(await host.frames.next()).toEqual(started(2, "1"));
     host.send(terminate(3, "s1", "1"));
     const frames = await host.frames.take(3);
@@ -212,13 +212,13 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
     // The cell finishes only once the test answers its tool call, after the observers have had their turn.
     host.send(execute(2, "s1", "yield_control(); await tools.t(); text('done')", { tools: [tool("t")] }));
     const request = byType(await host.frames.take(3), "delegate/request")[0];
-    host.send(wait(3, "s1", "1", 60_000));
+    host.send(wait(3, "s1", "1", 10 * HANG_MS));
     await barrier(host);
-    host.send(wait(4, "s1", "1", 60_000));
+    host.send(wait(4, "s1", "1", 10 * HANG_MS));
     expect(await host.frames.next()).toEqual(errResponse(4, "exec cell 1 already has an active observer"));
     host.send({ type: "operation/cancel", id: 3 });
     expect(await host.frames.next()).toEqual(errResponse(3, "code-mode request cancelled"));
-    host.send(wait(5, "s1", "1", 60_000));
+    host.send(wait(5, "s1", "1", 10 * HANG_MS));
     await barrier(host);
     host.send(toolResult(request.id, null));
     const [result, last] = await host.frames.take(2);
@@ -274,7 +274,7 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
     const host = await withSession();
     host.send(execute(2, "s1", "yield_control(); await new Promise(() => {})"));
     await host.frames.take(2);
-    host.send(execute(3, "s1", "await new Promise(() => {})", { yieldTimeMs: 60_000 }));
+    host.send(execute(3, "s1", "await new Promise(() => {})", { yieldTimeMs: 10 * HANG_MS }));
     await host.frames.next();
     host.send(shutdown(4, "s1"));
     const frames = await host.frames.take(4);
@@ -568,7 +568,7 @@ describe.concurrent("delegates (§12.27–30)", () => {
       "cell/closed",
     ]);
     expect(frames[2]).toEqual({ type: "delegate/cancel", id: frames[1].id });
-    host.send(execute(3, "s1", "await tools.t(2)", { tools: [tool("t")], yieldTimeMs: 60_000 }));
+    host.send(execute(3, "s1", "await tools.t(2)", { tools: [tool("t")], yieldTimeMs: 10 * HANG_MS }));
     const [, request] = await host.frames.take(2);
     host.send(terminate(4, "s1", "2"));
     const after = await host.frames.take(4);
@@ -594,12 +594,12 @@ describe.concurrent("delegates (§12.27–30)", () => {
         const results = await Promise.allSettled(calls);
         const rejected = results.filter((r) => r.status === 'rejected');
         text(rejected.length + ':' + rejected[0].reason);`;
-      host.send(execute(2, "s1", source, { tools: [tool("t")], yieldTimeMs: 60_000 }));
+      host.send(execute(2, "s1", source, { tools: [tool("t")], yieldTimeMs: 10 * HANG_MS }));
       const frames = await host.frames.take(cap + 2, 20_000);
       expect(byType(frames, "delegate/request").length).toBe(cap);
       expect(runtime(frames.at(-1)!).kind).toBe("Yielded");
       for (const frame of byType(frames, "delegate/request")) host.send(toolResult(frame.id, 0));
-      host.send(wait(3, "s1", "1", 60_000));
+      host.send(wait(3, "s1", "1", 10 * HANG_MS));
       const final = await host.frames.next(20_000);
       expect(runtime(final)).toMatchObject({
         kind: "Result",
@@ -628,9 +628,9 @@ describe.concurrent("heap limit and shutdown (§12.32, §12.37)", () => {
     const host = startHost();
     host.send(hello());
     host.send(open(1, "s1"));
-    host.send(execute(2, "s1", "while (true) {}", { yieldTimeMs: 60_000 }));
-    host.send(execute(3, "s1", "await tools.t()", { tools: [tool("t")], yieldTimeMs: 60_000 }));
-    host.send(execute(4, "s1", "notify('n')", { yieldTimeMs: 60_000 }));
+    host.send(execute(2, "s1", "while (true) {}", { yieldTimeMs: 10 * HANG_MS }));
+    host.send(execute(3, "s1", "await tools.t()", { tools: [tool("t")], yieldTimeMs: 10 * HANG_MS }));
+    host.send(execute(4, "s1", "notify('n')", { yieldTimeMs: 10 * HANG_MS }));
     // Both delegate requests (the tool call and the notification) are out before EOF.
     await host.frames.until(() => byType(host.frames.received, "delegate/request").length === 2);
     expect(byType(host.frames.received, "delegate/request").map((f) => f.request.type).sort()).toEqual([

@@ -97,7 +97,6 @@ describe("WebSocket listener", () => {
       execute(2, "websocket-session", 'const result = await tools.echo({ value: "ping" }); text(result.value);', {
         toolCallId: "websocket-call",
         tools: [tool("echo")],
-        yieldTimeMs: 5_000,
         maxOutputTokens: 1_000,
       }),
     );
@@ -252,7 +251,7 @@ describe("listener process", () => {
         await negotiate(client);
         await openSession(client, "s");
       }
-      first.send(execute(2, "s", "await new Promise(() => {})", { yieldTimeMs: 60_000 }));
+      first.send(execute(2, "s", "await new Promise(() => {})", { yieldTimeMs: 10 * HANG_MS }));
       expect((await first.frames.next()).result.value.type).toBe("execution/started");
       second.send(execute(2, "s", "text(1)"));
       expect(await second.frames.next()).toEqual({

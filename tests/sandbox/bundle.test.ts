@@ -29,7 +29,7 @@ const tools = [{ name: "echo", tool_name: { name: "echo", namespace: null }, des
 const callbacks = { callTool: async (call: { input: unknown }) => call.input, notify: async () => {} };
 const out = [];
 for (const source of ["text(String(1+1))", "text((await tools.echo({ v: 'pong' })).v)", "text('before'); throw new Error('boom')", "import fs from 'fs'", "text(typeof process)"]) {
-  out.push(await session.startCell({ source, tools, yieldTimeMs: 5000, callbacks }).initial);
+  out.push(await session.startCell({ source, tools, yieldTimeMs: ${HANG_MS}, callbacks }).initial);
 }
 await sandbox.shutdown();
 console.log(JSON.stringify(out));

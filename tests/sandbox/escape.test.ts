@@ -1,7 +1,8 @@
 // Sandbox escape attempts: none may reach the worker's `process`, `require` or the file system,
 // or let one cell see another's state (host spec §7.1, design.md "Sandbox security model").
-import { describe, expect, it } from "vitest";
-import { recorder, tool, useSandbox } from "./helpers.ts";
+import { describe, expect, it, vi } from "vitest";
+import { waitFor } from "../support/wait.ts";
+import { recorder, tool, useFakeClock, useSandbox } from "./helpers.ts";
 
 const box = useSandbox();
 
@@ -230,17 +231,25 @@ describe("cells cannot see each other", () => {
         "await new Promise((r) => setTimeout(r, 5));" +
         "targets.forEach(([o, k], i) => { o[k] = saved[i] });" +
         "for (const g of got) reach(g, 'stolen'); report()",
-      { tools: [tool("t")], yieldTimeMs: 500 },
+      { tools: [tool("t")] },
     );
     const texts = observation.items.map((item) => (item.type === "input_text" ? item.text : ""));
     expect(texts.at(-1)).toBe("safe");
   });
 
   it("a cell that replaces Promise.prototype.then is contained: it yields, is terminated, and the next cell works", async () => {
+    // The yield timer runs on a fake clock, moved once `x` is in (the notification comes after it on the pipe).
+    useFakeClock();
     const session = box.session();
-    const cell = box.start(session, "Promise.prototype.then = function () { return 'hijacked' }; text('x')", {
-      yieldTimeMs: 100,
-    });
+    const rec = recorder();
+    const cell = box.start(
+      session,
+      "text('x'); notify('x is out'); Promise.prototype.then = function () { return 'hijacked' }",
+      { yieldTimeMs: 100, rec },
+    );
+    await waitFor(() => rec.notifications.length === 1, { what: "the cell's notification" });
+    await vi.advanceTimersByTimeAsync(100);
+    vi.useRealTimers();
     expect(await cell.initial).toEqual({ kind: "yielded", cellId: "1", items: [{ type: "input_text", text: "x" }] });
     expect(await session.terminate("1")).toMatchObject({ kind: "observation", observation: { kind: "terminated" } });
     const next = await box.start(session, "text(await Promise.resolve('fine'))").initial;

@@ -380,7 +380,7 @@ describe("a sandbox process killed mid-cell", () => {
     const busy = await host.execute("s1", "text('spinning'); while (true) {}", 300);
     expect(busy.kind).toBe("Yielded");
     process.kill(await spinningProcess(host), "SIGKILL");
-    const ended = await host.wait("s1", busy.body.cell_id, 10_000);
+    const ended = await host.wait("s1", busy.body.cell_id, HANG_MS);
     expect(ended.kind).toBe("Result");
     expect(ended.body.error_text).toBe("exec runtime ended unexpectedly");
     expect(texts((await host.execute("other", "text('after')")).body)).toEqual(["after"]);

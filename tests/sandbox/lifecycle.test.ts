@@ -278,10 +278,19 @@ describe("terminate", () => {
   });
 
   it("while the result waits for a notification: terminated, nothing committed", async () => {
+    // The yield timer runs on a fake clock, moved once `x` is in (the notification comes after it on the pipe).
+    useFakeClock();
     const session = box.session();
     const rec = recorder();
-    rec.callbacks.notify = () => new Promise(() => {});
-    const cell = box.start(session, "store('n', 1); notify('hello'); text('x')", { rec, yieldTimeMs: 100 });
+    let notified = false;
+    rec.callbacks.notify = () => {
+      notified = true;
+      return new Promise(() => {});
+    };
+    const cell = box.start(session, "store('n', 1); text('x'); notify('hello')", { rec, yieldTimeMs: 100 });
+    await waitFor(() => notified, { what: "the cell's notification" });
+    await vi.advanceTimersByTimeAsync(100);
+    vi.useRealTimers();
     expect(await cell.initial).toEqual({ kind: "yielded", cellId: "1", items: [{ type: "input_text", text: "x" }] });
     expect(await session.terminate("1")).toEqual({
       kind: "observation",
