@@ -6,6 +6,8 @@ import { basename } from "node:path";
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "./lib/version.ts";
 import { exitWithUsageError } from "./lib/cli/exit.ts";
+// The one list of approval modes (a small file with no imports of its own).
+import { APPROVAL_MODE_IDS } from "./lib/policy/modes.ts";
 
 const program = new Command("scv")
   .description("A coding agent: agent protocol server, code-mode host and terminal chat")
@@ -21,11 +23,7 @@ function withSessionFlags(command: Command): Command {
     .option("--base-url <url>", "provider base URL override")
     .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
     .addOption(
-      new Option("--approval-policy <policy>", "override tools.approval_policy").choices([
-        "on-risk",
-        "always",
-        "never",
-      ]),
+      new Option("--approval-policy <policy>", "override tools.approval_policy").choices(APPROVAL_MODE_IDS),
     )
     .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
     .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)");
@@ -99,7 +97,7 @@ program
   .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
   .option("-C, --cd <dir>", "run in this directory instead of the current one")
   .addOption(
-    new Option("--approval-policy <policy>", "override tools.approval_policy").choices(["on-risk", "always", "never"]),
+    new Option("--approval-policy <policy>", "override tools.approval_policy").choices(APPROVAL_MODE_IDS),
   )
   .option("--demo", "play the offline demo (no API key, no network)")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
@@ -110,7 +108,7 @@ program
     `
 Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-R searches it, Tab completes a
 /command, Ctrl-C or Esc cancels a running turn, Ctrl-C twice at an empty prompt exits. An approval takes
-y, yes, n, no, a or always and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
+y, yes, n, no, a or always (for this session), k or keep (for good) and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
 /mcp /usage /exit.
 Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
 
@@ -131,9 +129,11 @@ program
   .option("--json", "print every protocol event as NDJSON instead of the assistant text")
   .option("--yes", "approve every tool call")
   .addOption(
-    new Option("--approval-policy <policy>", "answer approvals by this policy").choices(["on-risk", "always", "never"]),
+    new Option("--approval-policy <policy>", "the approval mode (with --yes, what still asks is approved)").choices(
+      APPROVAL_MODE_IDS,
+    ),
   )
-  .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image in the workspace (repeatable)", collect, [])
+  .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image (repeatable)", collect, [])
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--base-url <url>", "provider base URL override")
@@ -146,7 +146,8 @@ program
   .addHelpText(
     "after",
     `
-Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session id), 130 interrupted.
+Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session id), 3 the turn completed but
+every change it tried was denied (no --yes, or --approval-policy never), 130 interrupted.
 
 Examples:
   scv exec "Summarise README.md"
@@ -280,8 +281,9 @@ function withDefaultCommand(args: string[]): string[] {
 }
 
 // The single-executable binary re-runs itself as a sandbox process (lib/sandbox/launch.ts); its
-// Node options (the permission model) come in NODE_OPTIONS. Modules are taken before the process
-// deletes `process.getBuiltinModule`.
+// Node options (the permission model, no code from strings) come in NODE_OPTIONS. The module
+// loader is taken before the process deletes `process.getBuiltinModule`; it stays in the sandbox
+// start code's closure (the cell host gets one that knows only node:vm), never in a global.
 const SANDBOX_PROCESS_ARG = "--scv-sandbox-process";
 const getBuiltin = process.getBuiltinModule.bind(process) as (id: string) => unknown;
 

@@ -40,6 +40,8 @@ export const DESCRIPTIONS: Record<string, string> = {
   "provider.api_key_env":
     'Environment variable holding the key, read when `api_key` is unset (`SCV_API_KEY_ENV` overrides it); `ANTHROPIC_API_KEY` with `kind = "anthropic"`.',
   "provider.timeout_seconds": "Time limit for one whole provider request, streaming included.",
+  "provider.stream_idle_timeout_seconds":
+    "A response stream that sends nothing for this long is cut and retried like a dropped connection (`provider_limits.max_retries`; not once text has streamed); exec's stderr and chat's status line say the provider is slow. Fractions allowed (`0.5`).",
   "provider.headers": "Extra HTTP headers sent with every provider request.",
   "provider.reasoning_effort":
     "Sent as the reasoning effort (`reasoning.effort` on Responses, `reasoning_effort` on Chat) when set.",
@@ -78,18 +80,25 @@ export const DESCRIPTIONS: Record<string, string> = {
   "context.bytes_per_token": "Bytes counted as one token when estimating sizes.",
   "context.summary_max_chars": "Longest note that stands for history left out of the context (`context.compacted`).",
   "tools.approval_policy":
-    "`on-risk`: read-only calls run, others ask; `always`: every call asks; `never`: read-only calls run, others are denied.",
+    "The approval mode when no rule decides: `on-risk` (read-only calls run, others ask), `accept-edits` (file changes in the workspace run too), `plan` (tools that write, run or fetch are refused), `always` (every call asks), `never` (what would ask is denied). See [security.md](security.md#approval-modes-and-permission-rules).",
   "tools.command_timeout_seconds": "Default time limit of a `bash` command or an `exec` cell.",
   "tools.max_timeout_seconds": "Largest `timeout_seconds` a tool call may ask for.",
   "tools.output_limit_bytes": "Largest tool output kept; longer output is cut and marked `truncated`.",
   "tools.max_read_bytes": "Largest slice `read` returns (and its default `limit`); also caps the `AGENTS.md` read.",
   "tools.max_write_bytes": "Largest content `write` accepts.",
+  "tools.search_timeout_seconds":
+    "Time `grep`'s regular expression may work on one batch of files (at most 4 MiB) without finishing; the call then fails, so that a pattern that backtracks without end cannot hold the session.",
   "tools.code_mode": "Registers the `exec` tool (JavaScript in the sandbox, nested tool calls approved one by one).",
   "tools.login_shell":
     "Runs `bash` as a login shell (`bash -lc`, the user's profile files on every call) instead of `bash -c`.",
   "tools.env_passthrough":
     "Variables scv reads keys from (`api_key_env`, the search key variable) that tool processes still get; they are dropped otherwise ([secrets](secrets.md)).",
   "tools.agent_timeout_seconds": IGNORED,
+  "permissions.allow":
+    "Rules whose calls run without asking, e.g. `bash(npm test)`, `bash(git diff:*)`, `edit(src/**)`, `web_fetch(domain:docs.rs)`, `mcp__fs`. Not in the workspace file. See [Permission rules](#permission-rules).",
+  "permissions.ask": "Rules whose calls always ask first, in every mode (`never` denies them).",
+  "permissions.deny":
+    "Rules whose calls are denied, whatever else allows them; the denial names the rule. The workspace file may add them.",
   "protocol.max_client_frame_bytes":
     "Longest client message line; a longer one is discarded with an `invalid_request` error.",
   "protocol.max_server_frame_bytes":
@@ -125,7 +134,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "web.brave_api_key_env": "Environment variable holding the Brave Search key.",
   "web.max_search_results": "Results a search returns at most (and by default).",
   mcp_servers:
-    "MCP servers, `[mcp_servers.<name>]` (Codex's key names); their tools appear as `mcp__<name>__<tool>`. Not in the project file.",
+    'MCP servers, `[mcp_servers.<name>]` (Codex\'s key names); their tools appear as `mcp__<name>__<tool>`, characters outside `[A-Za-z0-9_-]` becoming `_` (`[mcp_servers."my.mock"]` offers `mcp__my_mock__<tool>`). Not in the project file.',
   "mcp_servers.<name>.command": "Program that starts a stdio MCP server (set this or `url`).",
   "mcp_servers.<name>.args": "Its arguments.",
   "mcp_servers.<name>.env":
@@ -218,6 +227,8 @@ function typeOf(key: string, spec: KeySpec, defaults: ResolvedConfig): string {
       const bounds = countBounds(key, defaults);
       return ["integer", ...bounds].join(", ");
     }
+    case "seconds":
+      return "number of seconds, > 0";
     case "bool":
       return "boolean";
     case "string":

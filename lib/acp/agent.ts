@@ -14,14 +14,14 @@ import {
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
-import { EngineError } from "../client/index.ts";
-import type { ServerOptions } from "../server/index.ts";
+import { EngineError } from "../embed/index.ts";
+import type { ServerOptions } from "../embed/index.ts";
 import type { Logger } from "../util/log.ts";
 import { VERSION } from "../version.ts";
 import { sessionMcpServers } from "./mcp_servers.ts";
 import { isMode, MODES, modeState } from "./modes.ts";
 import { AcpSession } from "./session.ts";
-import { listSessions, replayUpdates, storedSession } from "./stored.ts";
+import { findStored, listSessions, replayUpdates } from "./stored.ts";
 
 export type AcpFeatures = {
   /**
@@ -122,7 +122,7 @@ export async function serveAcp(
       const session = await openSession(client, params.cwd, params.mcpServers ?? []);
       return { sessionId: session.id, modes: modeState(session.mode) };
     })
-    .onRequest(methods.agent.session.setMode, ({ params }) => {
+    .onRequest(methods.agent.session.setMode, async ({ params }) => {
       const session = sessionOf(params.sessionId);
       if (!isMode(params.modeId)) {
         const known = MODES.map((mode) => mode.id).join(", ");
@@ -131,7 +131,7 @@ export async function serveAcp(
           `unknown mode ${params.modeId} (expected one of ${known})`,
         );
       }
-      session.mode = params.modeId;
+      await session.setMode(params.modeId);
       return {};
     })
     .onRequest(methods.agent.session.prompt, ({ params }) => sessionOf(params.sessionId).prompt(params.prompt))
@@ -151,7 +151,7 @@ export async function serveAcp(
       .onRequest(methods.agent.session.list, ({ params }) => listSessions(options, log, params.cwd, params.cursor))
       .onRequest(methods.agent.session.load, async ({ params, client }) => {
         await checkCwd(params.cwd);
-        storedSession(options, params.sessionId, await realpath(params.cwd));
+        await findStored(options, log, params.sessionId, await realpath(params.cwd));
         // One engine per session id: a second load while the first is starting would leave one nobody closes.
         if (sessions.has(params.sessionId) || loading.has(params.sessionId)) {
           throw RequestError.invalidRequest(
@@ -167,8 +167,7 @@ export async function serveAcp(
           loading.delete(params.sessionId);
         }
         // The journal as the engine resumed it: what the next prompt continues from, sent before the answer.
-        const { history } = storedSession(options, session.id, session.cwd);
-        await session.replay(replayUpdates(history, session.cwd));
+        await session.replay(replayUpdates(await session.storedTurns, session.cwd));
         return { modes: modeState(session.mode) };
       });
   }

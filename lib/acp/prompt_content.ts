@@ -9,7 +9,7 @@ import { type ContentBlock, RequestError } from "@agentclientprotocol/sdk";
 import { imageAttachment } from "../client/index.ts";
 import type { Attachment } from "../protocol/index.ts";
 import { IMAGE_TYPES, MAX_IMAGE_BYTES } from "../provider/index.ts";
-import { ATTACHMENT_MESSAGES, MAX_TURN_ATTACHMENTS } from "../server/index.ts";
+import { ATTACHMENT_MESSAGES, MAX_TURN_ATTACHMENTS } from "../embed/index.ts";
 import { isInside } from "../util/path.ts";
 
 /** Where a session's images are kept, relative to its workspace. */

@@ -10,28 +10,31 @@ import {
   type SessionUpdate,
   type ToolCallContent,
 } from "@agentclientprotocol/sdk";
-import {
-  ApprovalMemory,
-  type ClientEvent,
-  outputText,
-  type PendingApproval,
-  SessionController,
-  type SessionRequest,
-} from "../client/index.ts";
-import type { ApprovalPolicy } from "../config/index.ts";
-import type { ServerOptions } from "../server/index.ts";
+import { type ClientEvent } from "../protocol/index.ts";
+import { outputText } from "../render/index.ts";
+import { type PendingApproval, SessionController } from "../client/index.ts";
+import { type SessionRequest } from "../embed/index.ts";
+import { type ApprovalMode, isApprovalMode } from "../policy/index.ts";
+import type { ReplayTurn } from "../protocol/index.ts";
+import type { ServerOptions } from "../embed/index.ts";
 import type { Logger } from "../util/log.ts";
-import { configuredPolicy, gate } from "./modes.ts";
 import { promptContent } from "./prompt_content.ts";
 import { type TurnOutcome, turnOutcome } from "./stop_reason.ts";
 import { proposedDiff, toolKind, toolLocations, toolTitle } from "./tool_calls.ts";
 
-export const PERMISSION_OPTIONS: PermissionOption[] = [
-  { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
-  { optionId: "allow_always", name: "Always allow this call in this session", kind: "allow_always" },
-  { optionId: "reject_once", name: "Reject", kind: "reject_once" },
-  { optionId: "reject_always", name: "Always reject this call in this session", kind: "reject_always" },
-];
+/**
+ * The choices of a permission request: once, always (the engine's rule kept in the user file when it offers one,
+ * else this exact call for the session) or reject.
+ */
+export function permissionOptions(approval: Pick<PendingApproval, "rule">): PermissionOption[] {
+  return [
+    { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+    approval.rule === undefined
+      ? { optionId: "allow_always", name: "Always allow this call in this session", kind: "allow_always" }
+      : { optionId: "allow_always", name: `Always allow: ${approval.rule}`, kind: "allow_always" },
+    { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+  ];
+}
 
 type CallState = { name: string; args: unknown; diff: ToolCallContent | undefined };
 
@@ -41,17 +44,18 @@ export class AcpSession {
   readonly #client: AgentContext;
   readonly #log: Logger;
   readonly #controller: SessionController;
-  readonly #allowed = new ApprovalMemory();
-  readonly #rejected = new ApprovalMemory();
   readonly #calls = new Map<string, CallState>();
   /** Notifications and permission requests go out in event order, each after the one before it. */
   #outbox: Promise<void> = Promise.resolve();
   #finish: ((outcome: TurnOutcome) => void) | undefined;
   #cancelRequested = false;
-  #mode: ApprovalPolicy = "on-risk";
+  #mode: ApprovalMode = "on-risk";
   /** The context window the engine budgets with (`usage_update.size`). */
   #contextTokens = 0;
   #turnStarted = false;
+  /** A resumed session's conversation, as the engine's `session.replay` carries it. */
+  #resolveStored!: (turns: ReplayTurn[]) => void;
+  readonly storedTurns: Promise<ReplayTurn[]> = new Promise((resolve) => (this.#resolveStored = resolve));
 
   private constructor(cwd: string, client: AgentContext, log: Logger) {
     this.#cwd = cwd;
@@ -59,7 +63,6 @@ export class AcpSession {
     this.#log = log;
     this.#controller = new SessionController({
       onEvent: (event) => this.#onEvent(event),
-      onApproval: (approval) => this.#decided(approval),
       onAsk: (approval) => this.#ask(approval),
     });
   }
@@ -73,12 +76,13 @@ export class AcpSession {
   ): Promise<AcpSession> {
     // The session id is the engine's, known only once it has started: events before then are the handshake's.
     const session = new AcpSession(request.cwd, client, log);
-    // The engine asks about every call; the session's mode decides which questions reach the user (modes.ts).
-    const started = await session.#controller.start({ ...options, approvalPolicy: "always" }, log, request);
+    // The engine decides every call by its mode and rules; only its questions reach the user.
+    const started = await session.#controller.start(options, log, request);
     session.#id = started.session_id;
     session.#cwd = started.cwd;
     session.#contextTokens = started.context_window?.tokens ?? started.context_max_tokens;
-    session.#mode = await configuredPolicy(options, started.cwd);
+    const mode = started.policy?.mode ?? started.approval_policy;
+    if (isApprovalMode(mode)) session.#mode = mode;
     return session;
   }
 
@@ -92,13 +96,21 @@ export class AcpSession {
     return this.#cwd;
   }
 
-  /** The approval policy in force (the ACP session mode). */
-  get mode(): ApprovalPolicy {
+  /** The approval mode in force (the ACP session mode), as the engine last reported it. */
+  get mode(): ApprovalMode {
     return this.#mode;
   }
 
-  set mode(mode: ApprovalPolicy) {
-    this.#mode = mode;
+  /** Switches the engine's approval mode (`session.configure`); rejects with the engine's reason when it refuses. */
+  async setMode(mode: ApprovalMode): Promise<void> {
+    const reply = await this.#controller.configure({ approval_policy: mode });
+    if (reply.type !== "session.configured") {
+      throw RequestError.internalError(
+        undefined,
+        `the engine refused the mode: ${"message" in reply ? String(reply.message) : reply.type}`,
+      );
+    }
+    if (isApprovalMode(reply.approval_policy)) this.#mode = reply.approval_policy;
   }
 
   get busy(): boolean {
@@ -162,6 +174,12 @@ export class AcpSession {
 
   #onEvent(event: ClientEvent): void {
     switch (event.type) {
+      case "session.replay":
+        this.#resolveStored(event.turns);
+        break;
+      case "engine.closed":
+        this.#resolveStored([]);
+        break;
       case "turn.started":
         this.#turnStarted = true;
         // Cancelled between session/prompt and the turn's start: cancel it now that it has an id.
@@ -271,15 +289,6 @@ export class AcpSession {
     );
   }
 
-  /** Answers a question the mode decides, or one the user already answered "always" for in this session. */
-  #decided(approval: PendingApproval): boolean | undefined {
-    const decision = gate(this.#mode, approval.risk);
-    if (decision !== "ask") return decision === "run";
-    if (this.#allowed.allows(approval.name, approval.args)) return true;
-    if (this.#rejected.allows(approval.name, approval.args)) return false;
-    return undefined;
-  }
-
   #ask(approval: PendingApproval): void {
     this.#enqueue(() => {
       // Not awaited: updates of other calls keep flowing while the user decides.
@@ -292,7 +301,7 @@ export class AcpSession {
             kind: toolKind(approval.name),
             status: "pending",
           },
-          options: PERMISSION_OPTIONS,
+          options: permissionOptions(approval),
         })
         .then(
           (response) =>
@@ -310,16 +319,11 @@ export class AcpSession {
     // A cancelled turn withdrew its questions: a late answer has nothing left to decide.
     if (this.#controller.asking?.approvalId !== approval.approvalId) return;
     const approved = optionId === "allow_once" || optionId === "allow_always";
-    if (optionId === "allow_always") this.#allowed.remember(approval.name, approval.args);
-    if (optionId === "reject_always") this.#rejected.remember(approval.name, approval.args);
-    this.#controller.answer(approved);
-    // The next waiting question (if any) is now the current one; remembered ones answer themselves.
+    const remember = optionId !== "allow_always" ? undefined : approval.rule === undefined ? "session" : "always";
+    this.#controller.answer(approved, remember);
+    // The next waiting question (if any) is now the current one.
     const current = this.#controller.asking;
-    if (current) {
-      const decided = this.#decided(current);
-      if (decided === undefined) this.#ask(current);
-      else this.#answer(current, decided ? "allow_once" : "reject_once");
-    }
+    if (current) this.#ask(current);
   }
 }
 

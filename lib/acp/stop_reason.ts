@@ -1,7 +1,7 @@
 // How a turn's last engine event ends an ACP `session/prompt`: a stop reason, or a JSON-RPC error for a failure
 // ACP has no stop reason for (a provider error, an internal error).
 import type { StopReason } from "@agentclientprotocol/sdk";
-import type { ClientEvent } from "../client/index.ts";
+import type { ClientEvent } from "../protocol/index.ts";
 
 export type TurnOutcome = { stopReason: StopReason } | { error: string };
 

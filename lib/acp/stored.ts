@@ -1,13 +1,13 @@
-// Stored sessions over ACP: `session/list` (the engine's listing, paged with an opaque cursor) and the replay of a
-// stored conversation that `session/load` sends before it answers: the history the next prompt continues from, as
-// user_message_chunk, agent_message_chunk, tool_call and tool_call_update notifications.
+// Stored sessions over ACP, through the engine's protocol only: `session/list` (the engine's `session.list`, paged
+// with an opaque cursor), the checks of `session/load` (the same listing), and the replay of a stored conversation
+// that `session/load` sends before it answers (the engine's `session.replay`), as user_message_chunk,
+// tool_call, tool_call_update and agent_message_chunk notifications.
 import { isAbsolute } from "node:path";
 import { type ListSessionsResponse, RequestError, type SessionUpdate } from "@agentclientprotocol/sdk";
-import { listStoredSessions, outputText } from "../client/index.ts";
-import { resolveHome } from "../config/index.ts";
-import type { HistoryItem } from "../provider/index.ts";
-import type { ServerOptions } from "../server/index.ts";
-import { type JournalContents, loadSession, SessionNotFoundError } from "../sessions/index.ts";
+import { listStoredSessions } from "../embed/index.ts";
+import { outputText } from "../render/index.ts";
+import type { EventOf, ReplayTurn } from "../protocol/index.ts";
+import type { ServerOptions } from "../embed/index.ts";
 import type { Logger } from "../util/log.ts";
 import { toolKind, toolLocations, toolTitle } from "./tool_calls.ts";
 
@@ -44,61 +44,61 @@ function cursorOffset(cursor: string): number {
   return Number(match[1]);
 }
 
-/** The stored session `id`; `-32002` when there is none, `-32602` when it belongs to another workspace. */
-export function storedSession(options: ServerOptions, id: string, workspace: string): JournalContents {
-  let journal: JournalContents;
-  try {
-    journal = loadSession(resolveHome(options.scvHome, options.env).home, id);
-  } catch (error) {
-    if (error instanceof SessionNotFoundError)
-      throw new RequestError(-32002, `Resource not found: ${error.message}`, { sessionId: id });
-    throw RequestError.internalError({ sessionId: id }, (error as Error).message);
+/**
+ * The stored session `id`, found through the engine's `session.list`: `-32002` when there is none, `-32602` when it
+ * belongs to another workspace than `workspace` (canonical).
+ */
+export async function findStored(
+  options: ServerOptions,
+  log: Logger,
+  id: string,
+  workspace: string,
+): Promise<EventOf<"sessions.listed">["sessions"][number]> {
+  const sessions = await listStoredSessions(options, log, undefined);
+  const found = sessions.find((session) => session.session_id === id);
+  if (found === undefined) {
+    throw new RequestError(-32002, `Resource not found: session ${id} was not found`, { sessionId: id });
   }
-  if (journal.meta.workspace !== workspace) {
+  if (found.cwd !== workspace) {
     throw RequestError.invalidParams(
       { cwd: workspace },
-      `session ${id} belongs to the workspace ${journal.meta.workspace}, not ${workspace}`,
+      `session ${id} belongs to the workspace ${found.cwd}, not ${workspace}`,
     );
   }
-  return journal;
+  return found;
 }
 
-/** The conversation the engine continues from, as the updates an editor draws it with. */
-export function replayUpdates(history: readonly HistoryItem[], workspace: string): SessionUpdate[] {
+/** The conversation the engine continues from (its `session.replay`), as the updates an editor draws it with. */
+export function replayUpdates(turns: readonly ReplayTurn[], workspace: string): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
-  for (const item of history) {
-    switch (item.kind) {
-      case "user":
-        if (item.content.startsWith(COMPACTION_NOTE)) break;
-        updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: item.content } });
-        break;
-      case "assistant":
-        if (item.content !== "")
-          updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: item.content } });
-        for (const call of item.calls) {
-          updates.push({
-            sessionUpdate: "tool_call",
-            toolCallId: call.call_id,
-            title: toolTitle(call.name, call.arguments),
-            kind: toolKind(call.name),
-            status: "pending",
-            rawInput: call.arguments,
-            locations: toolLocations(call.arguments, workspace),
-          });
-        }
-        break;
-      case "tool_result": {
-        const text = outputText(item.output);
-        updates.push({
-          sessionUpdate: "tool_call_update",
-          toolCallId: item.call_id,
-          status: item.success ? "completed" : "failed",
-          content: text === "" ? [] : [{ type: "content", content: { type: "text", text } }],
-          rawOutput: { output: item.output },
-        });
-        break;
-      }
+  turns.forEach((turn, index) => {
+    if (!turn.prompt.startsWith(COMPACTION_NOTE)) {
+      updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: turn.prompt } });
     }
-  }
+    turn.tools.forEach((tool, position) => {
+      const toolCallId = tool.call_id ?? `replay-${index}-${position}`;
+      const args = tool.arguments ?? {};
+      updates.push({
+        sessionUpdate: "tool_call",
+        toolCallId,
+        title: toolTitle(tool.name, args),
+        kind: toolKind(tool.name),
+        status: "pending",
+        rawInput: args,
+        locations: toolLocations(args, workspace),
+      });
+      const text = tool.output === undefined ? "" : outputText(tool.output);
+      updates.push({
+        sessionUpdate: "tool_call_update",
+        toolCallId,
+        status: tool.success ? "completed" : "failed",
+        content: text === "" ? [] : [{ type: "content", content: { type: "text", text } }],
+        ...(tool.output === undefined ? {} : { rawOutput: { output: tool.output } }),
+      });
+    });
+    if (turn.answer !== "") {
+      updates.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: turn.answer } });
+    }
+  });
   return updates;
 }

@@ -4,7 +4,7 @@
 import { readFile, realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
-import { summarizeArguments } from "../client/index.ts";
+import { summarizeArguments } from "../render/index.ts";
 import { isInside } from "../util/path.ts";
 
 const KINDS: Record<string, ToolKind> = {

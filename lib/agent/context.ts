@@ -10,6 +10,36 @@ export const CONTEXT_MESSAGES = {
   historyLimit: "active turn exceeds session history limit",
 } as const;
 
+/** A window size worth suggesting: `tokens` rounded up to a whole 1,024. */
+function roundedWindow(tokens: number): number {
+  return Math.ceil(tokens / 1024) * 1024;
+}
+
+const WINDOW_HINT = "if the model's window is that large (a local server's own window is set there: llama-server -c, " +
+  "vLLM --max-model-len, OLLAMA_CONTEXT_LENGTH)";
+
+/** The context_limit texts: the spec's words, then which setting to change and to what. */
+function fixedTooLarge(limits: ContextLimits, fixedTokens: number, newest: number): string {
+  const reserves = limits.reserve_output_tokens + limits.safety_margin_tokens;
+  return `${CONTEXT_MESSAGES.fixedTooLarge}: they take about ${fixedTokens} tokens and context.max_tokens = ` +
+    `${limits.max_tokens} leaves ${Math.max(0, limits.max_tokens - reserves)} after context.reserve_output_tokens ` +
+    `(${limits.reserve_output_tokens}) and context.safety_margin_tokens (${limits.safety_margin_tokens}); set ` +
+    `context.max_tokens to at least ${roundedWindow(reserves + fixedTokens + newest)} ${WINDOW_HINT}, or lower the ` +
+    "reserves";
+}
+
+function newestTooLarge(limits: ContextLimits, newest: number, budget: number): string {
+  return `${CONTEXT_MESSAGES.newestTooLarge}: it takes about ${newest} tokens and ${budget} are left after the ` +
+    `system prompt, tool schemas and reserves; set context.max_tokens to at least ` +
+    `${roundedWindow(limits.max_tokens + newest - budget)} ${WINDOW_HINT}, or send less (a shorter prompt, fewer ` +
+    "attachments, a lower tools.output_limit_bytes)";
+}
+
+function noteTooLarge(limits: ContextLimits, needed: number, budget: number): string {
+  return `${CONTEXT_MESSAGES.noteTooLarge}: lower context.summary_max_chars (now ${limits.summary_max_chars}) or set ` +
+    `context.max_tokens to at least ${roundedWindow(limits.max_tokens + needed - budget)} ${WINDOW_HINT}`;
+}
+
 export type ContextLimits = {
   max_tokens: number;
   reserve_output_tokens: number;
@@ -42,13 +72,16 @@ export function selectContext(
   fixedBytes: number,
 ): ContextSelection {
   const budget = historyBudget(limits, fixedBytes);
-  if (budget <= 0) return { ok: false, message: CONTEXT_MESSAGES.fixedTooLarge };
   const tokens = (items: readonly HistoryItem[]) => tokensFor(historyBytes(items), limits.bytes_per_token);
   const groups = groupHistory(history);
-  if (groups.length === 0) return { ok: true, items: [] };
   const groupTokens = groups.map(tokens);
-  const newest = groupTokens.at(-1)!;
-  if (newest > budget) return { ok: false, message: CONTEXT_MESSAGES.newestTooLarge };
+  const newest = groupTokens.at(-1) ?? 0;
+  if (budget <= 0) {
+    const fixedTokens = tokensFor(fixedBytes, limits.bytes_per_token);
+    return { ok: false, message: fixedTooLarge(limits, fixedTokens, newest) };
+  }
+  if (groups.length === 0) return { ok: true, items: [] };
+  if (newest > budget) return { ok: false, message: newestTooLarge(limits, newest, budget) };
   const before = groupTokens.reduce((sum, value) => sum + value, 0);
   if (before <= budget) return { ok: true, items: [...history] };
 
@@ -70,7 +103,9 @@ export function selectContext(
         compacted: { before_tokens: before, after_tokens: used + noteTokens, removed_messages: dropped.length },
       };
     }
-    if (first >= groups.length - 1) return { ok: false, message: CONTEXT_MESSAGES.noteTooLarge };
+    if (first >= groups.length - 1) {
+      return { ok: false, message: noteTooLarge(limits, used + noteTokens, budget) };
+    }
     used -= groupTokens[first]!;
     first += 1;
   }

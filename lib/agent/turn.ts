@@ -4,7 +4,14 @@ import { abortError, raceAbort } from "../util/abort.ts";
 import type { ResolvedConfig } from "../config/index.ts";
 import { type TurnFailureCode, USAGE_FIELDS } from "../protocol/index.ts";
 import type { HistoryItem, ImageInput, ProviderClient, RetryNotice, ToolCallRecord, Usage } from "../provider/index.ts";
-import type { NestedCalls, PreparedCall, ToolContext, ToolOutcome, ToolRegistry } from "../tools/index.ts";
+import type {
+  ApprovalAnswer,
+  NestedCalls,
+  PreparedCall,
+  ToolContext,
+  ToolOutcome,
+  ToolRegistry,
+} from "../tools/index.ts";
 import { cutToBytes } from "../util/text_bounds.ts";
 import { selectContext, trimHistory } from "./context.ts";
 
@@ -22,10 +29,11 @@ export interface TurnSink {
   assistantCompleted(text: string): Promise<void>;
   toolProposed(call: ToolCallRecord): Promise<void>;
   /**
-   * The approval gate: resolves true to run the call, false to deny it (asking the client when needed).
-   * `signal` (a nested call's own, else the turn's) withdraws a pending question when it aborts.
+   * The approval gate: resolves true to run the call, false when the user denied it, `{ denied }` when policy did
+   * (the reason becomes the call's output). `signal` (a nested call's own, else the turn's) withdraws a pending
+   * question when it aborts.
    */
-  approve(call: ToolCallRecord, prepared: PreparedCall, signal?: AbortSignal): Promise<boolean>;
+  approve(call: ToolCallRecord, prepared: PreparedCall, signal?: AbortSignal): Promise<ApprovalAnswer>;
   toolStarted(call: ToolCallRecord): Promise<void>;
   toolProgress(call: ToolCallRecord, text: string): Promise<void>;
   toolCompleted(call: ToolCallRecord, outcome: ToolOutcome): Promise<void>;
@@ -48,6 +56,8 @@ export type TurnInput = {
   instructions: string;
   signal: AbortSignal;
   sink: TurnSink;
+  /** Whether policy denies `tool` reading the workspace-relative `path` (search tools skip such paths). */
+  hides?(tool: string, path: string): boolean;
   /** Classifies a sink error that is not a cancellation (e.g. an event over the frame limit). */
   classify?(error: unknown): { code: TurnFailureCode; message: string } | undefined;
 };
@@ -190,14 +200,17 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
   if ("error" in prepared)
     return finish({ success: false, output: prepared.error, truncated: false, error: "invalid_arguments" });
 
-  let approved: boolean;
+  let approved: ApprovalAnswer;
   try {
     approved = await untilAborted(sink.approve(call, prepared, callSignal), callSignal);
   } catch (error) {
     if (signal.aborted || !callSignal.aborted) throw error;
     return finish({ success: false, output: NESTED_CANCELLED_OUTPUT, truncated: false, error: "cancelled" });
   }
-  if (!approved) return finish({ success: false, output: DENIED_OUTPUT, truncated: false, error: "denied" });
+  if (approved !== true) {
+    const output = approved === false ? DENIED_OUTPUT : `${DENIED_OUTPUT}: ${approved.denied}`;
+    return finish({ success: false, output, truncated: false, error: "denied" });
+  }
 
   await sink.toolStarted(call);
   const progress = createProgressGate((text) => sink.toolProgress(call, text), callSignal);
@@ -205,6 +218,7 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
     workspace: input.workspace,
     config: input.config,
     signal: callSignal,
+    ...(input.hides === undefined ? {} : { hides: input.hides }),
     progress: progress.push,
     nested: nestedCalls(input, call, callSignal),
     approve: (nestedCall, nestedPrepared, approveSignal) => sink.approve(nestedCall, nestedPrepared, approveSignal),

@@ -1,35 +1,27 @@
 // The terminal chat: one engine session through the shared session controller, rendered by the chat view, fed by
 // one prompt source (keys, lines or the demo) chosen here once; approvals are answered with y / n / a (or
 // remembered for the session), and slash commands change the session.
-import { type ApprovalPolicy, configuredApprovalPolicy } from "../config/index.ts";
 import type { Attachment } from "../protocol/index.ts";
+import { type ClientEvent } from "../protocol/index.ts";
 import {
-  alwaysScope,
-  ApprovalMemory,
-  type ClientEvent,
   type ClientFlags,
-  createStyle,
   EngineError,
-  formatUsage,
-  imageAttachment,
   listStoredSessions,
   NO_SESSION_TO_CONTINUE,
-  type Paint,
-  type PendingApproval,
   type PreparedOptions,
-  retryText,
-  SessionController,
-  type Style,
-} from "../client/index.ts";
+} from "../embed/index.ts";
+import { createStyle, type Paint, rememberedText, retryText, type Style } from "../render/index.ts";
+import { imageAttachment, type PendingApproval, SessionController } from "../client/index.ts";
 import { createLogger, type Logger, silentLogger } from "../util/log.ts";
 import { type DemoPacing, DemoPrompts } from "./demo_prompts.ts";
 import { DEFAULT_HISTORY_LIMITS, type HistoryLimits, loadHistory, saveHistory } from "./history_file.ts";
 import { KeyPrompts } from "./key_prompts.ts";
 import { LinePrompts } from "./line_prompts.ts";
-import { type ChatControls, CONTINUATION, PROMPT, type PromptSource } from "./prompt_source.ts";
+import { type ApprovalAnswer, type ChatControls, CONTINUATION, PROMPT, type PromptSource } from "./prompt_source.ts";
 import { pickerRows, pickSession, replayRows, type StoredSessionRow } from "./session_picker.ts";
-import { helpText, parseSlash, pastedPath } from "./slash.ts";
-import { mcpLines, type McpStatusEvent } from "./mcp_view.ts";
+import { type CommandChat, COMMANDS, findCommand } from "./commands/index.ts";
+import { parseSlash, pastedPath } from "./slash.ts";
+import type { McpStatusEvent } from "./mcp_view.ts";
 import { SPINNER_FRAME_MS } from "./status.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
 
@@ -55,8 +47,6 @@ export type ChatSetup = {
 
 type StartRequest = { resume?: string; continue?: boolean };
 
-const POLICIES: ApprovalPolicy[] = ["on-risk", "always", "never"];
-
 function chooseSource(setup: ChatSetup, style: Style): PromptSource {
   const { terminal } = setup;
   const keys = terminal.interactive ? terminal : undefined;
@@ -69,7 +59,6 @@ export class ChatApp implements ChatControls {
   readonly #setup: ChatSetup;
   readonly #view: ChatView;
   readonly #source: PromptSource;
-  readonly #memory = new ApprovalMemory();
   #prepared: PreparedOptions | undefined;
   #flags: ClientFlags;
   #historyLimits: HistoryLimits = DEFAULT_HISTORY_LIMITS;
@@ -119,6 +108,10 @@ export class ChatApp implements ChatControls {
 
   get closing(): boolean {
     return this.#closing;
+  }
+
+  get picking(): boolean {
+    return this.#picking !== undefined;
   }
 
   /** Runs the chat until the user leaves (or the demo ends); resolves with the exit code. */
@@ -211,14 +204,19 @@ export class ChatApp implements ChatControls {
     return true;
   }
 
-  answer(answer: "y" | "n" | "a"): void {
+  answer(answer: ApprovalAnswer): void {
     const s = this.style;
     const approved = answer !== "n";
-    const pending = this.controller.answer(approved);
+    // "keep" without a rule to keep (the engine offered none) is "always for this session".
+    const keep = answer === "k" && this.controller.asking?.rule !== undefined;
+    const remember = keep ? "always" : answer === "a" || answer === "k" ? "session" : undefined;
+    const pending = this.controller.answer(approved, remember);
     if (!pending) return;
-    if (answer === "a") this.#memory.remember(pending.name, pending.args);
-    const always = `approved (a${alwaysScope(pending.name, pending.args)})`;
-    const label = answer === "a" ? s.green(always) : approved ? s.green("approved") : s.red("denied");
+    const label = remember !== undefined
+      ? s.green(`approved (${rememberedText(pending, remember)})`)
+      : approved
+      ? s.green("approved")
+      : s.red("denied");
     this.render([`${this.indentOf(pending.callId)}  ${label}`]);
     const next = this.controller.asking;
     if (next) this.#source.ask(next);
@@ -305,8 +303,19 @@ export class ChatApp implements ChatControls {
       return this.controller.open || this.#startEngine();
     }
     this.#picking = sessions;
-    this.render(pickerRows(sessions, this.style));
+    this.render(pickerRows(sessions, this.style, this.controller.open));
     return true;
+  }
+
+  async leavePicker(key: "escape" | "ctrl-c"): Promise<void> {
+    if (this.#picking === undefined) return;
+    this.#picking = undefined;
+    if (this.controller.open) {
+      this.note(["picker closed; the current session goes on"]);
+      return;
+    }
+    if (key === "ctrl-c") return this.#exit(0);
+    if (!(await this.#startEngine())) this.#exit(1);
   }
 
   async #answerPicker(text: string): Promise<boolean> {
@@ -443,13 +452,7 @@ export class ChatApp implements ChatControls {
   #decide(approval: PendingApproval): boolean | undefined {
     if (this.#closing) return undefined;
     const decided = this.#source.decide(approval);
-    if (decided !== undefined) return decided;
-    if (!this.#memory.allows(approval.name, approval.args)) return undefined;
-    const s = this.style;
-    this.render([
-      `${this.indentOf(approval.callId)}  ${s.green("approved")} ${s.dim("(always allowed for this session)")}`,
-    ]);
-    return true;
+    return decided;
   }
 
   #ask(approval: PendingApproval): void {
@@ -481,100 +484,43 @@ export class ChatApp implements ChatControls {
   }
 
   async #command(name: string, argument: string): Promise<boolean> {
-    const note = (rows: string[]) => this.note(rows);
-    switch (name) {
-      case "help":
-        note(helpText());
-        return false;
-      case "exit":
-        this.#exit(0);
-        return true;
-      case "image":
-        if (argument === "") {
-          const staged = this.#attachments.map((attachment) => attachment.name).join(", ");
-          note([
-            staged === ""
-              ? "usage: /image PATH (a PNG, JPEG, GIF or WebP file in the workspace)"
-              : `next prompt attaches: ${staged}`,
-          ]);
-          return false;
-        }
-        await this.#stageImage(argument, false);
-        return false;
-      case "mcp":
-        note(mcpLines(this.#mcp));
-        return false;
-      case "usage": {
-        const { lastUsage, totalUsage } = this.#view.transcript;
-        note([
-          `last turn: ${lastUsage ? formatUsage(lastUsage) : "no turn yet"}`,
-          `this chat: ${formatUsage(totalUsage)}`,
-          ...contextWindowLines(this.controller.session?.context_window),
-        ]);
-        return false;
-      }
-      case "clear":
-        if (this.controller.busy) {
-          note(["cancel the running turn before clearing (Esc)"]);
-          return false;
-        }
-        this.#memory.clear();
-        await this.controller.clear();
-        return false;
-      case "resume":
-      case "fork":
-        return this.#switchSession(name, argument);
-      case "model":
-        if (argument === "") {
-          note([`model: ${this.controller.session?.model ?? "unknown"}`]);
-          return false;
-        }
-        return this.#configure({ model: argument }, { ...this.#flags, model: argument }, `model ${argument}`);
-      case "approvals":
-        if (argument === "") {
-          const size = this.#memory.size;
-          note([
-            await this.#policyLine(),
-            `always-allowed for this session: ${size} tool call${size === 1 ? "" : "s"}`,
-          ]);
-          return false;
-        }
-        if (!POLICIES.includes(argument as ApprovalPolicy)) {
-          note([`unknown approval policy ${argument}; use on-risk, always or never`]);
-          return false;
-        }
-        return this.#setPolicy(argument as ApprovalPolicy);
-      default:
-        this.render([
-          `${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`,
-        ]);
-        return false;
+    const command = findCommand(name);
+    if (command === undefined) {
+      this.render([
+        `${this.style.yellow(`unknown command /${name}`)}${this.style.dim(" · /help lists the commands")}`,
+      ]);
+      return false;
     }
+    return await command.run(this.#commandChat(), argument);
   }
 
-  async #setPolicy(policy: ApprovalPolicy): Promise<boolean> {
-    const before = this.#flags;
-    const ended = await this.#configure(
-      { approval_policy: policy },
-      { ...this.#flags, approvalPolicy: policy },
-      `approvals ${policy}`,
-    );
-    // #configure replaces the flags only when the engine took the new policy.
-    if (this.#flags !== before) this.#policySetHere = true;
-    return ended;
-  }
-
-  /** `approval policy: on-risk (project file /w/.scv/config.toml)`: the policy in force and where it came from. */
-  async #policyLine(): Promise<string> {
-    if (this.#policySetHere) return `approval policy: ${this.#flags.approvalPolicy} (set with /approvals in this chat)`;
-    const options = this.#prepared?.options;
-    if (!options) return `approval policy: ${this.#flags.approvalPolicy ?? "on-risk"} (the session is not running)`;
-    try {
-      const { policy, origin } = await configuredApprovalPolicy(options, this.#setup.cwd);
-      return `approval policy: ${policy} (${origin})`;
-    } catch (error) {
-      return `approval policy: unknown (the configuration cannot be read: ${(error as Error).message})`;
-    }
+  /** The chat as its slash commands see it (lib/chat/commands/command.ts). */
+  #commandChat(): CommandChat {
+    // deno-lint-ignore no-this-alias
+    const app = this;
+    return {
+      style: this.style,
+      controller: this.controller,
+      commands: COMMANDS,
+      get flags() {
+        return app.#flags;
+      },
+      get policySetHere() {
+        return app.#policySetHere;
+      },
+      set policySetHere(value: boolean) {
+        app.#policySetHere = value;
+      },
+      note: (rows) => this.note(rows),
+      render: (rows) => this.render(rows),
+      exit: (code) => this.#exit(code),
+      stagedImages: () => this.#attachments.map((attachment) => attachment.name ?? attachment.path),
+      stageImage: (path) => this.#stageImage(path, false),
+      mcpStatus: () => this.#mcp,
+      usage: () => ({ last: this.#view.transcript.lastUsage, total: this.#view.transcript.totalUsage }),
+      switchSession: (name, argument) => this.#switchSession(name, argument),
+      configure: (fields, flags, what) => this.#configure(fields, flags, what),
+    };
   }
 
   // `/resume [ID]` (no id: the picker) and `/fork` (a copy of this session, which then goes on in the copy).
@@ -602,7 +548,6 @@ export class ChatApp implements ChatControls {
     }
     const previous = this.controller.session?.session_id;
     await this.#stopEngine();
-    this.#memory.clear();
     if (await this.#startEngine({ resume: id })) return false;
     // An unknown id: go back to the session we were in.
     if (previous !== undefined && (await this.#startEngine({ resume: previous }))) return false;
@@ -634,20 +579,4 @@ export class ChatApp implements ChatControls {
     this.note([`switched to ${what}${when}; the conversation continues`]);
     return false;
   }
-}
-
-/** `/usage`'s context lines (session.started.context_window, issue 14): the budget's window and where it came from. */
-function contextWindowLines(window: { tokens: number; source: string; warning?: string } | undefined): string[] {
-  if (!window) return [];
-  const sources: Record<string, string> = {
-    config: "[context] max_tokens",
-    default: "the default; the server did not tell",
-    known_model: "known for this model",
-    server: "reported by the server",
-  };
-  const lines = [
-    `context window: ${window.tokens} tokens (${sources[window.source] ?? `reported by ${window.source}`})`,
-  ];
-  if (window.warning) lines.push(`warning: ${window.warning}`);
-  return lines;
 }

@@ -6,7 +6,7 @@ import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DEMO_SCRIPT, DEMO_WORKSPACE } from "./demo_assets.ts";
-import { type ClientFlags, parseReplayScript, type PreparedOptions, startReplaySession } from "../client/index.ts";
+import { type ClientFlags, parseReplayScript, type PreparedOptions, startReplaySession } from "../embed/index.ts";
 
 export type Demo = {
   workspace: string;

@@ -1,6 +1,7 @@
 // The demo's prompts: typed for the user (at a readable pace in a terminal), approvals granted automatically, and
 // in a terminal Ctrl-C, Esc or q stop it (the recorded script cannot resume from a cancelled turn, so it leaves).
-import type { PendingApproval, Style } from "../client/index.ts";
+import type { PendingApproval } from "../client/index.ts";
+import type { Style } from "../render/index.ts";
 import type { Key } from "./keys.ts";
 import { type ChatControls, PROMPT, type PromptSource, type PromptView } from "./prompt_source.ts";
 import { type KeyTerminal, RawKeys } from "./raw_keys.ts";

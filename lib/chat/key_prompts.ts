@@ -1,7 +1,7 @@
 // Prompts typed in a terminal: raw keys into the line editor shown in the live region, approval questions answered
 // with a whole word and Enter (y, yes, n, no, a, always), Ctrl-C or Esc to cancel a turn, Ctrl-C twice or Ctrl-D
 // to leave, Ctrl-Z to suspend.
-import { stripControls, type Style } from "../client/index.ts";
+import { stripControls, type Style } from "../render/index.ts";
 import type { Key } from "./keys.ts";
 import { LineEditor } from "./line_editor.ts";
 import {
@@ -110,6 +110,7 @@ export class KeyPrompts implements PromptSource {
     if (chat.controller.asking) {
       if (key.name !== "ctrl-c" && key.name !== "escape") return this.#answerKey(key);
     }
+    if (chat.picking && this.#pickerKey(key)) return;
     this.#answer = "";
     this.#answerHint = "";
     const action = this.#editor.handle(key, chat.controller.busy);
@@ -139,6 +140,22 @@ export class KeyPrompts implements PromptSource {
         return;
     }
     chat.render([]);
+  }
+
+  // The session picker's own keys: Enter on an empty line asks for a new session, Esc and Ctrl-C leave it. True
+  // when the key was one of them.
+  #pickerKey(key: Key): boolean {
+    const chat = this.#chat;
+    if (key.name === "enter" && this.#editor.text.trim() === "") {
+      void chat.submit("");
+      return true;
+    }
+    if (key.name !== "escape" && key.name !== "ctrl-c") return false;
+    this.#editor.text = "";
+    this.#editor.cursor = 0;
+    this.#hint = "";
+    void chat.leavePicker(key.name);
+    return true;
   }
 
   // A key while an approval question is asked: it edits the answer, which Enter gives. Nothing typed here reaches

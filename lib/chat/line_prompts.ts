@@ -2,8 +2,9 @@
 // takes the next line as its answer (y, yes, a or always approve, n or no denies, anything else asks again; the
 // end of input denies), and says that it read it.
 import { createInterface } from "node:readline";
-import type { PendingApproval, Style } from "../client/index.ts";
-import { alwaysScope } from "../client/index.ts";
+import type { PendingApproval } from "../client/index.ts";
+import type { Style } from "../render/index.ts";
+import { alwaysScope, keepScope } from "../render/index.ts";
 import { boundedChars } from "../util/text_bounds.ts";
 import { visibleText } from "../util/visible_text.ts";
 import { LineEditor } from "./line_editor.ts";
@@ -75,7 +76,8 @@ export class LinePrompts implements PromptSource {
     for (;;) {
       const line = await this.#next();
       if (line === undefined) break;
-      if (line.trim() === "") continue;
+      // An empty line answers the session picker (a new session); elsewhere it is nothing.
+      if (line.trim() === "" && !chat.picking) continue;
       this.#editor.remember(line);
       await chat.saveHistory(this.#editor.history);
       if (await chat.submit(line)) return;
@@ -114,8 +116,9 @@ export class LinePrompts implements PromptSource {
   }
 }
 
-const WORDS = { y: "yes", n: "no", a: "always" } as const;
+const WORDS = { y: "yes", n: "no", a: "always", k: "keep" } as const;
 
 function question(approval: PendingApproval): string {
-  return `Allow? [y]es / [n]o / [a]${alwaysScope(approval.name, approval.args)}:`;
+  const keep = keepScope(approval);
+  return `Allow? [y]es / [n]o / [a]${alwaysScope(approval)}${keep === undefined ? "" : ` / [k]${keep}`}:`;
 }

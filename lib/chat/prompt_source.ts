@@ -1,7 +1,8 @@
 // Where the chat's prompts come from, chosen once when the chat is made: keys typed in a terminal (a line editor
 // in the live region), lines read from a pipe, or the demo's recorded prompts. The chat asks its source for what
 // differs between them and never checks which one it has.
-import type { Paint, PendingApproval, SessionController, Style } from "../client/index.ts";
+import type { Paint, Style } from "../render/index.ts";
+import type { PendingApproval, SessionController } from "../client/index.ts";
 
 export const PROMPT = "› ";
 export const CONTINUATION = "  ";
@@ -18,12 +19,22 @@ export type PromptView = {
   approval?: { typed: string; hint?: string };
 };
 
-export type ApprovalAnswer = "y" | "n" | "a";
+/** Yes, no, always for this session, or keep for good (the engine's rule, added to the user file). */
+export type ApprovalAnswer = "y" | "n" | "a" | "k";
 
-const ANSWERS: Record<string, ApprovalAnswer> = { y: "y", yes: "y", n: "n", no: "n", a: "a", always: "a" };
+const ANSWERS: Record<string, ApprovalAnswer> = {
+  y: "y",
+  yes: "y",
+  n: "n",
+  no: "n",
+  a: "a",
+  always: "a",
+  k: "k",
+  keep: "k",
+};
 
 /** Shown when an approval answer is not one of the allowed words. */
-export const APPROVAL_ANSWERS_HINT = "answer y, yes, n, no, a or always, then Enter";
+export const APPROVAL_ANSWERS_HINT = "answer y, yes, n, no, a, always, k or keep, then Enter";
 
 /** The approval answer a typed line means (any case, surrounding spaces ignored), or undefined. */
 export function approvalAnswer(text: string): ApprovalAnswer | undefined {
@@ -35,13 +46,17 @@ export interface ChatControls {
   readonly style: Style;
   readonly controller: SessionController;
   readonly closing: boolean;
+  /** True while the session picker waits for its answer: Enter alone takes a new session. */
+  readonly picking: boolean;
+  /** Esc or Ctrl-C at the session picker: back to the open session; with none, Esc starts one and Ctrl-C quits. */
+  leavePicker(key: "escape" | "ctrl-c"): Promise<void>;
   /** Commits rows to the transcript and redraws the live region. */
   render(commit: string[]): void;
   /** Rows of plain text, word-wrapped and painted (dim by default), committed. */
   note(rows: string[], paint?: Paint): void;
   /** Handles a prompt or a slash command; resolves true when the chat should end. */
   submit(text: string): Promise<boolean>;
-  /** Answers the approval question being asked: yes, no, or always (for this session). */
+  /** Answers the approval question being asked: yes, no, always (for this session) or keep (for good). */
   answer(answer: ApprovalAnswer): void;
   /** Shows the next page of the asked approval's diff (when it is long). */
   pageApproval(): void;

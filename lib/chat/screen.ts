@@ -1,7 +1,7 @@
 // Output surfaces. InlineScreen writes in the normal screen (no alternate screen, so scrollback keeps everything):
 // committed rows scroll up for good, and a small live region (the streaming line, the prompt, the status line)
 // is redrawn in place below them. PlainScreen is line mode for pipes and files: committed rows only.
-import { displayWidth, rowsFor } from "../client/index.ts";
+import { displayWidth, rowsFor } from "../render/index.ts";
 
 export type LiveRegion = { rows: string[]; cursorRow: number; cursorColumn: number };
 

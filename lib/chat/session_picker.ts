@@ -1,7 +1,7 @@
 // The rows of `scv chat --resume` / `/resume` without an id: stored sessions newest first, numbered, with title,
 // age and turn count; the user answers with a number at the prompt.
 import type { EventOf, ReplayTurn } from "../protocol/index.ts";
-import { stripControls, type Style } from "../client/index.ts";
+import { stripControls, type Style } from "../render/index.ts";
 
 export type StoredSessionRow = EventOf<"sessions.listed">["sessions"][number];
 
@@ -16,7 +16,8 @@ export function ageOf(iso: string, now = Date.now()): string {
   return `${Math.floor(seconds / 86_400)}d ago`;
 }
 
-export function pickerRows(sessions: readonly StoredSessionRow[], style: Style): string[] {
+/** `sessionOpen`: the picker was opened from a running session (`/resume`), which Esc and Ctrl-C go back to. */
+export function pickerRows(sessions: readonly StoredSessionRow[], style: Style, sessionOpen = false): string[] {
   if (sessions.length === 0) return ["no stored sessions in this workspace; starting a new one"];
   const shown = sessions.slice(0, SHOWN);
   const rows = shown.map((session, index) => {
@@ -31,7 +32,11 @@ export function pickerRows(sessions: readonly StoredSessionRow[], style: Style):
     "Stored sessions, newest first:",
     ...rows,
     ...more,
-    style.dim("Type a number to resume it, or press Enter for a new session."),
+    style.dim(
+      sessionOpen
+        ? "Type a number to resume it, or press Enter for a new session; Esc or Ctrl-C keeps the current one."
+        : "Type a number to resume it, or press Enter (or Esc) for a new session; Ctrl-C quits.",
+    ),
   ];
 }
 

@@ -1,14 +1,7 @@
 // The status line under the prompt: model, what the engine is doing (with a running turn's elapsed time, a spinner
 // while the model has not answered yet, a provider retry's countdown), the context in use, and token usage.
-import {
-  type ClientEvent,
-  formatElapsed,
-  formatTokens,
-  formatUsage,
-  retryText,
-  type Style,
-  truncateText,
-} from "../client/index.ts";
+import { type ClientEvent } from "../protocol/index.ts";
+import { formatElapsed, formatTokens, formatUsage, retryText, type Style, truncateText } from "../render/index.ts";
 import type { EventOf, Usage } from "../protocol/index.ts";
 
 export type StatusInfo = {

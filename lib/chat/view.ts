@@ -1,17 +1,17 @@
 // What the chat shows: committed transcript rows, and in a terminal the live region below them (the tail of the
 // streaming line, running tools' latest progress, the approval question, the prompt and the status line).
-import { alwaysScope } from "../client/index.ts";
+import { alwaysScope, keepScope } from "../render/index.ts";
 import {
   displayWidth,
   type Paint,
-  type SessionController,
   stripControls,
   type Style,
   tailAtWidth,
   Transcript,
   truncateText,
   wrapPlain,
-} from "../client/index.ts";
+} from "../render/index.ts";
+import { type SessionController } from "../client/index.ts";
 import type { PromptView } from "./prompt_source.ts";
 import { InlineScreen, type LiveRegion, PlainScreen, type Screen } from "./screen.ts";
 import { formatStatus, TurnActivity } from "./status.ts";
@@ -115,10 +115,13 @@ export class ChatView {
     const asking = this.#controller.asking;
     if (asking) {
       const name = truncateText(stripControls(asking.name), 20);
+      const keep = keepScope(asking);
       const long = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("[y]")}es / ${s.bold("[n]")}o / ${s.bold("[a]")}${
-        alwaysScope(asking.name, asking.args)
+        alwaysScope(asking)
+      }${keep === undefined ? "" : ` / ${s.bold("[k]")}${keep}`} `;
+      const short = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("y")}/${s.bold("n")}/${s.bold("a")}(lways)${
+        keep === undefined ? "" : `/${s.bold("k")}(eep)`
       } `;
-      const short = `${s.yellow("?")} Allow ${s.bold(name)}? ${s.bold("y")}/${s.bold("n")}/${s.bold("a")}(lways) `;
       const answer = this.#prompt(1)?.approval;
       const typed = answer?.typed ?? "";
       const question = displayWidth(long) + displayWidth(typed) < width ? long : short;

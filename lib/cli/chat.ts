@@ -3,7 +3,8 @@
 import { join } from "node:path";
 import { resolveHome } from "../config/index.ts";
 import { ChatApp, prepareDemo } from "../chat/index.ts";
-import { type ClientFlags, colorEnabled, prepareOptions } from "../client/index.ts";
+import { type ClientFlags, prepareOptions } from "../embed/index.ts";
+import { colorEnabled } from "../render/index.ts";
 import { EXIT_FAILURE, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 import { refusesLogLevel } from "./log_level.ts";

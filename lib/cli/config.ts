@@ -68,8 +68,14 @@ export function describeConfig(config: ResolvedConfig, origins: Map<string, stri
   const profile = origins.get("#profile");
   const rows: ConfigRow[] = [];
   for (const [table, values] of Object.entries(config)) {
-    // Not configuration but what the tools must not see (the keys' values among it): never printed.
-    if (table === "secrets") continue;
+    // Not configuration but what the tools must not see (the keys' values among it): never printed. And a note for
+    // the session start, not a key.
+    if (table === "secrets" || table === "context_max_tokens_default") continue;
+    // A value of its own (the selected profile's name), not a table of keys.
+    if (typeof values !== "object" || values === null) {
+      rows.push({ key: table, value: JSON.stringify(values), origin: "the selected [providers.<name>]" });
+      continue;
+    }
     for (const [key, value] of Object.entries(values as Record<string, unknown>)) {
       const dotted = `${table}.${key}`;
       rows.push({ key: dotted, value: display(dotted, value), origin: originOf(dotted, origins, profile) });
@@ -79,11 +85,18 @@ export function describeConfig(config: ResolvedConfig, origins: Map<string, stri
 }
 
 function originOf(dotted: string, origins: Map<string, string>, profile: string | undefined): string {
-  const direct = origins.get(dotted);
+  const direct = origins.get(dotted) ?? tableOrigin(dotted, origins);
   if (!dotted.startsWith("provider.") || profile === undefined) return direct ?? "default";
   // A named profile replaces [provider] whole; only environment and flag overrides sit above it.
   if (direct !== undefined && (direct.startsWith("env ") || direct.startsWith("flag "))) return direct;
   return origins.get(`providers.${profile}.${dotted.slice("provider.".length)}`) ?? "default";
+}
+
+/** A row that is a whole table (`mcp_servers.<name>`): the layers its keys came from. */
+function tableOrigin(dotted: string, origins: Map<string, string>): string | undefined {
+  const found = new Set<string>();
+  for (const [key, origin] of origins) if (key.startsWith(`${dotted}.`)) found.add(origin);
+  return found.size === 0 ? undefined : [...found].join(", ");
 }
 
 function display(dotted: string, value: unknown): string {
@@ -91,6 +104,12 @@ function display(dotted: string, value: unknown): string {
   if (dotted === "provider.headers") {
     const names = Object.keys(value as Record<string, string>);
     return `{ ${names.map((name) => `${JSON.stringify(name)} = [set]`).join(", ")}${names.length ? " " : ""}}`;
+  }
+  // An MCP server's env and headers often carry tokens: their names only.
+  if (dotted.startsWith("mcp_servers.") && typeof value === "object" && value !== null) {
+    const server = value as Record<string, unknown>;
+    const names = (table: unknown) => Object.fromEntries(Object.keys(table as object).map((name) => [name, "[set]"]));
+    return JSON.stringify({ ...server, env: names(server.env ?? {}), http_headers: names(server.http_headers ?? {}) });
   }
   return JSON.stringify(value);
 }

@@ -2,24 +2,18 @@
 // engine. Text mode prints the assistant text on stdout and tool activity on stderr; --json prints every event.
 import type { ApprovalPolicy } from "../config/index.ts";
 import type { Attachment } from "../protocol/index.ts";
+import { type ClientEvent } from "../protocol/index.ts";
 import {
-  type ClientEvent,
   type ClientFlags,
-  createStyle,
   EngineError,
-  imageAttachment,
   NO_SESSION_TO_CONTINUE,
-  type PendingApproval,
   type PreparedOptions,
   prepareOptions,
-  retryText,
-  revealControls,
-  SessionController,
-  stripControls,
-  Transcript,
-} from "../client/index.ts";
+} from "../embed/index.ts";
+import { createStyle, retryText, revealControls, stripControls, Transcript } from "../render/index.ts";
+import { imageAttachment, type PendingApproval, SessionController } from "../client/index.ts";
 import { createLogger } from "../util/log.ts";
-import { EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
+import { EXIT_ALL_DENIED, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 import { refusesLogLevel } from "./log_level.ts";
 
@@ -95,6 +89,9 @@ class ExecPrinter {
   readonly #json: boolean;
   readonly #transcript = new Transcript(createStyle(false), 100);
   #endedWithNewline = true;
+  /** Calls denied (by the policy or for want of --yes) and approvals granted, for the exit code. */
+  denied = 0;
+  approved = 0;
 
   constructor(json: boolean) {
     this.#json = json;
@@ -102,6 +99,7 @@ class ExecPrinter {
 
   event(event: ClientEvent): void {
     if (event.type === "engine.closed") return;
+    if (event.type === "tool.completed" && event.error === "denied") this.denied += 1;
     if (this.#json) {
       process.stdout.write(`${JSON.stringify(event)}\n`);
       return;
@@ -136,6 +134,7 @@ class ExecPrinter {
   }
 
   approval(approval: PendingApproval, approved: boolean): void {
+    if (approved) this.approved += 1;
     if (this.#json) return;
     const verdict = approved ? "approved (--yes)" : "denied (no --yes; scv exec cannot ask)";
     process.stderr.write(`${verdict}: ${approval.name} (${approval.risk} risk): ${approval.summary}\n`);
@@ -144,6 +143,19 @@ class ExecPrinter {
       const diff = revealControls(approval.diff);
       process.stderr.write(diff.endsWith("\n") ? diff : `${diff}\n`);
     }
+  }
+
+  /** The turn completed: exit 3 when it denied every change the model tried (and none was allowed), saying so. */
+  completedCode(): number {
+    if (this.denied === 0 || this.approved > 0) return EXIT_OK;
+    if (!this.#json) {
+      const calls = this.denied === 1 ? "the 1 tool call" : `all ${this.denied} tool calls`;
+      process.stderr.write(
+        `scv exec: every change was denied (${calls} that needed approval); --yes allows them (not under ` +
+          "--approval-policy never)\n",
+      );
+    }
+    return EXIT_ALL_DENIED;
   }
 
   // Text cut short by a failure or cancellation still ends its line on stdout.
@@ -192,7 +204,8 @@ async function runTurn(
       printer.event(event);
       // Interrupted or signalled before the turn started: cancel it as soon as it has.
       if (event.type === "turn.started" && (interrupts > 0 || signalled !== undefined)) controller.cancel();
-      const code = exitCodeOf(event, controller.turnId !== undefined);
+      const ended = exitCodeOf(event, controller.turnId !== undefined);
+      const code = ended === EXIT_OK && event.type === "turn.completed" ? printer.completedCode() : ended;
       if (code !== undefined) finish(signalled ?? code);
     },
     onApproval(approval) {

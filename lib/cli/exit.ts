@@ -2,6 +2,8 @@
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
+/** `scv exec`: the turn completed, but every change the model tried (each call that needed approval) was denied. */
+export const EXIT_ALL_DENIED = 3;
 /** Ctrl-C / SIGINT (128 + 2). */
 export const EXIT_INTERRUPTED = 130;
 /** 128 + the signal number: how chat and exec leave after SIGTERM or SIGHUP. */

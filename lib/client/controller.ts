@@ -1,10 +1,10 @@
 // The protocol client's state for one session at a time, shared by chat and exec: the engine's lifecycle, the turn
 // that is running (or asked for), and the approval questions waiting for an answer. It never prints: the caller
 // renders each event and answers the questions it is asked.
-import type { Attachment, EventOf } from "../protocol/index.ts";
+import type { Attachment, ClientEvent, EventOf, Remember } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
-import type { ServerOptions } from "../server/index.ts";
-import { type ClientEvent, type EngineClient, openEngine, type SessionRequest } from "./engine.ts";
+import type { ServerOptions } from "../embed/index.ts";
+import { type EngineClient, openEngine, type SessionRequest } from "../embed/index.ts";
 
 export type PendingApproval = {
   approvalId: string;
@@ -16,6 +16,10 @@ export type PendingApproval = {
   summary: string;
   /** The unified diff of a file change (write, edit, apply_patch), bounded by the server. */
   diff?: string;
+  /** Why the engine asks (the rule or the mode that did). */
+  reason?: string;
+  /** The allow rule that remembering the approval would add (`bash(npm test)`); absent when none can. */
+  rule?: string;
 };
 
 export type TurnState = "starting" | "idle" | "working" | "approval" | "cancelling";
@@ -122,8 +126,14 @@ export class SessionController {
   async configure(fields: { approval_policy?: string; model?: string }): Promise<ClientEvent> {
     if (!this.#engine) throw new Error("the session is not open");
     const reply = await this.#engine.request({ type: "session.configure", ...fields });
-    if (reply.type === "session.configured" && this.#engine.session)
-      this.#engine.session = { ...this.#engine.session, model: reply.model };
+    if (reply.type === "session.configured" && this.#engine.session) {
+      this.#engine.session = {
+        ...this.#engine.session,
+        model: reply.model,
+        approval_policy: reply.approval_policy,
+        policy: reply.policy,
+      };
+    }
     return reply;
   }
 
@@ -146,11 +156,11 @@ export class SessionController {
    * Answers the current question and returns it; the next waiting one (if any) becomes `asking` (the caller, who
    * answered, shows it: `onAsk` is only for arrivals).
    */
-  answer(approved: boolean): PendingApproval | undefined {
+  answer(approved: boolean, remember?: Remember): PendingApproval | undefined {
     const answered = this.#asking;
     if (!answered) return undefined;
     this.#asking = this.#waiting.shift();
-    this.#resolve(answered, approved);
+    this.#resolve(answered, approved, remember);
     return answered;
   }
 
@@ -183,6 +193,8 @@ export class SessionController {
           risk: event.risk,
           summary: event.summary,
           ...(event.diff === undefined ? {} : { diff: event.diff }),
+          ...(event.reason === undefined ? {} : { reason: event.reason }),
+          ...(event.rule === undefined ? {} : { rule: event.rule }),
         };
         break;
       case "turn.completed":
@@ -213,8 +225,13 @@ export class SessionController {
     this.#hooks.onAsk?.(approval);
   }
 
-  #resolve(approval: PendingApproval, approved: boolean): void {
-    this.#engine?.notify({ type: "approval.resolve", approval_id: approval.approvalId, approved });
+  #resolve(approval: PendingApproval, approved: boolean, remember?: Remember): void {
+    this.#engine?.notify({
+      type: "approval.resolve",
+      approval_id: approval.approvalId,
+      approved,
+      ...(remember === undefined ? {} : { remember }),
+    });
   }
 
   // The turn is over: no turn, no questions, and whoever waited for its end goes on.

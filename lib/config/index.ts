@@ -6,3 +6,4 @@ export { loadConfig } from "./load.ts";
 export { configuredApprovalPolicy, type PolicyOrigin, type SessionConfigInputs } from "./policy_origin.ts";
 export { ensureHome, expandTilde, resolveHome } from "./home.ts";
 export { MISSING_CREDENTIAL_MESSAGE, resolveCredential } from "./credential.ts";
+export { appendAllowRule } from "./allow_rule_file.ts";

@@ -5,6 +5,7 @@ import { ANTHROPIC_PROFILE_DEFAULTS, defaultConfig, MCP_SERVER_DEFAULTS } from "
 import { expandTilde, userHome } from "./home.ts";
 import { deepMerge } from "./merge.ts";
 import { checkProjectLayer } from "./project.ts";
+import { layerRules, permissionLists } from "./permissions.ts";
 import { describeFsError } from "./fs_error.ts";
 import { type LoadedFile, readConfigFile } from "./read_file.ts";
 import { recordOrigins } from "./origins.ts";
@@ -62,6 +63,15 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
     recordOrigins(explicit.table, `explicit file ${resolve(expandTilde(explicitPath!, env))}`, origins);
   }
 
+  const projectFile = join(options.workspace, ".scv", "config.toml");
+  const rules = [
+    ...layerRules(user?.table, userPath, `user file ${userPath}`, false),
+    ...layerRules(project, projectFile, `project file ${projectFile}`, true),
+    ...(explicitFile === undefined
+      ? []
+      : layerRules(explicit?.table, explicitFile, `explicit file ${explicitFile}`, false)),
+  ];
+
   let merged = deepMerge(trusted, project ?? {});
   merged = deepMerge(merged, explicit?.table ?? {});
 
@@ -98,6 +108,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   ];
   const secrets = await collectSecrets(merged, profile, home, configFiles, env);
   const config = assemble(merged, defaults, profile, home, env, secrets);
+  config.permissions = permissionLists(rules);
+  config.permission_rules = rules;
   const setsMaxTokens = (table: RawTable | undefined) =>
     isTable(table?.context) && table.context.max_tokens !== undefined;
   if (![user?.table, project, explicit?.table].some(setsMaxTokens)) config.context_max_tokens_default = true;
@@ -202,6 +214,8 @@ function assemble(
     sessions: pick("sessions", defaults.sessions),
     context: pick("context", defaults.context),
     tools: pick("tools", defaults.tools),
+    permissions: defaults.permissions,
+    permission_rules: [],
     protocol: pick("protocol", defaults.protocol),
     tui: pick("tui", defaults.tui),
     provider_limits: pick("provider_limits", defaults.provider_limits),

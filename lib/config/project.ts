@@ -1,10 +1,13 @@
 // Spec §7.3: the workspace layer is untrusted. It may not set provider, identity or network
 // trust keys, and may only tighten limits and policies relative to layers 1–2.
+import { isApprovalMode, modeInfo } from "../policy/index.ts";
 import { ConfigError } from "./types.ts";
 import { isTable, type RawTable } from "./schema.ts";
 
 // `sessions`: a cloned repository must not prune (delete) the user's sessions or switch their journal off.
 const FORBIDDEN_TABLES = ["provider", "providers", "provider_active", "agents", "update", "channels", "sessions"];
+
+const PROVIDER_TABLES = ["provider", "providers", "provider_active"];
 
 const FORBIDDEN_WEB_KEYS = [
   "auto_approve_domains",
@@ -20,7 +23,14 @@ const NO_RAISE: Record<string, readonly string[]> = {
   agent: ["max_steps"],
   session: ["max_history_bytes", "max_messages"],
   context: ["max_tokens", "summary_max_chars"],
-  tools: ["command_timeout_seconds", "max_timeout_seconds", "output_limit_bytes", "max_read_bytes", "max_write_bytes"],
+  tools: [
+    "command_timeout_seconds",
+    "max_timeout_seconds",
+    "output_limit_bytes",
+    "max_read_bytes",
+    "max_write_bytes",
+    "search_timeout_seconds",
+  ],
   protocol: ["max_client_frame_bytes", "max_server_frame_bytes"],
   tui: ["max_transcript_bytes", "max_transcript_items", "max_prompt_history_bytes", "max_prompt_history_items"],
   provider_limits: [
@@ -35,8 +45,10 @@ const NO_RAISE: Record<string, readonly string[]> = {
   web: ["fetch_max_bytes", "fetch_timeout_seconds", "max_redirects", "max_search_results"],
 };
 
-/** Strictness order of approval policies: a project may only move right. */
-const POLICY_RANK: Record<string, number> = { "on-risk": 0, always: 1, never: 2 };
+/** How strict an approval mode is (lib/policy/modes.ts): a project may only pick one at least as strict. */
+function strictness(mode: unknown): number {
+  return isApprovalMode(mode) ? modeInfo(mode).strictness : 0;
+}
 
 function fail(message: string): never {
   throw new ConfigError(`project configuration ${message}`);
@@ -55,8 +67,27 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
       }cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`,
     );
   }
+  const named = file === undefined ? "" : `${file} `;
   for (const key of Object.keys(project)) {
-    if (FORBIDDEN_TABLES.includes(key)) fail(`cannot set [${key}]`);
+    if (!FORBIDDEN_TABLES.includes(key)) continue;
+    // The provider is where the key goes: a cloned repository must not pick it. Say where it may be set instead.
+    if (PROVIDER_TABLES.includes(key)) {
+      fail(
+        `${named}cannot set [${key}]: the provider is chosen only in the user file (~/.scv/config.toml, or ` +
+          "$SCV_HOME/config.toml), a --config-path file or the environment (SCV_PROVIDER, SCV_MODEL, SCV_BASE_URL); " +
+          "move it there or remove it",
+      );
+    }
+    fail(`${named}cannot set [${key}]`);
+  }
+  // An untrusted checkout may add deny and ask rules, never allow anything (lib/config/permissions.ts).
+  if (isTable(project.permissions) && "allow" in project.permissions) {
+    fail(
+      `${
+        file === undefined ? "" : `${file} `
+      }cannot set permissions.allow: only the user file and --config-path may allow tool calls; the workspace ` +
+        "may add ask and deny rules",
+    );
   }
   const table = (name: string): RawTable => (isTable(project[name]) ? project[name] : {});
   const base = (name: string): RawTable => (isTable(trusted[name]) ? trusted[name] : {});
@@ -96,7 +127,7 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
   }
 
   const policy = table("tools").approval_policy;
-  if (typeof policy === "string" && POLICY_RANK[policy]! < POLICY_RANK[base("tools").approval_policy as string]!) {
+  if (typeof policy === "string" && strictness(policy) < strictness(base("tools").approval_policy)) {
     fail("cannot weaken tools.approval_policy");
   }
   if (table("skills").scan_projects === true && base("skills").scan_projects !== true) {

@@ -1,10 +1,12 @@
 // The shape of every TOML table of spec §7.2: which keys exist and what type each holds.
 // One description serves unknown-key detection, type checking and value normalisation.
+import { APPROVAL_MODE_IDS } from "../policy/index.ts";
 import { nearestName } from "../util/nearest.ts";
 import { ConfigError } from "./types.ts";
 
 export type KeySpec =
   | { kind: "count" } // a non-negative integer
+  | { kind: "seconds" } // a non-negative number, fractions allowed
   | { kind: "bool" }
   | { kind: "string" }
   | { kind: "enum"; values: readonly string[] }
@@ -29,6 +31,7 @@ export const PROFILE_SPEC: KeySpec = {
     api_key: string,
     api_key_env: string,
     timeout_seconds: count,
+    stream_idle_timeout_seconds: { kind: "seconds" },
     headers: { kind: "string_map" },
     reasoning_effort: string,
     image_input: bool,
@@ -96,17 +99,22 @@ export const ROOT_SPEC: TableSpec = {
     tools: {
       kind: "table",
       keys: {
-        approval_policy: { kind: "enum", values: ["on-risk", "always", "never"] },
+        approval_policy: { kind: "enum", values: APPROVAL_MODE_IDS },
         command_timeout_seconds: count,
         max_timeout_seconds: count,
         output_limit_bytes: count,
         max_read_bytes: count,
         max_write_bytes: count,
+        search_timeout_seconds: count,
         code_mode: bool,
         login_shell: bool,
         env_passthrough: { kind: "strings" },
         agent_timeout_seconds: count, // ignored
       },
+    },
+    permissions: {
+      kind: "table",
+      keys: { allow: { kind: "strings" }, ask: { kind: "strings" }, deny: { kind: "strings" } },
     },
     protocol: { kind: "table", keys: { max_client_frame_bytes: count, max_server_frame_bytes: count } },
     tui: {
@@ -197,6 +205,11 @@ function checkValue(value: unknown, spec: KeySpec, dotted: string, file: string)
         return Number(value);
       }
       if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
+      throw invalid();
+    }
+    case "seconds": {
+      const seconds = typeof value === "bigint" ? Number(value) : value;
+      if (typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0) return seconds;
       throw invalid();
     }
     case "bool":

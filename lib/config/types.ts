@@ -1,7 +1,10 @@
 // The resolved configuration: the TOML tables of spec §7.2 with the same snake_case keys,
 // every default filled in. Optional keys are absent (never null) when unset.
 
-export type ApprovalPolicy = "on-risk" | "always" | "never";
+import type { ApprovalMode, RuleEntry } from "../policy/index.ts";
+
+/** The approval mode (`tools.approval_policy`); lib/policy/modes.ts holds the one list. */
+export type ApprovalPolicy = ApprovalMode;
 export type WireApi = "responses" | "chat" | "messages";
 /** `openai-compatible` speaks the Responses or Chat Completions wire; `anthropic` speaks the Messages wire. */
 export type ProviderKind = "openai-compatible" | "anthropic";
@@ -16,6 +19,11 @@ export interface ProviderProfile {
   api_key?: string;
   api_key_env: string;
   timeout_seconds: number;
+  /**
+   * A stream that sends nothing for this long is cut and retried like a dropped connection (the defaults layer sets
+   * it; a profile built without it has no idle limit).
+   */
+  stream_idle_timeout_seconds?: number;
   headers: Record<string, string>;
   reasoning_effort?: string;
   image_input: boolean;
@@ -66,11 +74,23 @@ export interface ToolsConfig {
   output_limit_bytes: number;
   max_read_bytes: number;
   max_write_bytes: number;
+  /** A `grep` whose regular expression works this long on one batch of files without an answer fails. */
+  search_timeout_seconds: number;
   code_mode: boolean;
   /** Run `bash -lc` (a login shell, the user's profile files on every call) instead of `bash -c`. */
   login_shell: boolean;
   /** Variables scv reads secrets from that tool processes still receive, on the user's purpose. */
   env_passthrough: string[];
+}
+
+/**
+ * `[permissions]`: rules that allow, ask about or deny tool calls (lib/policy/rule.ts). The lists are those of
+ * every layer together; the workspace file may add `ask` and `deny` only.
+ */
+export interface PermissionsConfig {
+  allow: string[];
+  ask: string[];
+  deny: string[];
 }
 
 export interface ProtocolConfig {
@@ -170,6 +190,9 @@ export interface ResolvedConfig {
   provider_limits: ProviderLimitsConfig;
   skills: SkillsConfig;
   web: WebConfig;
+  permissions: PermissionsConfig;
+  /** Every rule of `permissions` with its list and the file it came from, in the order the layers were read. */
+  permission_rules: RuleEntry[];
   /** Only the user file and `--config-path` define these (the project layer may not). */
   mcp_servers: Record<string, McpServerConfig>;
   secrets: SecretsConfig;

@@ -27,7 +27,14 @@ export function validateConfig(config: ResolvedConfig): void {
   }
   if (tools.max_timeout_seconds > MAX_TIMEOUT_CAP) fail("tools.max_timeout_seconds must be at most 86400");
   if (context.reserve_output_tokens + context.safety_margin_tokens >= context.max_tokens) {
-    fail("context reserve and safety margin consume max_tokens");
+    const { max_tokens: max, reserve_output_tokens: reserve, safety_margin_tokens: margin } = context;
+    fail(
+      `context reserve and safety margin consume max_tokens: context.reserve_output_tokens (${reserve}) + ` +
+        `context.safety_margin_tokens (${margin}) leave nothing of context.max_tokens (${max}); for a window this ` +
+        `small set reserve_output_tokens = ${Math.floor(max / 4)} and safety_margin_tokens = ${
+          Math.floor(max / 32)
+        } in [context], or raise max_tokens above ${reserve + margin} if the model's window is larger`,
+    );
   }
 
   const frame = protocol.max_server_frame_bytes;
@@ -56,13 +63,19 @@ export function validateConfig(config: ResolvedConfig): void {
   validateMcpServers(config);
 }
 
-/** Server names become part of tool names (`mcp__<name>__<tool>`). */
-const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * Server names become part of tool names (`mcp__<name>__<tool>`, other characters than `[A-Za-z0-9_-]` sanitised to
+ * `_`) and of status lines, so any name but an empty one, an over-long one or one with control characters is fine.
+ */
+// deno-lint-ignore no-control-regex -- control characters are what the rule refuses
+const MCP_SERVER_NAME = /^[^\u0000-\u001f\u007f-\u009f]{1,64}$/u;
 
 function validateMcpServers(config: ResolvedConfig): void {
   for (const [name, server] of Object.entries(config.mcp_servers ?? {})) {
     const key = `mcp_servers.${name}`;
-    if (!MCP_SERVER_NAME.test(name)) fail(`${key}: a server name may use only letters, digits, _ and - (at most 64)`);
+    if (!MCP_SERVER_NAME.test(name)) {
+      fail(`mcp_servers.${JSON.stringify(name)}: a server name must be 1 to 64 characters without control characters`);
+    }
     const stdio = server.command !== undefined;
     const http = server.url !== undefined;
     if (stdio === http) fail(`${key} needs exactly one of command (stdio) or url (streamable HTTP)`);
@@ -137,6 +150,7 @@ function validateOutputTokens(profile: ResolvedConfig["provider"]): void {
 function validatePositive(config: ResolvedConfig): void {
   const checked: Array<[string, number]> = [
     ["provider.timeout_seconds", config.provider.timeout_seconds],
+    ["provider.stream_idle_timeout_seconds", config.provider.stream_idle_timeout_seconds ?? 1],
     ["agent.max_steps", config.agent.max_steps],
     ["session.max_history_bytes", config.session.max_history_bytes],
     ["session.max_messages", config.session.max_messages],
@@ -148,6 +162,7 @@ function validatePositive(config: ResolvedConfig): void {
     ["tools.output_limit_bytes", config.tools.output_limit_bytes],
     ["tools.max_read_bytes", config.tools.max_read_bytes],
     ["tools.max_write_bytes", config.tools.max_write_bytes],
+    ["tools.search_timeout_seconds", config.tools.search_timeout_seconds],
     ["protocol.max_client_frame_bytes", config.protocol.max_client_frame_bytes],
     ["protocol.max_server_frame_bytes", config.protocol.max_server_frame_bytes],
     ["tui.max_transcript_bytes", config.tui.max_transcript_bytes],

@@ -2,7 +2,7 @@
 // sessions, cells over the sandbox, delegates and limits. Transport-free: a transport feeds it
 // decoded frames (or read errors) and writes the frames it emits.
 import { encodeFrame, FrameError } from "../codec/index.ts";
-import type { Sandbox, SandboxSession, ToolDefinition } from "../sandbox/index.ts";
+import { OutputBudget, type Sandbox, type SandboxSession, type ToolDefinition } from "../sandbox/index.ts";
 import { type CachedCatalog, resolveCatalog } from "./catalog.ts";
 import { Delegates } from "./delegates.ts";
 import type { HostLimits } from "./limits.ts";
@@ -69,6 +69,8 @@ export class HostConnection {
   readonly #sandbox: Sandbox;
   readonly #limits: HostLimits;
   readonly #outbox: Outbox;
+  /** Cell output waiting in this host for this client: undelivered items and queued frames. */
+  readonly #budget: OutputBudget;
   readonly #requests = new RequestRegistry();
   readonly #sessions = new Map<string, HostSession>();
   readonly #seenSessions = new RecentSet<string>(MAX_RECENT_SESSION_IDS);
@@ -80,10 +82,12 @@ export class HostConnection {
   constructor(options: ConnectionOptions) {
     this.#sandbox = options.sandbox;
     this.#limits = options.limits;
+    this.#budget = new OutputBudget(options.limits.maxBufferedOutputBytes);
     this.#outbox = new Outbox(
       options.sink,
       { maxFrames: options.limits.maxOutgoingFrames, maxBytes: options.limits.maxOutgoingBytes },
       (message) => this.fail(message),
+      this.#budget,
     );
     this.done = new Promise((resolve) => (this.#resolveDone = resolve));
     this.#delegates = new Delegates(options.limits.maxPendingDelegates, {
@@ -299,7 +303,7 @@ export class HostConnection {
     const sandbox = this.#sandbox.openSession({
       maxYieldTimeMs: limits?.maxYieldTimeMs ?? null,
       maxHeapSizeBytes: limits?.maxHeapSizeBytes ?? null,
-    });
+    }, this.#budget);
     this.#sessions.set(sessionId, {
       id: sessionId,
       sandbox,

@@ -9,6 +9,12 @@ export const LARGE_MAX_PENDING_DELEGATES = 4096;
 export const MAX_OUTGOING_FRAMES = 16_384;
 /** Bytes queued for a client that does not read before the connection fails. */
 export const MAX_OUTGOING_BYTES = 512 * 1024 * 1024;
+/**
+ * Cell output a connection lets wait in the host (undelivered items and frames the transport has
+ * not taken) before its sandbox processes are no longer read; a single larger message may still
+ * pass alone.
+ */
+export const MAX_BUFFERED_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 /** A counting semaphore without waiting: acquisition fails at once when exhausted. */
 export class Permits {
@@ -44,6 +50,7 @@ export interface HostLimits {
   maxLargePendingDelegates: number;
   maxOutgoingFrames: number;
   maxOutgoingBytes: number;
+  maxBufferedOutputBytes: number;
 }
 
 /** `SCV_HOST_CAPABILITIES`: a comma-separated subset of the supported capabilities (may be empty). */
@@ -77,5 +84,6 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): HostLimits 
     maxLargePendingDelegates: fromEnv(env, "SCV_HOST_MAX_LARGE_PENDING_DELEGATES", LARGE_MAX_PENDING_DELEGATES),
     maxOutgoingFrames: fromEnv(env, "SCV_HOST_MAX_OUTGOING_FRAMES", MAX_OUTGOING_FRAMES),
     maxOutgoingBytes: fromEnv(env, "SCV_HOST_MAX_OUTGOING_BYTES", MAX_OUTGOING_BYTES),
+    maxBufferedOutputBytes: fromEnv(env, "SCV_HOST_MAX_BUFFERED_OUTPUT_BYTES", MAX_BUFFERED_OUTPUT_BYTES),
   };
 }

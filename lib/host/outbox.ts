@@ -1,6 +1,10 @@
 // The connection's bounded outgoing queue: frames are written one at a time, in order, by a
-// single writer loop; a client that stops reading fills the queue and fails the connection
-// instead of making the host buffer without bound.
+// single writer loop. Every frame is charged to the connection's output budget until the transport
+// took it, so that a client that stops reading stops the cells' output upstream (their sandbox
+// processes are no longer read); only what does not wait on that budget (responses, delegate
+// requests of a client that keeps asking while not reading) can fill the queue, which then fails
+// the connection instead of making the host buffer without bound.
+import type { OutputBudget } from "../sandbox/index.ts";
 
 export interface FrameSink {
   /** Writes one whole frame; resolves when the transport can take more. */
@@ -14,6 +18,7 @@ export class Outbox {
   readonly #maxFrames: number;
   readonly #maxBytes: number;
   readonly #onFatal: (message: string) => void;
+  readonly #budget: OutputBudget | null;
   #queue: Buffer[] = [];
   #head = 0;
   #bytes = 0;
@@ -22,11 +27,17 @@ export class Outbox {
   #sealed = false;
   #idle: (() => void)[] = [];
 
-  constructor(sink: FrameSink, limits: { maxFrames: number; maxBytes: number }, onFatal: (message: string) => void) {
+  constructor(
+    sink: FrameSink,
+    limits: { maxFrames: number; maxBytes: number },
+    onFatal: (message: string) => void,
+    budget: OutputBudget | null = null,
+  ) {
     this.#sink = sink;
     this.#maxFrames = limits.maxFrames;
     this.#maxBytes = limits.maxBytes;
     this.#onFatal = onFatal;
+    this.#budget = budget;
   }
 
   get stopped(): boolean {
@@ -51,15 +62,18 @@ export class Outbox {
         return;
       }
       if (pending) {
-        // The transport wants a drain first: later frames queue behind this write.
+        // The transport wants a drain first: later frames queue behind this write, and the frame
+        // counts until it left.
+        this.#budget?.charge(frame.length);
         this.#writing = true;
-        void this.#drain(pending);
+        void this.#drain(pending, frame.length);
       }
       return;
     }
+    this.#budget?.charge(frame.length);
     this.#queue.push(frame);
     this.#bytes += frame.length;
-    if (!this.#writing) void this.#drain(undefined);
+    if (!this.#writing) void this.#drain(undefined, 0);
   }
 
   /** Accepts no new frames; what is queued is still written. */
@@ -70,6 +84,7 @@ export class Outbox {
   /** Drops everything queued and writes nothing more. */
   stop(): void {
     this.#stopped = true;
+    this.#budget?.release(this.#bytes);
     this.#queue = [];
     this.#head = 0;
     this.#bytes = 0;
@@ -82,11 +97,15 @@ export class Outbox {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  /** Writes queued frames in order; `first` is a write still in progress. */
-  async #drain(first: Promise<void> | undefined): Promise<void> {
+  /** Writes queued frames in order; `first` is a write still in progress, of `firstBytes`. */
+  async #drain(first: Promise<void> | undefined, firstBytes: number): Promise<void> {
     this.#writing = true;
+    // The frame the transport holds: charged until it left.
+    let inTransport = firstBytes;
     try {
       if (first) await first;
+      this.#budget?.release(inTransport);
+      inTransport = 0;
       while (!this.#stopped && this.#head < this.#queue.length) {
         const frame = this.#queue[this.#head]!;
         this.#queue[this.#head++] = EMPTY;
@@ -95,10 +114,14 @@ export class Outbox {
           this.#queue = this.#queue.slice(this.#head);
           this.#head = 0;
         }
+        inTransport = frame.length;
         const pending = this.#sink.write(frame);
         if (pending) await pending;
+        this.#budget?.release(inTransport);
+        inTransport = 0;
       }
     } catch (error) {
+      this.#budget?.release(inTransport);
       this.#writeFailed(error);
     } finally {
       this.#writing = false;

@@ -46,6 +46,12 @@ const stringOrNull = check(
   "a string or null",
   (value): value is string | null => value === null || typeof value === "string",
 );
+/** How long an approval is remembered (issue 28): for the rest of the session, or for good in the user file. */
+export type Remember = "session" | "always";
+const remember = check(
+  '"session" or "always"',
+  (value): value is Remember => value === "session" || value === "always",
+);
 const peer: Field<PeerInfo> = {
   expected: "an object with string name and version",
   parse(value) {
@@ -159,7 +165,8 @@ export const clientMessage = messages({
   "queue.remove": { ...SESSION, queue_id: text, revision: u64Field },
   "session.pause": { ...SESSION, paused: bool },
   "turn.cancel": { ...SESSION, turn_id: text },
-  "approval.resolve": { ...SESSION, approval_id: text, approved: bool },
+  // Additive (issue 28): `remember` keeps an approval for the session or, in the user file, for good.
+  "approval.resolve": { ...SESSION, approval_id: text, approved: bool, remember: maybe(remember) },
   "session.clear": { ...SESSION },
   // Additive (issue 15): change a running session's approval policy and/or model; the history stays.
   "session.configure": { ...SESSION, approval_policy: maybe(text), model: maybe(text) },

@@ -45,7 +45,14 @@ export type StoredSession = {
 export type ReplayTurn = {
   prompt: string;
   answer: string;
-  tools: { name: string; success: boolean }[];
+  tools: {
+    name: string;
+    success: boolean;
+    /** The call's id, its arguments (left out when large) and its output (cut): enough for a client to redraw it. */
+    call_id?: string;
+    arguments?: unknown;
+    output?: string;
+  }[];
   status: "completed" | "failed" | "cancelled" | "interrupted";
 };
 
@@ -141,6 +148,8 @@ export const events = {
     max_prompt_history_items: number;
     /** Additive (issue 14): the budget's window and its source; `warning` when the server runs the model short. */
     context_window: { tokens: number; source: string; warning?: string };
+    /** Additive (issue 28): the approval mode and the permission rules in force, each with where it came from. */
+    policy: PolicyInForce;
   }) => ({
     type: "session.started" as const,
     request_id: fields.request_id,
@@ -154,6 +163,8 @@ export const events = {
     max_prompt_history_bytes: fields.max_prompt_history_bytes,
     max_prompt_history_items: fields.max_prompt_history_items,
     context_window: fields.context_window,
+    approval_policy: fields.policy.mode,
+    policy: policyInForce(fields.policy),
   }),
   queueSnapshot: (session_id: string, entries: QueueEntry[], paused: boolean) => ({
     type: "queue.snapshot" as const,
@@ -202,11 +213,13 @@ export const events = {
   }),
   sessionCleared: (scope: SessionScope) => ({ type: "session.cleared" as const, ...s(scope) }),
   // Additive (issue 15): the reply to `session.configure`, with the settings now in force.
-  sessionConfigured: (scope: SessionScope, approval_policy: string, model: string) => ({
+  sessionConfigured: (scope: SessionScope, approval_policy: string, model: string, policy: PolicyInForce) => ({
     type: "session.configured" as const,
     ...s(scope),
     approval_policy,
     model,
+    // Additive (issue 28): the mode and rules now in force, with their origins.
+    policy: policyInForce(policy),
   }),
   /** Additive (issue 18): an MCP server of the session changed state; `tools` are its offered tools' own names. */
   mcpServerStatus: (
@@ -251,6 +264,8 @@ export const events = {
       summary: string;
       detail?: string;
       diff?: string;
+      reason?: string;
+      rule?: string;
     },
   ) => ({
     type: "approval.requested" as const,
@@ -265,6 +280,9 @@ export const events = {
     ...(fields.detail === undefined ? {} : { detail: fields.detail }),
     // Additive (issue 15): the unified diff a write, edit or apply_patch would make, bounded by the server.
     ...(fields.diff === undefined ? {} : { diff: fields.diff }),
+    // Additive (issue 28): why the engine asks, and the allow rule `remember: "always"` would add.
+    ...(fields.reason === undefined ? {} : { reason: fields.reason }),
+    ...(fields.rule === undefined ? {} : { rule: fields.rule }),
   }),
   toolStarted: (scope: TurnScope, call_id: string, name: string) => ({
     type: "tool.started" as const,
@@ -368,8 +386,30 @@ type Builders = typeof events;
 /** Every event the server writes, discriminated by `type`. */
 export type ServerEvent = ReturnType<Builders[keyof Builders]>;
 export type ServerEventType = ServerEvent["type"];
+/** What a client receives: the server's events, and the end of the connection. */
+export type ClientEvent = ServerEvent | { type: "engine.closed" };
 /** The event of one `type`, e.g. `EventOf<"turn.completed">`. */
 export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
+
+/** One permission rule in force: its list, its text and where it came from (`user file <path>`, …). */
+export type PolicyRule = { list: "allow" | "ask" | "deny"; rule: string; origin: string };
+
+/** The approval policy of a session as `session.started` and `session.configured` report it. */
+export type PolicyInForce = {
+  /** The approval mode (`on-risk`, `accept-edits`, `plan`, `always`, `never`). */
+  mode: string;
+  /** Where the mode came from: `default`, `user file <path>`, `flag --approval-policy`, `session.configure`, … */
+  mode_origin: string;
+  rules: PolicyRule[];
+};
+
+function policyInForce(policy: PolicyInForce): PolicyInForce {
+  return {
+    mode: policy.mode,
+    mode_origin: policy.mode_origin,
+    rules: policy.rules.map((rule) => ({ list: rule.list, rule: rule.rule, origin: rule.origin })),
+  };
+}
 
 function entry(queued: QueueEntry): QueueEntry {
   const wire: QueueEntry = {
@@ -398,7 +438,14 @@ function replayTurn(turn: ReplayTurn): ReplayTurn {
   return {
     prompt: turn.prompt,
     answer: turn.answer,
-    tools: turn.tools.map((tool) => ({ name: tool.name, success: tool.success })),
+    // Additive (issue 28): `call_id`, `arguments` and `output` let a client redraw the calls (`scv acp`'s load).
+    tools: turn.tools.map((tool) => ({
+      name: tool.name,
+      success: tool.success,
+      ...(tool.call_id === undefined ? {} : { call_id: tool.call_id }),
+      ...(tool.arguments === undefined ? {} : { arguments: tool.arguments }),
+      ...(tool.output === undefined ? {} : { output: tool.output }),
+    })),
     status: turn.status,
   };
 }

@@ -9,12 +9,16 @@ export {
   parseClientMessage,
   type ParseResult,
   type PeerInfo,
+  type Remember,
 } from "./client.ts";
 export {
+  type ClientEvent,
   type ErrorCode,
   type EventOf,
   events,
   MESSAGES,
+  type PolicyInForce,
+  type PolicyRule,
   PROTOCOL_VERSION,
   type QueueEntry,
   type ReplayTurn,

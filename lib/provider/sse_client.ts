@@ -90,6 +90,7 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
     profile.headers,
   );
   const timeoutMs = profile.timeout_seconds * 1000;
+  const idleSeconds = profile.stream_idle_timeout_seconds;
 
   async function attempt(request: ProviderRequest, body: string, handlers: StreamHandlers): Promise<ProviderResponse> {
     const controller = new AbortController();
@@ -100,6 +101,17 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       timedOut = true;
       controller.abort();
     }, timeoutMs);
+    // Between stream chunks only: paused while the caller takes a delta, so a slow consumer is never the provider's.
+    let idled = false;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const watchIdle = () => {
+      clearTimeout(idleTimer);
+      if (idleSeconds === undefined) return;
+      idleTimer = setTimeout(() => {
+        idled = true;
+        controller.abort();
+      }, idleSeconds * 1000);
+    };
     const reasoning = handlers.onReasoningDelta;
     const state = wire.createStream(
       limits,
@@ -125,18 +137,22 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       const decoder = new SseDecoder(limits.max_sse_event_bytes);
       // `max_response_bytes` counts payload (spec §8.1), which each wire's stream state adds up.
       try {
+        watchIdle();
         reading: for await (const chunk of response.body) {
+          clearTimeout(idleTimer);
           for (const message of decoder.push(chunk)) {
             const pending = state.handle(message);
             if (pending) await pending;
             if (handlers.signal.aborted) throw abortError();
             if (state.finished) break reading;
           }
+          watchIdle();
         }
+        clearTimeout(idleTimer);
       } catch (error) {
         // The caller's own failure (e.g. an event over the server frame limit) is not a provider failure.
         if (error instanceof CallerFailure) throw error.error;
-        if (error instanceof AttemptFailure || handlers.signal.aborted || timedOut) throw error;
+        if (error instanceof AttemptFailure || handlers.signal.aborted || timedOut || idled) throw error;
         const detail = sanitize(describeTransportError(error), credential);
         const failure = providerFailure(`provider stream failed: ${detail}`, !isTimeout(error));
         failure.reason = transportReason(error);
@@ -149,11 +165,14 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       if (timedOut) {
         throw providerFailure(`provider request timed out after ${profile.timeout_seconds} seconds`, false);
       }
+      // A stalled stream is retried like a dropped connection (below: not once output reached the caller).
+      const failure = idled ? stalled(idleSeconds!) : error;
       // Once output reached the caller, a retry would repeat it.
-      if (error instanceof AttemptFailure && state.streamed) error.transient = false;
-      throw error;
+      if (failure instanceof AttemptFailure && state.streamed) failure.transient = false;
+      throw failure;
     } finally {
       clearTimeout(timer);
+      clearTimeout(idleTimer);
       handlers.signal.removeEventListener("abort", abort);
       response?.body.destroy();
     }
@@ -215,6 +234,16 @@ export function createSseClient(options: CreateProviderOptions, wire: WireAdapte
       await dispatcher.destroy();
     },
   };
+}
+
+/** A stream cut after `seconds` without data: transient, its retry notice says the provider is slow. */
+function stalled(seconds: number): AttemptFailure {
+  const failure = providerFailure(
+    `provider stream stalled: nothing arrived for ${seconds} seconds (provider.stream_idle_timeout_seconds)`,
+    true,
+  );
+  failure.reason = `the provider is slow: nothing arrived for ${seconds} s`;
+  return failure;
 }
 
 /** Transport timeouts (e.g. undici's connect timeout) are not retried. */

@@ -3,13 +3,22 @@
 // self-contained: no imports, no references to anything outside its body.
 //
 // It talks to the host over its stdin and stdout only, in frames of a 4-byte little-endian length
-// and JSON (the host's own frame format, lib/codec/frame.ts). Before it runs any cell it proves
-// that the operating-system restrictions it was started with are on; otherwise it reports why and
-// exits, and the host refuses to run cells.
+// and JSON (the host's own frame format, lib/codec/frame.ts); a long string travels in `part`
+// messages ahead of its message, so that no frame exceeds what the host reads (channel.ts). Before
+// it runs any cell it proves that the restrictions it was started with are on, and takes from its
+// own realm everything that signals, changes priority or loads modules; otherwise it reports why
+// and exits, and the host refuses to run cells. The cell host gets a `require` that knows only
+// `node:vm`.
 
 export interface ChildConfig {
   /** The process must not reach the host's loopback (a fresh network namespace, or Deno's permissions). */
   expectNoNetwork: boolean;
+  /** No other process may be visible or signallable (its own PID namespace). */
+  expectPidNamespace: boolean;
+  /** An empty read-only root: checked through node:sqlite, which Node's permission model does not cover. */
+  expectEmptyRoot: boolean;
+  /** Files that exist on the host and must not be visible inside an empty root. */
+  hostFiles: string[];
 }
 
 export interface ChildChannel {
@@ -40,7 +49,7 @@ export function childMain(requireFn: (id: string) => unknown, config: ChildConfi
       }
     }
   };
-  const send = (message: unknown): void => {
+  const writeFrame = (message: unknown): void => {
     const json = JSON.stringify(message);
     const length = BufferCtor.byteLength(json, "utf8");
     if (length > 65536) {
@@ -55,6 +64,39 @@ export function childMain(requireFn: (id: string) => unknown, config: ChildConfi
     frame.writeUInt32LE(length, 0);
     frame.write(json, 4, "utf8");
     writeAll(frame);
+  };
+  // Strings longer than this (UTF-16 units) travel in parts: at most 6 bytes a unit once encoded,
+  // so a frame stays far below the host's cap (channel.ts MAX_CHANNEL_FRAME_BYTES).
+  const PART_CHARS = 262144;
+  const send = (message: unknown): void => {
+    const record = message as Record<string, unknown>;
+    const long: string[] = [];
+    let total = 0;
+    for (const field of ["v", "e", "w"]) {
+      const value = record[field];
+      if (typeof value === "string" && value.length > PART_CHARS) {
+        long.push(field);
+        total += value.length;
+      }
+    }
+    if (long.length === 0) {
+      writeFrame(message);
+      return;
+    }
+    // The first part announces the length of them all: the host admits the message as a whole.
+    let first = true;
+    const rest: Record<string, unknown> = { ...record };
+    for (const field of long) {
+      const value = record[field] as string;
+      for (let at = 0; at < value.length; at += PART_CHARS) {
+        const part: Record<string, unknown> = { t: "part", f: field, v: value.slice(at, at + PART_CHARS) };
+        if (first) part.n = total;
+        first = false;
+        writeFrame(part);
+      }
+      rest[field] = "";
+    }
+    writeFrame(rest);
   };
 
   let handler: ((message: unknown) => void) | null = null;
@@ -117,6 +159,73 @@ export function childMain(requireFn: (id: string) => unknown, config: ChildConfi
     }
   };
 
+  // Members of `process` that signal processes, change their priority, load code or modules, or
+  // change the process's identity or folder.
+  const GONE = [
+    "kill",
+    "_kill",
+    "_debugProcess",
+    "_debugEnd",
+    "_startProfilerIdleNotifier",
+    "_stopProfilerIdleNotifier",
+    "binding",
+    "_linkedBinding",
+    "dlopen",
+    "execve",
+    "getBuiltinModule",
+    "mainModule",
+    "loadEnvFile",
+    "chdir",
+    "umask",
+    "setuid",
+    "setgid",
+    "seteuid",
+    "setegid",
+    "setgroups",
+    "initgroups",
+  ];
+
+  // What an empty read-only root hides, seen through node:sqlite (its ATTACH opens files past the
+  // permission model): a write must fail, and no host file may open. Null when all holds.
+  const rootLeak = (): string | null => {
+    if (typeof (globalThis as { Deno?: unknown }).Deno === "object") return null; // ATTACH is off in Deno.
+    let db: { exec(sql: string): void; prepare(sql: string): { run(...values: unknown[]): unknown }; close(): void };
+    try {
+      const sqlite = requireFn("node:sqlite") as { DatabaseSync: new (path: string) => typeof db };
+      db = new sqlite.DatabaseSync(":memory:");
+    } catch {
+      return null; // No node:sqlite in this runtime: nothing to open files with.
+    }
+    const opens = (uri: string, write: boolean): number => {
+      try {
+        db.prepare("ATTACH DATABASE ? AS probe").run(uri);
+        db.exec(write ? "CREATE TABLE probe.t (a)" : "SELECT count(*) FROM probe.sqlite_master");
+        return 0;
+      } catch (error) {
+        return Number((error as { errcode?: unknown }).errcode) & 0xff;
+      } finally {
+        try {
+          db.exec("DETACH DATABASE probe");
+        } catch {
+          // Not attached.
+        }
+      }
+    };
+    const uri = (path: string): string => "file:" + path.replace(/[%?#]/g, (c) => "%" + c.charCodeAt(0).toString(16));
+    try {
+      for (const path of config.hostFiles) {
+        // SQLITE_CANTOPEN (14): not there. Anything else means the file was found.
+        if (opens(uri(path) + "?mode=ro", false) !== 14)
+          return "the sandbox process can see the host's files (" + path + ")";
+      }
+      // Only once the host's root is known to be out of sight: this would create a file in it.
+      if (opens(uri("/scv-write-probe") + "?mode=rwc", true) === 0) return "the sandbox process can write files (/)";
+      return null;
+    } finally {
+      db.close();
+    }
+  };
+
   // Layer checks: a restriction the host asked for but that is not on means this is no sandbox.
   if (!denied(() => fs.readFileSync("/etc/hostname"))) {
     refuse("the sandbox process can read files (/etc/hostname)");
@@ -126,28 +235,64 @@ export function childMain(requireFn: (id: string) => unknown, config: ChildConfi
     refuse("the sandbox process can start processes (true)");
     return;
   }
+  // kill(-1, 0) succeeds when any other process can be signalled; in its own PID namespace there is
+  // none (its init is exempt).
+  if (config.expectPidNamespace && !denied(() => proc.kill(-1, 0))) {
+    refuse("the sandbox process can see and signal other processes (no PID namespace)");
+    return;
+  }
+  if (config.expectEmptyRoot) {
+    const leak = rootLeak();
+    if (leak !== null) {
+      refuse(leak);
+      return;
+    }
+  }
 
-  // Escaped code must not signal the host or any other process of the user (the permission model
-  // does not cover signals): the process keeps no way to send one.
+  // Escaped code must not signal the host or any other process (the permission model does not
+  // cover signals; _debugProcess sends SIGUSR1, which opens the inspector of a Node process), nor
+  // load a module (node:sqlite writes files past the permission model): the realm keeps none of
+  // the functions that do, and no way to a `require`.
   const procRecord = proc as unknown as Record<string, unknown>;
-  for (const name of ["kill", "_kill", "binding", "_linkedBinding", "dlopen", "chdir", "getBuiltinModule"]) {
+  for (const name of [...GONE, "report"]) {
     try {
       delete procRecord[name];
     } catch {
-      // Not configurable here: the permission model is the boundary.
+      // Not configurable here (Deno's process.report); checked below where it matters.
     }
+  }
+  // The environment was empty but for what started the process (bwrap's PWD, the binary's NODE_OPTIONS).
+  try {
+    for (const key of Object.keys(proc.env)) delete proc.env[key];
+  } catch {
+    // Deno grants no access to it at all.
   }
   const globals = globalThis as Record<string, unknown>;
   for (const name of ["require", "module", "exports", "__filename", "__dirname"]) {
     try {
       delete globals[name];
     } catch {
-      // Not configurable.
+      // Not configurable: checked below.
     }
   }
+  const left = GONE.filter((name) => name in procRecord);
+  if (left.length > 0) {
+    refuse(`the sandbox process keeps process.${left.join(", process.")}`);
+    return;
+  }
+  const routes = ["require", "module", "fs", "repl", "os", "child_process", "sqlite"].filter((name) => name in globals);
+  if (!denied(() => Function("return 1"))) routes.push("code from strings (import())");
+  if (routes.length > 0) {
+    refuse(`the sandbox process's realm can load modules (${routes.join(", ")})`);
+    return;
+  }
+  const onlyVm = (id: string): unknown => {
+    if (id === "node:vm") return requireFn(id);
+    throw new Error("not available in the sandbox: " + id);
+  };
 
   const start = (): void => {
-    cellHost(requireFn, {
+    cellHost(onlyVm, {
       send,
       listen(next) {
         handler = next;

@@ -11,6 +11,20 @@
 // - pool.ts: warm processes that belong to no session yet; session.ts: cells, observers, yield
 //   timers, terminate, the store, and the session's own processes (never shared).
 // - checks.ts: the host's checks of everything a process sends (shapes, URL rules, budgets).
+// - output_budget.ts: how much undelivered output a caller (a host connection) lets wait.
+// - namespaces.ts: starting a program in fresh Linux namespaces (bwrap, unshare), for every
+//   untrusted program scv runs.
 // - module_source.ts: module syntax (import/export) for a cell run as an async function.
 export { createSandbox, type SandboxOptions } from "./sandbox.ts";
+export { OutputBudget } from "./output_budget.ts";
+export {
+  type Bind,
+  type Isolation,
+  isolationFor,
+  libraryBinds,
+  type NamespaceLayout,
+  namespaceSupport,
+  wrap,
+  type Wrapped,
+} from "./namespaces.ts";
 export type * from "./types.ts";

@@ -1,26 +1,31 @@
 // How a sandbox process is started, and which restrictions it gets (docs/sandbox.md):
-// - the same program re-executed: Node from source or a bundle runs `node --permission … -e <code>`
-//   (the code is passed inline, so the process needs no file access at all); the single-executable
-//   binary runs itself with SANDBOX_PROCESS_ARG and its Node options in NODE_OPTIONS (the only
-//   variable of its environment; the code is embedded); Deno runs `deno run` with no permission
-//   flags on a copy of the code in the sandbox's temporary folder;
-// - an empty environment, an empty temporary working folder, stdin/stdout/stderr pipes as its only
-//   descriptors, Node's permission model with nothing granted (no file system, child processes,
-//   workers, addons, WASI or inspector) or Deno's default of no permissions;
-// - a fresh network namespace (`unshare -rn`) where an unprivileged process may make one.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// - the same program re-executed, so that its realm holds only what the sandbox needs: Node from
+//   source or a bundle runs `node --permission … <file>`, a CommonJS file whose `require` is a local
+//   (not `-e`, which makes every built-in module a global, `repl` and through it `node:sqlite`
+//   among them); the single-executable binary runs itself with SANDBOX_PROCESS_ARG and its Node
+//   options in NODE_OPTIONS (the code is embedded); Deno runs `deno run` with no permission flags
+//   on the same program as a module. The program hands the cell host a `require` that knows only
+//   `node:vm`, and the realm cannot compile code from strings (`--disallow-code-generation-from-
+//   strings`), so escaped code can neither `import()` a module nor call a new `require`;
+// - an empty environment, no descriptors but its stdin/stdout/stderr pipes, Node's permission model
+//   with nothing granted but reading its own program (no file system, child processes, workers,
+//   addons, WASI, inspector or network) or Deno's default of no permissions;
+// - where the OS allows (namespaces.ts): an empty read-only root holding only the runtime, its
+//   libraries and the program; its own PID namespace (no process outside is visible or can be
+//   signalled); a fresh network namespace; death with the host.
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ChildConfig, childMain } from "./child_main.ts";
 import { cellRuntime } from "./runtime.ts";
 import { MAX_ERROR_CHARS } from "./checks.ts";
+import { type Bind, type Isolation, isolationFor, libraryBinds, type NamespaceLayout, wrap } from "./namespaces.ts";
 import { CELL_PREFIX, CELL_SUFFIX, type WorkerConfig, workerMain } from "./worker_main.ts";
 
 /** The argument that makes the single-executable binary a sandbox process (main.ts). */
 export const SANDBOX_PROCESS_ARG = "--scv-sandbox-process";
-const UNSHARE = "/usr/bin/unshare";
-const SETPRIV = "/usr/bin/setpriv";
+/** Where the runtime and the program are inside an empty root. */
+const INSIDE = "/scv";
 
 export interface LaunchSettings {
   maxOutputChars: number;
@@ -50,12 +55,19 @@ export function workerConfig(settings: LaunchSettings): WorkerConfig {
   };
 }
 
-/** The program a sandbox process runs: childMain, then workerMain, with `require` in scope. */
+/** The program a sandbox process runs: childMain, then workerMain, with `require` in scope (not a global). */
 export function childProgram(settings: LaunchSettings, child: ChildConfig): string {
   return (
     `"use strict";(${String(childMain)})(require, ${JSON.stringify(child)}, ` +
     `(r, channel) => (${String(workerMain)})(${JSON.stringify(workerConfig(settings))}, r, channel));`
   );
+}
+
+/** The program as a file for `kind`: CommonJS for Node (its `require` is the module's own), a module for Deno. */
+export function programFile(kind: "node" | "deno", program: string): string {
+  return kind === "node"
+    ? `${program}\n`
+    : `import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n${program}\n`;
 }
 
 /** The sandbox process's entry in the single-executable binary (main.ts calls it). */
@@ -79,33 +91,16 @@ function runtime(): Runtime {
   return "node";
 }
 
-let unshareWorks: boolean | undefined;
-/** Whether this user may make a network namespace (checked once per host process). */
-function canUnshare(): boolean {
-  if (unshareWorks === undefined) {
-    unshareWorks = process.env.SCV_SANDBOX_NETNS !== "0" &&
-      existsSync(UNSHARE) &&
-      spawnSync(UNSHARE, ["-rn", "true"], { stdio: "ignore", env: {}, timeout: 5_000 }).status === 0;
-  }
-  return unshareWorks;
-}
-
-let setprivWorks: boolean | undefined;
-/**
- * Whether `setpriv --pdeathsig` works here: a sandbox process busy in cell code never reads its
- * closed stdin, so only a parent-death signal ends it when the host dies without killing it.
- */
-function canSetPdeathsig(): boolean {
-  setprivWorks ??= existsSync(SETPRIV) &&
-    spawnSync(SETPRIV, ["--pdeathsig", "KILL", "true"], { stdio: "ignore", env: {}, timeout: 5_000 }).status === 0;
-  return setprivWorks;
+function semiSpaceMb(heapMb: number): number {
+  return Math.max(1, Math.min(8, heapMb >> 4));
 }
 
 function nodeFlags(heapMb: number): string[] {
   return [
     "--permission",
+    "--disallow-code-generation-from-strings",
     `--max-old-space-size=${heapMb}`,
-    `--max-semi-space-size=${Math.max(1, Math.min(8, heapMb >> 4))}`,
+    `--max-semi-space-size=${semiSpaceMb(heapMb)}`,
     // Without it a vm context's dynamic-import callback is refused and `import()` would hand the
     // cell an error of the sandbox process's realm.
     "--experimental-vm-modules",
@@ -113,65 +108,102 @@ function nodeFlags(heapMb: number): string[] {
   ];
 }
 
+/** The restrictions, worded for the debug log. */
+function layerNames(kind: Runtime, isolation: Isolation): string[] {
+  const by = isolation.tool === "bwrap" ? "bwrap" : "unshare";
+  return [
+    kind === "deno" ? "deno permissions: none granted" : "node permission model: nothing granted but its own program",
+    "realm: no built-in module but node:vm, no code from strings",
+    "empty environment",
+    isolation.emptyRoot
+      ? "files: empty read-only root with only the runtime (bwrap)"
+      : "files: NOT hidden (no bwrap here; the runtime's permissions alone refuse them)",
+    isolation.pidNamespace
+      ? `processes: own PID namespace (${by})`
+      : "processes: NOT isolated (no PID namespace here; signal functions removed)",
+    "signals: process.kill, _debugProcess and every other signal or priority function removed",
+    isolation.networkNamespace
+      ? `network: fresh namespace (${by})`
+      : kind === "deno"
+      ? "network: not isolated by a namespace (deno permissions refuse it)"
+      : "network: NOT isolated by a namespace (the node permission model refuses it)",
+    isolation.diesWithParent
+      ? `killed with the host (${isolation.tool === "bwrap" ? "bwrap --die-with-parent" : "setpriv --pdeathsig"})`
+      : "NOT killed with the host if it dies (no bwrap or setpriv)",
+  ];
+}
+
 /** Prepares launching sandbox processes for one sandbox; `forHeap` gives each one's command. */
 export function prepareLaunch(
   settings: LaunchSettings,
-): { forHeap(heapMb: number): Launch; dispose(): void; layers: string[] } {
+): {
+  forHeap(heapMb: number): Launch;
+  dispose(): void;
+  layers: string[];
+  isolation: Isolation;
+  /** What the program's self-test expects. */
+  child: ChildConfig;
+  /** The program file every process of this sandbox runs (null in the binary, whose program is embedded). */
+  program: string | null;
+} {
   const root = mkdtempSync(join(tmpdir(), "scv-sandbox-"));
   const cwd = join(root, "cwd");
   mkdirSync(cwd);
   const kind = runtime();
-  const netns = canUnshare();
-  const pdeathsig = canSetPdeathsig();
-  // Deno grants no network; on Node only a fresh namespace takes it away.
-  const child: ChildConfig = { expectNoNetwork: netns || kind === "deno" };
-  const layers = [
-    kind === "deno" ? "deno permissions: none granted" : "node permission model: nothing granted",
-    "empty environment",
-    "empty working folder",
-    "signals: process.kill removed",
-    netns ? "network: fresh namespace (unshare -rn)" : "network: NOT isolated (no unprivileged network namespace here)",
-    pdeathsig ? "killed with the host (setpriv --pdeathsig)" : "NOT killed with the host if it dies (no setpriv)",
-  ];
-  let programFile: string | null = null;
-  if (kind === "deno") {
-    programFile = join(root, "sandbox.js");
-    writeFileSync(
-      programFile,
-      `import { createRequire } from "node:module";\nconst require = createRequire(import.meta.url);\n${
-        childProgram(settings, child)
-      }\n`,
-    );
-  }
-  const program = kind === "node" ? childProgram(settings, child) : "";
+  const executable = realpathSync(process.execPath);
+  const exeInside = `${INSIDE}/${kind === "sea" ? "scv" : kind}`;
+  const programInside = `${INSIDE}/sandbox.${kind === "deno" ? "js" : "cjs"}`;
+  const programPath = join(root, kind === "deno" ? "sandbox.js" : "sandbox.cjs");
+  const binds: Bind[] = [{ source: executable, target: exeInside }, ...libraryBinds(executable)];
+  if (kind !== "sea") binds.push({ source: programPath, target: programInside });
+  const layout: NamespaceLayout = {
+    binds,
+    // Deno reads its own executable's path from /proc/self/exe; no procfs is mounted.
+    symlinks: kind === "deno" ? [{ path: "/proc/self/exe", target: exeInside }] : [],
+    shareNetwork: process.env.SCV_SANDBOX_NETNS === "0",
+  };
+  const noBwrap = process.env.SCV_SANDBOX_BWRAP === "0";
+  const heapArgs = (heapMb: number, inside: (target: string) => string): { command: string; args: string[] } => {
+    const command = inside(exeInside);
+    if (kind === "deno") {
+      const v8 = `--v8-flags=--max-old-space-size=${heapMb},--max-semi-space-size=${
+        semiSpaceMb(heapMb)
+      },--disallow-code-generation-from-strings`;
+      return {
+        command,
+        args: ["run", "--quiet", "--no-prompt", "--no-config", "--no-lock", v8, inside(programInside)],
+      };
+    }
+    if (kind === "sea") return { command, args: [SANDBOX_PROCESS_ARG, JSON.stringify({ settings, child })] };
+    return { command, args: [...nodeFlags(heapMb), `--allow-fs-read=${inside(programInside)}`, inside(programInside)] };
+  };
+  const isolation = isolationFor(layout, { noBwrap });
+  const child: ChildConfig = {
+    // Deno grants no network; on Node the permission model refuses it, and a namespace takes it away.
+    expectNoNetwork: isolation.networkNamespace || kind === "deno",
+    expectPidNamespace: isolation.pidNamespace,
+    expectEmptyRoot: isolation.emptyRoot,
+    // Files that exist here and must not be visible inside an empty root.
+    hostFiles: [executable, "/etc/passwd"].filter((path) => existsSync(path)).concat(
+      kind === "sea" ? [] : [programPath],
+    ),
+  };
+  if (kind !== "sea") writeFileSync(programPath, programFile(kind, childProgram(settings, child)));
+  const layers = layerNames(kind, isolation);
   const dispose = (): void => rmSync(root, { recursive: true, force: true });
   return {
     layers,
+    isolation,
+    child,
+    program: kind === "sea" ? null : programPath,
     dispose,
     forHeap(heapMb: number): Launch {
-      let command = process.execPath;
-      let args: string[];
-      let env: Record<string, string> = {};
-      if (kind === "deno") {
-        const v8 = `--v8-flags=--max-old-space-size=${heapMb},--max-semi-space-size=${
-          Math.max(1, Math.min(8, heapMb >> 4))
-        }`;
-        args = ["run", "--quiet", "--no-prompt", "--no-config", "--no-lock", v8, programFile!];
-      } else if (kind === "sea") {
-        args = [SANDBOX_PROCESS_ARG, JSON.stringify({ settings, child })];
-        env = { NODE_OPTIONS: nodeFlags(heapMb).join(" ") };
-      } else {
-        args = [...nodeFlags(heapMb), "-e", program];
-      }
-      if (pdeathsig) {
-        args = ["--pdeathsig", "KILL", command, ...args];
-        command = SETPRIV;
-      }
-      if (netns) {
-        args = ["-rn", command, ...args];
-        command = UNSHARE;
-      }
-      return { command, args, env, cwd, layers, dispose };
+      const wrapped = wrap(layout, (inside) => heapArgs(heapMb, inside), { noBwrap });
+      const env: Record<string, string> = {};
+      if (kind === "sea") env.NODE_OPTIONS = nodeFlags(heapMb).join(" ");
+      // Deno needs a cache folder; the read-only one it never writes to will do.
+      if (kind === "deno" && isolation.emptyRoot) env.DENO_DIR = INSIDE;
+      return { command: wrapped.command, args: wrapped.args, env, cwd, layers, dispose };
     },
   };
 }

@@ -15,8 +15,8 @@ export interface PoolOptions {
   defaultHeapMb: number;
   maxOutputChars: number;
   storeQuotaChars: number;
-  /** Largest message a sandbox process may send. */
-  maxMessageBytes: number;
+  /** Longest string a sandbox process may send in parts, in UTF-16 units. */
+  maxMessageChars: number;
   launch(heapMb: number): Launch;
   log(line: string): void;
 }
@@ -107,7 +107,7 @@ export class WorkerPool implements ProcessOwner {
       this,
       heapMb,
       this.options.launch(heapMb),
-      this.options.maxMessageBytes,
+      this.options.maxMessageChars,
       this.options.log,
     );
     this.#all.add(process);

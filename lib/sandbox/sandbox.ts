@@ -2,6 +2,7 @@ import { prepareLaunch } from "./launch.ts";
 import { WorkerPool } from "./pool.ts";
 import { Session } from "./session.ts";
 import type { Sandbox, SandboxSession, SessionLimits } from "./types.ts";
+import type { OutputBudget } from "./output_budget.ts";
 
 /** Heap limit of sandbox processes for sessions without `maxHeapSizeBytes`, in MiB. */
 export const DEFAULT_HEAP_MB = 512;
@@ -43,17 +44,18 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     defaultHeapMb: options.defaultHeapMb ?? DEFAULT_HEAP_MB,
     maxOutputChars,
     storeQuotaChars,
-    // A message carries at most one output item (≤ 3 UTF-8 bytes per unit) or a cell's store writes.
-    maxMessageBytes: 3 * Math.max(maxOutputChars, storeQuotaChars) + 1024 * 1024,
+    // A message carries at most one output item, a tool input, or a cell's store writes: the JSON
+    // of its keys and JSON values, whose quotes and backslashes are escaped once more.
+    maxMessageChars: Math.max(maxOutputChars, 2 * storeQuotaChars) + 1024 * 1024,
     launch,
     log: debugLog,
   });
   const sessions = new Set<Session>();
   let stopped = false;
   return {
-    openSession(limits?: SessionLimits): SandboxSession {
+    openSession(limits?: SessionLimits, budget?: OutputBudget): SandboxSession {
       // Closed sessions are dropped, so that a long-lived host does not keep every session's store.
-      const session: Session = new Session(pool, limits, () => sessions.delete(session));
+      const session: Session = new Session(pool, limits, () => sessions.delete(session), budget ?? null);
       // After shutdown a session exists but every cell it starts is terminated at once.
       if (stopped) {
         void session.close();

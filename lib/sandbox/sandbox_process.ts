@@ -1,9 +1,15 @@
 // One sandbox process, seen from the host: its states (booting, idle, busy with a cell, draining
 // it, dead), its messages, its memory watch and its end. Who may use it is decided by its owner
 // (the warm pool until a session takes it, then that session only: pool.ts, session.ts).
-import { readFileSync } from "node:fs";
-import { ChannelError, encodeMessage, MessageDecoder } from "./channel.ts";
+//
+// What it sends is read in frames of at most MAX_CHANNEL_FRAME_BYTES, and charged to its owner's
+// output budget (output_budget.ts) until whoever keeps it (a cell's undelivered items) releases it.
+// Over the budget, the process is not read any further while it runs a cell; a message in parts is
+// admitted as a whole, on the length its first part announces.
+import { readdirSync, readFileSync } from "node:fs";
+import { ChannelError, encodeMessage, MAX_CHANNEL_FRAME_BYTES, MessageDecoder, PartAssembler } from "./channel.ts";
 import type { Launch } from "./launch.ts";
+import type { OutputBudget } from "./output_budget.ts";
 import { type ChildHandle, spawnChild } from "./spawn_child.ts";
 import type { FromWorker, ToWorker } from "./worker_main.ts";
 
@@ -13,7 +19,7 @@ const MIB = 1024 * 1024;
  * healthy one reports idle within a millisecond or so; a queued cell waits this long at most).
  */
 const DRAIN_GRACE_MS = 250;
-/** How often a busy process's resident memory is read (one /proc read costs ~10 µs). */
+/** How often a process's resident memory is read, from its start to its end (one /proc read: ~40 µs). */
 const MEMORY_POLL_MS = 20;
 /**
  * Resident memory a process may use beyond its heap limit: its idle size (about 45 MB on Node,
@@ -27,7 +33,11 @@ export type WorkerExit = { kind: "oom" } | { kind: "crash"; message: string } | 
 
 /** Receives one cell's messages from the process running it. */
 export interface CellListener {
-  onMessage(message: FromWorker): void;
+  /**
+   * `charge`: what the message holds of the output budget. True: the listener keeps it (and
+   * releases it once the output is delivered); else it is released when this returns.
+   */
+  onMessage(message: FromWorker, charge: number): boolean;
   onExit(exit: WorkerExit): void;
 }
 
@@ -44,8 +54,16 @@ export interface ProcessOwner {
 export class SandboxProcess {
   readonly heapMb: number;
   owner: ProcessOwner;
+  /** The output budget of the session that owns it (null in the pool, or for a caller without one). */
+  budget: OutputBudget | null = null;
   readonly #child: ChildHandle;
-  readonly #decoder: MessageDecoder;
+  readonly #decoder = new MessageDecoder(MAX_CHANNEL_FRAME_BYTES);
+  readonly #assembler: PartAssembler;
+  /** Bytes of the message being read so far, and what is left of its admitted announcement. */
+  #messageBytes = 0;
+  #reserve = 0;
+  #paused = false;
+  #cancelWait: (() => void) | null = null;
   readonly #log: (line: string) => void;
   #state: "booting" | "idle" | "busy" | "draining" | "dead" = "booting";
   #listener: CellListener | null = null;
@@ -54,6 +72,8 @@ export class SandboxProcess {
   #cell = 0;
   #drainTimer: ReturnType<typeof setTimeout> | null = null;
   #memoryTimer: ReturnType<typeof setInterval> | null = null;
+  /** The process that runs the code (a launcher such as bwrap may stand between), once it is known. */
+  #codePid: number | null = null;
   readonly #rssLimit: number;
   #overMemory = false;
   #ready = false;
@@ -67,13 +87,13 @@ export class SandboxProcess {
     owner: ProcessOwner,
     heapMb: number,
     launch: Launch,
-    maxMessageBytes: number,
+    maxMessageChars: number,
     log: (line: string) => void,
   ) {
     this.owner = owner;
     this.heapMb = heapMb;
     this.#log = log;
-    this.#decoder = new MessageDecoder(maxMessageBytes);
+    this.#assembler = new PartAssembler(maxMessageChars);
     this.#rssLimit = heapMb * MIB + RSS_ALLOWANCE_BYTES;
     this.#exited = new Promise((resolve) => (this.#resolveExited = resolve));
     this.#child = spawnChild(launch, {
@@ -92,6 +112,7 @@ export class SandboxProcess {
       },
     });
     this.#child.unref();
+    this.#startMemoryWatch();
   }
 
   get pid(): number | undefined {
@@ -119,7 +140,6 @@ export class SandboxProcess {
     this.#cell = cell;
     this.#listener = listener;
     this.#child.ref();
-    this.#startMemoryWatch();
     this.post({ t: "start", cell, ...start });
   }
 
@@ -154,34 +174,119 @@ export class SandboxProcess {
   }
 
   #fromChild(chunk: Buffer): void {
-    let messages: unknown[];
+    let frames: { message: unknown; bytes: number }[];
     try {
-      messages = this.#decoder.push(chunk);
+      frames = this.#decoder.frames(chunk);
     } catch (error) {
-      this.#log(`sandbox process ${this.pid}: ${(error as ChannelError).message}; killed`);
-      this.#kill();
+      this.#broken(error);
       return;
     }
-    for (const message of messages as FromWorker[]) {
-      if (this.#state !== "dead") {
-        this.#onMessage(message);
-      } else if (
-        this.#lateListener !== null && typeof message === "object" && message !== null && message.t !== "idle" &&
-        message.t !== "refused"
-      ) {
-        // Output already in the pipe when the process was killed still belongs to its cell.
-        if (message.cell === this.#cell && (message.t === "text" || message.t === "image" || message.t === "audio")) {
-          this.#lateListener.onMessage(message);
+    for (const { message: raw, bytes } of frames) {
+      let message: unknown;
+      try {
+        const announced = this.#assembler.announced(raw);
+        if (announced !== null) {
+          // Only a cell's messages come in parts (also output a terminated cell wrote before its end).
+          if (this.#state !== "busy" && this.#lateListener === null) {
+            throw new ChannelError("sandbox message parts arrived while no cell runs");
+          }
+          this.#admit(announced);
         }
+        message = this.#assembler.accept(raw);
+      } catch (error) {
+        this.#broken(error);
+        return;
       }
+      this.#take(bytes);
+      if (message === null) continue;
+      this.budget?.release(this.#reserve);
+      this.#reserve = 0;
+      const charge = this.budget === null ? 0 : this.#messageBytes;
+      this.#messageBytes = 0;
+      if (!this.#deliver(message as FromWorker, charge)) this.budget?.release(charge);
+    }
+    this.#pauseIfOver();
+  }
+
+  #broken(error: unknown): void {
+    this.#log(`sandbox process ${this.pid}: ${(error as ChannelError).message}; killed`);
+    this.#kill();
+  }
+
+  /** Charges a frame of the message being read: against its admitted announcement first. */
+  #take(bytes: number): void {
+    this.#messageBytes += bytes;
+    const budget = this.budget;
+    if (budget === null) return;
+    if (this.#reserve >= bytes) {
+      this.#reserve -= bytes;
+    } else {
+      budget.charge(bytes - this.#reserve);
+      this.#reserve = 0;
     }
   }
 
-  #onMessage(message: FromWorker): void {
-    if (typeof message !== "object" || message === null) return;
+  /** A message in parts announced `chars`: it is read on once the budget has room for all of it. */
+  #admit(chars: number): void {
+    const budget = this.budget;
+    // A killed process's last output is read to its end (its pipe holds at most what it wrote).
+    if (budget === null || this.#state === "dead") return;
+    if (budget.fits(chars)) {
+      budget.charge(chars);
+      this.#reserve = chars;
+      return;
+    }
+    this.#pause(chars, () => {
+      budget.charge(chars);
+      this.#reserve += chars;
+    });
+  }
+
+  /** Over the budget, a process running a cell is read no further, except to finish an admitted message. */
+  #pauseIfOver(): void {
+    const budget = this.budget;
+    if (budget === null || this.#paused || this.#state !== "busy" || this.#assembler.inProgress) return;
+    if (!budget.fits(0)) this.#pause(0, () => undefined);
+  }
+
+  #pause(needed: number, admitted: () => void): void {
+    this.#paused = true;
+    this.#child.pause();
+    const budget = this.budget!;
+    this.#log(
+      `sandbox process ${this.pid}: output budget full (${budget.used} of ${budget.limit} bytes${
+        needed > 0 ? `, ${needed} more announced` : ""
+      }); not read until output is delivered`,
+    );
+    this.#cancelWait = this.budget!.wait(needed, () => {
+      this.#cancelWait = null;
+      if (this.#state === "dead") return;
+      admitted();
+      this.#paused = false;
+      this.#child.resume();
+    });
+  }
+
+  /** Hands a message on; true when its listener keeps its charge. */
+  #deliver(message: FromWorker, charge: number): boolean {
+    if (this.#state !== "dead") return this.#onMessage(message, charge);
+    if (
+      this.#lateListener !== null && typeof message === "object" && message !== null && message.t !== "idle" &&
+      message.t !== "refused"
+    ) {
+      // Output already in the pipe when the process was killed still belongs to its cell.
+      if (message.cell === this.#cell && (message.t === "text" || message.t === "image" || message.t === "audio")) {
+        return this.#lateListener.onMessage(message, charge);
+      }
+    }
+    return false;
+  }
+
+  #onMessage(message: FromWorker, charge: number): boolean {
+    if (typeof message !== "object" || message === null) return false;
     if (message.t === "refused") {
       this.#refused = typeof message.v === "string" ? message.v.slice(0, 500) : "self-test failed";
-      return;
+      return false;
     }
     if (message.t === "idle") {
       // Also when already busy again with a queued cell: the previous one has drained.
@@ -191,13 +296,12 @@ export class SandboxProcess {
         this.#state = "idle";
       } else if (this.#state === "draining") {
         this.#state = "idle";
-        this.#stopMemoryWatch();
         this.#child.unref();
         this.owner.release(this);
       }
-      return;
+      return false;
     }
-    if (message.cell !== this.#cell) return;
+    if (message.cell !== this.#cell) return false;
     // The process took up a queued cell, so the previous one has drained.
     if (message.t === "started") this.#clearDrain();
     const listener = this.#listener;
@@ -215,7 +319,7 @@ export class SandboxProcess {
       this.#drainTimer.unref();
       this.owner.draining?.(this);
     }
-    listener?.onMessage(message);
+    return listener?.onMessage(message, charge) === true;
   }
 
   #classify(code: number | null, signal: string | null): WorkerExit {
@@ -239,6 +343,12 @@ export class SandboxProcess {
     this.#listener = null;
     this.#clearDrain();
     this.#stopMemoryWatch();
+    this.#cancelWait?.();
+    this.#cancelWait = null;
+    // What a message cut short by the end held of the budget.
+    if (this.budget !== null) this.budget.release(this.#reserve + this.#messageBytes);
+    this.#reserve = 0;
+    this.#messageBytes = 0;
     this.#child.end();
     this.owner.forget(this, exit);
     return listener;
@@ -249,23 +359,33 @@ export class SandboxProcess {
     this.#drainTimer = null;
   }
 
+  /** The resident memory of the process running the code (not of a launcher in between). */
   #residentBytes(): number {
+    const pid = this.#codePid ?? codeProcess(this.pid);
+    // Once it reported ready the process tree is complete (nothing inside can start a process).
+    if (this.#ready) this.#codePid = pid;
     try {
-      const statm = readFileSync(`/proc/${this.pid}/statm`, "latin1");
+      const statm = readFileSync(`/proc/${pid}/statm`, "latin1");
       return Number(statm.split(" ")[1]) * PAGE_BYTES;
     } catch {
       return 0;
     }
   }
 
+  /**
+   * The memory cap covers what the heap limit does not (array buffers, external strings), for the
+   * process's whole life: code left behind by a cell (a finalizer, a timer of an escaped realm)
+   * may allocate after its cell ended.
+   */
   #startMemoryWatch(): void {
-    // The memory cap covers what the heap limit does not (array buffers, external strings).
-    if (this.#memoryTimer !== null) return;
+    if (this.#memoryTimer !== null || process.platform !== "linux") return;
     this.#memoryTimer = setInterval(() => {
-      if (this.#residentBytes() <= this.#rssLimit) return;
+      if (this.pid === undefined || this.#residentBytes() <= this.#rssLimit) return;
       this.#log(`sandbox process ${this.pid}: resident memory over ${this.#rssLimit} bytes; killed`);
       this.#overMemory = true;
-      this.#kill();
+      // Without a cell, it is let go at once: no cell may be handed to it before its exit is read.
+      if (this.#state === "busy") this.#kill();
+      else void this.terminate();
     }, MEMORY_POLL_MS);
     this.#memoryTimer.unref();
   }
@@ -273,5 +393,44 @@ export class SandboxProcess {
   #stopMemoryWatch(): void {
     if (this.#memoryTimer !== null) clearInterval(this.#memoryTimer);
     this.#memoryTimer = null;
+  }
+}
+
+/**
+ * The deepest descendant of `pid` (a launcher's child, grandchild…): bwrap runs an init that runs
+ * the program; unshare forks it. `pid` itself when it has no children.
+ */
+export function codeProcess(pid: number | undefined): number {
+  if (pid === undefined) return -1;
+  let current = pid;
+  for (let depth = 0; depth < 4; depth++) {
+    const children = childrenOf(current);
+    if (children.length === 0) break;
+    current = children[children.length - 1]!;
+  }
+  return current;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "latin1").trim();
+    return text === "" ? [] : text.split(" ").map(Number);
+  } catch {
+    // Kernels without CONFIG_PROC_CHILDREN: look for processes whose parent it is.
+    const found: number[] = [];
+    try {
+      for (const entry of readdirSync("/proc")) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+          if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) found.push(Number(entry));
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+    } catch {
+      // No /proc at all.
+    }
+    return found;
   }
 }

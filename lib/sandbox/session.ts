@@ -17,6 +17,7 @@ import type {
   ToolDefinition,
 } from "./types.ts";
 import type { FromWorker, ToWorker } from "./worker_main.ts";
+import type { OutputBudget } from "./output_budget.ts";
 import { moduleSource } from "./module_source.ts";
 import { effectiveYieldMs } from "./yield_time.ts";
 
@@ -67,6 +68,8 @@ class Cell implements SandboxCell, CellListener {
   /** What the worker needs to start the cell, kept until it started (it may be restarted elsewhere). */
   #start: StartPayload | null = null;
   #restarts = 0;
+  /** What the undelivered items hold of the session's output budget. */
+  #held = 0;
   #resolveClosed!: () => void;
 
   constructor(session: Session, id: string, options: StartCellOptions) {
@@ -83,16 +86,16 @@ class Cell implements SandboxCell, CellListener {
     });
   }
 
-  onMessage(message: FromWorker): void {
+  onMessage(message: FromWorker, charge: number): boolean {
     // A terminating cell still takes the output its process wrote before it was killed.
     const late = this.status === "terminating" &&
       (message.t === "text" || message.t === "image" || message.t === "audio");
-    if (this.status !== "running" && !late) return;
+    if (this.status !== "running" && !late) return false;
     // Everything from the process is checked here, as if an attacker had written it.
     const violation = checkMessage(message, this.#tools.length, this.meter);
     if (violation !== null) {
       if (!late) this.#fail(violation);
-      return;
+      return false;
     }
     switch (message.t) {
       case "started":
@@ -101,13 +104,16 @@ class Cell implements SandboxCell, CellListener {
         break;
       case "text":
         this.items.push({ type: "input_text", text: message.v });
-        break;
+        this.#held += charge;
+        return true;
       case "image":
         this.items.push({ type: "input_image", image_url: message.v, detail: message.d as ImageDetail });
-        break;
+        this.#held += charge;
+        return true;
       case "audio":
         this.items.push({ type: "input_audio", audio_url: message.v });
-        break;
+        this.#held += charge;
+        return true;
       case "yield":
         this.yieldNow();
         break;
@@ -125,6 +131,7 @@ class Cell implements SandboxCell, CellListener {
         void this.#complete(message.e === null ? null : this.meter.errorText(cleanErrorText(message.e)), message.w);
         break;
     }
+    return false;
   }
 
   onExit(exit: WorkerExit): void {
@@ -158,6 +165,7 @@ class Cell implements SandboxCell, CellListener {
     const observer = this.observer;
     if (observer === null || (this.status !== "running" && this.status !== "finishing")) return false;
     observer.deliver({ kind: "yielded", cellId: this.id, items: this.takeItems() });
+    this.#delivered();
     // A cell that yields keeps its process: have one ready for the client's next cell.
     this.#session.pool.ensureIdle(this.#session.heapMb);
     return true;
@@ -169,10 +177,17 @@ class Cell implements SandboxCell, CellListener {
     return items;
   }
 
+  /** The items taken so far were delivered (or dropped): their output no longer waits in the host. */
+  #delivered(): void {
+    this.#session.budget?.release(this.#held);
+    this.#held = 0;
+  }
+
   /** The buffered result as an observation; closes the cell. */
   takeResult(): Observation {
     const result = this.result!;
     this.close();
+    this.#delivered();
     return {
       kind: "result",
       cellId: this.id,
@@ -189,6 +204,7 @@ class Cell implements SandboxCell, CellListener {
     await this.worker?.terminate(true);
     this.worker = null;
     const observation: Observation = { kind: "terminated", cellId: this.id, items: this.takeItems() };
+    this.#delivered();
     // The terminate request is answered first, then a pending observer, then the cell closes.
     setImmediate(() => {
       this.observer?.deliver(observation);
@@ -200,6 +216,8 @@ class Cell implements SandboxCell, CellListener {
   close(): void {
     if (this.status === "closed") return;
     this.status = "closed";
+    // A result nobody took.
+    this.#delivered();
     this.#session.cells.delete(this.id);
     this.#resolveClosed();
   }
@@ -315,6 +333,8 @@ export class Session implements SandboxSession, ProcessOwner {
   readonly heapBytes: number;
   readonly heapMb: number;
   readonly pool: WorkerPool;
+  /** The caller's output budget, shared by all its sessions (a host connection's), if any. */
+  readonly budget: OutputBudget | null;
   readonly #store = new Map<string, string>();
   /** Keys plus values of the store, in UTF-16 units (charged against the store quota). */
   #storeSize = 0;
@@ -329,9 +349,15 @@ export class Session implements SandboxSession, ProcessOwner {
   readonly #onClose: (() => void) | null;
 
   /** `onClose` runs when `close()` is first called (the sandbox stops tracking the session). */
-  constructor(pool: WorkerPool, limits: SessionLimits = {}, onClose: (() => void) | null = null) {
+  constructor(
+    pool: WorkerPool,
+    limits: SessionLimits = {},
+    onClose: (() => void) | null = null,
+    budget: OutputBudget | null = null,
+  ) {
     this.pool = pool;
     this.limits = limits;
+    this.budget = budget;
     this.#onClose = onClose;
     const requested = limits.maxHeapSizeBytes;
     if (requested !== null && requested !== undefined) {
@@ -420,6 +446,7 @@ export class Session implements SandboxSession, ProcessOwner {
     if (process === undefined && allowDraining) process = [...this.#draining].pop();
     if (process === undefined) {
       process = this.pool.take(this.heapMb, this);
+      process.budget = this.budget;
       this.#processes.add(process);
     }
     this.#draining.delete(process);

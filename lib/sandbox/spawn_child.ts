@@ -13,6 +13,9 @@ export interface ChildHandle {
   readonly exited: boolean;
   ref(): void;
   unref(): void;
+  /** Stops reading the child's stdout (its writes then block once the pipe is full); `resume` reads again. */
+  pause(): void;
+  resume(): void;
 }
 
 export interface ChildEvents {
@@ -76,6 +79,8 @@ function spawnNode(launch: Launch, events: ChildEvents): ChildHandle {
   child.on("exit", (code, signal) => {
     exited = true;
     status = [code, signal];
+    // What is left in a paused stdout is read, or its `close` never comes.
+    child.stdout!.resume();
     if (open === 0) events.exit(code, signal);
   });
   const streams = [child.stdout, child.stderr, child.stdin] as unknown as { ref?(): void; unref?(): void }[];
@@ -95,6 +100,10 @@ function spawnNode(launch: Launch, events: ChildEvents): ChildHandle {
       child.ref();
       for (const stream of streams.slice(0, 2)) stream.ref?.();
     },
+    pause: () => {
+      if (!exited) child.stdout!.pause();
+    },
+    resume: () => void child.stdout!.resume(),
     unref: () => {
       child.unref();
       for (const stream of streams) stream.unref?.();
@@ -116,24 +125,51 @@ function spawnDeno(Command: DenoCommand, launch: Launch, events: ChildEvents): C
     }).spawn();
   } catch (error) {
     queueMicrotask(() => events.error(error instanceof Error ? error.message : String(error)));
-    return { pid: undefined, exited: true, write() {}, end() {}, kill() {}, ref() {}, unref() {} };
+    return {
+      pid: undefined,
+      exited: true,
+      write() {},
+      end() {},
+      kill() {},
+      ref() {},
+      unref() {},
+      pause() {},
+      resume() {},
+    };
   }
   let exited = false;
   const writer = child.stdin.getWriter();
-  const drain = async (stream: ReadableStream<Uint8Array>, sink: (chunk: Uint8Array) => void): Promise<void> => {
+  // While paused, stdout's reader waits for this gate before it reads on.
+  let gate: Promise<void> | null = null;
+  let open: (() => void) | null = null;
+  const drain = async (
+    stream: ReadableStream<Uint8Array>,
+    sink: (chunk: Uint8Array) => void,
+    gated: boolean,
+  ): Promise<void> => {
     try {
-      for await (const chunk of stream) sink(chunk);
+      for await (const chunk of stream) {
+        sink(chunk);
+        if (gated && gate !== null) await gate;
+      }
     } catch {
       // The process is gone.
     }
   };
   const decoder = new TextDecoder();
   const output = Promise.all([
-    drain(child.stdout, (chunk) => events.stdout(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))),
-    drain(child.stderr, (chunk) => events.stderr(decoder.decode(chunk, { stream: true }))),
+    drain(
+      child.stdout,
+      (chunk) => events.stdout(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+      true,
+    ),
+    drain(child.stderr, (chunk) => events.stderr(decoder.decode(chunk, { stream: true })), false),
   ]);
   void child.status.then(async (status) => {
     exited = true;
+    // A paused stdout is read to its end, or `output` never settles.
+    open?.();
+    gate = null;
     await output;
     events.exit(status.signal === null ? status.code : null, status.signal);
   });
@@ -154,5 +190,14 @@ function spawnDeno(Command: DenoCommand, launch: Launch, events: ChildEvents): C
     },
     ref: () => child.ref(),
     unref: () => child.unref(),
+    pause: () => {
+      if (!exited) gate ??= new Promise((resolve) => (open = resolve));
+    },
+    resume: () => {
+      const release = open;
+      gate = null;
+      open = null;
+      release?.();
+    },
   };
 }

@@ -1,6 +1,7 @@
 // The contract between the sandbox (lib/sandbox) and its two callers: the code-mode host
 // (lib/host) and the server's exec tool (lib/tools/exec). Transport-free: no frames, no ids
 // of any protocol, only cells, observations and callbacks.
+import type { OutputBudget } from "./output_budget.ts";
 
 /** A content item a cell produced (host spec §3.1). Field order is the wire order. */
 export type ContentItem =
@@ -109,7 +110,11 @@ export interface SandboxSession {
 }
 
 export interface Sandbox {
-  openSession(limits?: SessionLimits): SandboxSession;
+  /**
+   * `budget`: output of this session's cells that waits in the caller (undelivered items, its own
+   * queued frames) is charged there; over it, the session's sandbox processes are not read further.
+   */
+  openSession(limits?: SessionLimits, budget?: OutputBudget): SandboxSession;
   /** Stops every sandbox process. */
   shutdown(): Promise<void>;
 }

@@ -95,6 +95,7 @@ function agentTool(options: AgentToolOptions, childDepth: number, risk: Risk, ch
       const cwd = typeof fields.cwd === "string" && fields.cwd.trim() !== "" ? fields.cwd : undefined;
       return {
         risk,
+        access: { effect: "delegate" },
         summary: `Delegate to a sub-agent (depth ${childDepth}, may ${describeRisk(risk)})${cwd ? ` in ${cwd}` : ""}: ${
           firstLine(prompt)
         }`,
@@ -158,6 +159,7 @@ async function runSubAgent(
     instructions,
     signal: context.signal,
     sink,
+    ...(context.hides === undefined ? {} : { hides: context.hides }),
   });
   if (outcome.kind === "cancelled") {
     return {

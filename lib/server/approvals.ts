@@ -1,18 +1,10 @@
-// The approval gate (spec §6.5): policy × risk decides run / ask / deny, and asking parks the call on a
-// one-shot waiter keyed by a fresh UUID v4 until `approval.resolve` (or cancellation withdraws it).
+// The questions the session is waiting on: asking parks the call on a one-shot waiter keyed by a fresh UUID v4
+// until `approval.resolve` (or cancellation withdraws it). What decides whether to ask is lib/policy.
 import { randomUUID } from "node:crypto";
-import type { ApprovalPolicy } from "../config/index.ts";
-import type { PreparedCall, Risk } from "../tools/index.ts";
+import type { Access } from "../policy/index.ts";
+import type { PreparedCall } from "../tools/index.ts";
 import { abortError } from "../util/abort.ts";
 import { visibleText } from "../util/visible_text.ts";
-
-export type GateDecision = "run" | "ask" | "deny";
-
-export function decide(policy: ApprovalPolicy, risk: Risk): GateDecision {
-  if (policy === "always") return "ask";
-  if (risk === "read_only") return "run";
-  return policy === "never" ? "deny" : "ask";
-}
 
 /**
  * What `approval.requested` shows (issue 12 item 7): `summary`, one line, and `detail`, the whole text the
@@ -26,7 +18,10 @@ export function approvalTexts(prepared: Pick<PreparedCall, "summary" | "detail">
   };
 }
 
-type Pending = { resolve(approved: boolean): void };
+/** What a waiting question is about: the call's access and the rule remembering it "always" would add. */
+export type Question = { access: Access; rule?: string };
+
+type Pending = Question & { resolve(approved: boolean): void };
 
 export class Approvals {
   #pending = new Map<string, Pending>();
@@ -35,7 +30,7 @@ export class Approvals {
    * Registers a waiter and returns its id and the decision promise. The promise rejects with an AbortError
    * when `signal` aborts, and the id is withdrawn (a later resolve gets approval_not_found).
    */
-  open(signal: AbortSignal): { approvalId: string; decision: Promise<boolean> } {
+  open(signal: AbortSignal, question: Question): { approvalId: string; decision: Promise<boolean> } {
     const approvalId = randomUUID();
     const decision = new Promise<boolean>((resolve, reject) => {
       const onAbort = () => {
@@ -45,6 +40,7 @@ export class Approvals {
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(approvalId, {
+        ...question,
         resolve: (approved) => {
           signal.removeEventListener("abort", onAbort);
           resolve(approved);
@@ -52,6 +48,11 @@ export class Approvals {
       });
     });
     return { approvalId, decision };
+  }
+
+  /** The question still waiting under `approvalId`, or undefined. */
+  question(approvalId: string): Question | undefined {
+    return this.#pending.get(approvalId);
   }
 
   /** One-shot: true when the id was waiting (and is now used), false for unknown, used or withdrawn ids. */

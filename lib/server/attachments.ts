@@ -4,7 +4,7 @@ import { lstat, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { Attachment } from "../protocol/index.ts";
 import { IMAGE_TYPES, type ImageInput, MAX_IMAGE_BYTES } from "../provider/index.ts";
-import { isSecretLikePath } from "../tools/index.ts";
+import { isSecretLikePath } from "../policy/index.ts";
 import { isInside } from "../util/path.ts";
 
 export const MAX_TURN_ATTACHMENTS = 16;
@@ -21,11 +21,13 @@ export const ATTACHMENT_MESSAGES = {
 /**
  * Why `attachments` are refused, or undefined. Upstream's rules (count, kind, an absolute path to a regular file
  * that is not a symlink), then ours: the file resolves inside the workspace, and its workspace path does not look
- * like a secret (a read of one needs approval, which an attachment never asks for).
+ * like a secret (a read of one needs approval, which an attachment never asks for). `anywhere`: the user's own
+ * terminal attached it, so it may lie outside the workspace (its path still must not look like a secret).
  */
 export async function attachmentError(
   attachments: readonly Attachment[],
   workspace: string,
+  anywhere = false,
 ): Promise<string | undefined> {
   if (attachments.length > MAX_TURN_ATTACHMENTS) return ATTACHMENT_MESSAGES.tooMany;
   for (const attachment of attachments) {
@@ -34,8 +36,15 @@ export async function attachmentError(
     const info = await lstat(attachment.path).catch(() => undefined);
     if (!info?.isFile()) return ATTACHMENT_MESSAGES.notRegular;
     const real = await realpath(attachment.path).catch(() => undefined);
-    if (real === undefined || !isInside(workspace, real) || real === workspace) {
-      return `attach ${attachment.path}: resolves outside the workspace; path must remain within workspace`;
+    if (real === undefined) return ATTACHMENT_MESSAGES.notRegular;
+    if (!isInside(workspace, real) || real === workspace) {
+      if (!anywhere) {
+        return `attach ${attachment.path}: resolves outside the workspace; path must remain within workspace`;
+      }
+      if (isSecretLikePath(real) || isSecretLikePath(path.normalize(attachment.path))) {
+        return `attach ${attachment.path}: the path looks like it holds credentials and cannot be attached`;
+      }
+      continue;
     }
     // Both spellings, as the file tools judge them: a symlinked name can hide a secret target and the other way round.
     if (
@@ -50,13 +59,15 @@ export async function attachmentError(
 
 /**
  * The model's input for `prompt` with `attachments`: the text, a list of the files, and the images. A session with
- * tools sees each file's path so it can open it; one without sees names only. Paths are the real paths checked
- * at submission (`attachmentError`), so a later swap of a symlinked directory cannot redirect the image read.
+ * tools sees the path of each file inside `workspace` so it can open it; one without sees names only, and so does
+ * every session for a file the user attached from outside the workspace (no tool could open it). Images are read
+ * from their real paths, which a later swap of a symlinked directory cannot redirect.
  */
 export async function turnInput(
   prompt: string,
   attachments: readonly Attachment[],
   tools: boolean,
+  workspace: string,
 ): Promise<{ text: string; images: ImageInput[] }> {
   if (attachments.length === 0) return { text: prompt, images: [] };
   let text = prompt.trimEnd();
@@ -66,7 +77,7 @@ export async function turnInput(
   for (const attachment of attachments) {
     const mime = attachment.mime ?? "";
     text += `\n- ${describe(attachment)}`;
-    if (tools) text += ` at ${attachment.path}`;
+    if (tools && isInside(workspace, path.normalize(attachment.path))) text += ` at ${attachment.path}`;
     const transcript = attachment.transcript?.trim();
     if (transcript) text += `; it says: "${bounded(transcript, MAX_TRANSCRIPT_CHARS)}"`;
     if (attachment.kind === "image" && IMAGE_TYPES.includes(mime) && attachment.size <= MAX_IMAGE_BYTES) {

@@ -138,7 +138,7 @@ export class Connection {
       case "turn.cancel":
         return this.#answer(id, session.cancel(message.turn_id));
       case "approval.resolve":
-        return this.#answer(id, session.resolveApproval(message.approval_id, message.approved));
+        return this.#answer(id, await session.resolveApproval(message.approval_id, message.approved, message.remember));
       case "session.clear":
         return this.#answer(id, await session.clear(id));
       case "session.configure":
@@ -206,6 +206,7 @@ export class Connection {
         max_prompt_history_bytes: config.tui.max_prompt_history_bytes,
         max_prompt_history_items: config.tui.max_prompt_history_items,
         context_window: parts.contextWindow,
+        policy: session.policyInForce(),
       }),
     );
     if (resumed) {

@@ -1,29 +1,42 @@
 // One session of a connection: history, prompt queue, pause flag, approvals, and at most one running turn.
 // Every method that answers a client message writes its replies before it resolves (sequential dispatch).
 import { randomUUID } from "node:crypto";
-import type { ApprovalPolicy } from "../config/index.ts";
+import { appendAllowRule, type ApprovalPolicy } from "../config/index.ts";
+import {
+  type Access,
+  callKey,
+  decide,
+  isApprovalMode,
+  readDenied,
+  SessionGrants,
+  suggestRule,
+  unknownModeMessage,
+} from "../policy/index.ts";
 import type { HistoryItem, ToolCallRecord, Usage } from "../provider/index.ts";
-import { boundDiff, type PreparedCall, type ToolOutcome } from "../tools/index.ts";
+import { type ApprovalAnswer, boundDiff, type PreparedCall, type ToolOutcome } from "../tools/index.ts";
 import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
-import { Approvals, approvalTexts, decide } from "./approvals.ts";
+import { Approvals, approvalTexts, type Question } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
 import {
   type Attachment,
   type ErrorCode,
   events,
   MESSAGES,
+  type PolicyInForce,
+  type Remember,
+  type ServerEvent,
   type SessionScope,
   type TurnScope,
 } from "../protocol/index.ts";
 import { attachmentError, turnInput } from "./attachments.ts";
 import { PromptQueue } from "./queue.ts";
 import type { SessionParts } from "./session_start.ts";
+import { PLAN_MODE_INSTRUCTIONS } from "./system_prompt.ts";
 import { type EventWriter, FrameLimitError } from "./writer.ts";
 import type { JournalContents, JournalWriter, TurnCompletedRecord } from "../sessions/index.ts";
 import { openJournal } from "./stored_sessions.ts";
 
 export const MAX_PROMPT_BYTES = 262_144;
-const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ["on-risk", "always", "never"];
 const SHUTDOWN_TURN_WAIT_MS = 3000;
 const PROVIDER_CLOSE_WAIT_MS = 500;
 
@@ -54,6 +67,7 @@ export class Session {
   #paused = false;
   #active: ActiveTurn | undefined;
   #approvals = new Approvals();
+  #grants = new SessionGrants();
   #closing = false;
   // Aborted only at shutdown: lets terminal events stop waiting for writer room.
   #lifetime = new AbortController();
@@ -118,7 +132,7 @@ export class Session {
     attachments: readonly Attachment[] = [],
   ): Promise<Rejection | undefined> {
     if (!validPrompt(prompt, attachments.length > 0)) return { code: "invalid_request", message: MESSAGES.badPrompt };
-    const refused = await attachmentError(attachments, this.parts.workspace);
+    const refused = await attachmentError(attachments, this.parts.workspace, this.parts.userAttachments === true);
     if (refused !== undefined) return { code: "invalid_request", message: refused };
     if (this.#active) {
       const queued = this.#queue.enqueue(prompt, requestId, attachments);
@@ -195,11 +209,57 @@ export class Session {
     return undefined;
   }
 
-  resolveApproval(approvalId: string, approved: boolean): Rejection | undefined {
+  /**
+   * `approval.resolve`. `remember` keeps an approval: "session" as a session grant, "always" as an allow rule added
+   * to the user file, in force at once (a denial ignores it). The answer always counts: when the rule cannot be kept
+   * for good, it is kept for the session and the reply is an error saying why.
+   */
+  async resolveApproval(approvalId: string, approved: boolean, remember?: Remember): Promise<Rejection | undefined> {
+    const question = this.#approvals.question(approvalId);
+    if (question === undefined) return { code: "approval_not_found", message: MESSAGES.approvalNotFound };
+    const problem = approved && remember !== undefined ? await this.#remember(question, remember) : undefined;
     if (!this.#approvals.resolve(approvalId, approved)) {
       return { code: "approval_not_found", message: MESSAGES.approvalNotFound };
     }
+    return problem;
+  }
+
+  async #remember(question: Question, remember: Remember): Promise<Rejection | undefined> {
+    const { rule, access } = question;
+    const forSession = () => {
+      if (rule !== undefined) this.#grants.rememberRule(rule);
+      else this.#grants.rememberCall(access.key ?? "");
+    };
+    if (remember === "session") {
+      forSession();
+      return undefined;
+    }
+    if (rule === undefined) {
+      forSession();
+      return {
+        code: "invalid_request",
+        message: "no permission rule can describe this call (it is approved, and this exact call is allowed for the " +
+          'session); only calls whose approval.requested carries a rule can be remembered "always"',
+      };
+    }
+    const { userFile } = this.#parts.policy;
+    try {
+      await appendAllowRule(userFile, rule);
+    } catch (error) {
+      forSession();
+      const why = error instanceof Error ? error.message : String(error);
+      return { code: "internal_error", message: `${why} (the call is approved and ${rule} is kept for this session)` };
+    }
+    const rules = this.#parts.policy.rules.with({ list: "allow", rule, origin: `user file ${userFile}` });
+    this.#parts = { ...this.#parts, policy: { ...this.#parts.policy, rules } };
+    this.#log.info(`permissions: added ${rule} to permissions.allow of ${userFile}`);
     return undefined;
+  }
+
+  /** The approval mode and rules in force, as `session.started` and `session.configured` report them. */
+  policyInForce(): PolicyInForce {
+    const { policy, config } = this.#parts;
+    return { mode: config.tools.approval_policy, mode_origin: policy.modeOrigin, rules: [...policy.rules.entries] };
   }
 
   /**
@@ -211,8 +271,8 @@ export class Session {
     policy: string | undefined,
     model: string | undefined,
   ): Promise<Rejection | undefined> {
-    if (policy !== undefined && !APPROVAL_POLICIES.includes(policy as ApprovalPolicy)) {
-      return { code: "invalid_request", message: "approval_policy must be one of on-risk, always, never" };
+    if (policy !== undefined && !isApprovalMode(policy)) {
+      return { code: "invalid_request", message: unknownModeMessage(policy, "approval_policy") };
     }
     if (model !== undefined && model.trim() === "")
       return { code: "invalid_request", message: "model must be non-empty" };
@@ -222,10 +282,16 @@ export class Session {
       provider: model === undefined ? config.provider : { ...config.provider, model },
       tools: policy === undefined ? config.tools : { ...config.tools, approval_policy: policy as ApprovalPolicy },
     };
-    this.#parts = { ...this.#parts, config: next };
+    const modeOrigin = policy === undefined ? this.#parts.policy.modeOrigin : "session.configure";
+    this.#parts = { ...this.#parts, config: next, policy: { ...this.#parts.policy, modeOrigin } };
     this.#journalled(() => this.#journal?.configured(next.provider.model, next.tools.approval_policy));
     await this.#writer.control(
-      events.sessionConfigured(this.#scope(requestId), next.tools.approval_policy, next.provider.model),
+      events.sessionConfigured(
+        this.#scope(requestId),
+        next.tools.approval_policy,
+        next.provider.model,
+        this.policyInForce(),
+      ),
     );
     return undefined;
   }
@@ -315,7 +381,7 @@ export class Session {
     try {
       // The first turn's tool list is complete: it waits for servers still starting (each ≤ startup_timeout_sec).
       await this.parts.mcp?.ready(controller.signal);
-      const input = await turnInput(prompt, attachments, this.parts.tools.schemas().length > 0);
+      const input = await turnInput(prompt, attachments, this.parts.tools.schemas().length > 0, this.parts.workspace);
       outcome = await runTurn({
         prompt: input.text,
         images: input.images,
@@ -324,9 +390,13 @@ export class Session {
         tools: this.parts.tools,
         config: this.parts.config,
         workspace: this.parts.workspace,
-        instructions: this.parts.instructions,
+        // Plan mode is read at each turn: the model is told it is planning while the mode is on.
+        instructions: this.parts.config.tools.approval_policy === "plan"
+          ? `${this.parts.instructions}\n${PLAN_MODE_INSTRUCTIONS}`
+          : this.parts.instructions,
         signal: controller.signal,
         sink,
+        hides: (tool, path) => readDenied(this.#parts.policy.rules, tool, path),
         classify: (error) =>
           error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
       });
@@ -394,15 +464,14 @@ export class Session {
 
   #sink(scope: TurnScope, signal: AbortSignal): TurnSink {
     const writer = this.#writer;
-    const write = (event: Record<string, unknown>) => writer.turn(event, signal);
+    const write = (event: ServerEvent) => writer.turn(event, signal);
     return {
       delta: (text) => write(events.assistantDelta(scope, text)),
       reasoningDelta: (text) => write(events.reasoningDelta(scope, text)),
       assistantCompleted: (text) => write(events.assistantCompleted(scope, text)),
       toolProposed: (call) => write(events.toolProposed(scope, call.call_id, call.name, call.arguments)),
-      // The policy is read at each decision, so `session.configure` applies to the running turn too.
-      approve: (call, prepared, callSignal) =>
-        this.#approve(scope, callSignal ?? signal, this.#parts.config.tools.approval_policy, call, prepared),
+      // The policy is read at each decision, so `session.configure` and new rules apply to the running turn too.
+      approve: (call, prepared, callSignal) => this.#approve(scope, callSignal ?? signal, call, prepared),
       toolStarted: (call) => write(events.toolStarted(scope, call.call_id, call.name)),
       toolProgress: (call, text) => write(events.toolProgress(scope, call.call_id, text)),
       toolCompleted: (call: ToolCallRecord, outcome: ToolOutcome) =>
@@ -425,14 +494,27 @@ export class Session {
   async #approve(
     scope: TurnScope,
     signal: AbortSignal,
-    policy: SessionParts["config"]["tools"]["approval_policy"],
     call: ToolCallRecord,
     prepared: PreparedCall,
-  ): Promise<boolean> {
-    const decision = decide(policy, prepared.risk);
-    if (decision !== "ask") return decision === "run";
+  ): Promise<ApprovalAnswer> {
+    const access: Access = {
+      ...prepared.access,
+      tool: call.name,
+      risk: prepared.risk,
+      key: callKey(call.name, call.arguments),
+    };
+    const state = {
+      mode: this.#parts.config.tools.approval_policy,
+      rules: this.#parts.policy.rules,
+      grants: this.#grants,
+    };
+    const decision = decide(access, state);
+    this.#log.debug(`policy: ${call.name} ${call.call_id}: ${decision.verdict} (${decision.reason})`);
+    if (decision.verdict === "deny") return { denied: decision.reason };
+    if (decision.verdict === "allow") return true;
+    const rule = suggestRule(access, state);
     const diff = await approvalDiff(prepared, this.#parts);
-    const { approvalId, decision: answer } = this.#approvals.open(signal);
+    const { approvalId, decision: answer } = this.#approvals.open(signal, { access, ...(rule ? { rule } : {}) });
     answer.catch(() => {});
     try {
       await this.#writer.turn(
@@ -444,6 +526,8 @@ export class Session {
           cwd: this.parts.workspace,
           ...approvalTexts(prepared),
           ...(diff === undefined ? {} : { diff }),
+          reason: decision.reason,
+          ...(rule === undefined ? {} : { rule }),
         }),
         signal,
       );

@@ -32,6 +32,7 @@ import {
   type ToolRegistry,
 } from "../tools/index.ts";
 import { type Logger, silentLogger } from "../util/log.ts";
+import { RuleSet } from "../policy/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
@@ -56,6 +57,11 @@ export type ServerOptions = {
    * the same name replaces the configured entry. Checked by the client; no wire message carries them.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /**
+   * The client is the user's own terminal (`scv chat`, `scv exec`): an attachment may lie outside the workspace, as
+   * the user chose it. The model's tools stay confined. A remote client's attachments must be inside.
+   */
+  userAttachments?: boolean;
 };
 
 /** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
@@ -84,6 +90,18 @@ export type SessionParts = {
   profile?: string;
   /** Values the journal must never hold: the provider credential and every configured secret value. */
   secrets: string[];
+  /** Attachments may lie outside the workspace (ServerOptions.userAttachments). */
+  userAttachments?: boolean;
+  /** The permission rules in force (with their origins) and where the approval mode came from. */
+  policy: SessionPolicy;
+};
+
+export type SessionPolicy = {
+  rules: RuleSet;
+  /** `default`, `user file <path>`, `project file <path>`, `explicit file <path>`, `flag --approval-policy`. */
+  modeOrigin: string;
+  /** The user file, where "always" answers add their rules. */
+  userFile: string;
 };
 
 export type SessionContextWindow = {
@@ -103,8 +121,10 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
   await step(() => ensureHome(home, options.warn));
+  const origins = new Map<string, string>();
   const loaded = await step(() =>
     loadConfig({
+      origins,
       workspace,
       home,
       homeExplicit: explicit,
@@ -163,6 +183,11 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   );
   const profile = request.provider ?? options.provider ?? nonEmpty(env.SCV_PROVIDER);
   const secrets = [credential, ...config.secrets.values];
+  const policy: SessionPolicy = {
+    rules: await step(() => RuleSet.of(config.permission_rules)),
+    modeOrigin: origins.get("tools.approval_policy") ?? "default",
+    userFile: path.join(home, "config.toml"),
+  };
   return {
     workspace,
     config,
@@ -175,7 +200,9 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ...(mcp && mcp.size > 0 ? { mcp } : {}),
     home,
     secrets,
+    policy,
     ...(profile ? { profile } : {}),
+    ...(options.userAttachments === true ? { userAttachments: true } : {}),
   };
 }
 

@@ -33,6 +33,12 @@ export function clientSystemPromptError(request: { system_prompt?: string; no_to
   return undefined;
 }
 
+/** Added to the system prompt while the approval mode is `plan`. */
+export const PLAN_MODE_INSTRUCTIONS = "\n# Plan mode\n" +
+  "Plan mode is on: you are planning, not changing anything. Read and search the workspace as much as you need, " +
+  "but do not write or edit files, run commands or fetch from the network: such tool calls are refused until the " +
+  "user switches the mode. Finish with a concrete, step-by-step plan for the user to approve.\n";
+
 export async function buildSystemPrompt(options: {
   systemPrompt: string;
   workspace: string;

@@ -4,7 +4,7 @@
 // written at once and then get 3 s for the queue to come back under its limits.
 import { abortError } from "../util/abort.ts";
 
-import { MESSAGES } from "../protocol/index.ts";
+import { MESSAGES, type ServerEvent } from "../protocol/index.ts";
 
 export const WRITER_MAX_FRAMES = 256;
 export const CONTROL_SEND_TIMEOUT_MS = 3000;
@@ -71,7 +71,7 @@ export class EventWriter {
    * True when `event` would fit the frame limit (with `slack` bytes to spare, e.g. for a seq that grows a digit
    * before the event is written). Lets a caller refuse a request before changing any state.
    */
-  fits(event: Record<string, unknown>, slack = 0): boolean {
+  fits(event: ServerEvent | { request_id: string }, slack = 0): boolean {
     const copy = Object.hasOwn(event, "seq") ? { ...event, seq: this.#seq + 1 } : event;
     return Buffer.byteLength(JSON.stringify(copy)) + slack <= this.#frameLimit;
   }
@@ -81,7 +81,7 @@ export class EventWriter {
    * when it is larger than the frame limit; if the queue is over its limits afterwards, waits up to 3 s for
    * room, then fails the writer.
    */
-  async control(event: Record<string, unknown>): Promise<void> {
+  async control(event: ServerEvent): Promise<void> {
     if (this.#failure) return;
     const line = this.#encode(event);
     this.#commit(event);
@@ -95,7 +95,7 @@ export class EventWriter {
    * Writes a turn event: throws FrameLimitError (nothing written, no seq used) when the event is larger than the
    * frame limit; waits for room in the queue, interruptible by `signal` (rejects with an AbortError).
    */
-  async turn(event: Record<string, unknown>, signal: AbortSignal): Promise<void> {
+  async turn(event: ServerEvent, signal: AbortSignal): Promise<void> {
     if (this.#failure) throw this.#failure;
     let line = this.#encode(event);
     if (!this.#hasRoomFor(Buffer.byteLength(line))) {
@@ -126,8 +126,8 @@ export class EventWriter {
   }
 
   // Encodes with the next seq (not yet taken, see #commit) and checks the frame limit.
-  #encode(event: Record<string, unknown>): string {
-    if (Object.hasOwn(event, "seq")) event.seq = this.#seq + 1;
+  #encode(event: ServerEvent): string {
+    if (Object.hasOwn(event, "seq")) (event as { seq: number }).seq = this.#seq + 1;
     const json = JSON.stringify(event);
     if (json.length > this.#frameLimit / 3 && Buffer.byteLength(json) > this.#frameLimit) {
       throw new FrameLimitError();
@@ -135,7 +135,7 @@ export class EventWriter {
     return `${json}\n`;
   }
 
-  #commit(event: Record<string, unknown>): void {
+  #commit(event: ServerEvent): void {
     if (Object.hasOwn(event, "seq")) this.#seq += 1;
   }
 

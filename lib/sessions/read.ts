@@ -9,7 +9,14 @@ export type ReplayTurn = {
   prompt: string;
   /** The assistant's text of the turn (its responses joined), "" when none. */
   answer: string;
-  tools: { name: string; success: boolean }[];
+  tools: {
+    name: string;
+    success: boolean;
+    /** The call's id, its arguments (left out when large) and its output (cut): enough for a client to redraw it. */
+    call_id?: string;
+    arguments?: unknown;
+    output?: string;
+  }[];
   status: "completed" | "failed" | "cancelled" | "interrupted";
 };
 
@@ -120,9 +127,20 @@ export function parseJournal(text: string): JournalReadResult {
           turn.answer = items
             .flatMap((item) => (item.kind === "assistant" && item.content !== "" ? [item.content] : []))
             .join("\n\n");
-          turn.tools = items.flatMap((
-            item,
-          ) => (item.kind === "tool_result" ? [{ name: item.name, success: item.success }] : []));
+          const calls = new Map(
+            items.flatMap((item) => (item.kind === "assistant" ? item.calls : [])).map((call) => [call.call_id, call]),
+          );
+          turn.tools = items.flatMap((item) =>
+            item.kind === "tool_result"
+              ? [{
+                name: item.name,
+                success: item.success,
+                call_id: item.call_id,
+                ...(calls.has(item.call_id) ? { arguments: calls.get(item.call_id)!.arguments } : {}),
+                output: item.output,
+              }]
+              : []
+          );
           open.delete(record.turn_id);
         }
         break;

@@ -10,8 +10,9 @@ import {
   runProcessGroup,
   toolEnvironment,
 } from "./process_group.ts";
+import { scvOwnPaths } from "./file_guard.ts";
 import { createProgressReporter } from "./progress.ts";
-import { readOnlyVerdict } from "./safe_command.ts";
+import { commandAccess, readOnlyVerdict } from "../policy/index.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
 import { completeUtf8Length } from "../util/text_bounds.ts";
@@ -83,8 +84,12 @@ export function createBashTool(settings: BashSettings): Tool {
         };
       }
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
+      const protectedRoots = scvOwnPaths(context.config);
+      const verdict = readOnlyVerdict(command, context.workspace, protectedRoots);
+      const access = commandAccess(command, context.workspace, protectedRoots);
       return {
-        risk: readOnlyVerdict(command, context.workspace).safe ? "read_only" : "process",
+        risk: verdict.safe ? "read_only" : "process",
+        access: { effect: "run", command: verdict.safe ? access : { ...access, notReadOnly: verdict.reason } },
         // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
         summary: `Run with /bin/bash ${flag}: ${command}`,
         detail: command,

@@ -9,7 +9,8 @@ import { validateArguments } from "./schema.ts";
 import { unifiedDiff } from "./text_diff.ts";
 import { decodeText, encodeText } from "./text_file.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
-import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "./workspace_path.ts";
+import { touchedPaths } from "./touched_paths.ts";
+import { confinementError, probePath, toolPath, WorkspacePathError } from "../policy/index.ts";
 
 type EditArgs = { path: string; old_string: string; new_string: string; replace_all?: boolean };
 
@@ -25,7 +26,10 @@ export function createEditTool(settings: EditSettings): Tool {
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
-      path: { type: "string", description: "Path of an existing file, relative to the workspace root" },
+      path: {
+        type: "string",
+        description: "Path of an existing file, relative to the workspace root (or absolute inside it)",
+      },
       old_string: {
         type: "string",
         description:
@@ -47,19 +51,21 @@ export function createEditTool(settings: EditSettings): Tool {
     prepare(args, context) {
       const checked = validateArguments<EditArgs>(parameters, args);
       if (!checked.ok) return { error: checked.error };
-      const value = checked.value;
-      const shape = checkRelativePath(value.path);
-      if (shape !== undefined) return { error: shape };
+      const given = toolPath(context.workspace, checked.value.path);
+      if ("error" in given) return { error: given.error };
+      const value = { ...checked.value, path: given.path };
       if (value.old_string === "") return { error: "old_string must not be empty (use write to create a file)" };
       if (value.old_string === value.new_string)
         return { error: "old_string and new_string are the same; nothing would change" };
-      if (probePath(context.workspace, value.path).escaped) {
+      const probe = probePath(context.workspace, value.path);
+      if (probe.escaped) {
         return {
           error: confinementError("edit", value.path, new WorkspacePathError("resolves outside the workspace")).message,
         };
       }
       return {
         risk: "filesystem",
+        access: { effect: "edit", writes: touchedPaths(value.path, probe.resolvedRelative) },
         summary: `Edit ${value.path}: replace ${
           value.replace_all === true ? "every occurrence" : "one occurrence"
         } of ${lineCount(value.old_string)} line(s) with ${lineCount(value.new_string)} line(s)`,

@@ -16,7 +16,7 @@ import {
   resolveParent,
   verifyDescriptor,
   WorkspacePathError,
-} from "./workspace_path.ts";
+} from "../policy/index.ts";
 
 export type ExistingFile = { bytes: Buffer; mode: number };
 

@@ -10,19 +10,31 @@
 //
 // Tools use it like this: `prepare` calls probeForRead (or guardWriteTarget) to pick the risk; `run` opens with
 // openGuardedForRead and passes the prepared verdict to checkUnchanged, so what was approved is what is read.
+// The search tools, which never ask, judge every file they meet the same way and leave out all but ordinary ones:
+// grep on the descriptor it opens (openForSearch), glob and list on the entry they would name (judgeEntry).
 
-import { constants, existsSync, lstatSync, realpathSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+} from "node:fs";
 import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import type { ResolvedConfig } from "../config/index.ts";
-import { isSecretLikePath } from "./secret_paths.ts";
+import { isSecretLikePath } from "../policy/index.ts";
 import {
   canonicalWorkspace,
   confinementError,
   pathComponents,
   resolveExisting,
   WorkspacePathError,
-} from "./workspace_path.ts";
+} from "../policy/index.ts";
 import { isInside } from "../util/path.ts";
 
 const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
@@ -56,10 +68,37 @@ export function isProtectedPath(config: ResolvedConfig, real: string, stats?: Pi
   return false;
 }
 
+/** The instance home and the configuration files scv reads: the paths no tool, read-only commands included, reaches. */
+export function scvOwnPaths(config: ResolvedConfig): string[] {
+  const { home, config_files } = config.secrets;
+  return [...(home === "" ? [] : [home]), ...config_files.map((file) => file.path)];
+}
+
+/** How a file tool must treat one file: refuse it (scv's own), ask first (secret), or just use it. */
+export type FileStanding = "protected" | "secret" | "ordinary";
+
 /**
- * The verdict on one opened (or lstat'd) file: throws ProtectedPathError for scv's own files; secret when the
- * given path or the real one (relative to the workspace) is secret-like, or a regular file has several links.
+ * The standing of one opened (or lstat'd) file at `real`: protected for scv's own files; secret when the given
+ * path or the real one (relative to the workspace) is secret-like, or a regular file has several links (it may
+ * be the same file as a secret elsewhere, and which one cannot be told from here).
  */
+export function fileStanding(
+  config: ResolvedConfig,
+  workspace: string,
+  path: string,
+  real: string,
+  stats: Pick<Stats, "dev" | "ino" | "nlink" | "isFile">,
+): FileStanding {
+  if (isProtectedPath(config, real, stats)) return "protected";
+  if (stats.isFile() && stats.nlink > 1) return "secret";
+  if (isSecretLikePath(path)) return "secret";
+  // The real path differs from the given one through a symlink (or another spelling): judge it as well.
+  const root = canonicalWorkspace(workspace);
+  if (real === `${root}${sep}${path}`) return "ordinary";
+  return isSecretLikePath(relative(root, real)) ? "secret" : "ordinary";
+}
+
+/** The verdict on one opened (or lstat'd) file (fileStanding); throws ProtectedPathError for scv's own files. */
 export function judgeFile(
   config: ResolvedConfig,
   workspace: string,
@@ -68,11 +107,9 @@ export function judgeFile(
   stats: Pick<Stats, "dev" | "ino" | "nlink" | "isFile">,
   action: string,
 ): FileVerdict {
-  if (isProtectedPath(config, real, stats)) throw protectedPathError(action, path);
-  const secret = isSecretLikePath(path) ||
-    isSecretLikePath(relative(canonicalWorkspace(workspace), real)) ||
-    (stats.isFile() && stats.nlink > 1);
-  return { secret, identity: `${stats.dev}:${stats.ino}`, real };
+  const standing = fileStanding(config, workspace, path, real, stats);
+  if (standing === "protected") throw protectedPathError(action, path);
+  return { secret: standing === "secret", identity: `${stats.dev}:${stats.ino}`, real };
 }
 
 /**
@@ -197,6 +234,106 @@ async function descriptorPath(handle: FileHandle, resolved: string, stats: Stats
   try {
     const real = await realpath(resolved);
     const info = await lstat(real);
+    return info.dev === stats.dev && info.ino === stats.ino ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a search leaves an entry out: not a file it may read, or one `read` would refuse or ask about. */
+export type SearchStanding = FileStanding | "outside";
+
+/** An opened file grep may search, with the standing of what was opened. */
+export type SearchFile = { fd: number; stats: Stats; standing: FileStanding };
+
+/**
+ * For grep, synchronous for speed: opens the walk's `path` (workspace-relative, no symlink expected on it)
+ * without following a final symlink or blocking on a FIFO, and judges the descriptor by its real path, as
+ * openGuardedForRead does. Returns "outside" for a file that is not in the workspace after all (a folder swapped
+ * for a symlink meanwhile), undefined when it cannot be opened. The caller closes `fd`.
+ */
+export function openForSearch(config: ResolvedConfig, root: string, path: string): SearchFile | "outside" | undefined {
+  const absolute = join(root, path);
+  let fd: number;
+  try {
+    fd = openSync(absolute, READ_FLAGS);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    const real = descriptorPathSync(fd, absolute, stats);
+    if (real === undefined || !isInside(root, real)) {
+      closeSync(fd);
+      return real === undefined ? undefined : "outside";
+    }
+    return { fd, stats, standing: fileStanding(config, root, path, real, stats) };
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
+}
+
+/**
+ * For glob and list, which print names: the standing of the walk's entry `path` (workspace-relative, its folders
+ * real; `kind` as the walk saw it, if known). A symbolic link is judged by where it leads (a dangling one by where it
+ * would), other entries by their own lstat. Nothing is opened, so this is decided on the path; what is printed is
+ * only the entry's name.
+ */
+export function judgeEntry(
+  config: ResolvedConfig,
+  root: string,
+  path: string,
+  kind?: "file" | "directory" | "symlink" | "other",
+): SearchStanding {
+  const absolute = join(root, path);
+  if (kind === "directory") {
+    // A folder the walk found (not a link): neither a hard link nor a configuration file can it be.
+    if (isProtectedPath(config, absolute)) return "protected";
+    return isSecretLikePath(path) ? "secret" : "ordinary";
+  }
+  let stats: Stats;
+  try {
+    stats = lstatSync(absolute);
+  } catch {
+    return isSecretLikePath(path) ? "secret" : "ordinary";
+  }
+  if (!stats.isSymbolicLink()) return fileStanding(config, root, path, absolute, stats);
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch {
+    // Dangling: judged by the path it names.
+    let target: string;
+    try {
+      target = resolve(dirname(absolute), readlinkSync(absolute));
+    } catch {
+      return "outside";
+    }
+    if (!isInside(root, target)) return "outside";
+    if (isProtectedPath(config, target)) return "protected";
+    return isSecretLikePath(path) || isSecretLikePath(relative(root, target)) ? "secret" : "ordinary";
+  }
+  if (!isInside(root, real)) return "outside";
+  try {
+    return fileStanding(config, root, path, real, lstatSync(real));
+  } catch {
+    return "outside";
+  }
+}
+
+/** The real path of an open descriptor (synchronous descriptorPath). */
+function descriptorPathSync(fd: number, absolute: string, stats: Stats): string | undefined {
+  if (HAS_PROC_FD) {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      // fall through to the portable check
+    }
+  }
+  try {
+    const real = realpathSync(absolute);
+    const info = lstatSync(real);
     return info.dev === stats.dev && info.ino === stats.ino ? real : undefined;
   } catch {
     return undefined;

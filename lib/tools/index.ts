@@ -20,6 +20,8 @@ import { createWebTools } from "./web/index.ts";
 import { createWriteTool } from "./write.ts";
 
 export type {
+  ApprovalAnswer,
+  DeclaredAccess,
   NestedCalls,
   PreparedCall,
   Risk,
@@ -32,10 +34,8 @@ export type {
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
 export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
 export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
-export { isSecretLikePath } from "./secret_paths.ts";
 export { withRedaction } from "./redacted_tool.ts";
 export { boundDiff } from "./text_diff.ts";
-export { leadingWords, startsWithWords } from "./safe_command.ts";
 export { McpManager, type McpServerState, type McpStatus, mcpToolName } from "./mcp/index.ts";
 
 export type RegistryOptions = {

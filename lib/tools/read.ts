@@ -4,7 +4,8 @@ import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
 import { checkUnchanged, type FileVerdict, openGuardedForRead, probeForRead } from "./file_guard.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
-import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "./workspace_path.ts";
+import { touchedPaths } from "./touched_paths.ts";
+import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../policy/index.ts";
 import { cancelledOutcome, failure } from "./outcome.ts";
 
 type ReadArgs = { path: string; offset?: number; limit?: number };
@@ -54,6 +55,7 @@ export function createReadTool(settings: ReadSettings): Tool {
       }
       return {
         risk: verdict.secret ? "filesystem" : "read_only",
+        access: { effect: "read", reads: touchedPaths(path, probe.resolvedRelative) },
         summary: `Read ${path}`,
         run: (runContext) => runRead(checked.value, settings, runContext, verdict),
       };

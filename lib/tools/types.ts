@@ -2,10 +2,10 @@
 // declare (name, description, one JSON Schema) → prepare (validate, risk, summary) → run.
 
 import type { ResolvedConfig } from "../config/index.ts";
+import type { DeclaredAccess, Risk } from "../policy/index.ts";
 import type { FunctionToolSchema } from "../provider/index.ts";
 
-/** How dangerous a call is; the approval gate decides from it (spec §6.5). */
-export type Risk = "read_only" | "filesystem" | "process" | "network";
+export type { DeclaredAccess, Risk };
 
 /** `tool.completed.error`, present exactly when `success` is false (spec §4). */
 export type ToolErrorCode =
@@ -32,6 +32,11 @@ export type ToolContext = {
   config: ResolvedConfig;
   /** Aborts when the turn is cancelled; `run` then resolves with `error: "cancelled"`. */
   signal: AbortSignal;
+  /**
+   * True for a workspace-relative path a deny rule forbids `tool` to read: grep, glob and list leave it out (and
+   * do not enter such a folder), so `read(secrets/**)` also covers what a search of the whole workspace would find.
+   */
+  hides?(tool: string, path: string): boolean;
   /** Display-only progress text (`tool.progress`); the tool already rate-limits it. */
   progress(text: string): void;
   /**
@@ -47,8 +52,11 @@ export type ToolContext = {
     call: { call_id: string; name: string; arguments: unknown },
     prepared: PreparedCall,
     signal: AbortSignal,
-  ): Promise<boolean>;
+  ): Promise<ApprovalAnswer>;
 };
+
+/** The gate's answer: run the call, or not (with the reason policy gave, when it was not the user's "no"). */
+export type ApprovalAnswer = boolean | { denied: string };
 
 export type NestedCallRequest = {
   /** The nested call's own id suffix: `tool-1`, `tool-2`, … per cell; the call_id is `<exec call_id>:<suffix>`. */
@@ -71,7 +79,10 @@ export type NestedCalls = {
 
 /** A validated call: what the approval gate shows, and how to run it once approved. */
 export type PreparedCall = {
+  /** How dangerous the call is by itself: the modes decide from it when no rule does. */
   risk: Risk;
+  /** What the call touches (paths, command, domain, MCP server): the permission rules match against it. */
+  access: DeclaredAccess;
   /** One line for the approval prompt. */
   summary: string;
   /**

@@ -16,6 +16,7 @@ import { decodeText } from "./text_file.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { validateArguments } from "./schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
+import { touchedPaths } from "./touched_paths.ts";
 import {
   canonicalWorkspace,
   checkRelativePath,
@@ -25,7 +26,7 @@ import {
   resolveParent,
   verifyDescriptor,
   WorkspacePathError,
-} from "./workspace_path.ts";
+} from "../policy/index.ts";
 import { isInside } from "../util/path.ts";
 
 const HAS_PROC_FD = process.platform === "linux" && existsSync("/proc/self/fd");
@@ -71,7 +72,8 @@ export function createWriteTool(settings: WriteSettings): Tool {
       const { path, content, mode } = checked.value;
       const shape = checkRelativePath(path);
       if (shape !== undefined) return { error: shape };
-      if (probePath(context.workspace, path).escaped) {
+      const probe = probePath(context.workspace, path);
+      if (probe.escaped) {
         return {
           error: confinementError("write", path, new WorkspacePathError("resolves outside the workspace")).message,
         };
@@ -86,6 +88,7 @@ export function createWriteTool(settings: WriteSettings): Tool {
       const bytes = Buffer.byteLength(content, "utf8");
       return {
         risk: "filesystem",
+        access: { effect: "edit", writes: touchedPaths(path, probe.resolvedRelative) },
         summary: `${mode === "create" ? "Create" : "Replace"} ${path} (${bytes} bytes)`,
         detail: content,
         preview: (previewContext) => previewWrite(previewContext, checked.value, settings),

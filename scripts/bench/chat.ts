@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { ChatApp } from "../../lib/chat/app.ts";
-import { prepareOptions } from "../../lib/client/session_options.ts";
+import { prepareOptions } from "../../lib/embed/session_options.ts";
 import { startFakeProvider, textResponse } from "../../tests/support/fake_provider.ts";
 import { VERSION } from "../../lib/version.ts";
 import { BINARY, compileBinary } from "../compile.ts";

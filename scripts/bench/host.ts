@@ -30,6 +30,7 @@ import { encodeFrame, FrameDecoder } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 import { MessageDecoder } from "../../lib/sandbox/channel.ts";
 import { prepareLaunch } from "../../lib/sandbox/launch.ts";
+import { codeProcess } from "../../lib/sandbox/sandbox_process.ts";
 import { DEFAULT_HEAP_MB } from "../../lib/sandbox/sandbox.ts";
 import { execute, hello, MAIN, open, ROOT, tool } from "../../tests/support/frame_client.ts";
 
@@ -297,7 +298,8 @@ async function floorRssMb(): Promise<{ idleNodeMb: number; idleSandboxProcessMb:
       if ((decoder.push(chunk) as { t: string }[]).some((message) => message.t === "idle")) setTimeout(resolve, 300);
     })
   );
-  const idleSandboxProcessMb = peakRssMb(sandbox.pid!);
+  // The process that runs the code: a launcher (bwrap) may stand between.
+  const idleSandboxProcessMb = peakRssMb(codeProcess(sandbox.pid));
   sandbox.kill("SIGKILL");
   launcher.dispose();
   return { idleNodeMb, idleSandboxProcessMb, floorRssMb: Math.round((idleNodeMb + idleSandboxProcessMb) * 10) / 10 };

@@ -134,7 +134,6 @@ describe("scv acp", () => {
       "allow_once",
       "allow_always",
       "reject_once",
-      "reject_always",
     ]);
     expect(callUpdates(acp.updates, "call_b").at(-1)!.status).toBe("completed");
   });
@@ -310,7 +309,13 @@ describe("scv acp", () => {
       mcpServers: [],
     });
     expect(created.modes?.currentModeId).toBe("always");
-    expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["on-risk", "always", "never"]);
+    expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual([
+      "on-risk",
+      "accept-edits",
+      "plan",
+      "always",
+      "never",
+    ]);
   });
 
   it("takes --approval-policy as the first mode", async () => {

@@ -6,7 +6,7 @@ import { useSandboxAndProvider } from "../support/config_files.ts";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { fakeTerminal, startChat } from "./fake_terminal.ts";
 
-const HINT = "answer y, yes, n, no, a or always, then Enter";
+const HINT = "answer y, yes, n, no, a, always, k or keep, then Enter";
 const bashCall = (id: string, command = "echo ran-ok; true") =>
   toolCallResponse([{ call_id: id, name: "bash", arguments: { command } }]);
 
@@ -25,7 +25,7 @@ describe("approval answers in a terminal", () => {
       await term.settle();
     }
     // Typed, not yet answered: the question shows the word after it.
-    await term.seen("for this session yes");
+    await term.seen("for good yes");
     expect(term.text()).not.toContain("approved");
     term.input.write("\r");
     await term.seen("· done in 2 steps");
@@ -65,7 +65,8 @@ describe("approval answers in a terminal", () => {
     await term.settle();
     term.input.write("Always\r");
     await term.until((text) => text.split("· done in 2 steps").length === 3, "the second turn's end");
-    expect(term.text()).toContain("approved (always for this session)");
+    // The engine offered the rule for the part that is not read-only; "always" grants it for the session.
+    expect(term.text()).toContain("approved (always for this session: bash(true))");
     app.stop(0);
     expect(await running).toBe(0);
   });
@@ -117,7 +118,8 @@ describe("approval answers from a pipe", () => {
     expect(result.code).toBe(0);
     const out = result.stdout;
     expect(out).toContain(`approval: "maybe" is not an answer; ${HINT}`);
-    expect(out.match(/Allow\? \[y\]es \/ \[n\]o \/ \[a\]lways for this session:/g)).toHaveLength(2);
+    expect(out.match(/Allow\? \[y\]es \/ \[n\]o \/ \[a\]lways for this session \/ \[k\]eep for good:/g))
+      .toHaveLength(2);
     expect(out).toContain("approval: yes (read from stdin)");
     expect(out).toContain("✓ ran-ok");
     // "maybe" was an answer attempt, not a prompt: only the prompt and the tool result reached the model.

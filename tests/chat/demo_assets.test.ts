@@ -2,7 +2,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { DEMO_SCRIPT, DEMO_WORKSPACE } from "../../lib/chat/demo_assets.ts";
-import { parseReplayScript } from "../../lib/client/replay.ts";
+import { parseReplayScript } from "../../lib/embed/replay.ts";
 import { DEMO_ASSETS_MODULE, renderDemoAssets } from "../../scripts/demo_assets.ts";
 
 describe("embedded demo", () => {

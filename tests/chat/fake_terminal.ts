@@ -1,8 +1,8 @@
 // An in-memory terminal for the real ChatApp: raw-mode input the test types into, and output it can wait on.
 import { PassThrough, Writable } from "node:stream";
 import { ChatApp } from "../../lib/chat/app.ts";
-import { prepareOptions } from "../../lib/client/session_options.ts";
-import { stripAnsi } from "../../lib/client/style.ts";
+import { prepareOptions } from "../../lib/embed/session_options.ts";
+import { stripAnsi } from "../../lib/render/style.ts";
 import type { ConfigSandbox } from "../support/config_files.ts";
 import type { FakeProvider } from "../support/fake_provider.ts";
 import { HANG_MS, settle as settleTurns } from "../support/wait.ts";

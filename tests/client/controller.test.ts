@@ -2,7 +2,7 @@
 // questions left to the user and answered through it, and cancellation withdrawing them.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type PendingApproval, SessionController } from "../../lib/client/controller.ts";
-import type { ClientEvent } from "../../lib/client/engine.ts";
+import type { ClientEvent } from "../../lib/protocol/index.ts";
 import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";

@@ -24,6 +24,7 @@ describe('provider.kind = "anthropic"', () => {
       base_url: "https://api.anthropic.com/v1",
       api_key_env: "ANTHROPIC_API_KEY",
       timeout_seconds: 600,
+      stream_idle_timeout_seconds: 300,
       headers: {},
       image_input: true,
       edit_tools: "auto",

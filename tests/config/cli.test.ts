@@ -67,8 +67,8 @@ it("reports each configuration error on session.start, then starts once the file
   await sandbox.writeConfigFileAt(userFile, fakeProfileToml({ baseUrl: provider.url }), 0o600);
   expect(await startFails(client, { provider: "missing" })).toBe('active provider profile "missing" was not found');
 
-  await sandbox.writeProjectConfig('[provider]\nbase_url = "http://127.0.0.1:1/v1"\n');
-  expect(await startFails(client)).toBe("project configuration cannot set [provider]");
+  const projectFile = await sandbox.writeProjectConfig('[provider]\nbase_url = "http://127.0.0.1:1/v1"\n');
+  expect(await startFails(client)).toMatch(`project configuration ${projectFile} cannot set [provider]: `);
 
   await sandbox.writeConfigFileAt(
     userFile,

@@ -76,11 +76,14 @@ describe("mcp_servers", () => {
     );
   });
 
-  it("refuses a server name that cannot be part of a tool name", async () => {
-    await sandbox.writeUserConfig('[mcp_servers."a b"]\ncommand = "x"\n');
+  it("takes a name with a dot or a space (tool names sanitise it) and refuses control characters", async () => {
+    await sandbox.writeUserConfig('[mcp_servers."my.mock"]\ncommand = "x"\n[mcp_servers."a b"]\ncommand = "y"\n');
+    const config = await load(sandbox);
+    expect(Object.keys(config.mcp_servers).sort()).toEqual(["a b", "my.mock"]);
+    await sandbox.writeUserConfig('[mcp_servers."a\\u001bb"]\ncommand = "x"\n');
     await expectConfigError(
       load(sandbox),
-      "mcp_servers.a b: a server name may use only letters, digits, _ and - (at most 64)",
+      'mcp_servers."a\\u001bb": a server name must be 1 to 64 characters without control characters',
     );
   });
 

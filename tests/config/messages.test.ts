@@ -182,7 +182,7 @@ describe("§7.1 file messages", () => {
       message: (s) =>
         `parse configuration ${
           userPath(s)
-        }: invalid value for tools.approval_policy (expected one of: on-risk, always, never)`,
+        }: invalid value for tools.approval_policy (expected one of: on-risk, accept-edits, plan, always, never)`,
     },
     {
       name: "bad search",
@@ -216,6 +216,16 @@ describe("§7.1 file messages", () => {
       name: "scalar for a table",
       user: "tools = 3\n",
       message: (s) => `parse configuration ${userPath(s)}: invalid value for tools`,
+    },
+    {
+      name: "negative seconds",
+      user: "[provider]\nstream_idle_timeout_seconds = -0.5\n",
+      message: (s) => `parse configuration ${userPath(s)}: invalid value for provider.stream_idle_timeout_seconds`,
+    },
+    {
+      name: "a string for seconds",
+      user: '[provider]\nstream_idle_timeout_seconds = "5"\n',
+      message: (s) => `parse configuration ${userPath(s)}: invalid value for provider.stream_idle_timeout_seconds`,
     },
     {
       name: "bad type in a named profile",
@@ -370,6 +380,7 @@ describe("§7.2 validation messages", () => {
     ["web", "fetch_max_bytes"],
     ["web", "fetch_timeout_seconds"],
     ["web", "max_search_results"],
+    ["provider", "stream_idle_timeout_seconds"],
   ];
   for (const [table, key] of positiveKeys) {
     it(`${table}.${key} = 0`, () =>
@@ -398,7 +409,10 @@ describe("§7.2 validation messages", () => {
     {
       name: "reserves consume max_tokens",
       user: "[context]\nmax_tokens = 10240\nreserve_output_tokens = 8192\nsafety_margin_tokens = 2048\n",
-      message: "context reserve and safety margin consume max_tokens",
+      message: "context reserve and safety margin consume max_tokens: context.reserve_output_tokens (8192) + " +
+        "context.safety_margin_tokens (2048) leave nothing of context.max_tokens (10240); for a window this small " +
+        "set reserve_output_tokens = 2560 and safety_margin_tokens = 320 in [context], or raise max_tokens above " +
+        "10240 if the model's window is larger",
     },
     {
       name: "assistant limit vs frame",
@@ -526,13 +540,23 @@ describe("§7.2 validation messages", () => {
 });
 
 describe("§7.3 project messages", () => {
+  const providerHint = ": the provider is chosen only in the user file (~/.scv/config.toml, or " +
+    "$SCV_HOME/config.toml), a --config-path file or the environment (SCV_PROVIDER, SCV_MODEL, SCV_BASE_URL); move " +
+    "it there or remove it";
+  // Forbidden tables name the file (issue 27); the provider's say where it may be set instead.
+  const tables: Array<[string, string]> = [
+    ['[provider]\nmodel = "evil"\n', `cannot set [provider]${providerHint}`],
+    ['[providers.evil]\nmodel = "x"\n', `cannot set [providers]${providerHint}`],
+    ['provider_active = "evil"\n', `cannot set [provider_active]${providerHint}`],
+    ["[agents.helper]\nx = 1\n", "cannot set [agents]"],
+    ['[update]\nchannel = "beta"\n', "cannot set [update]"],
+    ["[channels.slack]\nx = 1\n", "cannot set [channels]"],
+  ];
+  for (const [project, rest] of tables) {
+    it(`project configuration <file> ${rest.split(":")[0]}`, () =>
+      run({ project, message: (s) => `project configuration ${projectPath(s)} ${rest}` }));
+  }
   const forbidden: Array<[string, string]> = [
-    ['[provider]\nmodel = "evil"\n', "project configuration cannot set [provider]"],
-    ['[providers.evil]\nmodel = "x"\n', "project configuration cannot set [providers]"],
-    ['provider_active = "evil"\n', "project configuration cannot set [provider_active]"],
-    ["[agents.helper]\nx = 1\n", "project configuration cannot set [agents]"],
-    ['[update]\nchannel = "beta"\n', "project configuration cannot set [update]"],
-    ["[channels.slack]\nx = 1\n", "project configuration cannot set [channels]"],
     ['[skills]\nuser_dir = "/tmp/skills"\n', "project configuration cannot set skills.user_dir"],
     ['[agent]\nsystem_prompt = "obey"\n', "project configuration cannot replace agent.system_prompt"],
     ['[agent]\nprefer = ["x"]\n', "project configuration cannot set agent.prefer"],

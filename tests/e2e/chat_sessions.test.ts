@@ -48,6 +48,16 @@ describe("scv chat with stored sessions", () => {
     expect(inputOf(2)).not.toContain("new session prompt");
   });
 
+  it("--resume: an empty line answers the picker with a new session", async () => {
+    harness.provider.push(textResponse(["stored answer"]), textResponse(["fresh answer"]));
+    await exec(["stored prompt"]);
+    const result = await chat(["--resume"], "\nfresh prompt\n");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("session started · model fake-model");
+    expect(inputOf(1)).toContain("fresh prompt");
+    expect(inputOf(1)).not.toContain("stored prompt");
+  });
+
   it("/fork goes on in a copy; the original journal is unchanged", async () => {
     harness.provider.push(textResponse(["first answer"]), textResponse(["fork answer"]));
     const result = await chat([], "first prompt\n/fork\nin the fork\n");

@@ -69,3 +69,21 @@ it("`config path` lists the files read, lowest layer first; a bad file is an err
   );
   expect(scv(["config", "nonsense"]).status).toBe(2);
 });
+
+it("prints the selected profile's name as one value and names the file an MCP server came from (issue 27)", async () => {
+  const user = await sandbox.writeUserConfig(
+    `${fakeProfileToml({ name: "f", baseUrl: "http://127.0.0.1:9/v1" })}\n` +
+      '[mcp_servers.fs]\ncommand = "mcp-server-filesystem"\nenv = { TOKEN = "tok-very-secret" }\n',
+  );
+  const result = scv(["config"], { SCV_PROVIDER: "f" });
+  expect(result.status).toBe(0);
+  expect(result.stdout).not.toMatch(/^provider_name\.\d/m);
+  expect(result.stdout).toMatch(/^provider_name = "f" {2}# /m);
+  expect(result.stdout).not.toContain("context_max_tokens_default");
+  expect(result.stdout).toMatch(
+    new RegExp(`^mcp_servers\\.fs = \\{.*"command":"mcp-server-filesystem".*\\} {2}# user file ${user}$`, "m"),
+  );
+  // Its environment's values are secrets: the names only.
+  expect(result.stdout).toContain('"env":{"TOKEN":"[set]"}');
+  expect(result.stdout).not.toContain("tok-very-secret");
+});

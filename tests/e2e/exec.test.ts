@@ -1,5 +1,5 @@
 // `scv exec` through the real CLI against the fake SSE provider: text and --json output, approvals, exit codes
-// 0/1/130/2 and prompts read from stdin.
+// 0/1/2/3/130 and prompts read from stdin.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -61,6 +61,16 @@ describe("scv exec", () => {
     expect(result.stdout).toBe("");
   });
 
+  it("a workspace .scv/config.toml that sets [provider] fails naming the file and where to set it", async () => {
+    const file = await harness.sandbox.writeProjectConfig('[provider]\nmodel = "from-the-repo"\n');
+    const result = await run(["go"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `project configuration ${file} cannot set [provider]: the provider is chosen only in the user file`,
+    );
+    expect(harness.provider.requests).toHaveLength(0);
+  });
+
   it("exits 1 when the session cannot start (no credential)", async () => {
     const result = await run(["go"], { env: { OPENAI_API_KEY: undefined } });
     expect(result.code).toBe(1);
@@ -92,13 +102,20 @@ describe("scv exec", () => {
   it("denies approvals without --yes and approves them with it", async () => {
     const call = [{ call_id: "call_1", name: "bash", arguments: { command: "echo ran-it; true" } }];
     harness.provider.push(toolCallResponse(call), textResponse(["after"]));
+    // Changed (issue 27 item 6): a turn whose every change was denied exits 3, and says so in text mode.
     const denied = await run(["--json", "run"]);
-    expect(denied.code).toBe(0);
+    expect(denied.code).toBe(3);
+    expect(denied.stderr).toBe("");
     const completed = events(denied.stdout).find((event) => event.type === "tool.completed")!;
     expect(completed).toMatchObject({ success: false, error: "denied", output: "tool call denied by policy or user" });
     harness.provider.push(toolCallResponse(call), textResponse(["after"]));
     const deniedText = await run(["run"]);
-    expect(deniedText.code).toBe(0);
+    expect(deniedText.code).toBe(3);
+    expect(deniedText.stdout).toBe("after\n");
+    expect(deniedText.stderr).toContain(
+      "scv exec: every change was denied (the 1 tool call that needed approval); --yes allows them (not under " +
+        "--approval-policy never)\n",
+    );
     expect(deniedText.stderr).toContain(
       "denied (no --yes; scv exec cannot ask): bash (process risk): Run with /bin/bash -c: echo ran-it; true",
     );
@@ -114,13 +131,38 @@ describe("scv exec", () => {
     expect(approved.stderr).toContain("✓ ran-it");
   });
 
+  it("--help documents exit code 3 beside 0, 1, 2 and 130", async () => {
+    const help = await run(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session id), 3 the turn completed but " +
+        "every change it tried was denied (no --yes, or --approval-policy never), 130 interrupted.",
+    );
+  });
+
+  it("exits 0 when the change was allowed (--yes) and when nothing needed approval", async () => {
+    const calls = [
+      { call_id: "w1", name: "write", arguments: { path: "a.txt", content: "a", mode: "create" } },
+      { call_id: "r1", name: "read", arguments: { path: "a.txt" } },
+    ];
+    harness.provider.push(toolCallResponse(calls), textResponse(["done"]));
+    const allowed = await run(["--yes", "go"]);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stderr).not.toContain("every change was denied");
+    harness.provider.push(
+      toolCallResponse([{ call_id: "r2", name: "read", arguments: { path: "a.txt" } }]),
+      textResponse(["read it"]),
+    );
+    expect((await run(["go"])).code).toBe(0);
+  });
+
   it("passes --approval-policy to the session: never denies without asking", async () => {
     harness.provider.push(
       toolCallResponse([{ call_id: "c", name: "bash", arguments: { command: "true" } }]),
       textResponse(["x"]),
     );
     const result = await run(["--json", "--yes", "--approval-policy", "never", "go"]);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(3);
     const list = events(result.stdout);
     expect(list.some((event) => event.type === "approval.requested")).toBe(false);
     expect(list.find((event) => event.type === "tool.completed")!.error).toBe("denied");

@@ -20,7 +20,8 @@ describe("scv exec approval diffs", () => {
       textResponse(["after"]),
     );
     const result = await harness.start(["exec", "change it"]).done;
-    expect(result.code).toBe(0);
+    // Every change was denied: exit 3 (issue 27).
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain("denied (no --yes; scv exec cannot ask): edit (filesystem risk): Edit a.txt");
     expect(result.stderr).toContain(
       "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n keep\n-old line\n+new <U+202E> line\n",

@@ -77,8 +77,10 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
   });
 
   it("refuses a project [provider] table", async () => {
-    await harness.sandbox.writeProjectConfig('[provider]\nmodel = "x"\n');
-    expect(await startError({})).toEqual(failure("project configuration cannot set [provider]"));
+    const file = await harness.sandbox.writeProjectConfig('[provider]\nmodel = "x"\n');
+    const error = await startError({});
+    expect(error).toEqual(failure(error.message));
+    expect(error.message.startsWith(`project configuration ${file} cannot set [provider]: `), error.message).toBe(true);
   });
 
   it("reports a missing profile, from the flag and from session.start", async () => {

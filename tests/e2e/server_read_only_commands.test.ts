@@ -5,12 +5,13 @@
 // that slips through (as on the old code) cannot set the clock of the machine running the tests.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, link, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, useServerHarness } from "../support/server_harness.ts";
+import { writeConfigFile } from "../support/config_files.ts";
 
 const harness = useServerHarness();
 
@@ -130,6 +131,10 @@ describe("issue 26: read-only commands that were not (items 1, 2 and 5)", () => 
       expect(completed.get(id), id).toMatchObject({ success: false, error: "denied" });
     }
     expect(JSON.stringify(events)).not.toContain("SECRET=");
+    // The question says why, and points a search at the built-in tools.
+    expect(asked.get(`r${REPRODUCTIONS.indexOf("grep -r SECRET .")}`)!.reason).toMatch(
+      /^the approval policy on-risk asks about process calls: this command uses grep -r, .*use the built-in grep/,
+    );
     await expectNothingRan(workspace, shims);
   });
 
@@ -165,5 +170,38 @@ describe("issue 26: read-only commands that were not (items 1, 2 and 5)", () => 
       expect(result.exit_code, command).toBe(0);
       check(result.output);
     }
+  });
+
+  it("asks before a read-only command names scv's own files or a hard link, as `read` does", async () => {
+    // The workspace is $HOME, so the instance home (~/.scv) lies inside it; and a second name of .env.
+    const home = harness.sandbox.userHome;
+    const instance = path.join(home, ".scv");
+    await mkdir(instance, { recursive: true, mode: 0o700 });
+    await writeConfigFile(path.join(instance, "chat_history"), "HISTORY-TOKEN-7731\n");
+    await writeConfigFile(path.join(instance, "config.toml"), "# CONFIG-TOKEN-7731\n");
+    await writeFile(path.join(home, ".env"), "ENV-TOKEN-7731\n");
+    await link(path.join(home, ".env"), path.join(home, "notes.txt"));
+    await writeFile(path.join(home, "plain.txt"), "plain\n");
+    const commands = ["cat .scv/chat_history", "head -n 1 .scv/config.toml", "cat notes.txt", "wc -l notes.txt"];
+    const client = await harness.startServer(
+      script([...bashCalls(commands, "own"), ...bashCalls(["cat plain.txt"], "ok")]),
+      {
+        extraArgs: ["--approval-policy", "on-risk"],
+        env: { SCV_HOME: undefined, HOME: home },
+        start: { cwd: home },
+      },
+    );
+    const events = await runTurn(client, false);
+    await client.finish();
+    const asked = byCall(events, "approval.requested");
+    const completed = byCall(events, "tool.completed");
+    for (const [index, command] of commands.entries()) {
+      expect(asked.get(`own${index}`), command).toMatchObject({ name: "bash", risk: "process" });
+      expect(completed.get(`own${index}`), command).toMatchObject({ success: false, error: "denied" });
+    }
+    expect(asked.has("ok0")).toBe(false);
+    expect(JSON.parse(completed.get("ok0")!.output).output).toBe("plain\n");
+    const wire = client.lines.join("\n");
+    for (const token of ["HISTORY-TOKEN", "CONFIG-TOKEN", "ENV-TOKEN"]) expect(wire).not.toContain(token);
   });
 });

@@ -310,7 +310,7 @@ describe("session requests", () => {
   });
 
   it("refuses a project file that would prune or switch off the user's sessions", async () => {
-    await harness.sandbox.writeProjectConfig("[sessions]\nkeep_count = 1\n");
+    const file = await harness.sandbox.writeProjectConfig("[sessions]\nkeep_count = 1\n");
     await harness.startProvider([]);
     const client = spawnServer({ args: harness.flags(harness.provider.url), env: harness.env() });
     await client.initialize();
@@ -318,7 +318,7 @@ describe("session requests", () => {
     expect(await client.next()).toMatchObject({
       type: "error",
       code: "invalid_request",
-      message: "project configuration cannot set [sessions]",
+      message: `project configuration ${file} cannot set [sessions]`,
     });
     await client.finish();
   });

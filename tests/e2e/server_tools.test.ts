@@ -144,6 +144,7 @@ describe("approvals (§6.5)", () => {
       "cwd",
       "summary",
       "detail",
+      "reason",
     ]);
     expect(approval).toMatchObject({
       request_id: "t",
@@ -266,9 +267,12 @@ describe("policies (§6.5, §7.3)", () => {
     client.turn("go");
     expect((await terminal(client)).type).toBe("turn.completed");
     const completed = client.events.filter((event) => event.type === "tool.completed");
+    // Changed (issue 28): a denial by policy names what denied it.
     expect(completed[0]).toMatchObject({
       call_id: "b1",
-      output: "tool call denied by policy or user",
+      output:
+        "tool call denied by policy or user: the approval policy never denies every call that is not read-only: " +
+        "this command runs touch, which is not on the read-only list",
       error: "denied",
     });
     expect(completed[1]).toMatchObject({ call_id: "r1", success: true });

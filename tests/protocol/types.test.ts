@@ -2,8 +2,8 @@
 // `@ts-expect-error` lines below, so a renamed or retyped event field fails the type check of every reader, and a
 // message type the validator does not know is not a ClientMessage.
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { Transcript } from "../../lib/client/transcript.ts";
-import { createStyle } from "../../lib/client/style.ts";
+import { Transcript } from "../../lib/render/transcript.ts";
+import { createStyle } from "../../lib/render/style.ts";
 import {
   type ClientMessage,
   type ClientRequest,

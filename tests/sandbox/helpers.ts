@@ -145,16 +145,42 @@ export function childPids(parent: number = process.pid): number[] {
   return pids;
 }
 
-/** CPU ticks (user + system) a process has used so far, or null once it is gone. */
+/**
+ * CPU ticks (user + system) a process and its descendants have used so far, or null once it is
+ * gone (a sandbox process may run under a launcher such as bwrap, which runs the code as a grandchild).
+ */
 export function cpuTicks(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     if (fields[0] === "Z") return null;
-    return Number(fields[11]) + Number(fields[12]);
+    let ticks = Number(fields[11]) + Number(fields[12]);
+    for (const child of descendants(pid)) {
+      try {
+        const childStat = readFileSync(`/proc/${child}/stat`, "latin1");
+        const childFields = childStat.slice(childStat.lastIndexOf(")") + 2).split(" ");
+        ticks += Number(childFields[11]) + Number(childFields[12]);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return ticks;
   } catch {
     return null;
   }
+}
+
+/** Every descendant of `pid` (Linux /proc). */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const visit = (parent: number): void => {
+    for (const child of childPids(parent)) {
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found;
 }
 
 /** Polls `check` until it returns true or the hang deadline passes (`atLeastMs` may lengthen it). */

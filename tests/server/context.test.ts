@@ -105,20 +105,27 @@ describe("selectContext", () => {
     expect(selection.items).toHaveLength(2);
   });
 
-  it("fails with the exact context_limit messages", () => {
+  it("fails with the spec's context_limit messages, each naming the setting to change and to what", () => {
+    const hint = "if the model's window is that large (a local server's own window is set there: llama-server -c, " +
+      "vLLM --max-model-len, OLLAMA_CONTEXT_LENGTH)";
     expect(selectContext([user("a")], limits(100), 98)).toEqual({
       ok: false,
-      message: "system prompt and tool schemas exceed context budget",
+      message: "system prompt and tool schemas exceed context budget: they take about 98 tokens and " +
+        "context.max_tokens = 100 leaves 98 after context.reserve_output_tokens (1) and context.safety_margin_tokens " +
+        `(1); set context.max_tokens to at least 1024 ${hint}, or lower the reserves`,
     });
-    expect(selectContext([user("a".repeat(200))], limits(100), 0)).toEqual({
+    expect(selectContext([user("a".repeat(2000))], limits(100), 0)).toEqual({
       ok: false,
-      message: "newest turn exceeds context budget",
+      message: "newest turn exceeds context budget: it takes about 2028 tokens and 98 are left after the system " +
+        `prompt, tool schemas and reserves; set context.max_tokens to at least 2048 ${hint}, or send less (a shorter ` +
+        "prompt, fewer attachments, a lower tools.output_limit_bytes)",
     });
     const history = [user("a".repeat(100)), user("b".repeat(150))];
-    expect(selectContext(history, limits(190, 200), 0)).toEqual({
-      ok: false,
-      message: "compaction note cannot fit context budget",
-    });
+    const noteFails = selectContext(history, limits(190, 200), 0);
+    expect(noteFails).toMatchObject({ ok: false });
+    expect(!noteFails.ok && noteFails.message).toMatch(
+      /^compaction note cannot fit context budget: lower context\.summary_max_chars \(now 200\) or set context\.max_tokens to at least 1024 if the model's window is that large/,
+    );
   });
 
   it("never changes the history it was given", () => {

@@ -1,7 +1,8 @@
 // Two sessions in one process (chat restarting its engine, an embedding client, the tests): each owns its exec
 // sandbox, so shutting one session down leaves the other's running cell alone.
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { type ClientEvent, type EngineClient, openEngine } from "../../lib/client/engine.ts";
+import { type EngineClient, openEngine } from "../../lib/embed/engine.ts";
+import type { ClientEvent } from "../../lib/protocol/index.ts";
 import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";

@@ -3,8 +3,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type EngineClient, openEngine } from "../../lib/client/engine.ts";
-import type { ClientEvent } from "../../lib/client/engine.ts";
+import { type EngineClient, openEngine } from "../../lib/embed/engine.ts";
+import type { ClientEvent } from "../../lib/protocol/index.ts";
 import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";

@@ -24,7 +24,12 @@ function tool(
     name,
     description: `${name} tool`,
     parameters: { type: "object", properties: {}, additionalProperties: true },
-    prepare: (args) => ({ risk, summary: `${name}!`, run: (context) => run(context, args) }),
+    prepare: (args) => ({
+      risk,
+      access: { effect: "read" },
+      summary: `${name}!`,
+      run: (context) => run(context, args),
+    }),
   };
 }
 

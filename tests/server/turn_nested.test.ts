@@ -43,7 +43,7 @@ function simpleTool(
       args,
     ) => (args === null
       ? { error: "invalid arguments: expected a JSON object, found null" }
-      : { risk, summary: `${name}!`, run: () => run(args) }),
+      : { risk, access: { effect: "read" as const }, summary: `${name}!`, run: () => run(args) }),
   };
 }
 
@@ -55,6 +55,7 @@ function parentTool(script: (context: ToolContext) => Promise<string>): Tool {
     parameters: { type: "object", properties: {}, additionalProperties: true },
     prepare: () => ({
       risk: "read_only",
+      access: { effect: "run" },
       summary: "parent!",
       run: async (context) => ({ success: true, output: await script(context), truncated: false }),
     }),

@@ -23,6 +23,8 @@ export type SpawnOptions = {
   args?: string[];
   env: Record<string, string | undefined>;
   cwd?: string;
+  /** An executable to run as `<command> server …` instead of the test runtime with main.ts (the binary). */
+  command?: string;
 };
 
 type Exit = { code: number | null; signal: NodeJS.Signals | null };
@@ -40,7 +42,10 @@ type Transport = {
 function spawnTransport(options: SpawnOptions): Transport {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.env)) if (value !== undefined) env[key] = value;
-  const { command, args } = cliCommand(["server", ...(options.args ?? ["--stdio"])]);
+  const serverArgs = ["server", ...(options.args ?? ["--stdio"])];
+  const { command, args } = options.command === undefined
+    ? cliCommand(serverArgs)
+    : { command: options.command, args: serverArgs };
   const child = spawn(command, args, { cwd: options.cwd ?? ROOT, env: cliEnv(env), stdio: ["pipe", "pipe", "pipe"] });
   const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   return {

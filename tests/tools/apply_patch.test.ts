@@ -1,7 +1,7 @@
 // apply_patch against the fixture folders in tests/tools/apply_patch/: each has input/ (the workspace before),
 // patch.txt and expected/ (the workspace after). Folders named rejects_* or failure_* must fail and leave the
 // workspace exactly as its input (all files change or none do).
-import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createApplyPatchTool } from "../../lib/tools/apply_patch/index.ts";
@@ -58,10 +58,30 @@ describe("apply_patch scenarios", () => {
     expect(outcome.output).toContain("three");
   });
 
+  it("takes absolute paths inside the workspace, for the file and the one it moves to", async () => {
+    writeFileSync(join(box.workspace, "a.txt"), "one\n");
+    const input = [
+      "*** Begin Patch",
+      `*** Add File: ${join(box.workspace, "new/b.txt")}`,
+      "+bee",
+      `*** Update File: ${join(box.workspace, "a.txt")}`,
+      `*** Move to: ${join(box.workspace, "c.txt")}`,
+      "@@",
+      "-one",
+      "+uno",
+      "*** End Patch",
+    ].join("\n");
+    const prepared = tool.prepare({ input }, { workspace: box.workspace, config: testConfig() });
+    if ("error" in prepared) throw new Error(prepared.error);
+    expect(prepared.summary).toBe("Apply a patch: add new/b.txt, update a.txt and move it to c.txt");
+    expect((await run(prepared, box.workspace)).success).toBe(true);
+    expect(files(box.workspace)).toEqual({ "new/b.txt": "bee\n", "c.txt": "uno\n" });
+  });
+
   it("refuses paths that leave the workspace, including through a symlinked folder", async () => {
     const { symlinkSync } = await import("node:fs");
     symlinkSync(box.outside, join(box.workspace, "link"));
-    for (const path of ["../x.txt", "/etc/passwd", "link/x.txt"]) {
+    for (const path of ["../x.txt", "/etc/passwd", join(box.outside, "x.txt"), "link/x.txt"]) {
       const input = `*** Begin Patch\n*** Add File: ${path}\n+x\n*** End Patch\n`;
       const prepared = tool.prepare({ input }, { workspace: box.workspace, config: testConfig() });
       expect("error" in prepared, path).toBe(true);

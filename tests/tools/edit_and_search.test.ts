@@ -37,6 +37,24 @@ describe("edit", () => {
     expect(readFileSync(join(box.workspace, "latin1.txt"))).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
   });
 
+  it("takes an absolute path inside the workspace and refuses one outside", async () => {
+    writeFileSync(join(box.workspace, "a.txt"), "hello world\n");
+    writeFileSync(join(box.outside, "a.txt"), "hello world\n");
+    const call = prepare(
+      edit,
+      { path: join(box.workspace, "a.txt"), old_string: "world", new_string: "there" },
+      box.workspace,
+    );
+    expect(call.summary).toMatch(/^Edit a\.txt: /);
+    expect((await run(call, box.workspace)).success).toBe(true);
+    expect(readFileSync(join(box.workspace, "a.txt"), "utf8")).toBe("hello there\n");
+    const outside = join(box.outside, "a.txt");
+    expect(prepareError(edit, { path: outside, old_string: "world", new_string: "x" }, box.workspace)).toBe(
+      `absolute path ${outside} is outside the workspace ${box.workspace}; give a path relative to it`,
+    );
+    expect(readFileSync(outside, "utf8")).toBe("hello world\n");
+  });
+
   it("refuses a symlink to a file outside, and leaves that file alone", async () => {
     writeFileSync(join(box.outside, "target.txt"), "secret\n");
     symlinkSync(join(box.outside, "target.txt"), join(box.workspace, "link.txt"));
@@ -110,7 +128,10 @@ describe("grep and secret-like files", () => {
     writeFileSync(join(box.workspace, ".env"), "TOKEN=needle\n");
     writeFileSync(join(box.workspace, "a.txt"), "needle\n");
     const broad = await run(prepare(grep, { pattern: "needle" }, box.workspace), box.workspace);
-    expect(broad.output).toBe("a.txt:1:needle\n(1 secret-like file not searched; read asks before opening them)");
+    expect(broad.output).toBe(
+      "a.txt:1:needle\n(1 file not searched: secret-like, hard-linked, linked out of the workspace or scv's own; " +
+        "read asks before opening a secret-like file)",
+    );
     const named = prepare(grep, { pattern: "needle", path: ".env" }, box.workspace);
     expect(named.risk).toBe("filesystem");
     expect((await run(named, box.workspace)).output).toBe(".env:1:TOKEN=needle");

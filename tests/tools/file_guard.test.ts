@@ -1,6 +1,6 @@
 // The shared file check (lib/tools/file_guard.ts) in-process: what is refused, what asks, and the verdict
 // taken on what was opened rather than on the path text.
-import { linkSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, linkSync, mkdirSync, readSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ResolvedConfig } from "../../lib/config/types.ts";
@@ -8,6 +8,8 @@ import {
   checkUnchanged,
   guardWriteTarget,
   isProtectedPath,
+  judgeEntry,
+  openForSearch,
   openGuardedForRead,
   probeForRead,
   probeWriteTarget,
@@ -96,6 +98,71 @@ describe("probeForRead and openGuardedForRead", () => {
     const approved = probeForRead(config, box.workspace, "link", "read");
     expect(() => checkUnchanged(approved, opened.verdict, "read", "link")).not.toThrow();
     expect(() => checkUnchanged(opened.verdict, { secret: false }, "read", "link")).not.toThrow();
+  });
+});
+
+describe("what the search tools may show (openForSearch, judgeEntry)", () => {
+  it("agree with read: ordinary files shown; secret-like and hard-linked asked about; scv's own refused", () => {
+    writeFileSync(join(box.workspace, "plain.txt"), "plain");
+    writeFileSync(join(box.workspace, ".env"), "secret");
+    linkSync(join(box.workspace, ".env"), join(box.workspace, "copy.txt"));
+    writeFileSync(join(box.outside, "far.txt"), "far");
+    linkSync(join(box.outside, "far.txt"), join(box.workspace, "far.txt"));
+    writeFileSync(join(box.workspace, "project.toml"), "");
+    const expected: Record<string, string> = {
+      "plain.txt": "ordinary",
+      ".env": "secret",
+      "copy.txt": "secret",
+      "far.txt": "secret",
+      "project.toml": "protected",
+      ".scv/config.toml": "protected",
+      ".scv": "protected",
+    };
+    for (const [path, standing] of Object.entries(expected)) {
+      expect([path, judgeEntry(config, box.workspace, path)]).toEqual([path, standing]);
+      if (path === ".scv") continue;
+      const opened = openForSearch(config, box.workspace, path);
+      if (opened === undefined || opened === "outside") throw new Error(`${path} was not opened`);
+      closeSync(opened.fd);
+      expect([path, opened.standing]).toEqual([path, standing]);
+    }
+  });
+
+  it("judge a symlink by where it leads, a dangling one by where it would, and never open through one", () => {
+    writeFileSync(join(box.outside, "far.txt"), "far");
+    writeFileSync(join(box.workspace, "plain.txt"), "plain");
+    writeFileSync(join(box.workspace, ".env"), "secret");
+    symlinkSync(join(box.outside, "far.txt"), join(box.workspace, "out"));
+    symlinkSync(join(box.outside, "gone.txt"), join(box.workspace, "dangling-out"));
+    symlinkSync("plain.txt", join(box.workspace, "in"));
+    symlinkSync(".env", join(box.workspace, "to-env"));
+    symlinkSync(".scv/config.toml", join(box.workspace, "to-config"));
+    symlinkSync("nothing.pem", join(box.workspace, "dangling-in"));
+    expect(judgeEntry(config, box.workspace, "out")).toBe("outside");
+    expect(judgeEntry(config, box.workspace, "dangling-out")).toBe("outside");
+    expect(judgeEntry(config, box.workspace, "in")).toBe("ordinary");
+    expect(judgeEntry(config, box.workspace, "to-env")).toBe("secret");
+    expect(judgeEntry(config, box.workspace, "to-config")).toBe("protected");
+    expect(judgeEntry(config, box.workspace, "dangling-in")).toBe("secret");
+    // grep opens without following a final symlink.
+    for (const path of ["out", "in", "to-env"]) expect(openForSearch(config, box.workspace, path)).toBeUndefined();
+  });
+
+  it("judge what was opened: a folder swapped for a symlink out is outside, not its contents", () => {
+    mkdirSync(join(box.workspace, "sub"));
+    writeFileSync(join(box.workspace, "sub", "a.txt"), "inside");
+    mkdirSync(join(box.outside, "sub"));
+    writeFileSync(join(box.outside, "sub", "a.txt"), "outside");
+    renameSync(join(box.workspace, "sub"), join(box.workspace, "was-sub"));
+    symlinkSync(join(box.outside, "sub"), join(box.workspace, "sub"));
+    const opened = openForSearch(config, box.workspace, "sub/a.txt");
+    expect(opened).toBe("outside");
+    const fine = openForSearch(config, box.workspace, "was-sub/a.txt");
+    if (fine === undefined || fine === "outside") throw new Error("was-sub/a.txt was not opened");
+    const bytes = Buffer.alloc(6);
+    readSync(fine.fd, bytes, 0, 6, 0);
+    closeSync(fine.fd);
+    expect([fine.standing, bytes.toString()]).toEqual(["ordinary", "inside"]);
   });
 });
 

@@ -2,7 +2,7 @@
 // ones `git ls-files --others --exclude-standard` reports for the same tree (negation, anchoring, folder-only
 // patterns, `**`, classes, escapes, nested files overriding their parents).
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { matchRules, parseGitignore } from "../../lib/tools/search/gitignore.ts";
@@ -95,5 +95,26 @@ describe.skipIf(!HAS_GIT)("the walk agrees with git", () => {
     expect(inBuild).toEqual(["build/x.js"]);
     const inNested = [...walk(box.workspace, "nested/deeper")].map((entry) => entry.path);
     expect(inNested).toEqual(["nested/deeper/.gitignore", "nested/deeper/again.md", "nested/deeper/n.log"]);
+  });
+});
+
+describe("ignore files a workspace may hold against scv", () => {
+  it("does not block on a .gitignore that is a FIFO, nor follow one that is a symlink", () => {
+    put("a.txt");
+    put("sub/b.txt");
+    execFileSync("mkfifo", [join(box.workspace, ".gitignore")]);
+    writeFileSync(join(box.outside, "rules"), "*.txt\n");
+    symlinkSync(join(box.outside, "rules"), join(box.workspace, "sub", ".gitignore"));
+    const paths = [...walk(box.workspace, "")].map((entry) => entry.path);
+    expect(paths).toEqual([".gitignore", "a.txt", "sub", "sub/.gitignore", "sub/b.txt"]);
+  });
+
+  it("leaves out what the caller does not admit, and never enters such a folder", () => {
+    put("keep/a.txt");
+    put("secret/b.txt");
+    const paths = [...walk(box.workspace, "", { admit: (entry) => !entry.path.startsWith("secret") })].map((entry) =>
+      entry.path
+    );
+    expect(paths).toEqual(["keep", "keep/a.txt"]);
   });
 });

@@ -46,6 +46,33 @@ describe("scv chat images", () => {
   });
 });
 
+describe("scv chat images from anywhere (issue 27 item 6)", () => {
+  it("/image and a pasted absolute path of a file outside the workspace attach it; the tools stay confined", async () => {
+    const outside = join(harness.sandbox.root, "outside.png");
+    const pasted = join(harness.sandbox.root, "pasted.png");
+    await writeFile(outside, RED);
+    await writeFile(pasted, BLUE);
+    harness.provider.push(
+      textResponse(["red"]),
+      toolCallResponse([{ call_id: "r1", name: "read", arguments: { path: pasted } }]),
+      textResponse(["could not read it"]),
+    );
+    const input = [`/image ${outside}`, "what colour?", pasted, "and this?", "/exit"];
+    const result = await harness.start(["chat"], { stdin: input.join("\n") + "\n" }).done;
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).not.toContain("unknown command");
+    expect(result.stdout).toContain("attached pasted.png");
+    const images = (content: unknown) =>
+      Array.isArray(content) ? content.filter((part) => part.type === "input_image").map((part) => part.image_url) : [];
+    const [first, second, third] = harness.provider.requests;
+    expect(images(first!.body.input.at(-1).content)).toEqual([url(RED)]);
+    expect(images(second!.body.input.at(-1).content)).toEqual([url(BLUE)]);
+    // The model's read of the attached file outside the workspace is still refused.
+    const output = third!.body.input.find((item: any) => item.type === "function_call_output" && item.call_id === "r1");
+    expect(output.output).toMatch(/^path must be non-empty and relative$|^absolute path .* is outside the workspace/);
+  });
+});
+
 describe("scv chat with a sub-agent", () => {
   it("an 'always' answer to one sub-agent call does not approve its other calls of the same tool", async () => {
     harness.provider.push(

@@ -83,12 +83,25 @@ describe("scv exec --image", () => {
     expect(harness.provider.requests).toHaveLength(0);
   });
 
-  it("fails the run when the server refuses an image outside the workspace", async () => {
+  it("attaches an image the user names from outside the workspace; the model gets its name, not its path", async () => {
+    // Changed (issue 27 item 6): the user chose the file, so it goes; only a remote client's must be inside.
     const outside = join(harness.sandbox.root, "outside.png");
     await writeFile(outside, RED);
+    harness.provider.push(textResponse(["red"]));
     const result = await harness.start(["exec", "--image", outside, "look"]).done;
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain(`attach ${outside}: resolves outside the workspace`);
+    expect(result.code, result.stderr).toBe(0);
+    const content = harness.provider.requests[0]!.body.input.at(-1).content;
+    expect(content[0].text).toBe(`look\n\n[The user attached:]\n- image outside.png (image/png, ${RED.length} bytes)`);
+    expect(content[1].image_url).toBe(url(RED));
+  });
+
+  it("still refuses an image from outside the workspace whose path looks like it holds credentials", async () => {
+    const secret = join(harness.sandbox.root, ".ssh", "key.png");
+    await mkdir(join(harness.sandbox.root, ".ssh"));
+    await writeFile(secret, RED);
+    const result = await harness.start(["exec", "--image", secret, "look"]).done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`attach ${secret}: the path looks like it holds credentials`);
     expect(harness.provider.requests).toHaveLength(0);
   });
 });

@@ -8,7 +8,8 @@ import { validateArguments } from "../schema.ts";
 import { unifiedDiff } from "../text_diff.ts";
 import { decodeText, encodeText } from "../text_file.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
-import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../workspace_path.ts";
+import { touchedPaths } from "../touched_paths.ts";
+import { confinementError, probePath, toolPath, WorkspacePathError } from "../../policy/index.ts";
 import { applyPatch, type FinalState } from "./apply.ts";
 import { parsePatch, type PatchHunk } from "./parse.ts";
 
@@ -34,7 +35,8 @@ const DESCRIPTION = [
   "+added line",
   "*** End of File   (optional: the chunk ends at the end of the file)",
   "*** End Patch",
-  "Give about 3 lines of context above and below each change; paths are relative to the workspace.",
+  "Give about 3 lines of context above and below each change; paths are relative to the workspace (absolute ones",
+  "must lie inside it).",
 ].join("\n");
 
 export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
@@ -53,11 +55,14 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       if (!checked.ok) return { error: checked.error };
       const parsed = parsePatch(checked.value.input);
       if (!parsed.ok) return { error: parsed.error };
-      const hunks = parsed.hunks;
+      const relative = relativeHunks(parsed.hunks, context.workspace);
+      if ("error" in relative) return { error: relative.error };
+      const hunks = relative.hunks;
+      const writes: string[] = [];
       for (const path of hunkPaths(hunks)) {
-        const shape = checkRelativePath(path);
-        if (shape !== undefined) return { error: `apply_patch ${path}: ${shape}` };
-        if (probePath(context.workspace, path).escaped) {
+        const probe = probePath(context.workspace, path);
+        writes.push(...touchedPaths(path, probe.resolvedRelative));
+        if (probe.escaped) {
           return {
             error:
               confinementError("apply_patch", path, new WorkspacePathError("resolves outside the workspace")).message,
@@ -66,6 +71,7 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       }
       return {
         risk: "filesystem",
+        access: { effect: "edit", writes: [...new Set(writes)] },
         summary: `Apply a patch: ${hunks.map(describeHunk).join(", ")}`,
         preview: async (runContext) => {
           const computed = await compute(hunks, settings, runContext.workspace, runContext.config).catch(() =>
@@ -77,6 +83,23 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       };
     },
   };
+}
+
+/** The hunks with every path workspace-relative (an absolute one inside the workspace is taken), or the refusal. */
+function relativeHunks(hunks: PatchHunk[], workspace: string): { hunks: PatchHunk[] } | { error: string } {
+  const relative: PatchHunk[] = [];
+  for (const hunk of hunks) {
+    const path = toolPath(workspace, hunk.path);
+    if ("error" in path) return { error: `apply_patch ${hunk.path}: ${path.error}` };
+    if (hunk.kind !== "update" || hunk.moveTo === undefined) {
+      relative.push({ ...hunk, path: path.path });
+      continue;
+    }
+    const moveTo = toolPath(workspace, hunk.moveTo);
+    if ("error" in moveTo) return { error: `apply_patch ${hunk.moveTo}: ${moveTo.error}` };
+    relative.push({ ...hunk, path: path.path, moveTo: moveTo.path });
+  }
+  return { hunks: relative };
 }
 
 function hunkPaths(hunks: PatchHunk[]): string[] {

@@ -10,6 +10,8 @@
 //
 // Marker lines may carry surrounding whitespace. The first chunk of an update may omit its "@@".
 
+import { heredocBody } from "./heredoc.ts";
+
 export type UpdateChunk = {
   /** The text after `@@ `, a line to find before the chunk's own lines. */
   context: string | undefined;
@@ -36,7 +38,15 @@ const UPDATE = "*** Update File: ";
 const MOVE = "*** Move to: ";
 const EOF_MARKER = "*** End of File";
 
+/** Parses a patch, or one wrapped in a heredoc as the Codex CLI accepts it (see heredoc.ts). */
 export function parsePatch(input: string): ParsedPatch {
+  const direct = parseBare(input);
+  if (direct.ok) return direct;
+  const inner = heredocBody(input);
+  return inner === undefined ? direct : parseBare(inner);
+}
+
+function parseBare(input: string): ParsedPatch {
   const lines = input.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
   let first = 0;
   while (first < lines.length && lines[first]!.trim() === "") first += 1;

@@ -63,6 +63,7 @@ export function createExecTool(settings: ExecSettings, owner?: ExecSandbox): Too
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
       return {
         risk: "read_only",
+        access: { effect: "run" },
         summary: `Run ${
           Buffer.byteLength(code)
         } bytes of JavaScript in the exec sandbox; nested tool calls are approved one by one`,

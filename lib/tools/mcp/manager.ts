@@ -45,8 +45,12 @@ export class McpManager {
     for (const server of this.#servers) void server.start();
   }
 
-  /** Waits for the servers still starting (each bounded by its own startup_timeout_sec), or for `signal`. */
+  /**
+   * Waits for the servers still starting (each bounded by its own startup_timeout_sec), or for `signal`. Starts
+   * them first if nobody has yet: a turn may begin before the session's deferred start has run.
+   */
   async ready(signal?: AbortSignal): Promise<void> {
+    this.start();
     const all = Promise.all(this.#servers.map((server) => server.settled())).then(() => undefined);
     await (signal === undefined ? all : raceAbort(all, signal, () => undefined));
   }

@@ -34,6 +34,7 @@ export function createMcpTool(server: McpServer, info: McpToolInfo): McpTool {
       const shown = cutToBytes(JSON.stringify(record), MAX_SUMMARY_ARGUMENT_BYTES);
       return {
         risk,
+        access: { effect: readOnly ? "read" : server.config.url === undefined ? "run" : "fetch", server: server.name },
         summary: `MCP server ${server.name}, tool ${info.name}${readOnly ? " (read-only)" : ""}: ${shown}`,
         async run(context) {
           try {

@@ -3,7 +3,12 @@
 // middle anchors the pattern to the .gitignore's folder (else it matches a name at any depth), `*` and `?` and
 // `[...]` never cross `/`, and `**` does: `**/x`, `x/**`, `a/**/b`. The last matching pattern wins.
 
-export type IgnoreRule = { regex: RegExp; negated: boolean; directoryOnly: boolean };
+import { classRanges, PathMatcher, type PatternNode } from "./path_pattern.ts";
+
+export type IgnoreRule = { matcher: PathMatcher; negated: boolean; directoryOnly: boolean };
+
+/** Longer patterns are skipped: matching costs grow with a pattern's size, and a .gitignore may be hostile. */
+export const MAX_IGNORE_PATTERN_CHARS = 4096;
 
 /** The rules of one .gitignore file (paths are then matched relative to its folder). */
 export function parseGitignore(text: string): IgnoreRule[] {
@@ -16,7 +21,7 @@ export function parseGitignore(text: string): IgnoreRule[] {
 }
 
 function parseLine(line: string): IgnoreRule | undefined {
-  if (line === "" || line.startsWith("#")) return undefined;
+  if (line === "" || line.startsWith("#") || line.length > MAX_IGNORE_PATTERN_CHARS) return undefined;
   let pattern = trimTrailingSpaces(line);
   let negated = false;
   if (pattern.startsWith("!")) {
@@ -35,8 +40,8 @@ function parseLine(line: string): IgnoreRule | undefined {
   if (pattern.startsWith("/")) pattern = pattern.slice(1);
   const body = translate(pattern);
   if (body === undefined) return undefined;
-  const source = anchored ? `^${body}$` : `^(?:.*/)?${body}$`;
-  return { regex: new RegExp(source, "s"), negated, directoryOnly };
+  const nodes: PatternNode[] = anchored ? body : [{ kind: "folders" }, ...body];
+  return { matcher: new PathMatcher(nodes), negated, directoryOnly };
 }
 
 // Trailing spaces are dropped unless the last one is escaped with a backslash.
@@ -49,9 +54,11 @@ function trimTrailingSpaces(line: string): string {
   return line.slice(0, end);
 }
 
-/** The regular expression source of a gitignore glob, or undefined for an invalid one (git ignores those). */
-function translate(pattern: string): string | undefined {
-  let out = "";
+const literal = (text: string, index: number): PatternNode => ({ kind: "literal", code: text.charCodeAt(index) });
+
+/** The nodes of a gitignore glob, or undefined for an invalid one (git ignores those). */
+function translate(pattern: string): PatternNode[] | undefined {
+  const nodes: PatternNode[] = [];
   let index = 0;
   while (index < pattern.length) {
     const char = pattern[index]!;
@@ -62,67 +69,74 @@ function translate(pattern: string): string | undefined {
         if (atStart && atEnd) {
           if (index + 2 === pattern.length) {
             // `x/**`: everything inside; `**` alone: everything.
-            out += ".*";
+            nodes.push({ kind: "any" });
             index += 2;
           } else {
             // `**/`: zero or more folders.
-            out += "(?:.*/)?";
+            nodes.push({ kind: "folders" });
             index += 3;
           }
           continue;
         }
       }
-      out += "[^/]*";
+      nodes.push({ kind: "star" });
       while (pattern[index] === "*") index += 1;
       continue;
     }
     if (char === "?") {
-      out += "[^/]";
+      nodes.push({ kind: "one" });
       index += 1;
       continue;
     }
     if (char === "[") {
       const cls = translateClass(pattern, index);
+      if (cls === "invalid") return undefined;
       if (cls === undefined) {
-        out += "\\[";
+        nodes.push(literal(pattern, index));
         index += 1;
         continue;
       }
-      out += cls.source;
+      nodes.push(cls.node);
       index = cls.end;
       continue;
     }
     if (char === "\\") {
-      const next = pattern[index + 1];
-      if (next === undefined) return undefined;
-      out += escapeRegex(next);
+      if (index + 1 >= pattern.length) return undefined;
+      nodes.push(literal(pattern, index + 1));
       index += 2;
       continue;
     }
-    out += escapeRegex(char);
+    nodes.push(literal(pattern, index));
     index += 1;
   }
-  return out;
+  return nodes;
 }
 
-function translateClass(pattern: string, start: number): { source: string; end: number } | undefined {
+/**
+ * The bracket expression at `start`: its node and end, undefined when it is not one (the `[` is then literal), or
+ * "invalid" for a range that runs backwards.
+ */
+function translateClass(pattern: string, start: number): { node: PatternNode; end: number } | undefined | "invalid" {
   let index = start + 1;
-  let negate = false;
+  let negated = false;
   if (pattern[index] === "!" || pattern[index] === "^") {
-    negate = true;
+    negated = true;
     index += 1;
   }
+  // Every character stands for itself here; `-` between two of them makes a range (classRanges).
   let body = "";
   let first = true;
   while (index < pattern.length) {
     const char = pattern[index]!;
     if (char === "]" && !first) {
       if (body === "") return undefined;
-      return { source: `(?!/)[${negate ? "^" : ""}${body}]`, end: index + 1 };
+      const ranges = classRanges(body);
+      if (ranges === undefined) return "invalid";
+      return { node: { kind: "class", ranges, negated }, end: index + 1 };
     }
     first = false;
     if (char === "\\" && index + 1 < pattern.length) {
-      body += escapeClassChar(pattern[index + 1]!);
+      body += pattern[index + 1]!;
       index += 2;
       continue;
     }
@@ -136,31 +150,24 @@ function translateClass(pattern: string, start: number): { source: string; end: 
       index = close + 2;
       continue;
     }
-    body += char === "-" ? "-" : escapeClassChar(char);
+    body += char;
     index += 1;
   }
   return undefined;
 }
 
+/** The POSIX classes as class bodies (ranges written `x-y`). */
 const POSIX_CLASSES: Record<string, string> = {
   alnum: "a-zA-Z0-9",
   alpha: "a-zA-Z",
   digit: "0-9",
   lower: "a-z",
   upper: "A-Z",
-  space: " \\t\\n\\r\\f\\v",
+  space: " \t\n\r\f\v",
   xdigit: "0-9a-fA-F",
-  punct: "!-\\/:-@\\[-`{-~",
-  blank: " \\t",
+  punct: "!-/:-@[-`{-~",
+  blank: " \t",
 };
-
-function escapeRegex(char: string): string {
-  return "\\^$.|?*+()[]{}/".includes(char) ? `\\${char}` : char;
-}
-
-function escapeClassChar(char: string): string {
-  return "\\]^[".includes(char) ? `\\${char}` : char;
-}
 
 /**
  * The verdict of one rule list for `path` (relative to the list's folder, `/`-separated): true = ignored,
@@ -170,7 +177,7 @@ export function matchRules(rules: readonly IgnoreRule[], path: string, isDirecto
   for (let index = rules.length - 1; index >= 0; index -= 1) {
     const rule = rules[index]!;
     if (rule.directoryOnly && !isDirectory) continue;
-    if (rule.regex.test(path)) return !rule.negated;
+    if (rule.matcher.test(path)) return !rule.negated;
   }
   return undefined;
 }

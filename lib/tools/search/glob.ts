@@ -1,4 +1,6 @@
-// The `glob` tool: workspace files whose path matches a glob, sorted, honouring .gitignore, at most 1,000.
+// The `glob` tool: workspace files whose path matches a glob, sorted, honouring .gitignore, at most 1,000; a file
+// `read` would refuse or ask about (secret-like, hard-linked, linked out of the workspace, scv's own) is not
+// listed, and scv's instance home and secret-like folders are not entered.
 
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
@@ -6,10 +8,19 @@ import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
-import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
-import { checkSearchPath, givenPath, resolveStart } from "./common.ts";
+import { judgeEntry } from "../file_guard.ts";
+import { canonicalWorkspace, WorkspacePathError } from "../../policy/index.ts";
+import {
+  admitsEntry,
+  checkSearchPath,
+  givenPath,
+  leftOutNotice,
+  mayShow,
+  resolveStart,
+  searchAccess,
+} from "./common.ts";
 import { compileGlob, type GlobMatcher } from "./glob_pattern.ts";
-import { walk, yieldToLoop } from "./walk.ts";
+import { walk, type WalkEntry, yieldToLoop } from "./walk.ts";
 
 export const GLOB_MAX_RESULTS = 1000;
 const YIELD_EVERY_MS = 20;
@@ -31,7 +42,8 @@ export function createGlobTool(): Tool {
   return {
     name: "glob",
     description: "Find files by name pattern; read-only, never asks. Prefer this over bash find/ls to locate files. " +
-      `Prints workspace-relative paths, one per line, sorted; honours .gitignore; at most ${GLOB_MAX_RESULTS}.`,
+      `Prints workspace-relative paths, one per line, sorted; honours .gitignore; at most ${GLOB_MAX_RESULTS}; ` +
+      "leaves out secret-like and hard-linked files.",
     parameters,
     prepare(args, context) {
       const checked = validateArguments<{ pattern: string; path?: string }>(parameters, args);
@@ -43,18 +55,26 @@ export function createGlobTool(): Tool {
       const matcher = compileGlob(pattern);
       if ("error" in matcher) return { error: matcher.error };
       const path = givenPath(checked.value.path);
-      const check = checkSearchPath("glob", context.workspace, path);
+      const check = checkSearchPath("glob", context.workspace, context.config, path);
       if ("error" in check) return check;
+      // A secret-like folder asked for by name was approved (filesystem risk): its files are listed.
+      const secretsApproved = check.risk !== "read_only";
       return {
         risk: check.risk,
+        access: searchAccess(path),
         summary: `Find files matching ${pattern}${path === "." ? "" : ` in ${path}`}`,
-        run: (runContext) => runGlob(matcher, path, runContext),
+        run: (runContext) => runGlob(matcher, path, secretsApproved, runContext),
       };
     },
   };
 }
 
-async function runGlob(matcher: GlobMatcher, path: string, context: ToolContext): Promise<ToolOutcome> {
+async function runGlob(
+  matcher: GlobMatcher,
+  path: string,
+  secretsApproved: boolean,
+  context: ToolContext,
+): Promise<ToolOutcome> {
   let base: string;
   try {
     base = await resolveStart("glob", context.workspace, path);
@@ -72,12 +92,20 @@ async function runGlob(matcher: GlobMatcher, path: string, context: ToolContext)
   }
   const found: string[] = [];
   let total = 0;
+  let leftOut = 0;
   let last = Date.now();
   const offset = base === "" ? 0 : base.length + 1;
-  for (const entry of walk(workspace, start)) {
+  const admitted = admitsEntry(context.config, workspace, secretsApproved);
+  // Paths a deny rule forbids glob to read are left out too.
+  const admit = (entry: WalkEntry) => admitted(entry) && !(context.hides?.("glob", entry.path) ?? false);
+  for (const entry of walk(workspace, start, { admit })) {
     if (entry.kind !== "directory" && matcher.test(entry.path.slice(offset))) {
-      total += 1;
-      if (found.length < GLOB_MAX_RESULTS) found.push(entry.path);
+      if (mayShow(judgeEntry(context.config, workspace, entry.path, entry.kind), secretsApproved)) {
+        total += 1;
+        if (found.length < GLOB_MAX_RESULTS) found.push(entry.path);
+      } else {
+        leftOut += 1;
+      }
     }
     if (Date.now() - last > YIELD_EVERY_MS) {
       await yieldToLoop();
@@ -85,9 +113,13 @@ async function runGlob(matcher: GlobMatcher, path: string, context: ToolContext)
       last = Date.now();
     }
   }
-  if (found.length === 0) return { success: true, output: "No files matched.", truncated: false };
   const notice = total > found.length
     ? [`… ${total - found.length} more files not shown (at most ${GLOB_MAX_RESULTS}); narrow the pattern`]
     : [];
-  return { success: true, output: [...found, ...notice].join("\n"), truncated: total > found.length };
+  const body = found.length === 0 ? ["No files matched."] : found;
+  return {
+    success: true,
+    output: [...body, ...notice, ...leftOutNotice(leftOut, "file", "not listed")].join("\n"),
+    truncated: total > found.length,
+  };
 }

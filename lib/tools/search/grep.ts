@@ -1,17 +1,32 @@
 // The `grep` tool: a JavaScript regular expression over the workspace's text files, honouring .gitignore, skipping
-// .git/, binary files and secret-like paths; `path:LINE:text`, sorted by path then line, at most `max_results`.
+// .git/, binary files and every file `read` would refuse or ask about (file_guard.ts, judged on the opened
+// descriptor); `path:LINE:text`, sorted by path then line, at most `max_results`. The main thread walks, judges and
+// reads; the regular expression runs in a worker thread (regex_worker.ts) with a deadline, so that a pattern that
+// backtracks without end fails the call instead of freezing the server.
 
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync } from "node:fs";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
+import { checkUnchanged, type FileVerdict, openForSearch, protectedPathError } from "../file_guard.ts";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
-import { isSecretLikePath } from "../secret_paths.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
-import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
-import { checkSearchPath, cutLine, givenPath, resolveStart } from "./common.ts";
+import { canonicalWorkspace, WorkspacePathError } from "../../policy/index.ts";
+import {
+  admitsEntry,
+  checkSearchPath,
+  cutLine,
+  givenPath,
+  leftOutNotice,
+  mayShow,
+  resolveStart,
+  searchAccess,
+} from "./common.ts";
+import { Batch } from "./file_batch.ts";
 import { compileGlob, type GlobMatcher } from "./glob_pattern.ts";
-import { walk, yieldToLoop } from "./walk.ts";
+import { type FileMatches, type MatchResult, RegexMatcher } from "./regex_worker.ts";
+import { walk, type WalkEntry, yieldToLoop } from "./walk.ts";
 
 type GrepArgs = { pattern: string; path?: string; glob?: string; ignore_case?: boolean; max_results?: number };
 
@@ -20,7 +35,6 @@ const MAX_RESULTS = 2000;
 const MAX_LINE_CHARS = 400;
 /** Files larger than this are not searched (reported in a notice). */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
-const BINARY_PROBE_BYTES = 8192;
 const YIELD_EVERY_MS = 20;
 
 export function createGrepTool(): Tool {
@@ -54,7 +68,8 @@ export function createGrepTool(): Tool {
     name: "grep",
     description:
       "Search file contents for a regular expression; read-only, never asks. Prefer this over bash grep/rg. " +
-      "Prints `path:LINE:text` sorted by path and line; honours .gitignore and skips .git/ and binary files.",
+      "Prints `path:LINE:text` sorted by path and line; honours .gitignore and skips .git/, binary files and " +
+      "secret-like or hard-linked files (read asks for those). A pattern that runs too long (nested quantifiers) fails.",
     parameters,
     prepare(args, context) {
       const checked = validateArguments<GrepArgs>(parameters, args);
@@ -73,10 +88,11 @@ export function createGrepTool(): Tool {
         glob = compiled;
       }
       const path = givenPath(value.path);
-      const check = checkSearchPath("grep", context.workspace, path);
+      const check = checkSearchPath("grep", context.workspace, context.config, path);
       if ("error" in check) return check;
       return {
         risk: check.risk,
+        access: searchAccess(path),
         summary: `Search ${path === "." ? "the workspace" : path} for /${value.pattern}/${
           value.ignore_case === true ? "i" : ""
         }${value.glob === undefined ? "" : ` in ${value.glob}`}`,
@@ -91,6 +107,7 @@ export function createGrepTool(): Tool {
               literal: value.ignore_case === true ? undefined : requiredLiteral(value.pattern),
               // A secret-like path asked for by name was approved (filesystem risk): its files are searched.
               searchSecrets: check.risk !== "read_only",
+              prepared: check.verdict,
             },
             runContext,
           ),
@@ -108,6 +125,8 @@ type GrepPlan = {
   /** Bytes every match must contain: files without them are skipped before decoding. */
   literal: Buffer | undefined;
   searchSecrets: boolean;
+  /** What prepare judged `path` to be (a file named there must still be that file). */
+  prepared: FileVerdict;
 };
 
 const SPECIAL = new Set(["\\", "^", "$", ".", "|", "?", "*", "+", "(", ")", "[", "]", "{", "}"]);
@@ -130,6 +149,11 @@ export function requiredLiteral(pattern: string): Buffer | undefined {
   return Buffer.byteLength(literal) >= 3 ? Buffer.from(literal, "utf8") : undefined;
 }
 
+/** The bytes of a batch sent to the worker at once (a larger file goes alone). */
+const BATCH_BYTES = 4 * 1024 * 1024;
+/** Batches handed to the worker and not yet answered: the next is read while the worker matches. */
+const MAX_IN_FLIGHT = 2;
+
 async function runGrep(plan: GrepPlan, context: ToolContext): Promise<ToolOutcome> {
   let start: string;
   try {
@@ -137,34 +161,102 @@ async function runGrep(plan: GrepPlan, context: ToolContext): Promise<ToolOutcom
   } catch (error) {
     return failure(error instanceof WorkspacePathError ? error.message : String(error));
   }
+  const matcher = new RegexMatcher({
+    source: plan.regex.source,
+    flags: plan.regex.flags,
+    maxLineChars: MAX_LINE_CHARS,
+    deadlineMs: context.config.tools.search_timeout_seconds * 1000,
+    signal: context.signal,
+  });
+  try {
+    return await search(plan, start, context, matcher);
+  } catch (error) {
+    return failure(error instanceof WorkspacePathError ? error.message : `grep: ${String(error)}`);
+  } finally {
+    matcher.close();
+  }
+}
+
+async function search(plan: GrepPlan, start: string, context: ToolContext, matcher: RegexMatcher) {
   const workspace = canonicalWorkspace(context.workspace);
   const lines: string[] = [];
   let total = 0;
-  let secretSkipped = 0;
+  let leftOut = 0;
   let largeSkipped = 0;
-  const searchFile = (path: string) => {
-    if (!plan.searchSecrets && isSecretLikePath(path)) {
-      secretSkipped += 1;
+  let batch = new Batch(BATCH_BYTES);
+  const inFlight: Array<{ paths: string[]; result: Promise<MatchResult> }> = [];
+  let stopped: MatchResult | undefined;
+
+  const collectOldest = async () => {
+    const { paths, result } = inFlight.shift()!;
+    const answer = await result;
+    if (answer.kind !== "matched") {
+      stopped ??= answer;
       return;
     }
+    answer.files.forEach((file: FileMatches, index) => {
+      total += file.count;
+      for (const [number, text] of file.lines)
+        if (lines.length < plan.max) lines.push(`${paths[index]}:${number}:${text}`);
+    });
+  };
+  const send = async () => {
+    if (batch.paths.length === 0) return;
+    const sent = batch;
+    batch = new Batch(BATCH_BYTES);
+    inFlight.push({ paths: sent.paths, result: matcher.match(sent.take(), Math.max(0, plan.max - lines.length)) });
+    while (inFlight.length >= MAX_IN_FLIGHT && stopped === undefined) await collectOldest();
+  };
+  /** Judges, reads and queues one file of the walk (or the one file asked for). */
+  const searchFile = async (path: string, single: boolean) => {
     if (plan.glob !== undefined) {
       const name = plan.globHasSlash ? path : path.slice(path.lastIndexOf("/") + 1);
       if (!plan.glob.test(name)) return;
     }
-    const text = readText(join(workspace, path), plan.literal);
-    if (text === "large") largeSkipped += 1;
-    if (typeof text !== "string") return;
-    total += searchText(text, plan.regex, (number, line) => {
-      if (lines.length < plan.max) lines.push(`${path}:${number}:${cutLine(line, MAX_LINE_CHARS)}`);
-    });
+    const opened = openForSearch(context.config, workspace, path);
+    if (opened === undefined) return;
+    if (opened === "outside") {
+      leftOut += 1;
+      return;
+    }
+    try {
+      if (single) {
+        // The approval covered the file judged in prepare; a secret-like file must still be that very one.
+        const identity = `${opened.stats.dev}:${opened.stats.ino}`;
+        if (opened.standing === "protected") throw protectedPathError("grep", plan.path);
+        checkUnchanged(plan.prepared, { secret: opened.standing === "secret", identity }, "grep", plan.path);
+      }
+      if (!mayShow(opened.standing, plan.searchSecrets)) {
+        leftOut += 1;
+        return;
+      }
+      const { stats } = opened;
+      if (!stats.isFile() || stats.size === 0) return;
+      if (stats.size > MAX_FILE_BYTES) {
+        largeSkipped += 1;
+        return;
+      }
+      if (!batch.fits(stats.size)) {
+        await send();
+        if (stats.size > BATCH_BYTES) batch = new Batch(stats.size);
+      }
+      batch.read(opened.fd, stats.size, path, plan.literal);
+    } finally {
+      closeSync(opened.fd);
+    }
   };
+
   const single = await isFile(workspace, start);
   if (single) {
-    searchFile(start);
+    await searchFile(start, true);
   } else {
     let last = Date.now();
-    for (const entry of walk(workspace, start)) {
-      if (entry.kind === "file") searchFile(entry.path);
+    const admitted = admitsEntry(context.config, workspace, plan.searchSecrets);
+    // Paths a deny rule forbids grep to read are left out too.
+    const admit = (entry: WalkEntry) => admitted(entry) && !(context.hides?.("grep", entry.path) ?? false);
+    for (const entry of walk(workspace, start, { admit })) {
+      if (entry.kind === "file") await searchFile(entry.path, false);
+      if (stopped !== undefined) break;
       if (Date.now() - last > YIELD_EVERY_MS) {
         await yieldToLoop();
         if (context.signal.aborted) return cancelledOutcome("grep cancelled");
@@ -172,123 +264,41 @@ async function runGrep(plan: GrepPlan, context: ToolContext): Promise<ToolOutcom
       }
     }
   }
+  if (stopped === undefined) await send();
+  while (inFlight.length > 0) await collectOldest();
+  if (stopped !== undefined) return stoppedOutcome(stopped, plan, context);
+
   const notices: string[] = [];
   if (total > lines.length)
     notices.push(
       `… ${total - lines.length} more matching lines not shown (at most ${plan.max}); narrow the pattern, path or glob`,
     );
-  if (secretSkipped > 0)
-    notices.push(
-      `(${secretSkipped} secret-like file${
-        secretSkipped === 1 ? "" : "s"
-      } not searched; read asks before opening them)`,
-    );
+  notices.push(...leftOutNotice(leftOut, "file", "not searched"));
   if (largeSkipped > 0)
     notices.push(`(${largeSkipped} file${largeSkipped === 1 ? "" : "s"} over ${MAX_FILE_BYTES} bytes not searched)`);
   const body = lines.length === 0 ? "No matches." : lines.join("\n");
   return { success: true, output: [body, ...notices].join("\n"), truncated: total > lines.length };
 }
 
+function stoppedOutcome(stopped: MatchResult, plan: GrepPlan, context: ToolContext): ToolOutcome {
+  if (stopped.kind === "cancelled") return cancelledOutcome("grep cancelled");
+  if (stopped.kind === "deadline") {
+    const seconds = context.config.tools.search_timeout_seconds;
+    return failure(
+      `grep stopped: /${cutLine(plan.regex.source, 200)}/ matched for over ${seconds} s without finishing ` +
+        "(tools.search_timeout_seconds); " +
+        "it probably backtracks without end (nested quantifiers such as (a+)+ or (a|a)*): simplify the pattern",
+      "limit",
+    );
+  }
+  return failure(`grep failed: ${stopped.kind === "failed" ? stopped.message : "unknown"}`);
+}
+
 async function isFile(workspace: string, start: string): Promise<boolean> {
   if (start === "") return false;
   try {
-    const fd = openSync(join(workspace, start), constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      return fstatSync(fd).isFile();
-    } finally {
-      closeSync(fd);
-    }
+    return (await lstat(join(workspace, start))).isFile();
   } catch {
     return false;
   }
-}
-
-const probe = Buffer.alloc(BINARY_PROBE_BYTES);
-
-/**
- * The file's text; undefined for binary or unreadable files and for files without `literal`, "large" when over
- * the size limit.
- */
-function readText(file: string, literal: Buffer | undefined): string | undefined | "large" {
-  let fd: number;
-  try {
-    // O_NOFOLLOW: the walk saw a regular file; a symlink swapped in since is not followed out of the workspace.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) return undefined;
-    if (info.size > MAX_FILE_BYTES) return "large";
-    if (info.size === 0) return undefined;
-    const first = readSync(fd, probe, 0, Math.min(BINARY_PROBE_BYTES, info.size), 0);
-    if (probe.subarray(0, first).includes(0)) return undefined;
-    if (first >= info.size) {
-      if (literal !== undefined && probe.subarray(0, first).indexOf(literal) < 0) return undefined;
-      return probe.toString("utf8", 0, first);
-    }
-    const buffer = Buffer.allocUnsafe(info.size);
-    probe.copy(buffer, 0, 0, first);
-    let filled = first;
-    while (filled < info.size) {
-      const read = readSync(fd, buffer, filled, info.size - filled, filled);
-      if (read === 0) break;
-      filled += read;
-    }
-    if (literal !== undefined && buffer.subarray(0, filled).indexOf(literal) < 0) return undefined;
-    return buffer.toString("utf8", 0, filled);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Calls `found` for each line of `text` that `regex` (flags g and m) matches, in order; returns how many.
- * The regex runs over the whole text at once; a match is then checked against its own line, so a pattern that
- * spans line breaks (`a\sb`) only counts where it matches within one line.
- */
-export function searchText(text: string, regex: RegExp, found: (line: number, text: string) => void): number {
-  let count = 0;
-  let lineNumber = 1;
-  let counted = 0;
-  regex.lastIndex = 0;
-  for (;;) {
-    const match = regex.exec(text);
-    if (match === null) break;
-    const at = match.index;
-    const lineStart = text.lastIndexOf("\n", at - 1) + 1;
-    let lineEnd = text.indexOf("\n", at);
-    if (lineEnd < 0) lineEnd = text.length;
-    // A match that starts on a line break belongs to the next line (or none).
-    if (at === lineEnd && match[0].length > 0) {
-      regex.lastIndex = lineEnd + 1;
-      continue;
-    }
-    for (
-      let index = text.indexOf("\n", counted);
-      index >= 0 && index < lineStart;
-      index = text.indexOf("\n", index + 1)
-    ) {
-      lineNumber += 1;
-      counted = index + 1;
-    }
-    let line = text.slice(lineStart, lineEnd);
-    if (line.endsWith("\r")) line = line.slice(0, -1);
-    const crosses = at + match[0].length > lineEnd;
-    let matches = !crosses;
-    if (crosses) {
-      const again = new RegExp(regex.source, regex.flags.replace("g", ""));
-      matches = again.test(line);
-    }
-    if (matches) {
-      count += 1;
-      found(lineNumber, line);
-    }
-    if (lineEnd >= text.length) break;
-    regex.lastIndex = lineEnd + 1;
-  }
-  return count;
 }

@@ -1,14 +1,16 @@
 // The `list` tool: the entries under a folder (default the workspace, depth 2), folders ending in `/`, sorted,
-// honouring .gitignore, bounded.
+// honouring .gitignore, bounded. An entry `read` would refuse or ask about (secret-like, hard-linked, linked out
+// of the workspace, scv's own files and instance home) is not listed, and such a folder is not entered.
 
 import { lstat } from "node:fs/promises";
 import { cancelledOutcome, failure } from "../outcome.ts";
 import type { ObjectSchema } from "../schema.ts";
 import { validateArguments } from "../schema.ts";
 import type { Tool, ToolContext, ToolOutcome } from "../types.ts";
-import { canonicalWorkspace, WorkspacePathError } from "../workspace_path.ts";
-import { checkSearchPath, givenPath, resolveStart } from "./common.ts";
-import { walk, yieldToLoop } from "./walk.ts";
+import { judgeEntry } from "../file_guard.ts";
+import { canonicalWorkspace, WorkspacePathError } from "../../policy/index.ts";
+import { checkSearchPath, givenPath, leftOutNotice, mayShow, resolveStart, searchAccess } from "./common.ts";
+import { walk, type WalkEntry, yieldToLoop } from "./walk.ts";
 
 export const LIST_MAX_ENTRIES = 1000;
 const MAX_DEPTH = 10;
@@ -35,25 +37,34 @@ export function createListTool(): Tool {
     name: "list",
     description:
       "List the files and folders under a folder; read-only, never asks. Prefer this over bash ls/tree to see a " +
-      `project's layout. Folders end in /; honours .gitignore; at most ${LIST_MAX_ENTRIES} entries.`,
+      `project's layout. Folders end in /; honours .gitignore; at most ${LIST_MAX_ENTRIES} entries; leaves out ` +
+      "secret-like and hard-linked files.",
     parameters,
     prepare(args, context) {
       const checked = validateArguments<{ path?: string; depth?: number }>(parameters, args ?? {});
       if (!checked.ok) return { error: checked.error };
       const path = givenPath(checked.value.path);
-      const check = checkSearchPath("list", context.workspace, path);
+      const check = checkSearchPath("list", context.workspace, context.config, path);
       if ("error" in check) return check;
       const depth = checked.value.depth ?? 2;
+      // A secret-like folder asked for by name was approved (filesystem risk): its entries are listed.
+      const secretsApproved = check.risk !== "read_only";
       return {
         risk: check.risk,
+        access: searchAccess(path),
         summary: `List ${path === "." ? "the workspace" : path} (depth ${depth})`,
-        run: (runContext) => runList(path, depth, runContext),
+        run: (runContext) => runList(path, depth, secretsApproved, runContext),
       };
     },
   };
 }
 
-async function runList(path: string, depth: number, context: ToolContext): Promise<ToolOutcome> {
+async function runList(
+  path: string,
+  depth: number,
+  secretsApproved: boolean,
+  context: ToolContext,
+): Promise<ToolOutcome> {
   let start: string;
   try {
     start = await resolveStart("list", context.workspace, path);
@@ -65,8 +76,16 @@ async function runList(path: string, depth: number, context: ToolContext): Promi
   if (!info?.isDirectory()) return failure(`list ${path}: not a directory`);
   const rows: string[] = [];
   let total = 0;
+  let leftOut = 0;
   let last = Date.now();
-  for (const entry of walk(workspace, start, { maxDepth: depth })) {
+  const admitByGuard = (entry: WalkEntry) => {
+    const shown = mayShow(judgeEntry(context.config, workspace, entry.path, entry.kind), secretsApproved);
+    if (!shown) leftOut += 1;
+    return shown;
+  };
+  // Paths a deny rule forbids list to read are left out too.
+  const admit = (entry: WalkEntry) => admitByGuard(entry) && !(context.hides?.("list", entry.path) ?? false);
+  for (const entry of walk(workspace, start, { maxDepth: depth, admit })) {
     total += 1;
     if (rows.length < LIST_MAX_ENTRIES) rows.push(entry.kind === "directory" ? `${entry.path}/` : entry.path);
     if (Date.now() - last > 20) {
@@ -75,10 +94,14 @@ async function runList(path: string, depth: number, context: ToolContext): Promi
       last = Date.now();
     }
   }
-  if (rows.length === 0)
-    return { success: true, output: `${path === "." ? "The workspace" : path} is empty.`, truncated: false };
   const notice = total > rows.length
     ? [`… ${total - rows.length} more entries not shown (at most ${LIST_MAX_ENTRIES}); list a subfolder or lower depth`]
     : [];
-  return { success: true, output: [...rows, ...notice].join("\n"), truncated: total > rows.length };
+  const empty = leftOut === 0 ? `${path === "." ? "The workspace" : path} is empty.` : "No entries shown.";
+  const body = rows.length === 0 ? [empty] : rows;
+  return {
+    success: true,
+    output: [...body, ...notice, ...leftOutNotice(leftOut, "entry", "not listed")].join("\n"),
+    truncated: total > rows.length,
+  };
 }

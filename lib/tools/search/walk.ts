@@ -1,8 +1,9 @@
 // Walking a workspace folder for grep, glob and list: children in name order, `.git` skipped, every .gitignore on
 // the way honoured (those of the folders above the start too, and .git/info/exclude), ignored folders never
-// entered, symbolic links reported but never followed. Synchronous for speed; the caller yields now and then.
+// entered, symbolic links reported but never followed, and what the caller does not admit (scv's instance home,
+// secret-like folders) neither reported nor entered. Synchronous for speed; the caller yields now and then.
 
-import { type Dirent, readdirSync, readFileSync } from "node:fs";
+import { closeSync, constants, type Dirent, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { setImmediate } from "node:timers";
 import { type IgnoreRule, matchRules, parseGitignore } from "./gitignore.ts";
@@ -22,6 +23,8 @@ export type WalkOptions = {
   maxDepth?: number;
   /** Called for each folder before it is entered; false skips it (glob prunes folders its pattern cannot reach). */
   enter?: (path: string) => boolean;
+  /** Called for each entry that is not ignored; false leaves it out: not reported and, for a folder, not entered. */
+  admit?: (entry: WalkEntry) => boolean;
 };
 
 /** Entries under `start` (workspace-relative, "" for the root; a real folder already checked to be inside). */
@@ -72,7 +75,9 @@ function* walkDir(
       ? "symlink"
       : "other";
     if (isIgnored(levels, path, kind === "directory")) continue;
-    yield { path, kind, depth };
+    const walked: WalkEntry = { path, kind, depth };
+    if (options.admit !== undefined && !options.admit(walked)) continue;
+    yield walked;
     if (kind !== "directory") continue;
     if (options.maxDepth !== undefined && depth >= options.maxDepth) continue;
     if (options.enter !== undefined && !options.enter(path)) continue;
@@ -93,11 +98,35 @@ function isIgnored(levels: IgnoreLevel[], path: string, isDirectory: boolean): b
   return false;
 }
 
+/** Larger ignore files are not read (no real one comes near this). */
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+/**
+ * The rules of an ignore file; none when it is missing, not a regular file (a symlink is not followed, a FIFO
+ * would block the walk), or too large.
+ */
 function readRules(file: string): IgnoreRule[] {
+  let fd: number;
   try {
-    return parseGitignore(readFileSync(file, "utf8"));
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return [];
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size > MAX_IGNORE_FILE_BYTES) return [];
+    const buffer = Buffer.alloc(info.size);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const read = readSync(fd, buffer, filled, buffer.length - filled, filled);
+      if (read === 0) break;
+      filled += read;
+    }
+    return parseGitignore(buffer.toString("utf8", 0, filled));
+  } catch {
+    return [];
+  } finally {
+    closeSync(fd);
   }
 }
 

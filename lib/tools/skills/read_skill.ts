@@ -33,6 +33,7 @@ export function createReadSkillTool(skills: Skill[], config: ResolvedConfig): To
       if (skill === undefined) return { error: `unknown skill: ${name}` };
       return {
         risk: "read_only",
+        access: { effect: "read" },
         summary: `Load skill ${name}`,
         run: (
           context,

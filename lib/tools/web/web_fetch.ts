@@ -72,6 +72,7 @@ export function createWebFetchTool(config: ResolvedConfig, options: WebFetchOpti
       const summaryUrl = boundedChars(url.text, SUMMARY_URL_CHARS);
       return {
         risk: autoApproved ? "read_only" : "network",
+        access: { effect: "fetch", domain: url.url.hostname.toLowerCase() },
         summary:
           `Fetch ${summaryUrl} with an HTTP GET (no cookies or credentials). The full URL is sent to ${url.url.hostname}.`,
         run: (context) =>

@@ -82,6 +82,7 @@ export function createWebSearchTool(config: ResolvedConfig, options: WebSearchOp
       const count = checked.value.count ?? web.max_search_results;
       return {
         risk: "read_only",
+        access: { effect: "fetch" },
         summary: `Search ${backend.label} for "${query}"`,
         run: (context) =>
           runSearch(backend, query, count, {

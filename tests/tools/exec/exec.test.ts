@@ -2,7 +2,7 @@
 // (the turn loop's part is covered by tests/server/turn_nested.test.ts and tests/e2e/server_exec.test.ts).
 import { afterAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { defaultConfig } from "../../../lib/config/defaults.ts";
-import { decide } from "../../../lib/server/approvals.ts";
+import { decide, RuleSet } from "../../../lib/policy/index.ts";
 import {
   createExecTool,
   ExecSandbox,
@@ -203,7 +203,11 @@ describe("exec run", () => {
 describe("exec risk and ownership", () => {
   it("asks under policy always; each nested call goes through the gate on its own", async () => {
     const prepared = prepare({ code: "await tools.echo({ n: 1 }); await tools.echo({ n: 2 }); text('done')" });
-    expect(decide("always", prepared.risk)).toBe("ask");
+    expect(
+      decide({ tool: "exec", risk: prepared.risk, ...prepared.access }, { mode: "always", rules: RuleSet.empty() })
+        .verdict,
+    )
+      .toBe("ask");
     const log: string[] = [];
     const outcome = await prepared.run(context(echo, { log }));
     expect(outcome).toMatchObject({ success: true, output: "done" });
