@@ -307,7 +307,6 @@ describe("the file that is opened is the file that was judged (item 3)", () => {
       }
       await client.finish();
     },
-    90_000,
   );
 
   it("never lets an approved write land in the instance home through a directory flipped after approval", async () => {

@@ -314,7 +314,7 @@ describe("install.sh", () => {
     const whole = await runInstaller({ text });
     expect(whole.status).toBe(0);
     expect(installed()).toBe(VERSION);
-  }, 120_000);
+  });
 
   it("the unbuilt template refuses to run: it carries no digest to check against", async () => {
     await writeRelease({ script: STAND_IN });

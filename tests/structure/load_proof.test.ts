@@ -17,11 +17,14 @@ function sources(dir: string): string[] {
 }
 
 const show = (violation: Violation) =>
-  `${violation.file}:${violation.line}: ${violation.rule}: ${violation.text} — wait for an event or condition ` +
-  "(tests/support/wait.ts) and assert order and outcome; measure a latency in scripts/bench/";
+  `${violation.file}:${violation.line}: ${violation.rule}: ${violation.text} — ` +
+  (violation.rule === "deadline below HANG_MS"
+    ? "leave a test's deadline to vitest's testTimeout, or use HANG_MS (tests/support/wait.ts)"
+    : "wait for an event or condition (tests/support/wait.ts) and assert order and outcome; measure a latency in " +
+      "scripts/bench/");
 
 describe("a load-proof suite", () => {
-  it("no test retries or bounds elapsed time from above", () => {
+  it("no test retries, bounds elapsed time from above or sets a deadline a busy machine can reach", () => {
     const paths = [...sources(join(ROOT, "tests")), join(ROOT, "vitest.config.ts")];
     const violations = findViolations(new Map(paths.map((path) => [relative(ROOT, path), readFileSync(path, "utf8")])));
     expect(violations.map(show)).toEqual([]);
@@ -60,6 +63,16 @@ describe("a load-proof suite", () => {
     ]);
     expect(rules("const took = Number(process.hrtime.bigint() - start) / 1e6; expect(took).toBeLessThan(5);"))
       .toEqual(["elapsed upper bound"]);
+    // Deadlines a busy machine can reach: a test's, a hook's, a timeout option.
+    expect(rules("it('x', async () => {}, 60_000);")).toEqual(["deadline below HANG_MS"]);
+    expect(rules("it.skipIf(deno)('x', async () => {}, 240_000);")).toEqual(["deadline below HANG_MS"]);
+    expect(rules("beforeAll(async () => {}, 20000);")).toEqual(["deadline below HANG_MS"]);
+    expect(rules("const MANY = { timeout: 120_000 };")).toEqual(["deadline below HANG_MS"]);
+    expect(rules("spawnSync('x', [], { timeout: 60_000 });")).toEqual(["deadline below HANG_MS"]);
+    expect(
+      rules("it('x', async () => {}, HANG_MS); it('y', () => {}, 900_000); spawnSync('x', [], { timeout: HANG_MS });"),
+    )
+      .toEqual([]);
     // Allowed: lower bounds, sizes, strings and comments, and a name that reads the clock in another scope only.
     expect(rules(
       "function a() { const started = Date.now(); return started }\n" +

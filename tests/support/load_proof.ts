@@ -1,15 +1,24 @@
-// Finds what makes a test fail on a busy machine rather than on a defect (issue 27.7): a `retry` option, and an
-// upper bound on elapsed time (`expect(Date.now() - started).toBeLessThan(…)` and its spellings). Read from the
-// syntax tree of each file, so that strings (a cell's source, a shell command) and comments never count.
+// Finds what makes a test fail on a busy machine rather than on a defect (issue 27.7): a `retry` option, an upper
+// bound on elapsed time (`expect(Date.now() - started).toBeLessThan(…)` and its spellings), and a deadline shorter
+// than the hang deadline (a test's or hook's timeout, a `timeout` option). Read from the syntax tree of each file, so
+// that strings (a cell's source, a shell command) and comments never count.
 import ts from "typescript";
+import { HANG_MS } from "./wait.ts";
 
-export type Violation = { file: string; line: number; rule: "retry" | "elapsed upper bound"; text: string };
+export type Violation = {
+  file: string;
+  line: number;
+  rule: "retry" | "elapsed upper bound" | "deadline below HANG_MS";
+  text: string;
+};
 
 const CLOCK_CALLS = new Set(["Date.now", "performance.now", "process.hrtime", "process.hrtime.bigint"]);
 /** Names that say a value is a duration even when the clock reading is out of sight (a field, a parameter). */
 const DURATION_NAME = /elapsed|duration/i;
 const UPPER = new Set(["toBeLessThan", "toBeLessThanOrEqual"]);
 const LOWER = new Set(["toBeGreaterThan", "toBeGreaterThanOrEqual"]);
+/** Vitest's functions whose last argument may be a timeout. */
+const TIMED = new Set(["it", "test", "describe", "suite", "beforeAll", "afterAll", "beforeEach", "afterEach"]);
 
 /** The violations in each of `files` (path → text). */
 export function findViolations(files: Map<string, string>): Violation[] {
@@ -53,6 +62,14 @@ function fileViolations(source: ts.SourceFile, checker: ts.TypeChecker): Violati
   };
   const visit = (node: ts.Node): void => {
     if (ts.isPropertyAssignment(node) && propertyName(node.name) === "retry") report(node, "retry");
+    if (
+      ts.isPropertyAssignment(node) && propertyName(node.name) === "timeout" && isShortDeadline(node.initializer)
+    ) report(node, "deadline below HANG_MS");
+    if (ts.isCallExpression(node) && TIMED.has(rootName(node.expression) ?? "")) {
+      const last = node.arguments.at(-1);
+      if (node.arguments.length > 1 && last !== undefined && isShortDeadline(last))
+        report(last, "deadline below HANG_MS");
+    }
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
       const bound = upperBoundOf(node.expression);
       if (bound !== undefined && readsClock(bound)) report(node, "elapsed upper bound");
@@ -128,6 +145,18 @@ function clockDerivedSymbols(source: ts.SourceFile, checker: ts.TypeChecker): Se
 function isClockSymbol(node: ts.Identifier, checker: ts.TypeChecker, symbols: Set<ts.Symbol>): boolean {
   const symbol = checker.getSymbolAtLocation(node);
   return symbol !== undefined && symbols.has(symbol);
+}
+
+/** A number literal under HANG_MS: a deadline a busy machine can reach. */
+function isShortDeadline(node: ts.Expression): boolean {
+  return ts.isNumericLiteral(node) && Number(node.text) < HANG_MS;
+}
+
+/** `it` for `it`, `it.skipIf(x)`, `test.concurrent.each(rows)`: the function a call chain starts from. */
+function rootName(node: ts.Expression): string | undefined {
+  if (ts.isIdentifier(node)) return node.text;
+  if (ts.isPropertyAccessExpression(node) || ts.isCallExpression(node)) return rootName(node.expression);
+  return undefined;
 }
 
 function propertyName(name: ts.PropertyName): string | undefined {
