@@ -19,7 +19,7 @@ beforeEach(() => void vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] 
 afterEach(() => void vi.useRealTimers());
 
 /** Moves the fake clock on by one idle timeout at a time until `done()` holds (checked before each move). */
-function stallUntil(done: () => boolean, what: string): Promise<true> {
+function stallUntil(done: () => boolean, what: string): Promise<boolean> {
   return waitFor(() => {
     if (done()) return true;
     vi.advanceTimersByTime(IDLE_MS);

@@ -65,6 +65,13 @@ function fileViolations(source: ts.SourceFile, checker: ts.TypeChecker): Violati
     if (
       ts.isPropertyAssignment(node) && propertyName(node.name) === "timeout" && isShortDeadline(node.initializer)
     ) report(node, "deadline below HANG_MS");
+    // `const deadline = Date.now() + 8000`: a polling loop's own deadline.
+    if (
+      ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && /deadline/i.test(node.name.text) &&
+      node.initializer !== undefined && ts.isBinaryExpression(node.initializer) &&
+      node.initializer.operatorToken.kind === ts.SyntaxKind.PlusToken &&
+      [node.initializer.left, node.initializer.right].some(isShortDeadline)
+    ) report(node, "deadline below HANG_MS");
     if (ts.isCallExpression(node) && TIMED.has(rootName(node.expression) ?? "")) {
       const last = node.arguments.at(-1);
       if (node.arguments.length > 1 && last !== undefined && isShortDeadline(last))
