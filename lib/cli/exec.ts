@@ -85,6 +85,9 @@ export async function runExec(promptArg: string, options: ExecCliOptions): Promi
 }
 
 /** Prints a turn's events: the assistant text on stdout and tool activity on stderr, or every event as NDJSON. */
+/** Built-in tools that only read: running them is not a change the user allowed. */
+const READING_TOOLS: ReadonlySet<string> = new Set(["read", "grep", "glob", "list"]);
+
 class ExecPrinter {
   readonly #json: boolean;
   readonly #transcript = new Transcript(createStyle(false), 100);
@@ -92,6 +95,8 @@ class ExecPrinter {
   /** Calls denied (by the policy or for want of --yes) and approvals granted, for the exit code. */
   denied = 0;
   approved = 0;
+  /** Calls that ran without a question (a rule or the mode allowed them), reads aside: changes that were allowed. */
+  ran = 0;
 
   constructor(json: boolean) {
     this.#json = json;
@@ -99,7 +104,10 @@ class ExecPrinter {
 
   event(event: ClientEvent): void {
     if (event.type === "engine.closed") return;
-    if (event.type === "tool.completed" && event.error === "denied") this.denied += 1;
+    if (event.type === "tool.completed") {
+      if (event.error === "denied") this.denied += 1;
+      else if (!READING_TOOLS.has(event.name)) this.ran += 1;
+    }
     if (this.#json) {
       process.stdout.write(`${JSON.stringify(event)}\n`);
       return;
@@ -145,9 +153,9 @@ class ExecPrinter {
     }
   }
 
-  /** The turn completed: exit 3 when it denied every change the model tried (and none was allowed), saying so. */
+  /** The turn completed: exit 3 when it denied every change the model tried (and none ran), saying so. */
   completedCode(): number {
-    if (this.denied === 0 || this.approved > 0) return EXIT_OK;
+    if (this.denied === 0 || this.approved > 0 || this.ran > 0) return EXIT_OK;
     if (!this.#json) {
       const calls = this.denied === 1 ? "the 1 tool call" : `all ${this.denied} tool calls`;
       process.stderr.write(

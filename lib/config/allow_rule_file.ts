@@ -5,6 +5,7 @@
 import { constants } from "node:fs";
 import { open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { withFileLock } from "./file_lock.ts";
 import { parse } from "smol-toml";
 import { describeFsError } from "./fs_error.ts";
 import { isTable } from "./schema.ts";
@@ -16,6 +17,12 @@ const ALLOW_KEY = /^[ \t]*allow[ \t]*=[ \t]*/;
 
 /** Appends `rule` to `permissions.allow` of the user file `path`; resolves once the file holds it. */
 export async function appendAllowRule(path: string, rule: string): Promise<void> {
+  // Read, edit and replace is one step for every writer: two "always" answers at once (two sessions of one
+  // server, or two scv processes) would otherwise each write the file they read, and one rule would be lost.
+  await withFileLock(path, () => appendUnlocked(path, rule));
+}
+
+async function appendUnlocked(path: string, rule: string): Promise<void> {
   let text: string | undefined;
   let mode = 0o600;
   try {

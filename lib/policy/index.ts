@@ -40,7 +40,7 @@ export { parseRule, quoteWords, type Rule, RULE_LISTS, RULE_TOOL_NAMES, type Rul
 export { type PlacedRule, type RuleEntry, RuleError, RuleSet } from "./rule_set.ts";
 export { suggestRule } from "./suggest.ts";
 export { isSecretLikePath, SECRET_PATH_RULES, type SecretPathRule } from "./secret_paths.ts";
-export { leadingWords, readOnlyVerdict, type SafetyVerdict, startsWithWords } from "./safe_command.ts";
+export { readOnlyVerdict, type SafetyVerdict } from "./safe_command.ts";
 export { parseCommandLine, type ParsedCommandLine, type ShellWord, type SimpleCommand } from "./shell_words.ts";
 export {
   canonicalWorkspace,

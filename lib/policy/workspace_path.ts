@@ -55,18 +55,33 @@ export function checkRelativePath(path: string): string | undefined {
 
 /**
  * A file tool's path as the workspace-relative path the shape rules take. Models often send an absolute path: one
- * inside the (canonical) workspace becomes relative; one outside it, or with a `..` component, is refused.
+ * inside the workspace becomes relative; one outside it, or with a `..` component, is refused. With `folder`, the
+ * workspace itself is `.`.
  */
-export function toolPath(workspace: string, path: string): { path: string } | { error: string } {
+export function toolPath(
+  workspace: string,
+  path: string,
+  options: { folder?: boolean } = {},
+): { path: string } | { error: string } {
   if (!path.startsWith("/")) {
     const shape = checkRelativePath(path);
     return shape === undefined ? { path } : { error: shape };
   }
   if (path.split("/").includes("..")) return { error: "parent traversal is not allowed" };
-  const root = canonicalWorkspace(workspace);
+  const canonical = canonicalWorkspace(workspace);
   const absolute = normalize(path).replace(/(.)\/+$/, "$1");
-  if (absolute === root || !isInside(root, absolute)) {
-    return { error: `absolute path ${path} is outside the workspace ${root}; give a path relative to it` };
+  // A folder may be the workspace itself.
+  if (
+    options.folder === true && (absolute === canonical || absolute === normalize(workspace).replace(/(.)\/+$/, "$1"))
+  ) {
+    return { path: "." };
+  }
+  // The workspace as the model was told it (a symlinked path) or as it really is.
+  const root = [canonical, normalize(workspace).replace(/(.)\/+$/, "$1")].find((candidate) =>
+    absolute !== candidate && isInside(candidate, absolute)
+  );
+  if (root === undefined) {
+    return { error: `absolute path ${path} is outside the workspace ${canonical}; give a path relative to it` };
   }
   const inside = relative(root, absolute);
   const shape = checkRelativePath(inside);

@@ -39,13 +39,20 @@ export function childMain(requireFn: (id: string) => unknown, config: ChildConfi
 
   // Written synchronously to fd 1: a stream write would defer its callback with process.nextTick,
   // and cell code would then run its promise jobs below Node's processTicksAndRejections frame.
+  // A full pipe (the host reads slower, or stopped reading at its output budget) is waited on
+  // asleep, not in a spin that takes a core from the host that should drain it.
+  const atomicsWait = Atomics.wait;
+  const asleep = new Int32Array(new SharedArrayBuffer(4));
   const writeAll = (bytes: Buffer): void => {
     let offset = 0;
+    let waits = 0;
     while (offset < bytes.length) {
       try {
         offset += fs.writeSync(1, bytes, offset);
+        waits = 0;
       } catch (error) {
         if ((error as { code?: string }).code !== "EAGAIN") proc.exit(0);
+        atomicsWait(asleep, 0, 0, Math.min(2 ** waits++, 16) / 4);
       }
     }
   };

@@ -126,7 +126,10 @@ export function wrap(
   const { command, args } = program(inside);
   if (isolation.tool === "bwrap") {
     const bwrapArgs = [...BWRAP_NAMESPACES, layout.shareNetwork === true ? "--share-net" : "--unshare-net"];
-    bwrapArgs.push("--die-with-parent", "--new-session");
+    // No --new-session: the launcher starts bwrap in a session and process group of its own (no
+    // terminal to inject into), and bwrap's own children must stay in that group, so that killing
+    // the group reaches them even when bwrap dies before it armed --die-with-parent for them.
+    bwrapArgs.push("--die-with-parent");
     for (const bind of layout.binds) bwrapArgs.push(bind.writable ? "--bind" : "--ro-bind", bind.source, bind.target);
     for (const link of layout.symlinks ?? []) bwrapArgs.push("--symlink", link.target, link.path);
     bwrapArgs.push("--remount-ro", "/", "--chdir", layout.cwd ?? "/", "--", command, ...args);

@@ -46,6 +46,7 @@ type DenoCommand = new (
     stdin: "piped";
     stdout: "piped";
     stderr: "piped";
+    detached: boolean;
   },
 ) => { spawn(): DenoChild };
 
@@ -59,6 +60,9 @@ function spawnNode(launch: Launch, events: ChildEvents): ChildHandle {
     cwd: launch.cwd,
     env: launch.env,
     stdio: ["pipe", "pipe", "pipe"],
+    // A session and process group of its own: no controlling terminal, and one kill reaches every
+    // process of the launch (see killGroup).
+    detached: true,
   });
   let exited = false;
   let status: [number | null, string | null] | null = null;
@@ -94,7 +98,7 @@ function spawnNode(launch: Launch, events: ChildEvents): ChildHandle {
     write: (bytes) => void child.stdin!.write(bytes),
     end: () => child.stdin!.destroy(),
     kill: () => {
-      if (!exited) child.kill("SIGKILL");
+      if (!exited) killGroup(child.pid, () => child.kill("SIGKILL"));
     },
     ref: () => {
       child.ref();
@@ -122,6 +126,7 @@ function spawnDeno(Command: DenoCommand, launch: Launch, events: ChildEvents): C
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
+      detached: true,
     }).spawn();
   } catch (error) {
     queueMicrotask(() => events.error(error instanceof Error ? error.message : String(error)));
@@ -182,11 +187,13 @@ function spawnDeno(Command: DenoCommand, launch: Launch, events: ChildEvents): C
     end: () => void writer.close().catch(() => undefined),
     kill: () => {
       if (exited) return;
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // Already gone.
-      }
+      killGroup(child.pid, () => {
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      });
     },
     ref: () => child.ref(),
     unref: () => child.unref(),
@@ -200,4 +207,21 @@ function spawnDeno(Command: DenoCommand, launch: Launch, events: ChildEvents): C
       release?.();
     },
   };
+}
+
+/**
+ * SIGKILLs the process group `pid` leads, or else the process alone. A wrapper (bwrap, unshare)
+ * killed alone can leave its child running: bwrap's inner process outlives an outer one killed
+ * while it was still setting up, and keeps the cell's code spinning with nobody to stop it.
+ */
+function killGroup(pid: number | undefined, killOne: () => void): void {
+  if (pid !== undefined && pid > 0) {
+    try {
+      process.kill(-pid, "SIGKILL");
+      return;
+    } catch {
+      // No such group (a runtime that did not start one): the process alone.
+    }
+  }
+  killOne();
 }

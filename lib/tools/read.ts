@@ -5,7 +5,7 @@ import { validateArguments } from "./schema.ts";
 import { checkUnchanged, type FileVerdict, openGuardedForRead, probeForRead } from "./file_guard.ts";
 import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 import { touchedPaths } from "./touched_paths.ts";
-import { checkRelativePath, confinementError, probePath, WorkspacePathError } from "../policy/index.ts";
+import { confinementError, probePath, toolPath, WorkspacePathError } from "../policy/index.ts";
 import { cancelledOutcome, failure } from "./outcome.ts";
 
 type ReadArgs = { path: string; offset?: number; limit?: number };
@@ -18,7 +18,10 @@ export function createReadTool(settings: ReadSettings): Tool {
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
-      path: { type: "string", description: "File path relative to the workspace root" },
+      path: {
+        type: "string",
+        description: "File path relative to the workspace root (an absolute path inside it works too)",
+      },
       offset: { type: "integer", minimum: 0, description: "Byte offset to start reading at (default 0)" },
       limit: {
         type: "integer",
@@ -36,9 +39,9 @@ export function createReadTool(settings: ReadSettings): Tool {
     prepare(args, context) {
       const checked = validateArguments<ReadArgs>(parameters, args, { "limit.minimum": "read limit must be positive" });
       if (!checked.ok) return { error: checked.error };
-      const { path } = checked.value;
-      const shape = checkRelativePath(path);
-      if (shape !== undefined) return { error: shape };
+      const given = toolPath(context.workspace, checked.value.path);
+      if ("error" in given) return { error: given.error };
+      const { path } = given;
       const probe = probePath(context.workspace, path);
       if (probe.escaped)
         return {
@@ -57,7 +60,7 @@ export function createReadTool(settings: ReadSettings): Tool {
         risk: verdict.secret ? "filesystem" : "read_only",
         access: { effect: "read", reads: touchedPaths(path, probe.resolvedRelative) },
         summary: `Read ${path}`,
-        run: (runContext) => runRead(checked.value, settings, runContext, verdict),
+        run: (runContext) => runRead({ ...checked.value, path }, settings, runContext, verdict),
       };
     },
   };

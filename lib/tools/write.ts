@@ -19,11 +19,11 @@ import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
 import { touchedPaths } from "./touched_paths.ts";
 import {
   canonicalWorkspace,
-  checkRelativePath,
   confinementError,
   errorCode,
   probePath,
   resolveParent,
+  toolPath,
   verifyDescriptor,
   WorkspacePathError,
 } from "../policy/index.ts";
@@ -69,9 +69,11 @@ export function createWriteTool(settings: WriteSettings): Tool {
     prepare(args, context) {
       const checked = validateArguments<WriteArgs>(parameters, args);
       if (!checked.ok) return { error: checked.error };
-      const { path, content, mode } = checked.value;
-      const shape = checkRelativePath(path);
-      if (shape !== undefined) return { error: shape };
+      const given = toolPath(context.workspace, checked.value.path);
+      if ("error" in given) return { error: given.error };
+      const { path } = given;
+      const value = { ...checked.value, path };
+      const { content, mode } = value;
       const probe = probePath(context.workspace, path);
       if (probe.escaped) {
         return {
@@ -91,8 +93,8 @@ export function createWriteTool(settings: WriteSettings): Tool {
         access: { effect: "edit", writes: touchedPaths(path, probe.resolvedRelative) },
         summary: `${mode === "create" ? "Create" : "Replace"} ${path} (${bytes} bytes)`,
         detail: content,
-        preview: (previewContext) => previewWrite(previewContext, checked.value, settings),
-        run: (runContext) => runWrite(checked.value, settings, runContext, target),
+        preview: (previewContext) => previewWrite(previewContext, value, settings),
+        run: (runContext) => runWrite(value, settings, runContext, target),
       };
     },
   };

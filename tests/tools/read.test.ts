@@ -94,11 +94,19 @@ describe("read", () => {
     );
     expect(prepareError(tool, {}, box.workspace)).toBe('invalid arguments: missing required property "path"');
     expect(prepareError(tool, { path: "" }, box.workspace)).toBe("path must be non-empty and relative");
-    expect(prepareError(tool, { path: join(box.workspace, "abc.txt") }, box.workspace)).toBe(
-      "path must be non-empty and relative",
+    expect(prepareError(tool, { path: "/etc/hostname" }, box.workspace)).toMatch(
+      /^absolute path \/etc\/hostname is outside the workspace .*; give a path relative to it$/,
     );
     expect(prepareError(tool, { path: "../outside/x" }, box.workspace)).toBe(
       "parent traversal and absolute paths are not allowed",
+    );
+  });
+
+  it("takes an absolute path inside the workspace as the relative one (models send them)", async () => {
+    const call = prepare(tool, { path: join(box.workspace, "abc.txt"), offset: 2, limit: 3 }, box.workspace);
+    expect(call.summary).toBe("Read abc.txt");
+    expect((await run(call, box.workspace)).output).toBe(
+      '{"path":"abc.txt","content":"cde","total_bytes":6,"offset":2,"truncated":true}',
     );
   });
 

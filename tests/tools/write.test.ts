@@ -149,9 +149,14 @@ describe("write", () => {
     expect(prepareError(tool, { path: "../x", content: "x", mode: "create" }, box.workspace)).toBe(
       "parent traversal and absolute paths are not allowed",
     );
-    expect(prepareError(tool, { path: "/tmp/x", content: "x", mode: "create" }, box.workspace)).toBe(
-      "path must be non-empty and relative",
+    expect(prepareError(tool, { path: "/tmp/x", content: "x", mode: "create" }, box.workspace)).toMatch(
+      /^absolute path \/tmp\/x is outside the workspace .*; give a path relative to it$/,
     );
+    expect(prepareError(tool, { path: `${box.workspace}/../x`, content: "x", mode: "create" }, box.workspace)).toBe(
+      "parent traversal is not allowed",
+    );
+    expect(prepare(tool, { path: `${box.workspace}/in.txt`, content: "x", mode: "create" }, box.workspace).summary)
+      .toBe("Create in.txt (1 bytes)");
     expect(prepareError(tool, { path: "x", content: "x", mode: "append" }, box.workspace)).toBe(
       'invalid arguments: "mode" must be one of "create", "replace"',
     );

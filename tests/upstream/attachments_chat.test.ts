@@ -86,7 +86,8 @@ describe("scv chat with a sub-agent", () => {
     const result = await harness.start(["chat"], { stdin: "go\ny\na\nn\n" }).done;
     expect(result.code).toBe(0);
     const out = result.stdout;
-    expect(out.match(/Allow\? \[y\]es \/ \[n\]o \/ \[a\]lways for this session:/g)).toHaveLength(3);
+    expect(out.match(/Allow\? \[y\]es \/ \[n\]o \/ \[a\]lways for this session( \/ \[k\]eep for good)?:/g))
+      .toHaveLength(3);
     expect(out).toContain("[agent-1 depth 1] ");
     expect(out).not.toContain("approved (always allowed for this session)");
     const third = harness.provider.requests[3]!.body.input;

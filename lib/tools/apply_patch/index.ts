@@ -55,7 +55,7 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
       if (!checked.ok) return { error: checked.error };
       const parsed = parsePatch(checked.value.input);
       if (!parsed.ok) return { error: parsed.error };
-      const relative = relativeHunks(parsed.hunks, context.workspace);
+      const relative = relativeHunks(parsed.hunks, context.workspace, parsed.cd);
       if ("error" in relative) return { error: relative.error };
       const hunks = relative.hunks;
       const writes: string[] = [];
@@ -85,17 +85,32 @@ export function createApplyPatchTool(settings: ApplyPatchSettings): Tool {
   };
 }
 
-/** The hunks with every path workspace-relative (an absolute one inside the workspace is taken), or the refusal. */
-function relativeHunks(hunks: PatchHunk[], workspace: string): { hunks: PatchHunk[] } | { error: string } {
+/**
+ * The hunks with every path workspace-relative (an absolute one inside the workspace is taken; a relative one is
+ * taken in `cd`, the folder a `cd <folder> &&` wrapping named), or the refusal.
+ */
+function relativeHunks(
+  hunks: PatchHunk[],
+  workspace: string,
+  cd: string | undefined,
+): { hunks: PatchHunk[] } | { error: string } {
+  let folder = "";
+  if (cd !== undefined) {
+    const checked = toolPath(workspace, cd, { folder: true });
+    if ("error" in checked) return { error: `apply_patch: cd ${cd}: ${checked.error}` };
+    folder = checked.path === "." ? "" : checked.path;
+  }
+  // Joined as text: a `..` in a path stays, for toolPath to refuse, instead of being folded away.
+  const inFolder = (path: string) => (folder === "" || path.startsWith("/") ? path : `${folder}/${path}`);
   const relative: PatchHunk[] = [];
   for (const hunk of hunks) {
-    const path = toolPath(workspace, hunk.path);
+    const path = toolPath(workspace, inFolder(hunk.path));
     if ("error" in path) return { error: `apply_patch ${hunk.path}: ${path.error}` };
     if (hunk.kind !== "update" || hunk.moveTo === undefined) {
       relative.push({ ...hunk, path: path.path });
       continue;
     }
-    const moveTo = toolPath(workspace, hunk.moveTo);
+    const moveTo = toolPath(workspace, inFolder(hunk.moveTo));
     if ("error" in moveTo) return { error: `apply_patch ${hunk.moveTo}: ${moveTo.error}` };
     relative.push({ ...hunk, path: path.path, moveTo: moveTo.path });
   }

@@ -28,7 +28,8 @@ export type PatchHunk =
   | { kind: "delete"; path: string }
   | { kind: "update"; path: string; moveTo: string | undefined; chunks: UpdateChunk[] };
 
-export type ParsedPatch = { ok: true; hunks: PatchHunk[] } | { ok: false; error: string };
+/** `cd`: the folder a `cd <folder> && apply_patch <<'EOF'` wrapping named; the hunks' paths are relative to it. */
+export type ParsedPatch = { ok: true; hunks: PatchHunk[]; cd?: string } | { ok: false; error: string };
 
 const BEGIN = "*** Begin Patch";
 const END = "*** End Patch";
@@ -42,8 +43,10 @@ const EOF_MARKER = "*** End of File";
 export function parsePatch(input: string): ParsedPatch {
   const direct = parseBare(input);
   if (direct.ok) return direct;
-  const inner = heredocBody(input);
-  return inner === undefined ? direct : parseBare(inner);
+  const wrapped = heredocBody(input);
+  if (wrapped === undefined) return direct;
+  const parsed = parseBare(wrapped.body);
+  return parsed.ok && wrapped.cd !== undefined ? { ...parsed, cd: wrapped.cd } : parsed;
 }
 
 function parseBare(input: string): ParsedPatch {

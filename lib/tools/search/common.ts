@@ -12,14 +12,19 @@ import {
   confinementError,
   probePath,
   resolveExisting,
+  toolPath,
   WorkspacePathError,
 } from "../../policy/index.ts";
 import type { WalkEntry } from "./walk.ts";
 import { touchedPaths } from "../touched_paths.ts";
 
-/** `path` as given, or the workspace root for undefined, "" and "." */
-export function givenPath(path: string | undefined): string {
-  return path === undefined || path === "" || path === "." || path === "./" ? "." : path;
+/**
+ * `path` as given, or the workspace root for undefined, "" and "."; an absolute path inside the workspace (models
+ * send them) becomes relative, one outside it is an error.
+ */
+export function givenPath(workspace: string, path: string | undefined): { path: string } | { error: string } {
+  if (path === undefined || path === "" || path === "." || path === "./") return { path: "." };
+  return path.startsWith("/") ? toolPath(workspace, path, { folder: true }) : { path };
 }
 
 /**

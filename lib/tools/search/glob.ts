@@ -54,7 +54,9 @@ export function createGlobTool(): Tool {
       }
       const matcher = compileGlob(pattern);
       if ("error" in matcher) return { error: matcher.error };
-      const path = givenPath(checked.value.path);
+      const given = givenPath(context.workspace, checked.value.path);
+      if ("error" in given) return given;
+      const { path } = given;
       const check = checkSearchPath("glob", context.workspace, context.config, path);
       if ("error" in check) return check;
       // A secret-like folder asked for by name was approved (filesystem risk): its files are listed.

@@ -87,7 +87,9 @@ export function createGrepTool(): Tool {
         if ("error" in compiled) return { error: compiled.error };
         glob = compiled;
       }
-      const path = givenPath(value.path);
+      const given = givenPath(context.workspace, value.path);
+      if ("error" in given) return given;
+      const { path } = given;
       const check = checkSearchPath("grep", context.workspace, context.config, path);
       if ("error" in check) return check;
       return {

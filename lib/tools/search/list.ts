@@ -43,7 +43,9 @@ export function createListTool(): Tool {
     prepare(args, context) {
       const checked = validateArguments<{ path?: string; depth?: number }>(parameters, args ?? {});
       if (!checked.ok) return { error: checked.error };
-      const path = givenPath(checked.value.path);
+      const given = givenPath(context.workspace, checked.value.path);
+      if ("error" in given) return given;
+      const { path } = given;
       const check = checkSearchPath("list", context.workspace, context.config, path);
       if ("error" in check) return check;
       const depth = checked.value.depth ?? 2;
