@@ -8,6 +8,7 @@ import { VERSION } from "./lib/version.ts";
 import { exitWithUsageError } from "./lib/cli/exit.ts";
 // The one list of approval modes (a small file with no imports of its own).
 import { APPROVAL_MODE_IDS } from "./lib/policy/modes.ts";
+import { SANDBOX_MODE_IDS } from "./lib/policy/sandbox_modes.ts";
 
 const program = new Command("scv")
   .description("A coding agent: agent protocol server, code-mode host and terminal chat")
@@ -24,6 +25,9 @@ function withSessionFlags(command: Command): Command {
     .option("--provider <name>", "select a [providers.NAME] profile (env SCV_PROVIDER)")
     .addOption(
       new Option("--approval-policy <policy>", "override tools.approval_policy").choices(APPROVAL_MODE_IDS),
+    )
+    .addOption(
+      new Option("--sandbox <mode>", "override sandbox_mode (what commands may write)").choices(SANDBOX_MODE_IDS),
     )
     .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
     .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)");
@@ -99,6 +103,9 @@ program
   .addOption(
     new Option("--approval-policy <policy>", "override tools.approval_policy").choices(APPROVAL_MODE_IDS),
   )
+  .addOption(
+    new Option("--sandbox <mode>", "override sandbox_mode (what commands may write)").choices(SANDBOX_MODE_IDS),
+  )
   .option("--demo", "play the offline demo (no API key, no network)")
   .option("--fake-responses <file>", "replay a recorded script of Responses SSE events (offline, no API key)")
   .option("--continue", "continue this workspace's most recent session")
@@ -109,7 +116,9 @@ program
 Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-R searches it, Tab completes a
 /command, Ctrl-C or Esc cancels a running turn, Ctrl-C twice at an empty prompt exits. An approval takes
 y, yes, n, no, a or always (for this session), k or keep (for good) and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
-/mcp /usage /exit.
+/mcp /usage /status /init /trust /exit, and your own: Markdown files in $SCV_HOME/commands/ and .scv/commands/.
+In a subfolder of a repository the workspace is the repository root; AGENTS.md files are read from the root down.
+A project's hooks (.scv/config.toml) run only once you trust the folder (/trust, scv trust). See docs/customizing.md.
 Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
 
 Examples:
@@ -133,6 +142,9 @@ program
       APPROVAL_MODE_IDS,
     ),
   )
+  .addOption(
+    new Option("--sandbox <mode>", "override sandbox_mode (what commands may write)").choices(SANDBOX_MODE_IDS),
+  )
   .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image (repeatable)", collect, [])
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
@@ -153,7 +165,12 @@ Examples:
   scv exec "Summarise README.md"
   scv exec --image shot.png "What is wrong in this screenshot?"
   git diff | scv exec --json -           # the prompt from stdin, every event as NDJSON
-  scv exec --continue "Now add a test"   # a follow-up in this workspace's latest session`,
+  scv exec --continue "Now add a test"   # a follow-up in this workspace's latest session
+  scv exec "/review src/app.ts"          # a custom command (.scv/commands/review.md, $SCV_HOME/commands/)
+
+Started in a subfolder of a repository, the workspace is the repository root; AGENTS.md files are read from the
+root down to the folder you are in. Hooks ([[hooks.<Event>]]) run; a project's only once trusted (scv trust).
+See docs/customizing.md.`,
   )
   .action(async (prompt: string, options) => {
     if (options.yes === true && options.approvalPolicy === "never") {
@@ -218,6 +235,28 @@ Examples:
     }
     const { runConfig } = await import("./lib/cli/config.ts");
     process.exitCode = await runConfig(action, options);
+  });
+
+program
+  .command("trust")
+  .description("trust a folder (its repository root) so the hooks of its .scv/config.toml run")
+  .argument("[path]", "the folder (default: the current one)")
+  .option("--revoke", "no longer trust it: its project hooks are skipped again")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .addHelpText(
+    "after",
+    `
+Writes [projects."<path>"] trust_level = "trusted" (or "untrusted" with --revoke) into <home>/config.toml,
+keeping its comments; creates the file (0600) when missing. Project commands and AGENTS.md files are prompts
+and load without trust; project hooks are commands and run only in a trusted folder (docs/customizing.md).
+
+Examples:
+  scv trust                              # the repository you are in
+  scv trust ~/src/app --revoke`,
+  )
+  .action(async (path: string | undefined, options) => {
+    const { runTrust } = await import("./lib/cli/trust.ts");
+    process.exitCode = await runTrust(path, options);
   });
 
 program

@@ -80,7 +80,7 @@ export const DESCRIPTIONS: Record<string, string> = {
   "context.bytes_per_token": "Bytes counted as one token when estimating sizes.",
   "context.summary_max_chars": "Longest note that stands for history left out of the context (`context.compacted`).",
   "tools.approval_policy":
-    "The approval mode when no rule decides: `on-risk` (read-only calls run, others ask), `accept-edits` (file changes in the workspace run too), `plan` (tools that write, run or fetch are refused), `always` (every call asks), `never` (what would ask is denied). See [security.md](security.md#approval-modes-and-permission-rules).",
+    "The approval mode when no rule decides: `on-risk` (read-only calls run, others ask), `accept-edits` (file changes in the workspace run too), `auto` (also commands the sandbox contains; only what needs more asks), `plan` (tools that write, run or fetch are refused), `always` (every call asks), `never` (what would ask is denied). See [security.md](security.md#approval-modes-and-permission-rules).",
   "tools.command_timeout_seconds": "Default time limit of a `bash` command or an `exec` cell.",
   "tools.max_timeout_seconds": "Largest `timeout_seconds` a tool call may ask for.",
   "tools.output_limit_bytes": "Largest tool output kept; longer output is cut and marked `truncated`.",
@@ -150,6 +150,33 @@ export const DESCRIPTIONS: Record<string, string> = {
     "Time limit of one tool call; the call is then cancelled (MCP cancellation) and fails.",
   "mcp_servers.<name>.enabled_tools": "When set, only these tools of the server are offered.",
   "mcp_servers.<name>.disabled_tools": "Tools of the server never offered (applied after `enabled_tools`).",
+  project_doc_max_bytes:
+    "Bound of the project instructions' total (`$SCV_HOME/AGENTS.md`, then each folder's from the repository root down); what is cut is said. See [customizing](customizing.md#project-instructions).",
+  project_doc_fallback_filenames:
+    'Names read in a folder that has no `AGENTS.md` (or `AGENTS.override.md`), the first found wins: e.g. `["CLAUDE.md"]`. User file and `--config-path` only.',
+  projects:
+    '`[projects."<path>"] trust_level = "trusted"` (or `"untrusted"`): whether the folder\'s project hooks run (Codex\'s key; `scv trust` writes it). User file and `--config-path` only.',
+  "hooks.SessionStart":
+    "`[[hooks.SessionStart]]`: commands run when a session starts, resumes or is cleared (`matcher` on the source); plain stdout joins the system prompt. See [hooks](customizing.md#hooks).",
+  "hooks.UserPromptSubmit":
+    'Commands run before a prompt goes to the model; plain stdout joins the prompt, exit 2 or `decision: "block"` stops it.',
+  "hooks.PreToolUse":
+    "Commands run before a tool call (`matcher`: a regular expression on the whole tool name); `permissionDecision` allow / deny / ask, exit 2 denies. A deny rule always wins.",
+  "hooks.PostToolUse":
+    'Commands run after a tool call succeeded; what they say (`additionalContext`, `decision: "block"` with a reason) joins the call\'s output.',
+  "hooks.Stop":
+    'Commands run when the model is done; `decision: "block"` with a reason (or exit 2) sends it back to work.',
+  "hooks.SessionEnd": "Commands run when the session ends (`matcher` on the reason: `clear`, `prompt_input_exit`).",
+  sandbox_mode:
+    "What `bash` commands may write, enforced by the operating system ([security.md](security.md#the-command-sandbox)): `read-only`, `workspace-write` (the workspace and `writable_roots`; `.git` and `.scv` in them stay read-only) or `danger-full-access` (no sandbox). `--sandbox` overrides it. Unset, commands are confined where a sandbox holds and run as before elsewhere; set, a sandbox that does not hold makes every command ask.",
+  "sandbox_workspace_write.writable_roots":
+    "Further folders `workspace-write` commands may write (a leading `~` is expanded, a relative path is taken from the workspace).",
+  "sandbox_workspace_write.network_access":
+    "Whether sandboxed commands keep the network; off, they get a network namespace of their own with nothing in it.",
+  "sandbox_workspace_write.exclude_tmpdir_env_var": `${IGNORED} Codex's; scv's /tmp is always the command's own.`,
+  "sandbox_workspace_write.exclude_slash_tmp": `${IGNORED} Codex's; scv's /tmp is always the command's own.`,
+  "mcp_servers.<name>.sandbox":
+    "Run a stdio server inside the command sandbox with this mode (its working folder writable under `workspace-write`, with `[sandbox_workspace_write]`); unset runs it unconfined. Where no sandbox holds, the server fails to start and says why.",
   agents: IGNORED,
   update: IGNORED,
   channels: IGNORED,
@@ -160,6 +187,8 @@ const SECTION_TITLES: Record<string, string> = {
   "": "Top level",
   provider: "`[provider]` and `[providers.<name>]`",
   mcp_servers: "`[mcp_servers.<name>]` (user file and `--config-path` only)",
+  hooks:
+    "`[[hooks.<Event>]]` (each entry: `command`, optional `matcher` and `timeout_sec`; see [hooks](customizing.md#hooks))",
 };
 
 type Row = { key: string; spec: KeySpec; defaultValue: unknown };
@@ -193,7 +222,11 @@ export function renderReference(): { text: string; missing: string[]; unknown: s
         });
       }
     } else {
-      add(key === "providers" ? "provider" : "", { key, spec, defaultValue: undefined });
+      add(key === "providers" ? "provider" : "", {
+        key,
+        spec,
+        defaultValue: (defaults as unknown as RawTable)[key],
+      });
     }
   }
   const documented = new Set<string>();
@@ -245,6 +278,8 @@ function typeOf(key: string, spec: KeySpec, defaults: ResolvedConfig): string {
       return "table";
     case "named_tables":
       return "tables";
+    case "table_list":
+      return "array of tables";
   }
 }
 
@@ -252,9 +287,10 @@ function typeOf(key: string, spec: KeySpec, defaults: ResolvedConfig): string {
 function countBounds(key: string, defaults: ResolvedConfig): string[] {
   const bounds: string[] = [];
   const message = (value: number): string | undefined => {
-    const config = structuredClone(defaults) as unknown as Record<string, Record<string, unknown>>;
-    const [table, name] = key.split(".") as [string, string];
-    config[table]![name] = value;
+    const config = structuredClone(defaults) as unknown as Record<string, unknown>;
+    const [table, name] = key.split(".") as [string, string | undefined];
+    if (name === undefined) config[table] = value;
+    else (config[table] as Record<string, unknown>)[name] = value;
     try {
       validateConfig(config as unknown as ResolvedConfig);
       return undefined;

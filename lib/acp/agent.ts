@@ -120,6 +120,8 @@ export async function serveAcp(
     .onRequest(methods.agent.session.new, async ({ params, client }) => {
       await checkCwd(params.cwd);
       const session = await openSession(client, params.cwd, params.mcpServers ?? []);
+      // After the answer, so the client knows the session the update is about.
+      setImmediate(() => session.advertiseCommands());
       return { sessionId: session.id, modes: modeState(session.mode) };
     })
     .onRequest(methods.agent.session.setMode, async ({ params }) => {
@@ -168,6 +170,7 @@ export async function serveAcp(
         }
         // The journal as the engine resumed it: what the next prompt continues from, sent before the answer.
         await session.replay(replayUpdates(await session.storedTurns, session.cwd));
+        setImmediate(() => session.advertiseCommands());
         return { modes: modeState(session.mode) };
       });
   }

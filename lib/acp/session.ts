@@ -145,6 +145,23 @@ export class AcpSession {
     }
   }
 
+  /**
+   * `available_commands_update`: the session's custom commands (issue 30). A prompt `/name arguments` runs one
+   * (the session controller turns it into `turn.start.command`).
+   */
+  advertiseCommands(): void {
+    const commands = this.#controller.commands;
+    if (commands.length === 0) return;
+    this.#update({
+      sessionUpdate: "available_commands_update",
+      availableCommands: commands.map((command) => ({
+        name: command.name,
+        description: command.description ?? `${command.origin} command`,
+        ...(command.argument_hint === undefined ? {} : { input: { hint: command.argument_hint } }),
+      })),
+    });
+  }
+
   /** Sends `updates` (a stored conversation) to the client; resolves once all are sent. */
   async replay(updates: readonly SessionUpdate[]): Promise<void> {
     for (const update of updates) this.#update(update);

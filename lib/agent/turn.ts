@@ -41,6 +41,16 @@ export interface TurnSink {
   sessionTrimmed(removed: number, bytes: number): Promise<void>;
   /** The provider request failed and is retried after `notice.delay_ms` (`turn.retrying`). */
   retrying?(notice: RetryNotice): Promise<void>;
+  /**
+   * A call ran (issue 30): text to add to its output for the model (instructions that joined on first touch, what
+   * a PostToolUse hook said), or undefined.
+   */
+  afterTool?(call: ToolCallRecord, prepared: PreparedCall, outcome: ToolOutcome): Promise<string | undefined>;
+  /**
+   * The model is done (issue 30): a reason to go on instead (a Stop hook's), which becomes the next user message.
+   * `continued` is true when an earlier stop of this turn was already turned back.
+   */
+  stop?(text: string, continued: boolean): Promise<string | undefined>;
 }
 
 export type TurnInput = {
@@ -114,6 +124,7 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
   const fixedBytes = Buffer.byteLength(input.instructions) +
     (schemas.length > 0 ? Buffer.byteLength(JSON.stringify(schemas)) : 0);
   const usage: Usage = {};
+  let continued = false;
 
   for (let step = 1; step <= config.agent.max_steps; step += 1) {
     const selection = selectContext(working, config.context, fixedBytes);
@@ -149,6 +160,13 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
     });
 
     if (response.calls.length === 0) {
+      const goOn = await sink.stop?.(response.text, continued);
+      throwIfAborted(signal);
+      if (goOn !== undefined) {
+        continued = true;
+        working.push({ kind: "user", content: goOn });
+        continue;
+      }
       const trim = trimHistory(working, turnStart, {
         max_history_bytes: config.session.max_history_bytes,
         max_messages: config.session.max_messages,
@@ -196,6 +214,14 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
   const tool = input.tools.get(call.name);
   if (!tool)
     return finish({ success: false, output: `unknown tool: ${call.name}`, truncated: false, error: "unknown_tool" });
+  if (tool.ready !== undefined) {
+    try {
+      await untilAborted(tool.ready(), callSignal);
+    } catch (error) {
+      if (signal.aborted || !callSignal.aborted) throw error;
+      return finish({ success: false, output: NESTED_CANCELLED_OUTPUT, truncated: false, error: "cancelled" });
+    }
+  }
   const prepared = tool.prepare(call.arguments, { workspace: input.workspace, config: input.config });
   if ("error" in prepared)
     return finish({ success: false, output: prepared.error, truncated: false, error: "invalid_arguments" });
@@ -223,21 +249,45 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
     nested: nestedCalls(input, call, callSignal),
     approve: (nestedCall, nestedPrepared, approveSignal) => sink.approve(nestedCall, nestedPrepared, approveSignal),
   };
-  let outcome: ToolOutcome;
+  let outcome = await runPrepared(prepared, context);
+  // The sandbox denied something: the same call with more rights is asked about like any call, then run or declined.
+  const escalation = outcome.escalation;
+  if (escalation !== undefined && !callSignal.aborted) {
+    let answer: ApprovalAnswer;
+    try {
+      answer = await untilAborted(
+        sink.approve({ ...call, arguments: escalation.arguments }, escalation.prepared, callSignal),
+        callSignal,
+      );
+    } catch (error) {
+      if (signal.aborted || !callSignal.aborted) throw error;
+      answer = { denied: "cancelled" };
+    }
+    outcome = answer === true
+      ? await runPrepared(escalation.prepared, context)
+      : escalation.declined(answer === false ? "the user did not approve it" : answer.denied);
+  }
+  await progress.close();
+  throwIfAborted(signal);
+  if (!outcome.success && outcome.error === undefined) outcome = { ...outcome, error: "failed" };
+  const added = await sink.afterTool?.(call, prepared, outcome);
+  throwIfAborted(signal);
+  if (added !== undefined && added !== "") outcome = { ...outcome, output: outcome.output + added };
+  return finish(outcome);
+}
+
+/** Runs an approved call; a tool that throws anyway fails the call instead of the turn. */
+async function runPrepared(prepared: PreparedCall, context: ToolContext): Promise<ToolOutcome> {
   try {
-    outcome = await prepared.run(context);
+    return await prepared.run(context);
   } catch (error) {
-    outcome = {
+    return {
       success: false,
       output: error instanceof Error ? error.message : String(error),
       truncated: false,
       error: "failed",
     };
   }
-  await progress.close();
-  throwIfAborted(signal);
-  if (!outcome.success && outcome.error === undefined) outcome = { ...outcome, error: "failed" };
-  return finish(outcome);
 }
 
 /** Nested calls of `parent` (an exec cell's `tools.<name>(…)`) run through `runCall` with ids `<parent>:<suffix>`. */

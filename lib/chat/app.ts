@@ -33,6 +33,8 @@ export type ChatSetup = {
   terminal: ChatTerminal;
   flags: ClientFlags;
   cwd: string;
+  /** The folder the user works in (the workspace or below it); relative image paths start there. */
+  workingFolder?: string;
   /** Builds the engine options for the current flags (called again by /model and /approvals). */
   prepare: (flags: ClientFlags) => Promise<PreparedOptions>;
   historyPath: string | undefined;
@@ -251,7 +253,8 @@ export class ChatApp implements ChatControls {
     const echoOf = (typed: string) =>
       typed.split("\n").map((line, index) => `${s.bold(index === 0 ? PROMPT : CONTINUATION)}${s.bold(line)}`);
     const slash = parseSlash(text);
-    if (slash) {
+    // A custom command (issue 30) is a prompt the engine expands: it goes to the engine as typed.
+    if (slash && (findCommand(slash.name) !== undefined || !this.#isCustomCommand(text))) {
       // Echoed like a prompt, so the transcript shows what the answer below it answers.
       this.render(echoOf(text.trim()));
       return this.#command(slash.name, slash.argument);
@@ -337,6 +340,7 @@ export class ChatApp implements ChatControls {
       this.#prepared = await this.#setup.prepare(this.#flags);
       const started = await this.controller.start(this.#prepared.options, this.#log(), {
         cwd: this.#setup.cwd,
+        ...(this.#setup.workingFolder === undefined ? {} : { working_folder: this.#setup.workingFolder }),
         ...request,
       });
       this.#historyLimits = {
@@ -347,6 +351,15 @@ export class ChatApp implements ChatControls {
       const how = request.resume !== undefined || request.continue === true ? "session resumed" : "session started";
       this.note([`${how} · model ${started.model}${policy}`]);
       if (started.context_window.warning) this.note([`warning: ${started.context_window.warning}`], this.style.yellow);
+      // Project hooks in a folder the user never answered about (issue 30): asked once; /trust answers for good.
+      const skipped = started.hooks.filter((hook) => hook.status === "skipped");
+      if (skipped.length > 0 && started.workspace_trust === "unknown") {
+        this.note([
+          `this folder's .scv/config.toml has ${skipped.length} hook(s), which run commands: they are skipped until ` +
+          "you trust the folder. /trust runs them (from now on, recorded in your user file); /trust no keeps them " +
+          "off and stops this question; /status lists them.",
+        ], this.style.yellow);
+      }
       return true;
     } catch (error) {
       this.#startFailure = error instanceof EngineError ? error.code : undefined;
@@ -467,7 +480,7 @@ export class ChatApp implements ChatControls {
   async #stageImage(file: string, pasted: boolean): Promise<boolean> {
     let attachment: Attachment;
     try {
-      attachment = await imageAttachment(file, this.#setup.cwd);
+      attachment = await imageAttachment(file, this.#setup.workingFolder ?? this.#setup.cwd);
     } catch (error) {
       if (!pasted) this.note([`error: ${(error as Error).message}`], this.style.red);
       return false;
@@ -481,6 +494,12 @@ export class ChatApp implements ChatControls {
       `attached ${attachment.name} (${attachment.mime}, ${attachment.size} bytes); it goes with your next prompt`,
     ]);
     return true;
+  }
+
+  /** Whether `text` starts with the name of one of the session's custom commands (built-in ones win a clash). */
+  #isCustomCommand(text: string): boolean {
+    const name = /^\/(\S+)/.exec(text.trim())?.[1];
+    return name !== undefined && this.controller.commands.some((command) => command.name === name);
   }
 
   async #command(name: string, argument: string): Promise<boolean> {
@@ -510,6 +529,9 @@ export class ChatApp implements ChatControls {
       },
       set policySetHere(value: boolean) {
         app.#policySetHere = value;
+      },
+      prompt: async (text) => {
+        await this.submit(text);
       },
       note: (rows) => this.note(rows),
       render: (rows) => this.render(rows),

@@ -40,7 +40,11 @@ export class KeyPrompts implements PromptSource {
 
   attach(chat: ChatControls, history: string[]): void {
     this.#chat = chat;
-    this.#editor = new LineEditor(history, COMMAND_NAMES);
+    // The chat's own commands, then the session's custom ones (issue 30).
+    this.#editor = new LineEditor(history, () => [
+      ...COMMAND_NAMES,
+      ...chat.controller.commands.map((command) => command.name).filter((name) => !COMMAND_NAMES.includes(name)),
+    ]);
     this.#keys.start({ key: (key) => this.#onKey(key), end: () => chat.exit(0), error: () => chat.exit(129) });
     chat.render([]);
   }

@@ -24,14 +24,14 @@ export class LineEditor {
   #historyIndex: number;
   #draft = "";
   #exitArmed = false;
-  readonly #commands: readonly string[];
+  readonly #commands: () => readonly string[];
   #search: { query: string; index: number | undefined; text: string; cursor: number } | undefined;
 
-  /** `commands`: the slash command names Tab completes. */
-  constructor(history: string[] = [], commands: readonly string[] = []) {
+  /** `commands`: the slash command names Tab completes (a function: the session's custom commands come and go). */
+  constructor(history: string[] = [], commands: readonly string[] | (() => readonly string[]) = []) {
     this.#history = [...history];
     this.#historyIndex = this.#history.length;
-    this.#commands = commands;
+    this.#commands = typeof commands === "function" ? commands : () => commands;
   }
 
   get history(): readonly string[] {
@@ -158,7 +158,7 @@ export class LineEditor {
       return { type: "changed" };
     }
     const prefix = typed[1]!.toLowerCase();
-    const names = this.#commands.filter((name) => name.startsWith(prefix));
+    const names = this.#commands().filter((name) => name.startsWith(prefix));
     if (names.length === 0) return { type: "none" };
     if (names.length === 1) {
       this.#set(`/${names[0]} `);

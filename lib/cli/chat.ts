@@ -5,6 +5,7 @@ import { resolveHome } from "../config/index.ts";
 import { ChatApp, prepareDemo } from "../chat/index.ts";
 import { type ClientFlags, prepareOptions } from "../embed/index.ts";
 import { colorEnabled } from "../render/index.ts";
+import { startFolders } from "../util/repository_root.ts";
 import { EXIT_FAILURE, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 import { refusesLogLevel } from "./log_level.ts";
@@ -23,7 +24,10 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
   stdout.on("error", () => {});
   if (refusesLogLevel("chat", env.SCV_LOG)) return EXIT_USAGE;
   const { demo: _demo, ...flags }: ChatCliOptions = options;
-  let cwd = process.cwd();
+  // Started in a subfolder of a repository, the workspace is the repository root (the folder stays the working one).
+  const folders = await startFolders(process.cwd(), env);
+  let cwd = folders.workspace;
+  let workingFolder = folders.workingFolder;
   let historyPath: string | undefined = join(resolveHome(options.scvHome, env).home, "chat_history");
   let demoPrompts: string[] | undefined;
   let prepare = (current: ClientFlags) => prepareOptions(current, env, process.cwd());
@@ -34,6 +38,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     try {
       const demo = await prepareDemo(env, { delayMs: paced ? 20 : 0 });
       cwd = demo.workspace;
+      workingFolder = demo.workspace;
       historyPath = undefined;
       demoPrompts = demo.prompts;
       prepare = demo.prepare;
@@ -66,6 +71,7 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     },
     flags,
     cwd,
+    workingFolder,
     prepare,
     historyPath,
     demoPrompts,

@@ -2,6 +2,7 @@
 // the files scv reads. Reads files only; secrets are shown as `[set]`.
 import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { startFolders } from "../util/repository_root.ts";
 import { ConfigError, expandTilde, loadConfig, type ResolvedConfig, resolveHome } from "../config/index.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
 import { refusesLogLevel } from "./log_level.ts";
@@ -70,10 +71,11 @@ export function describeConfig(config: ResolvedConfig, origins: Map<string, stri
   for (const [table, values] of Object.entries(config)) {
     // Not configuration but what the tools must not see (the keys' values among it): never printed. And a note for
     // the session start, not a key.
-    if (table === "secrets" || table === "context_max_tokens_default") continue;
-    // A value of its own (the selected profile's name), not a table of keys.
+    if (table === "secrets" || table === "context_max_tokens_default" || table === "sandbox_mode_default") continue;
+    // A value of its own (the selected profile's name, sandbox_mode), not a table of keys.
     if (typeof values !== "object" || values === null) {
-      rows.push({ key: table, value: JSON.stringify(values), origin: "the selected [providers.<name>]" });
+      const origin = table === "provider_name" ? "the selected [providers.<name>]" : origins.get(table) ?? "default";
+      rows.push({ key: table, value: JSON.stringify(values), origin });
       continue;
     }
     for (const [key, value] of Object.entries(values as Record<string, unknown>)) {
@@ -116,9 +118,11 @@ function display(dotted: string, value: unknown): string {
 
 async function locate(options: ConfigCliOptions, env: Env): Promise<Located> {
   const directory = resolve(options.cd ?? process.cwd());
-  const workspace = await realpath(directory).catch(() => {
+  await realpath(directory).catch(() => {
     throw new Error(`workspace ${directory} does not exist`);
   });
+  // The workspace chat and exec would use here: the repository root when this is a subfolder of one.
+  const { workspace } = await startFolders(directory, env);
   const { home, explicit: homeExplicit } = resolveHome(options.scvHome, env);
   const explicitFlag = options.configPath ?? (env.SCV_CONFIG === "" ? undefined : env.SCV_CONFIG);
   const explicit = explicitFlag === undefined ? undefined : resolve(expandTilde(explicitFlag, env));

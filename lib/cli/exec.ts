@@ -13,6 +13,7 @@ import {
 import { createStyle, retryText, revealControls, stripControls, Transcript } from "../render/index.ts";
 import { imageAttachment, type PendingApproval, SessionController } from "../client/index.ts";
 import { createLogger } from "../util/log.ts";
+import { type StartFolders, startFolders } from "../util/repository_root.ts";
 import { EXIT_ALL_DENIED, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 import { refusesLogLevel } from "./log_level.ts";
@@ -73,9 +74,10 @@ export async function runExec(promptArg: string, options: ExecCliOptions): Promi
     process.stderr.write(`scv exec: ${(error as Error).message}\n`);
     return EXIT_USAGE;
   }
+  const folders = await startFolders(process.cwd(), process.env);
   let code: number;
   try {
-    code = await runTurn(prompt, attachments, options, prepared);
+    code = await runTurn(prompt, attachments, options, prepared, folders);
   } finally {
     // The replay provider and its session-only configuration file go away even if the turn threw.
     await prepared.close();
@@ -135,8 +137,8 @@ class ExecPrinter {
         process.stderr.write(`scv exec: ${event.message}\n`);
         return;
     }
-    // Tool activity goes to stderr, formatted like the chat's (the assistant text is stdout's).
-    if (event.type.startsWith("tool.")) {
+    // Tool activity, hook runs and joined instructions go to stderr, formatted like the chat's (stdout is the answer).
+    if (event.type.startsWith("tool.") || event.type === "hook.completed" || event.type === "instructions.joined") {
       for (const row of this.#transcript.apply(event)) process.stderr.write(`${row}\n`);
     }
   }
@@ -196,6 +198,7 @@ async function runTurn(
   attachments: Attachment[],
   options: ExecCliOptions,
   prepared: PreparedOptions,
+  folders: StartFolders,
 ): Promise<number> {
   const json = options.json ?? false;
   const approve = options.yes ?? false;
@@ -240,7 +243,8 @@ async function runTurn(
   try {
     try {
       await controller.start(prepared.options, createLogger(process.env.SCV_LOG, "scv exec"), {
-        cwd: process.cwd(),
+        cwd: folders.workspace,
+        working_folder: folders.workingFolder,
         ...(options.resume === undefined ? {} : { resume: options.resume }),
         ...(options.continue === true ? { continue: true } : {}),
       });

@@ -3,7 +3,10 @@ import type { ServerOptions } from "../server/index.ts";
 import type { Logger } from "../util/log.ts";
 
 /** The command-line flags: the session defaults of ServerOptions. */
-export type SessionFlags = Omit<ServerOptions, "env" | "cwd" | "warn">;
+export type SessionFlags = Omit<ServerOptions, "env" | "cwd" | "warn" | "sandboxMode"> & {
+  /** `--sandbox MODE`. */
+  sandbox?: ServerOptions["sandboxMode"];
+};
 
 export function serverOptionsFrom(flags: SessionFlags, log: Logger): ServerOptions {
   return {
@@ -11,6 +14,7 @@ export function serverOptionsFrom(flags: SessionFlags, log: Logger): ServerOptio
     baseUrl: flags.baseUrl,
     provider: flags.provider,
     approvalPolicy: flags.approvalPolicy,
+    sandboxMode: flags.sandbox,
     scvHome: flags.scvHome,
     configPath: flags.configPath,
     env: process.env,

@@ -1,6 +1,6 @@
 // `scv sessions [--all] [--json]` and `scv sessions delete ID`: the stored sessions of this workspace (or all),
 // read from the sessions index only, newest first.
-import { realpathSync } from "node:fs";
+import { startFolders } from "../util/repository_root.ts";
 import { resolveHome } from "../config/index.ts";
 import { deleteSession, listSessions, SessionNotFoundError, type SessionSummary } from "../sessions/index.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
@@ -9,14 +9,6 @@ export type SessionsCliOptions = { all?: boolean; json?: boolean; limit?: string
 
 /** How many sessions the table shows unless --limit says otherwise (JSON shows all). */
 const TABLE_LIMIT = 50;
-
-function workspace(): string {
-  try {
-    return realpathSync(process.cwd());
-  } catch {
-    return process.cwd();
-  }
-}
 
 /** `2026-12-01 12:03` in local time: enough to tell sessions apart at a glance. */
 function shortTime(iso: string): string {
@@ -82,9 +74,11 @@ export async function runSessions(
       return EXIT_USAGE;
     }
   }
+  // The workspace chat and exec would use here: the repository root when this is a subfolder of one.
+  const workspace = all ? undefined : (await startFolders(process.cwd(), process.env)).workspace;
   let sessions: SessionSummary[];
   try {
-    sessions = listSessions(home, all ? undefined : workspace());
+    sessions = listSessions(home, workspace);
   } catch (error) {
     process.stderr.write(`scv sessions: read the sessions index: ${(error as Error).message}\n`);
     return EXIT_FAILURE;

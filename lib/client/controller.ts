@@ -1,7 +1,7 @@
 // The protocol client's state for one session at a time, shared by chat and exec: the engine's lifecycle, the turn
 // that is running (or asked for), and the approval questions waiting for an answer. It never prints: the caller
 // renders each event and answers the questions it is asked.
-import type { Attachment, ClientEvent, EventOf, Remember } from "../protocol/index.ts";
+import { type Attachment, type ClientEvent, type EventOf, type Remember, slashCommand } from "../protocol/index.ts";
 import type { Logger } from "../util/log.ts";
 import type { ServerOptions } from "../embed/index.ts";
 import { type EngineClient, openEngine, type SessionRequest } from "../embed/index.ts";
@@ -101,13 +101,43 @@ export class SessionController {
     if (engine) await engine.close();
   }
 
-  /** Sends a prompt (queued by the engine behind a running turn); resolves with the turn.start's request id. */
+  /** The open session's `session.started` (updated by /model, /approvals and /trust), or undefined. */
+  get started(): EventOf<"session.started"> | undefined {
+    return this.#engine?.session;
+  }
+
+  /**
+   * Records whether the user trusts the workspace (`session.trust`, written to the user file); resolves with the
+   * reply (`session.trusted`, or the `error` that refused it). Project hooks run from the next event on.
+   */
+  async trust(level: "trusted" | "untrusted"): Promise<ClientEvent> {
+    if (!this.#engine) throw new Error("the session is not open");
+    const reply = await this.#engine.request({ type: "session.trust", trust_level: level });
+    if (reply.type === "session.trusted" && this.#engine.session) {
+      this.#engine.session = { ...this.#engine.session, hooks: reply.hooks, workspace_trust: reply.workspace_trust };
+    }
+    return reply;
+  }
+
+  /** The session's custom commands (`session.started.commands`). */
+  get commands(): EventOf<"session.started">["commands"] {
+    return this.#engine?.session?.commands ?? [];
+  }
+
+  /**
+   * Sends a prompt (queued by the engine behind a running turn); resolves with the turn.start's request id. A prompt
+   * `/name arguments` naming one of the session's custom commands runs it; any other is sent as typed.
+   */
   async submit(prompt: string, attachments: Attachment[] = []): Promise<string> {
     if (!this.#engine) throw new Error("the session is not open");
     this.#busy = true;
-    return this.#engine.send(
-      attachments.length > 0 ? { type: "turn.start", prompt, attachments } : { type: "turn.start", prompt },
-    );
+    const command = prompt.startsWith("/") ? slashCommand(prompt, this.commands.map((entry) => entry.name)) : undefined;
+    return this.#engine.send({
+      type: "turn.start",
+      prompt,
+      ...(attachments.length > 0 ? { attachments } : {}),
+      ...(command === undefined ? {} : { command }),
+    });
   }
 
   /** Forks the open session into a new stored one (session.fork); resolves with the new id. */

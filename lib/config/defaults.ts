@@ -1,3 +1,4 @@
+import { DEFAULT_SANDBOX_MODE } from "../policy/index.ts";
 import type { ProviderProfile, ResolvedConfig } from "./types.ts";
 
 export const DEFAULT_SYSTEM_PROMPT =
@@ -14,6 +15,8 @@ export const MCP_SERVER_DEFAULTS = {
   disabled_tools: [] as string[],
 };
 
+/** A hook's time limit when `timeout_sec` is not set (Claude Code's). */
+export const HOOK_TIMEOUT_DEFAULT_SEC = 60;
 /**
  * The defaults a profile with `kind = "anthropic"` starts from instead of the OpenAI ones: the Messages wire at
  * Anthropic's API, the key in ANTHROPIC_API_KEY (sent as `x-api-key` with `anthropic-version`, by the wire).
@@ -66,6 +69,8 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       login_shell: false,
       env_passthrough: [],
     },
+    sandbox_mode: DEFAULT_SANDBOX_MODE,
+    sandbox_workspace_write: { writable_roots: [], network_access: false },
     permissions: { allow: [], ask: [], deny: [] },
     permission_rules: [],
     protocol: { max_client_frame_bytes: 1048576, max_server_frame_bytes: 8388608 },
@@ -110,6 +115,10 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       max_search_results: 8,
     },
     mcp_servers: {},
+    project_doc_max_bytes: 32768,
+    project_doc_fallback_filenames: [],
+    hooks: [],
+    projects: {},
     secrets: { home: "", config_files: [], env_names: [], values: [] },
   };
 }

@@ -5,6 +5,8 @@ import { ANTHROPIC_PROFILE_DEFAULTS, defaultConfig, MCP_SERVER_DEFAULTS } from "
 import { expandTilde, userHome } from "./home.ts";
 import { deepMerge } from "./merge.ts";
 import { checkProjectLayer } from "./project.ts";
+import { layerHooks } from "./hooks.ts";
+import { projectsOf } from "./trust.ts";
 import { layerRules, permissionLists } from "./permissions.ts";
 import { describeFsError } from "./fs_error.ts";
 import { type LoadedFile, readConfigFile } from "./read_file.ts";
@@ -100,6 +102,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   if (overrides.model !== undefined) origins?.set("provider.model", "flag --model");
   if (overrides.base_url !== undefined) origins?.set("provider.base_url", "flag --base-url");
   if (overrides.approval_policy !== undefined) origins?.set("tools.approval_policy", "flag --approval-policy");
+  if (overrides.sandbox_mode !== undefined) origins?.set("sandbox_mode", "flag --sandbox");
 
   const configFiles = [
     userPath,
@@ -108,12 +111,27 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   ];
   const secrets = await collectSecrets(merged, profile, home, configFiles, env);
   const config = assemble(merged, defaults, profile, home, env, secrets);
+  // Hooks are kept per layer (a project's run only in a trusted folder); trust comes from trusted layers only.
+  config.hooks = [
+    ...layerHooks(user?.table, "user", userPath),
+    ...layerHooks(project, "project", configFiles[1]!),
+    ...(explicitFile === undefined ? [] : layerHooks(explicit?.table, "explicit", explicitFile)),
+  ];
+  config.projects = { ...await projectsOf(user?.table, env), ...await projectsOf(explicit?.table, env) };
   config.permissions = permissionLists(rules);
   config.permission_rules = rules;
   const setsMaxTokens = (table: RawTable | undefined) =>
     isTable(table?.context) && table.context.max_tokens !== undefined;
   if (![user?.table, project, explicit?.table].some(setsMaxTokens)) config.context_max_tokens_default = true;
   if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
+  if (overrides.sandbox_mode !== undefined) config.sandbox_mode = overrides.sandbox_mode;
+  const setsSandbox = (table: RawTable | undefined) => table?.sandbox_mode !== undefined;
+  if (overrides.sandbox_mode === undefined && ![user?.table, project, explicit?.table].some(setsSandbox)) {
+    config.sandbox_mode_default = true;
+  }
+  config.sandbox_workspace_write.writable_roots = config.sandbox_workspace_write.writable_roots.map((root) =>
+    resolve(options.workspace, expandTilde(root, env))
+  );
   if (profileName !== undefined) config.provider_name = profileName;
   validateConfig(config);
   return config;
@@ -221,7 +239,19 @@ function assemble(
     provider_limits: pick("provider_limits", defaults.provider_limits),
     skills,
     web: pick("web", defaults.web, ["searxng_url", "brave_api_key"]),
+    sandbox_mode: typeof merged.sandbox_mode === "string"
+      ? (merged.sandbox_mode as ResolvedConfig["sandbox_mode"])
+      : defaults.sandbox_mode,
+    sandbox_workspace_write: pick("sandbox_workspace_write", defaults.sandbox_workspace_write),
     mcp_servers: mcpServers(merged),
+    project_doc_max_bytes: typeof merged.project_doc_max_bytes === "number"
+      ? merged.project_doc_max_bytes
+      : defaults.project_doc_max_bytes,
+    project_doc_fallback_filenames: Array.isArray(merged.project_doc_fallback_filenames)
+      ? [...merged.project_doc_fallback_filenames as string[]]
+      : [],
+    hooks: [],
+    projects: {},
     secrets,
   };
 }

@@ -1,11 +1,23 @@
 // Spec §7.3: the workspace layer is untrusted. It may not set provider, identity or network
 // trust keys, and may only tighten limits and policies relative to layers 1–2.
-import { isApprovalMode, modeInfo } from "../policy/index.ts";
+import { isApprovalMode, isSandboxMode, modeInfo, sandboxStrictness } from "../policy/index.ts";
 import { ConfigError } from "./types.ts";
 import { isTable, type RawTable } from "./schema.ts";
 
 // `sessions`: a cloned repository must not prune (delete) the user's sessions or switch their journal off.
-const FORBIDDEN_TABLES = ["provider", "providers", "provider_active", "agents", "update", "channels", "sessions"];
+// `projects`: a checkout must not declare itself (or anything) trusted. `project_doc_fallback_filenames`: it must not
+// point the instructions at a file such as `.env`, which would send it to the provider.
+const FORBIDDEN_TABLES = [
+  "provider",
+  "providers",
+  "provider_active",
+  "agents",
+  "update",
+  "channels",
+  "sessions",
+  "projects",
+  "project_doc_fallback_filenames",
+];
 
 const PROVIDER_TABLES = ["provider", "providers", "provider_active"];
 
@@ -109,6 +121,11 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
     }
   }
 
+  const docBytes = project.project_doc_max_bytes;
+  if (typeof docBytes === "number" && docBytes > (trusted.project_doc_max_bytes as number)) {
+    fail("cannot raise project_doc_max_bytes");
+  }
+
   // Unset means upstream's default 2 (issue 20): a project may lower the sub-agent nesting, never raise it.
   const depth = agent.max_delegation_depth;
   const trustedDepth = base("agent").max_delegation_depth;
@@ -139,4 +156,19 @@ export function checkProjectLayer(project: RawTable, trusted: RawTable, file?: s
     fail("can only turn web.search off");
   }
   if (table("tools").code_mode === true && base("tools").code_mode !== true) fail("cannot enable tools.code_mode");
+
+  // The command sandbox: a checkout may confine commands more, never less.
+  const sandbox = project.sandbox_mode;
+  const trustedSandbox = trusted.sandbox_mode;
+  if (
+    isSandboxMode(sandbox) && isSandboxMode(trustedSandbox) &&
+    sandboxStrictness(sandbox) < sandboxStrictness(trustedSandbox)
+  ) {
+    fail("cannot weaken sandbox_mode");
+  }
+  const workspaceWrite = table("sandbox_workspace_write");
+  if ("writable_roots" in workspaceWrite) fail("cannot set sandbox_workspace_write.writable_roots");
+  if (workspaceWrite.network_access === true && base("sandbox_workspace_write").network_access !== true) {
+    fail("cannot enable sandbox_workspace_write.network_access");
+  }
 }

@@ -1,6 +1,6 @@
 // The shape of every TOML table of spec §7.2: which keys exist and what type each holds.
 // One description serves unknown-key detection, type checking and value normalisation.
-import { APPROVAL_MODE_IDS } from "../policy/index.ts";
+import { APPROVAL_MODE_IDS, SANDBOX_MODE_IDS } from "../policy/index.ts";
 import { nearestName } from "../util/nearest.ts";
 import { ConfigError } from "./types.ts";
 
@@ -14,7 +14,8 @@ export type KeySpec =
   | { kind: "string_map" } // a table of strings
   | { kind: "ignored_table" } // accepted, any content
   | { kind: "table"; keys: Record<string, KeySpec> }
-  | { kind: "named_tables"; of: KeySpec }; // `[providers.<name>]`
+  | { kind: "named_tables"; of: KeySpec } // `[providers.<name>]`
+  | { kind: "table_list"; of: TableSpec }; // `[[hooks.PreToolUse]]`
 
 const count: KeySpec = { kind: "count" };
 const bool: KeySpec = { kind: "bool" };
@@ -41,7 +42,7 @@ export const PROFILE_SPEC: KeySpec = {
   },
 };
 
-export type TableSpec = Extract<KeySpec, { kind: "table" }>;
+export type TableSpec = { kind: "table"; keys: Record<string, KeySpec> };
 
 /** One `[mcp_servers.<name>]`, with Codex's key names: stdio (`command`…) or streamable HTTP (`url`…). */
 export const MCP_SERVER_SPEC: KeySpec = {
@@ -59,8 +60,17 @@ export const MCP_SERVER_SPEC: KeySpec = {
     tool_timeout_sec: count,
     enabled_tools: { kind: "strings" },
     disabled_tools: { kind: "strings" },
+    sandbox: { kind: "enum", values: SANDBOX_MODE_IDS },
   },
 };
+
+/** One `[[hooks.<Event>]]` (issue 30): Claude Code's semantics in Codex's TOML. */
+export const HOOK_SPEC: TableSpec = {
+  kind: "table",
+  keys: { matcher: string, command: string, timeout_sec: count },
+};
+
+const HOOK_LIST: KeySpec = { kind: "table_list", of: HOOK_SPEC };
 
 export const ROOT_SPEC: TableSpec = {
   kind: "table",
@@ -112,6 +122,17 @@ export const ROOT_SPEC: TableSpec = {
         agent_timeout_seconds: count, // ignored
       },
     },
+    sandbox_mode: { kind: "enum", values: SANDBOX_MODE_IDS },
+    sandbox_workspace_write: {
+      kind: "table",
+      keys: {
+        writable_roots: { kind: "strings" },
+        network_access: bool,
+        // Codex's, accepted so a copied table keeps working: scv's /tmp is always the command's own.
+        exclude_tmpdir_env_var: bool,
+        exclude_slash_tmp: bool,
+      },
+    },
     permissions: {
       kind: "table",
       keys: { allow: { kind: "strings" }, ask: { kind: "strings" }, deny: { kind: "strings" } },
@@ -159,6 +180,23 @@ export const ROOT_SPEC: TableSpec = {
       },
     },
     mcp_servers: { kind: "named_tables", of: MCP_SERVER_SPEC },
+    project_doc_max_bytes: count,
+    project_doc_fallback_filenames: { kind: "strings" },
+    hooks: {
+      kind: "table",
+      keys: {
+        SessionStart: HOOK_LIST,
+        UserPromptSubmit: HOOK_LIST,
+        PreToolUse: HOOK_LIST,
+        PostToolUse: HOOK_LIST,
+        Stop: HOOK_LIST,
+        SessionEnd: HOOK_LIST,
+      },
+    },
+    projects: {
+      kind: "named_tables",
+      of: { kind: "table", keys: { trust_level: { kind: "enum", values: ["trusted", "untrusted"] } } },
+    },
     agents: { kind: "ignored_table" },
     update: { kind: "ignored_table" },
     notify: { kind: "ignored_table" },
@@ -252,6 +290,13 @@ function checkValue(value: unknown, spec: KeySpec, dotted: string, file: string)
         out[name] = checkValue(item, spec.of, `${dotted}.${name}`, file);
       }
       return out;
+    }
+    case "table_list": {
+      if (!Array.isArray(value)) throw invalid();
+      return value.map((item, index) => {
+        if (!isTable(item)) throw new ConfigError(`parse configuration ${file}: invalid value for ${dotted}[${index}]`);
+        return checkTable(item, spec.of, `${dotted}[${index}]`, file);
+      });
     }
   }
 }

@@ -1,7 +1,7 @@
 // The resolved configuration: the TOML tables of spec §7.2 with the same snake_case keys,
 // every default filled in. Optional keys are absent (never null) when unset.
 
-import type { ApprovalMode, RuleEntry } from "../policy/index.ts";
+import type { ApprovalMode, RuleEntry, SandboxMode } from "../policy/index.ts";
 
 /** The approval mode (`tools.approval_policy`); lib/policy/modes.ts holds the one list. */
 export type ApprovalPolicy = ApprovalMode;
@@ -153,6 +153,48 @@ export interface McpServerConfig {
   tool_timeout_sec: number;
   enabled_tools?: string[];
   disabled_tools: string[];
+  /** Run a stdio server inside the command sandbox with this mode (lib/confine); unset runs it as is. */
+  sandbox?: SandboxMode;
+}
+
+/** `[sandbox_workspace_write]` (Codex's names): what `workspace-write` adds to the workspace. */
+export interface SandboxWorkspaceWriteConfig {
+  /** Further writable folders, absolute (a leading `~` expanded, a relative one resolved against the workspace). */
+  writable_roots: string[];
+  /** Keep the network inside the sandbox. */
+  network_access: boolean;
+}
+
+/** The moments a hook can run at (Claude Code's event names). */
+export const HOOK_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "Stop",
+  "SessionEnd",
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** One `[[hooks.<Event>]]`, with the layer it came from (project hooks run only in a trusted folder). */
+export interface HookConfig {
+  event: HookEvent;
+  /**
+   * A regular expression on the whole tool name (PreToolUse, PostToolUse), the source (SessionStart: `startup`,
+   * `resume`) or the reason (SessionEnd); absent, empty or `*` matches everything. Ignored for the other events.
+   */
+  matcher?: string;
+  /** Run with `/bin/sh -c` in the working folder. */
+  command: string;
+  timeout_sec: number;
+  origin: "user" | "project" | "explicit";
+  /** The file that defined it. */
+  file: string;
+}
+
+/** `[projects."<path>"]` (Codex's key): whether the user trusts a folder with its project hooks. */
+export interface ProjectTrust {
+  trust_level: "trusted" | "untrusted";
 }
 
 /** A configuration file scv read (or would read): its real path and, when it existed, its identity. */
@@ -190,11 +232,27 @@ export interface ResolvedConfig {
   provider_limits: ProviderLimitsConfig;
   skills: SkillsConfig;
   web: WebConfig;
+  /** What commands may write (lib/confine enforces it): Codex's `sandbox_mode`. */
+  sandbox_mode: SandboxMode;
+  sandbox_workspace_write: SandboxWorkspaceWriteConfig;
+  /**
+   * True when no layer or flag set `sandbox_mode`: the default confines commands where a sandbox holds, and where
+   * none does commands run as before (an explicit mode makes every command ask instead). Absent means set.
+   */
+  sandbox_mode_default?: boolean;
   permissions: PermissionsConfig;
   /** Every rule of `permissions` with its list and the file it came from, in the order the layers were read. */
   permission_rules: RuleEntry[];
   /** Only the user file and `--config-path` define these (the project layer may not). */
   mcp_servers: Record<string, McpServerConfig>;
+  /** The bound of the project instructions' total (the AGENTS.md files a session starts with), in bytes. */
+  project_doc_max_bytes: number;
+  /** Names read in a folder that has no AGENTS.md (e.g. `CLAUDE.md`), first found wins; not in the project file. */
+  project_doc_fallback_filenames: string[];
+  /** Every hook of every layer, in the order the layers were read (user, project, explicit). */
+  hooks: HookConfig[];
+  /** `[projects."<path>"]` of the user file and `--config-path`, keyed by real path (the project file may not). */
+  projects: Record<string, ProjectTrust>;
   secrets: SecretsConfig;
   /**
    * True when no layer set `[context] max_tokens`: the default applies, and the session may learn the model's
@@ -210,6 +268,8 @@ export interface ConfigOverrides {
   model?: string;
   base_url?: string;
   approval_policy?: ApprovalPolicy;
+  /** `--sandbox`. */
+  sandbox_mode?: SandboxMode;
 }
 
 export interface LoadConfigOptions {

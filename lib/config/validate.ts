@@ -59,6 +59,17 @@ export function validateConfig(config: ResolvedConfig): void {
     if (!ENV_NAME.test(name)) fail(`tools.env_passthrough entry "${name}" must be an environment variable name`);
   }
 
+  for (const name of config.project_doc_fallback_filenames) {
+    if (name === "" || name === "." || name === ".." || /[/\\\0]/.test(name)) {
+      fail(`project_doc_fallback_filenames entry "${name}" must be a file name, not a path`);
+    }
+  }
+  for (const hook of config.hooks) {
+    if (hook.timeout_sec > tools.max_timeout_seconds) {
+      fail(`a ${hook.event} hook's timeout_sec (${hook.file}) exceeds tools.max_timeout_seconds`);
+    }
+  }
+
   validateWeb(config);
   validateMcpServers(config);
 }

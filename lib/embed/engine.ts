@@ -17,6 +17,8 @@ import { VERSION } from "../version.ts";
 
 export type SessionRequest = {
   cwd: string;
+  /** The folder the user works in, inside `cwd` (AGENTS.md files are read down to it). */
+  working_folder?: string;
   model?: string;
   provider?: string;
   no_tools?: boolean;

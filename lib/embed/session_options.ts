@@ -1,6 +1,6 @@
 // Builds the engine's ServerOptions for `scv chat` and `scv exec`, starting the replay provider when a
 // recorded script is given (`--fake-responses FILE` or SCV_FAKE_RESPONSES) with a placeholder credential.
-import type { ApprovalMode as ApprovalPolicy } from "../policy/index.ts";
+import type { ApprovalMode as ApprovalPolicy, SandboxMode } from "../policy/index.ts";
 import type { ServerOptions } from "../server/index.ts";
 import { loadReplayScript, type ReplayScript, type ReplayServer, startReplayServer } from "./replay.ts";
 import { replaySessionOptions } from "./replay_session.ts";
@@ -9,6 +9,8 @@ export type ClientFlags = {
   model?: string;
   provider?: string;
   approvalPolicy?: ApprovalPolicy;
+  /** `--sandbox MODE`. */
+  sandbox?: SandboxMode;
   fakeResponses?: string;
   scvHome?: string;
   baseUrl?: string;
@@ -37,6 +39,7 @@ export async function prepareOptions(
     model: flags.model,
     provider: flags.provider,
     approvalPolicy: flags.approvalPolicy,
+    sandboxMode: flags.sandbox,
     scvHome: flags.scvHome,
     baseUrl: flags.baseUrl,
     configPath: flags.configPath,

@@ -1,4 +1,5 @@
 // What a tool call touches, as its tool declares it before the call runs: the only thing policy looks at.
+import type { SandboxUse } from "./sandbox_modes.ts";
 
 /** How dangerous a call is by itself; the modes decide from it when no rule does (spec §6.5). */
 export type Risk = "read_only" | "filesystem" | "process" | "network";
@@ -48,6 +49,8 @@ export type DeclaredAccess = {
   domain?: string;
   /** The MCP server of an MCP tool. */
   server?: string;
+  /** Whether a command runs inside the OS sandbox, asks to leave it, or wanted one that does not hold. */
+  sandbox?: SandboxUse;
 };
 
 /** What policy decides on: the tool, its risk and its declaration, and the exact call for session grants. */

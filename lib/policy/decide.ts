@@ -2,10 +2,13 @@
 // the call's declared access, the mode, the rules (with their origins), the session's grants and any further
 // opinions (a hook's, later). Precedence, in one place: deny rules and deny opinions, then plan mode's refusal,
 // then ask rules and opinions, then allow rules, grants and opinions, then the mode's default; under `never` a
-// call that would ask is denied instead.
+// call that would ask is denied instead. The command sandbox enters as what a `bash` call declares (inside it, asking
+// to leave it, or wanted and not holding) and as the session's sandbox mode: inputs of the mode's default, except
+// that no allow rule covers leaving the sandbox (rules describe commands, not where they run).
 import type { Access, CommandPart } from "./access.ts";
 import type { SessionGrants } from "./grants.ts";
 import type { ApprovalMode } from "./modes.ts";
+import type { SandboxMode } from "./sandbox_modes.ts";
 import { isSecretLikePath } from "./secret_paths.ts";
 import type { RuleList } from "./rule.ts";
 import type { PlacedRule, RuleSet } from "./rule_set.ts";
@@ -33,6 +36,8 @@ export type PolicyState = {
   mode: ApprovalMode;
   rules: RuleSet;
   grants?: SessionGrants;
+  /** The command sandbox's mode in force (`auto` runs file changes only where commands may write too). */
+  sandbox?: SandboxMode;
 };
 
 export const PLAN_MODE_REFUSAL = "plan mode is on: tools that write files, run commands or fetch are refused until " +
@@ -84,7 +89,7 @@ function decideUnbounded(access: Access, state: PolicyState, opinions: readonly 
   if (allowed !== undefined) return byRule("allow", allowed);
   const allowedBy = opinions.find((opinion) => opinion.verdict === "allow");
   if (allowedBy !== undefined) return byOpinion(allowedBy);
-  return modeDefault(access, mode);
+  return modeDefault(access, mode, state.sandbox);
 }
 
 function byRule(list: RuleList, rule: PlacedRule): Decision {
@@ -102,10 +107,30 @@ function byOpinion(opinion: Opinion): Decision {
 }
 
 /** What the mode does when nothing else decided. */
-export function modeDefault(access: Access, mode: ApprovalMode): Decision {
+export function modeDefault(access: Access, mode: ApprovalMode, sandbox?: SandboxMode): Decision {
   const source = { kind: "mode" as const, mode };
   const readOnly = access.risk === "read_only";
+  const use = access.sandbox;
+  if (use?.state === "escalate") {
+    return { verdict: "ask", source, reason: `${use.why}; running it outside the sandbox asks first` };
+  }
+  if (use?.state === "unavailable" && mode !== "always") {
+    return { verdict: "ask", source, reason: `${use.why}, so every command asks` };
+  }
   switch (mode) {
+    case "auto":
+      if (readOnly) return { verdict: "allow", source, reason: "the call only reads" };
+      if (use?.state === "inside") {
+        return { verdict: "allow", source, reason: `the command runs inside the sandbox (${use.mode})` };
+      }
+      if (access.effect === "edit" && access.risk === "filesystem" && !touchesSecret(access)) {
+        return sandbox === "read-only"
+          ? { verdict: "ask", source, reason: "the sandbox is read-only, so auto asks about file changes" }
+          : { verdict: "allow", source, reason: "the approval policy auto runs file changes inside the workspace" };
+      }
+      return access.effect === "run" && access.command !== undefined
+        ? { verdict: "ask", source, reason: "no sandbox contains this command, so auto asks about it" }
+        : { verdict: "ask", source, reason: `the approval policy auto asks about ${access.risk} calls` };
     case "always":
       return { verdict: "ask", source, reason: "the approval policy always asks" };
     case "accept-edits":
@@ -183,6 +208,8 @@ export function allowingRule(
   access: Access,
   readOnlyRuns: boolean,
 ): PlacedRule | undefined {
+  // Leaving the sandbox is its own question: an allow rule says a command may run, not that it may run outside.
+  if (access.sandbox?.state === "escalate") return undefined;
   const relevant = allow.filter((rule) => concerns(rule, access));
   if (relevant.length === 0) return undefined;
   const whole = relevant.find((rule) => rule.matcher.kind === "any" || rule.matcher.kind.startsWith("mcp_"));

@@ -35,6 +35,14 @@ export {
   modeList,
   unknownModeMessage,
 } from "./modes.ts";
+export {
+  DEFAULT_SANDBOX_MODE,
+  isSandboxMode,
+  SANDBOX_MODE_IDS,
+  type SandboxMode,
+  sandboxStrictness,
+  type SandboxUse,
+} from "./sandbox_modes.ts";
 export { compilePathGlob, normalizePath, type PathGlob } from "./path_glob.ts";
 export { parseRule, quoteWords, type Rule, RULE_LISTS, RULE_TOOL_NAMES, type RuleList } from "./rule.ts";
 export { type PlacedRule, type RuleEntry, RuleError, RuleSet } from "./rule_set.ts";

@@ -1,7 +1,7 @@
 // The approval modes: the one list every surface takes its names, texts and order from (flags, the config schema,
 // `session.configure`, chat's `/approvals`, ACP's session modes).
 
-export type ApprovalMode = "on-risk" | "always" | "never" | "accept-edits" | "plan";
+export type ApprovalMode = "on-risk" | "always" | "never" | "accept-edits" | "plan" | "auto";
 
 export type ModeInfo = {
   id: ApprovalMode;
@@ -28,6 +28,12 @@ export const APPROVAL_MODES: readonly ModeInfo[] = [
     name: "Accept edits",
     description: "Reads and file changes inside the workspace run; commands and fetches ask first",
     strictness: 0,
+  },
+  {
+    id: "auto",
+    name: "Auto (sandboxed)",
+    description: "Reads, file changes inside the workspace and commands the sandbox contains run; anything more asks",
+    strictness: -1,
   },
   {
     id: "plan",
@@ -62,7 +68,7 @@ export function modeInfo(mode: ApprovalMode): ModeInfo {
   return APPROVAL_MODES.find((info) => info.id === mode)!;
 }
 
-/** `on-risk, accept-edits, plan, always or never`: the modes as a sentence names them. */
+/** `on-risk, accept-edits, auto, plan, always or never`: the modes as a sentence names them. */
 export function modeList(conjunction = "or"): string {
   const ids = [...APPROVAL_MODE_IDS];
   return `${ids.slice(0, -1).join(", ")} ${conjunction} ${ids.at(-1)}`;

@@ -39,6 +39,8 @@ const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
 
 /** The rule "always" would add, or undefined when no rule can describe the call (then only the exact call). */
 export function suggestRule(access: Access, state: PolicyState): string | undefined {
+  // No rule covers leaving the sandbox (decide.ts): only this exact call can be remembered, for the session.
+  if (access.sandbox?.state === "escalate") return undefined;
   if (access.command !== undefined) return commandRule(access.command.parts, state);
   if (access.server !== undefined) return access.tool.startsWith(MCP_PREFIX) ? access.tool : undefined;
   if (access.domain !== undefined) return `${access.tool}(domain:${access.domain})`;

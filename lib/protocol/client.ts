@@ -52,6 +52,10 @@ const remember = check(
   '"session" or "always"',
   (value): value is Remember => value === "session" || value === "always",
 );
+const trustLevel = check(
+  '"trusted" or "untrusted"',
+  (value): value is "trusted" | "untrusted" => value === "trusted" || value === "untrusted",
+);
 const peer: Field<PeerInfo> = {
   expected: "an object with string name and version",
   parse(value) {
@@ -75,6 +79,20 @@ export type Attachment = {
   size: number;
   /** What a voice message said, when the client transcribed it. */
   transcript?: string;
+};
+
+/** A custom command a turn runs (issue 30): its name as `session.started.commands` lists it, and what was typed after it. */
+export type CommandRef = { name: string; arguments: string };
+
+const COMMAND_FIELDS = "an object with string name and optional string arguments";
+const commandRef: Field<CommandRef> = {
+  expected: COMMAND_FIELDS,
+  parse(value) {
+    if (!isPlainObject(value) || typeof value.name !== "string") throw new DecodeError(COMMAND_FIELDS);
+    const args = value.arguments ?? "";
+    if (typeof args !== "string") throw new DecodeError(COMMAND_FIELDS);
+    return { name: value.name, arguments: args };
+  },
 };
 
 const ATTACHMENT_FIELDS =
@@ -157,9 +175,12 @@ export const clientMessage = messages({
     delegation_depth: maybe(u32Field),
     auto_approve: maybe(bool),
     system_prompt: maybe(text),
+    // Additive (issue 30): the folder the user works in, inside `cwd`; AGENTS.md files are read down to it.
+    working_folder: maybe(text),
   },
   "session.attach": { ...SESSION, cwd: text },
-  "turn.start": { ...SESSION, prompt: text, attachments: maybe(attachmentList) },
+  // Additive (issue 30): `command` runs a custom command; the model then gets its prompt, not `prompt`.
+  "turn.start": { ...SESSION, prompt: text, attachments: maybe(attachmentList), command: maybe(commandRef) },
   "queue.update": { ...SESSION, queue_id: text, revision: u64Field, prompt: text },
   "queue.move": { ...SESSION, queue_id: text, revision: u64Field, before_queue_id: stringOrNull },
   "queue.remove": { ...SESSION, queue_id: text, revision: u64Field },
@@ -170,6 +191,8 @@ export const clientMessage = messages({
   "session.clear": { ...SESSION },
   // Additive (issue 15): change a running session's approval policy and/or model; the history stays.
   "session.configure": { ...SESSION, approval_policy: maybe(text), model: maybe(text) },
+  // Additive (issue 30): record in the user file whether the user trusts the workspace (its project hooks run).
+  "session.trust": { ...SESSION, trust_level: trustLevel },
   "daemon.control": { command: objectField },
   // Persistent sessions (docs/sessions.md), additions beyond upstream.
   "session.list": { cwd: maybe(text), all: maybe(bool), limit: maybe(u32Field) },
@@ -179,6 +202,8 @@ export const clientMessage = messages({
     model: maybe(text),
     base_url: maybe(text),
     no_tools: maybe(bool),
+    // Additive (issue 30): as in session.start; ignored when it is not inside the stored workspace.
+    working_folder: maybe(text),
   },
   "session.fork": { ...SESSION },
   "session.delete": { ...SESSION },

@@ -1,7 +1,7 @@
 // Server events of the agent protocol (server spec §4–§5): one builder per event, each with its literal `type`, and
 // the `ServerEvent` union of what they build. Builders put every field in wire order; `seq` is a placeholder the
 // EventWriter overwrites in place when it writes the event, so the key order stays the one below.
-import type { Attachment } from "./client.ts";
+import type { Attachment, CommandRef } from "./client.ts";
 
 export const PROTOCOL_VERSION = 3;
 export const SERVER_NAME = "scv-server";
@@ -29,6 +29,8 @@ export type TurnFailureCode =
   | "history_limit"
   | "response_limit"
   | "tool_limit"
+  // Additive (issue 30): a UserPromptSubmit hook blocked the prompt; the model never saw it.
+  | "blocked"
   | "internal_error";
 
 /** A stored session as `sessions.listed` lists it (times are ISO 8601 UTC). */
@@ -56,13 +58,25 @@ export type ReplayTurn = {
   status: "completed" | "failed" | "cancelled" | "interrupted";
 };
 
-/** A queued prompt; `attachments` only when the turn.start carried some (issue 20). */
+/** A queued prompt; `attachments` only when the turn.start carried some (issue 20), `command` when it ran one. */
 export type QueueEntry = {
   queue_id: string;
   revision: number;
   prompt: string;
   submitter: string;
   attachments?: Attachment[];
+  command?: CommandRef;
+};
+
+/** A custom command as `session.started` lists it (issue 30). */
+export type CommandInfo = {
+  name: string;
+  description?: string;
+  argument_hint?: string;
+  /** `user` (`$SCV_HOME/commands/`) or `project` (`<workspace>/.scv/commands/`). */
+  origin: string;
+  /** True when this project command hides a user command of the same name. */
+  overrides?: boolean;
 };
 /**
  * Token usage as a provider reports it and `turn.completed` carries it; a count the provider did not give is absent.
@@ -148,6 +162,16 @@ export const events = {
     max_prompt_history_items: number;
     /** Additive (issue 14): the budget's window and its source; `warning` when the server runs the model short. */
     context_window: { tokens: number; source: string; warning?: string };
+    /** Additive (issue 30): the folder the user works in (the workspace or below it). */
+    working_folder: string;
+    /** Additive (issue 30): the AGENTS.md files in the system prompt, in order. */
+    instructions: readonly InstructionFileInfo[];
+    /** Additive (issue 30): the custom commands a turn can run (`turn.start.command`), sorted by name. */
+    commands: readonly CommandInfo[];
+    /** Additive (issue 30): every configured hook, with whether it runs (`skipped`: a project hook, folder untrusted). */
+    hooks: readonly HookInfo[];
+    /** Additive (issue 30): what the user file says of the workspace: `trusted`, `untrusted`, or `unknown` (nothing). */
+    workspace_trust: string;
     /** Additive (issue 28): the approval mode and the permission rules in force, each with where it came from. */
     policy: PolicyInForce;
   }) => ({
@@ -163,6 +187,11 @@ export const events = {
     max_prompt_history_bytes: fields.max_prompt_history_bytes,
     max_prompt_history_items: fields.max_prompt_history_items,
     context_window: fields.context_window,
+    working_folder: fields.working_folder,
+    instructions: fields.instructions.map(instructionFile),
+    commands: fields.commands.map(commandInfo),
+    hooks: fields.hooks.map(hookInfo),
+    workspace_trust: fields.workspace_trust,
     approval_policy: fields.policy.mode,
     policy: policyInForce(fields.policy),
   }),
@@ -221,6 +250,32 @@ export const events = {
     // Additive (issue 28): the mode and rules now in force, with their origins.
     policy: policyInForce(policy),
   }),
+  /** Additive (issue 30): the reply to `session.trust`: the workspace's trust now, and the hooks that now run. */
+  sessionTrusted: (scope: SessionScope, workspace_trust: string, hooks: readonly HookInfo[]) => ({
+    type: "session.trusted" as const,
+    ...s(scope),
+    workspace_trust,
+    hooks: hooks.map(hookInfo),
+  }),
+  /**
+   * Additive (issue 30): a hook ran. Turn-scoped for UserPromptSubmit, PreToolUse, PostToolUse and Stop (with the
+   * call's id for the tool events); session-scoped (`request_id` null, no turn) for SessionStart and SessionEnd.
+   */
+  hookCompleted: (scope: TurnScope | { session_id: string }, run: HookRunInfo) => ({
+    type: "hook.completed" as const,
+    ...("turn_id" in scope ? t(scope) : { request_id: null, session_id: scope.session_id, seq: 0 }),
+    event: run.event,
+    command: run.command,
+    origin: run.origin,
+    ...(run.call_id === undefined ? {} : { call_id: run.call_id }),
+    exit_code: run.exit_code,
+    duration_ms: run.duration_ms,
+    timed_out: run.timed_out,
+    ...(run.decision === undefined ? {} : { decision: run.decision }),
+    ...(run.reason === undefined ? {} : { reason: run.reason }),
+    ...(run.message === undefined ? {} : { message: run.message }),
+    ...(run.context_chars === undefined ? {} : { context_chars: run.context_chars }),
+  }),
   /** Additive (issue 18): an MCP server of the session changed state; `tools` are its offered tools' own names. */
   mcpServerStatus: (
     session_id: string,
@@ -236,7 +291,19 @@ export const events = {
     tools: [...status.tools],
     ...(status.reason === undefined ? {} : { reason: status.reason }),
   }),
-  turnStarted: (scope: TurnScope) => ({ type: "turn.started" as const, ...t(scope) }),
+  /** Additive (issue 30): a folder's AGENTS.md joined the context because the call `call_id` touched a file under it. */
+  instructionsJoined: (scope: TurnScope, call_id: string, file: InstructionFileInfo) => ({
+    type: "instructions.joined" as const,
+    ...t(scope),
+    call_id,
+    ...instructionFile(file),
+  }),
+  // Additive (issue 30): `command` when the turn runs a custom command.
+  turnStarted: (scope: TurnScope, command?: CommandRef) => ({
+    type: "turn.started" as const,
+    ...t(scope),
+    ...(command === undefined ? {} : { command: { name: command.name, arguments: command.arguments } }),
+  }),
   turnCancelled: (scope: TurnScope) => ({ type: "turn.cancelled" as const, ...t(scope) }),
   assistantDelta: (scope: TurnScope, content: string) => ({ type: "assistant.delta" as const, ...t(scope), content }),
   /** Additive: reasoning the provider shows (a summary or reasoning text), streamed; never part of the answer. */
@@ -391,6 +458,68 @@ export type ClientEvent = ServerEvent | { type: "engine.closed" };
 /** The event of one `type`, e.g. `EventOf<"turn.completed">`. */
 export type EventOf<T extends ServerEventType> = Extract<ServerEvent, { type: T }>;
 
+/**
+ * An instruction file in the context: `global` (the instance home's), `project` (the repository root down to the
+ * working folder) or `nested` (joined on first touch); `bytes` of its `size` are in the context.
+ */
+export type InstructionFileInfo = { path: string; scope: string; bytes: number; size: number; truncated: boolean };
+
+/** A configured hook as `session.started` lists it (issue 30). */
+export type HookInfo = {
+  event: string;
+  matcher?: string;
+  command: string;
+  /** `user`, `project` or `explicit`: the configuration file that defined it. */
+  origin: string;
+  timeout_sec: number;
+  /** `active`, or `skipped`: a project hook in a folder the user has not trusted. */
+  status: string;
+};
+
+/** One hook run as `hook.completed` reports it. */
+export type HookRunInfo = {
+  event: string;
+  command: string;
+  origin: string;
+  call_id?: string;
+  /** Null when the hook did not exit by itself (stopped at its timeout or by a cancellation) or did not start. */
+  exit_code: number | null;
+  duration_ms: number;
+  timed_out: boolean;
+  /** What the hook decided: `allow`, `deny` or `ask` (PreToolUse), `block` (UserPromptSubmit, PostToolUse, Stop). */
+  decision?: string;
+  reason?: string;
+  /** For the user: a failed hook's stderr, a timeout, the hook's `systemMessage`. */
+  message?: string;
+  /** Characters of context the hook added for the model. */
+  context_chars?: number;
+};
+
+function hookInfo(hook: HookInfo): HookInfo {
+  return {
+    event: hook.event,
+    ...(hook.matcher === undefined ? {} : { matcher: hook.matcher }),
+    command: hook.command,
+    origin: hook.origin,
+    timeout_sec: hook.timeout_sec,
+    status: hook.status,
+  };
+}
+
+function commandInfo(command: CommandInfo): CommandInfo {
+  return {
+    name: command.name,
+    ...(command.description === undefined ? {} : { description: command.description }),
+    ...(command.argument_hint === undefined ? {} : { argument_hint: command.argument_hint }),
+    origin: command.origin,
+    ...(command.overrides ? { overrides: true } : {}),
+  };
+}
+
+function instructionFile(file: InstructionFileInfo): InstructionFileInfo {
+  return { path: file.path, scope: file.scope, bytes: file.bytes, size: file.size, truncated: file.truncated };
+}
+
 /** One permission rule in force: its list, its text and where it came from (`user file <path>`, …). */
 export type PolicyRule = { list: "allow" | "ask" | "deny"; rule: string; origin: string };
 
@@ -419,6 +548,7 @@ function entry(queued: QueueEntry): QueueEntry {
     submitter: queued.submitter,
   };
   if (queued.attachments?.length) wire.attachments = queued.attachments;
+  if (queued.command) wire.command = { name: queued.command.name, arguments: queued.command.arguments };
   return wire;
 }
 

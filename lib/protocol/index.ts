@@ -6,6 +6,7 @@ export {
   clientMessage,
   type ClientMessageType,
   type ClientRequest,
+  type CommandRef,
   parseClientMessage,
   type ParseResult,
   type PeerInfo,
@@ -13,9 +14,13 @@ export {
 } from "./client.ts";
 export {
   type ClientEvent,
+  type CommandInfo,
   type ErrorCode,
   type EventOf,
   events,
+  type HookInfo,
+  type HookRunInfo,
+  type InstructionFileInfo,
   MESSAGES,
   type PolicyInForce,
   type PolicyRule,
@@ -32,3 +37,4 @@ export {
   type Usage,
   USAGE_FIELDS,
 } from "./events.ts";
+export { slashCommand } from "./slash_command.ts";

@@ -228,6 +228,10 @@ export class Transcript {
             })`,
           ),
         ];
+      case "hook.completed":
+        return [...this.#flush(), ...this.#wrap(hookLine(event), hookFailed(event) ? s.yellow : s.dim)];
+      case "instructions.joined":
+        return [...this.#flush(), ...this.#wrap(`  (instructions joined: ${event.path}, ${event.bytes} bytes)`, s.dim)];
       case "session.cleared":
         this.lastUsage = undefined;
         return [s.dim("  (conversation cleared)")];
@@ -384,4 +388,21 @@ export function summaryRows(summary: string, columns: number): string[] {
   while (rows.length > 1 && rows.at(-1)!.trim() === "") rows.pop();
   if (rows.length <= MAX_SUMMARY_ROWS) return rows;
   return [...rows.slice(0, MAX_SUMMARY_ROWS - 1), `… +${rows.length - MAX_SUMMARY_ROWS + 1} more lines`];
+}
+
+type HookEventView = EventOf<"hook.completed">;
+
+/** A hook that did not end well: shown to the user (issue 30: any exit but 0 and 2 is an error for the user). */
+function hookFailed(event: HookEventView): boolean {
+  return event.timed_out || event.exit_code === null || (event.exit_code !== 0 && event.exit_code !== 2);
+}
+
+/** One row per hook run: event, command, how it ended, what it decided and why. */
+function hookLine(event: HookEventView): string {
+  const ended = event.timed_out ? "timed out" : event.exit_code === null ? "did not finish" : `exit ${event.exit_code}`;
+  const decision = event.decision === undefined ? "" : `, ${event.decision}`;
+  const why = event.reason ?? event.message;
+  return `  ↪ hook ${event.event} ${event.command} (${ended}, ${event.duration_ms} ms${decision})${
+    why === undefined ? "" : `: ${why}`
+  }`;
 }

@@ -12,8 +12,8 @@
 //   timers, terminate, the store, and the session's own processes (never shared).
 // - checks.ts: the host's checks of everything a process sends (shapes, URL rules, budgets).
 // - output_budget.ts: how much undelivered output a caller (a host connection) lets wait.
-// - namespaces.ts: starting a program in fresh Linux namespaces (bwrap, unshare), for every
-//   untrusted program scv runs.
+// - namespaces.ts: starting a program in fresh Linux namespaces (bwrap, unshare) in an empty root.
+// - bwrap_args.ts: the one builder of bubblewrap command lines, shared with lib/confine (commands, MCP servers).
 // - module_source.ts: module syntax (import/export) for a cell run as an async function.
 export { createSandbox, type SandboxOptions } from "./sandbox.ts";
 export { OutputBudget } from "./output_budget.ts";
@@ -24,7 +24,10 @@ export {
   libraryBinds,
   type NamespaceLayout,
   namespaceSupport,
+  SETPRIV,
+  UNSHARE,
   wrap,
   type Wrapped,
 } from "./namespaces.ts";
+export { BWRAP, bwrapArgs, type BwrapSpec, type BwrapStep } from "./bwrap_args.ts";
 export type * from "./types.ts";

@@ -1,5 +1,6 @@
 // Starting a program in fresh Linux namespaces, in one place for every caller that runs something
-// it does not trust (sandbox processes today; shell commands later). Two tools, probed once:
+// it does not trust in an empty root (sandbox processes; lib/confine confines shell commands and MCP servers on
+// the host's root with the same bwrap builder, bwrap_args.ts). Two tools, probed once:
 // - bubblewrap (`bwrap`): own user, PID, network, IPC and UTS namespaces and an empty root that is
 //   read-only, in which only the paths a layout names are visible; the program dies with its parent;
 // - util-linux `unshare` (where bubblewrap is missing): own user, network and PID namespaces on the
@@ -8,10 +9,10 @@
 // and `Isolation` says so: callers report it and decide.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { BWRAP, bwrapArgs, type BwrapStep } from "./bwrap_args.ts";
 
-const BWRAP = "/usr/bin/bwrap";
-const UNSHARE = "/usr/bin/unshare";
-const SETPRIV = "/usr/bin/setpriv";
+export const UNSHARE = "/usr/bin/unshare";
+export const SETPRIV = "/usr/bin/setpriv";
 const LDD = "/usr/bin/ldd";
 /** Where no `ldd` lists a program's libraries, these folders (those that exist) are made visible instead. */
 const LIBRARY_FOLDERS = ["/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32"];
@@ -58,13 +59,19 @@ export interface WrapOptions {
 }
 
 const quietly = { stdio: "ignore", env: {}, timeout: 5_000 } as const;
-const BWRAP_NAMESPACES = ["--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"];
 const probes = {
   bwrap: (): boolean =>
     existsSync(BWRAP) &&
     spawnSync(
         BWRAP,
-        [...BWRAP_NAMESPACES, "--unshare-net", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+        bwrapArgs({
+          userNamespace: "require",
+          network: false,
+          steps: [{ kind: "bind", source: "/", target: "/" }],
+          cwd: "/",
+          command: "true",
+          args: [],
+        }),
         quietly,
       )
         .status === 0,
@@ -125,15 +132,23 @@ export function wrap(
   };
   const { command, args } = program(inside);
   if (isolation.tool === "bwrap") {
-    const bwrapArgs = [...BWRAP_NAMESPACES, layout.shareNetwork === true ? "--share-net" : "--unshare-net"];
-    // No --new-session: the launcher starts bwrap in a session and process group of its own (no
+    const steps: BwrapStep[] = [
+      ...layout.binds.map((bind): BwrapStep => ({ kind: "bind", ...bind })),
+      ...(layout.symlinks ?? []).map((link): BwrapStep => ({ kind: "symlink", ...link })),
+      { kind: "remount-ro", target: "/" },
+    ];
+    // No new session: the launcher starts bwrap in a session and process group of its own (no
     // terminal to inject into), and bwrap's own children must stay in that group, so that killing
     // the group reaches them even when bwrap dies before it armed --die-with-parent for them.
-    bwrapArgs.push("--die-with-parent");
-    for (const bind of layout.binds) bwrapArgs.push(bind.writable ? "--bind" : "--ro-bind", bind.source, bind.target);
-    for (const link of layout.symlinks ?? []) bwrapArgs.push("--symlink", link.target, link.path);
-    bwrapArgs.push("--remount-ro", "/", "--chdir", layout.cwd ?? "/", "--", command, ...args);
-    return { command: BWRAP, args: bwrapArgs, isolation };
+    const spec = {
+      userNamespace: "require" as const,
+      network: layout.shareNetwork === true,
+      steps,
+      cwd: layout.cwd ?? "/",
+      command,
+      args,
+    };
+    return { command: BWRAP, args: bwrapArgs(spec), isolation };
   }
   let wrapped = { command, args };
   if (isolation.tool === "unshare") {

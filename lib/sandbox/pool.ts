@@ -17,6 +17,10 @@ export interface PoolOptions {
   storeQuotaChars: number;
   /** Longest string a sandbox process may send in parts, in UTF-16 units. */
   maxMessageChars: number;
+  /** A session's idle process is checked after this long without a cell (session.ts). */
+  idleRecycleMs: number;
+  /** ... and replaced by a fresh one if it holds this much more resident memory than when it started. */
+  idleRecycleGrowthBytes: number;
   launch(heapMb: number): Launch;
   log(line: string): void;
 }

@@ -21,7 +21,17 @@ export interface SandboxOptions {
   maxOutputChars?: number;
   /** A session's store may hold this many UTF-16 code units of keys and values (default 64 Mi). */
   storeQuotaChars?: number;
+  /**
+   * A session's sandbox process that has run no cell for this long (default 10 s) and holds more than
+   * `idleRecycleGrowthBytes` (default 8 MiB) of resident memory beyond its size when it started is replaced
+   * by a fresh process: V8 keeps what thousands of cells left behind, a new process does not.
+   */
+  idleRecycleMs?: number;
+  idleRecycleGrowthBytes?: number;
 }
+
+const IDLE_RECYCLE_MS = 10_000;
+const IDLE_RECYCLE_GROWTH_BYTES = 8 * 1024 * 1024;
 
 const debugLog = (line: string): void => {
   if (process.env.SCV_LOG?.trim().toLowerCase() === "debug") process.stderr.write(`scv sandbox debug: ${line}\n`);
@@ -47,6 +57,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     // A message carries at most one output item, a tool input, or a cell's store writes: the JSON
     // of its keys and JSON values, whose quotes and backslashes are escaped once more.
     maxMessageChars: Math.max(maxOutputChars, 2 * storeQuotaChars) + 1024 * 1024,
+    idleRecycleMs: options.idleRecycleMs ?? IDLE_RECYCLE_MS,
+    idleRecycleGrowthBytes: options.idleRecycleGrowthBytes ?? IDLE_RECYCLE_GROWTH_BYTES,
     launch,
     log: debugLog,
   });

@@ -76,6 +76,8 @@ export class SandboxProcess {
   #codePid: number | null = null;
   readonly #rssLimit: number;
   #overMemory = false;
+  /** Resident bytes when it first reported ready: what an idle process of its kind needs. */
+  #bootResident = 0;
   #ready = false;
   #killed = false;
   #refused: string | null = null;
@@ -291,6 +293,7 @@ export class SandboxProcess {
     if (message.t === "idle") {
       // Also when already busy again with a queued cell: the previous one has drained.
       this.#clearDrain();
+      if (!this.#ready) this.#bootResident = this.residentBytes();
       this.#ready = true;
       if (this.#state === "booting") {
         this.#state = "idle";
@@ -359,8 +362,17 @@ export class SandboxProcess {
     this.#drainTimer = null;
   }
 
+  /**
+   * How much more resident memory it holds than when it became ready (0 where that cannot be read): what a
+   * fresh process in its place would give back.
+   */
+  residentGrowthBytes(): number {
+    if (!this.#ready || this.#state === "dead" || this.#bootResident === 0) return 0;
+    return Math.max(0, this.residentBytes() - this.#bootResident);
+  }
+
   /** The resident memory of the process running the code (not of a launcher in between). */
-  #residentBytes(): number {
+  residentBytes(): number {
     const pid = this.#codePid ?? codeProcess(this.pid);
     // Once it reported ready the process tree is complete (nothing inside can start a process).
     if (this.#ready) this.#codePid = pid;
@@ -380,7 +392,7 @@ export class SandboxProcess {
   #startMemoryWatch(): void {
     if (this.#memoryTimer !== null || process.platform !== "linux") return;
     this.#memoryTimer = setInterval(() => {
-      if (this.pid === undefined || this.#residentBytes() <= this.#rssLimit) return;
+      if (this.pid === undefined || this.residentBytes() <= this.#rssLimit) return;
       this.#log(`sandbox process ${this.pid}: resident memory over ${this.#rssLimit} bytes; killed`);
       this.#overMemory = true;
       // Without a cell, it is let go at once: no cell may be handed to it before its exit is read.

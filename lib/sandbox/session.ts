@@ -343,6 +343,8 @@ export class Session implements SandboxSession, ProcessOwner {
   /** Its processes without a cell (at most one is kept), and those still draining their last cell. */
   readonly #idle: SandboxProcess[] = [];
   readonly #draining = new Set<SandboxProcess>();
+  /** Checks the idle process's memory once it has sat idle for a while (#recycleIfGrown). */
+  #idleTimer: ReturnType<typeof setTimeout> | null = null;
   #nextCellId = 1;
   #closed = false;
 
@@ -428,6 +430,7 @@ export class Session implements SandboxSession, ProcessOwner {
   async close(): Promise<void> {
     if (!this.#closed) this.#onClose?.();
     this.#closed = true;
+    this.#clearIdleTimer();
     const cells = [...this.cells.values()];
     await Promise.all(
       cells.map(async (cell) => {
@@ -441,6 +444,7 @@ export class Session implements SandboxSession, ProcessOwner {
 
   /** One of the session's processes for a cell: an idle one, else one draining its last cell, else a new one. */
   acquire(allowDraining: boolean): SandboxProcess {
+    this.#clearIdleTimer();
     let process = this.#idle.shift();
     // The most recently finished one is the likeliest to be ready soon.
     if (process === undefined && allowDraining) process = [...this.#draining].pop();
@@ -461,6 +465,47 @@ export class Session implements SandboxSession, ProcessOwner {
       return;
     }
     this.#idle.push(process);
+    this.#armIdleTimer();
+  }
+
+  #armIdleTimer(): void {
+    this.#clearIdleTimer();
+    const { idleRecycleMs } = this.pool.options;
+    if (!Number.isFinite(idleRecycleMs)) return;
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = null;
+      this.#recycleIfGrown();
+    }, idleRecycleMs);
+    // An idle session must not keep the host alive.
+    this.#idleTimer.unref();
+  }
+
+  #clearIdleTimer(): void {
+    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
+  }
+
+  /**
+   * Replaces the idle process by a fresh one when it holds much more memory than it started with: V8 keeps
+   * heap pages, code and malloc arenas that thousands of cells grew, and gives little of it back on its own.
+   * The session's state is in the host (its store), so a new process serves its next cell alike.
+   */
+  #recycleIfGrown(): void {
+    const process = this.#idle[0];
+    if (process === undefined || this.#closed || !this.canRestart()) return;
+    const growth = process.residentGrowthBytes();
+    if (growth < this.pool.options.idleRecycleGrowthBytes) return;
+    this.pool.options.log(
+      `sandbox process ${process.pid}: idle with ${
+        Math.round(growth / 1024 / 1024)
+      } MiB more than at its start; replaced`,
+    );
+    this.#idle.shift();
+    void process.terminate();
+    const fresh = this.pool.take(this.heapMb, this);
+    fresh.budget = this.budget;
+    this.#processes.add(fresh);
+    this.#idle.push(fresh);
   }
 
   /** A process is gone (ProcessOwner). */

@@ -9,6 +9,7 @@ import type { ResolvedConfig } from "../config/index.ts";
 import type { ProviderClient } from "../provider/index.ts";
 import {
   buildToolRegistry,
+  type CommandSandbox,
   createRegistry,
   type ExecSandbox,
   type PreparedCall,
@@ -37,6 +38,10 @@ export type AgentToolOptions = {
   processGroups: ProcessGroups;
   /** The session's exec sandbox, shared so its shutdown also stops the sub-agents' cells. */
   execSandbox?: ExecSandbox;
+  /** The project instructions' section for a sub-agent working in `folder` (the parent's AGENTS.md chain to it). */
+  instructionsFor?(folder: string): Promise<string>;
+  /** The parent session's command sandbox: a sub-agent's commands are confined the same way. */
+  commandSandbox?: CommandSandbox;
 };
 
 let handles = 0;
@@ -52,6 +57,7 @@ export function subAgentTools(options: AgentToolOptions, depth: number): Tool[] 
     noTools: false,
     processGroups: options.processGroups,
     ...(options.execSandbox ? { execSandbox: options.execSandbox } : {}),
+    ...(options.commandSandbox ? { commandSandbox: options.commandSandbox } : {}),
   }).list();
   if (offersAgent(options.config, depth)) tools.push(createAgentTool({ ...options, depth }));
   return tools;
@@ -119,10 +125,10 @@ async function runSubAgent(
   if ("error" in directory) return fail(directory.error);
   const handle = `agent-${++handles}`;
   const label = `[${handle} depth ${depth}]`;
-  const instructions = await buildSystemPrompt({
+  const instructions = buildSystemPrompt({
     systemPrompt: options.config.agent.system_prompt,
     workspace: directory.path,
-    maxReadBytes: options.config.tools.max_read_bytes,
+    instructionsSection: await options.instructionsFor?.(directory.path) ?? "",
   });
   let reply = "";
   const progress = (text: string) => context.progress(`${label} ${text}`);

@@ -3,6 +3,7 @@
 import type { NdjsonItem } from "../codec/index.ts";
 import { VERSION } from "../version.ts";
 import type { Logger } from "../util/log.ts";
+import { isInside } from "../util/path.ts";
 import {
   type ClientMessage,
   type ErrorCode,
@@ -122,7 +123,7 @@ export class Connection {
     if (message.session_id !== session.id) return this.#reject(id, "session_not_found", MESSAGES.sessionMismatch);
     switch (message.type) {
       case "turn.start":
-        return this.#answer(id, await session.turnStart(id, message.prompt, message.attachments));
+        return this.#answer(id, await session.turnStart(id, message.prompt, message.attachments, message.command));
       case "queue.update":
         return this.#answer(id, await session.queueUpdate(id, message.queue_id, message.revision, message.prompt));
       case "queue.move":
@@ -143,6 +144,8 @@ export class Connection {
         return this.#answer(id, await session.clear(id));
       case "session.configure":
         return this.#answer(id, await session.configure(id, message.approval_policy, message.model));
+      case "session.trust":
+        return this.#answer(id, await session.trust(id, message.trust_level));
     }
   }
 
@@ -176,6 +179,10 @@ export class Connection {
         ...(provider === undefined ? {} : { provider }),
         ...(message.base_url === undefined ? {} : { base_url: message.base_url }),
         ...(message.no_tools === undefined ? {} : { no_tools: message.no_tools }),
+        // A folder outside the stored workspace (resuming from elsewhere) leaves the workspace as the working folder.
+        ...(message.working_folder !== undefined && isInside(meta.workspace, message.working_folder)
+          ? { working_folder: message.working_folder }
+          : {}),
       };
     }
     let parts;
@@ -206,6 +213,17 @@ export class Connection {
         max_prompt_history_bytes: config.tui.max_prompt_history_bytes,
         max_prompt_history_items: config.tui.max_prompt_history_items,
         context_window: parts.contextWindow,
+        working_folder: parts.workingFolder,
+        instructions: parts.projectInstructions.files,
+        commands: parts.commands.map((command) => ({
+          name: command.name,
+          ...(command.description === undefined ? {} : { description: command.description }),
+          ...(command.argumentHint === undefined ? {} : { argument_hint: command.argumentHint }),
+          origin: command.origin,
+          ...(command.overrides ? { overrides: true } : {}),
+        })),
+        hooks: session.hooks.listed,
+        workspace_trust: session.hooks.workspaceTrust,
         policy: session.policyInForce(),
       }),
     );
@@ -216,6 +234,7 @@ export class Connection {
     }
     await session.writeSnapshot();
     session.startMcpServers();
+    session.hooks.start(resumed ? "resume" : "startup");
     return "continue";
   }
 

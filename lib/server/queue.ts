@@ -1,6 +1,6 @@
 // The session's prompt queue (spec §6.3): entries with revisions, edited, moved or removed until they start.
 import { randomUUID } from "node:crypto";
-import type { Attachment, QueueEntry } from "../protocol/index.ts";
+import type { Attachment, CommandRef, QueueEntry } from "../protocol/index.ts";
 
 export const MAX_QUEUE_ENTRIES = 64;
 export const MAX_QUEUE_BYTES = 4_194_304;
@@ -31,12 +31,14 @@ export class PromptQueue {
     prompt: string,
     submitter: string,
     attachments: readonly Attachment[] = [],
+    command?: CommandRef,
   ): QueueResult<{ entry: QueueEntry; position: number }> {
     if (this.#entries.length >= MAX_QUEUE_ENTRIES || this.#bytes() + Buffer.byteLength(prompt) > MAX_QUEUE_BYTES) {
       return fail("queue_limit");
     }
     const entry: QueueEntry = { queue_id: randomUUID(), revision: 1, prompt, submitter };
     if (attachments.length > 0) entry.attachments = [...attachments];
+    if (command !== undefined) entry.command = command;
     this.#entries.push(entry);
     return { ok: true, value: { entry, position: this.#entries.length - 1 } };
   }
@@ -56,6 +58,8 @@ export class PromptQueue {
       return fail("queue_limit");
     }
     entry.prompt = prompt;
+    // An edited prompt is the user's own text now, no longer a command's.
+    delete entry.command;
     entry.revision += 1;
     return { ok: true, value: entry };
   }

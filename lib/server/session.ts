@@ -1,6 +1,7 @@
 // One session of a connection: history, prompt queue, pause flag, approvals, and at most one running turn.
 // Every method that answers a client message writes its replies before it resolves (sequential dispatch).
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { appendAllowRule, type ApprovalPolicy } from "../config/index.ts";
 import {
   type Access,
@@ -19,6 +20,7 @@ import { Approvals, approvalTexts, type Question } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
 import {
   type Attachment,
+  type CommandRef,
   type ErrorCode,
   events,
   MESSAGES,
@@ -29,6 +31,9 @@ import {
   type TurnScope,
 } from "../protocol/index.ts";
 import { attachmentError, turnInput } from "./attachments.ts";
+import { commandPrompt } from "./custom_commands.ts";
+import { SessionHooks } from "./session_hooks.ts";
+import { joinedInstructionsText } from "../instructions/index.ts";
 import { PromptQueue } from "./queue.ts";
 import type { SessionParts } from "./session_start.ts";
 import { PLAN_MODE_INSTRUCTIONS } from "./system_prompt.ts";
@@ -73,6 +78,8 @@ export class Session {
   #lifetime = new AbortController();
   // mcp.server_status events, written in the order the servers changed state.
   #mcpWrites: Promise<void> = Promise.resolve();
+  /** The session's hooks (issue 30). */
+  readonly hooks: SessionHooks;
 
   /** `resumed`: a stored session to continue (its id and history); else a new session. */
   constructor(parts: SessionParts, writer: EventWriter, log: Logger, resumed?: JournalContents) {
@@ -82,6 +89,13 @@ export class Session {
     this.id = resumed?.meta.id ?? randomUUID();
     if (resumed) this.#history = [...resumed.history];
     this.#journal = this.#journalled(() => openJournal(parts, this.id, log, resumed));
+    this.hooks = new SessionHooks({
+      parts,
+      writer,
+      log,
+      sessionId: this.id,
+      mode: () => this.#parts.config.tools.approval_policy,
+    });
   }
 
   // A journal that cannot be written costs the session its persistence, never its turn.
@@ -128,14 +142,19 @@ export class Session {
 
   async turnStart(
     requestId: string,
-    prompt: string,
+    typed: string,
     attachments: readonly Attachment[] = [],
+    command?: CommandRef,
   ): Promise<Rejection | undefined> {
+    // A custom command's prompt replaces what was typed (issue 30).
+    const expanded = command === undefined ? { prompt: typed } : commandPrompt(this.parts.commands, command);
+    if ("rejected" in expanded) return { code: "invalid_request", message: expanded.rejected };
+    const prompt = expanded.prompt;
     if (!validPrompt(prompt, attachments.length > 0)) return { code: "invalid_request", message: MESSAGES.badPrompt };
     const refused = await attachmentError(attachments, this.parts.workspace, this.parts.userAttachments === true);
     if (refused !== undefined) return { code: "invalid_request", message: refused };
     if (this.#active) {
-      const queued = this.#queue.enqueue(prompt, requestId, attachments);
+      const queued = this.#queue.enqueue(prompt, requestId, attachments, command);
       if (!queued.ok) return { code: queued.code, message: MESSAGES.queueLimit };
       const { entry, position } = queued.value;
       const reply = events.queueEnqueued(this.#scope(requestId), entry, position);
@@ -146,7 +165,7 @@ export class Session {
       await this.#writer.control(reply);
       return undefined;
     }
-    await this.#begin(requestId, prompt, undefined, attachments);
+    await this.#begin(requestId, prompt, undefined, attachments, command);
     return undefined;
   }
 
@@ -296,6 +315,19 @@ export class Session {
     return undefined;
   }
 
+  /** `session.trust` (issue 30): records the workspace's trust in the user file; project hooks follow it at once. */
+  async trust(requestId: string, level: "trusted" | "untrusted"): Promise<Rejection | undefined> {
+    try {
+      await this.hooks.trust(level, this.#parts.policy.userFile, this.#parts.workspace);
+    } catch (error) {
+      return { code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+    }
+    await this.#writer.control(
+      events.sessionTrusted(this.#scope(requestId), this.hooks.workspaceTrust, this.hooks.listed),
+    );
+    return undefined;
+  }
+
   async clear(requestId: string): Promise<Rejection | undefined> {
     if (this.#active) return { code: "turn_active", message: MESSAGES.turnActive };
     this.#history = [];
@@ -303,6 +335,7 @@ export class Session {
     this.#journalled(() => this.#journal?.append({ type: "cleared", at: new Date().toISOString() }));
     await this.#writer.control(events.sessionCleared(this.#scope(requestId)));
     await this.writeSnapshot();
+    this.hooks.cleared();
     return undefined;
   }
 
@@ -321,6 +354,7 @@ export class Session {
       clearTimeout(timer);
       if (!finished) this.parts.processGroups.killAll();
     }
+    await this.hooks.end("prompt_input_exit");
     this.#lifetime.abort();
     this.#journalled(() => this.#journal?.close());
     await this.parts.mcp?.shutdown().catch((error: unknown) => this.#log.warn(`stop MCP servers: ${String(error)}`));
@@ -341,7 +375,13 @@ export class Session {
 
   // Claims the session for the turn synchronously (so no other turn can start), writes [queue.dequeued]
   // turn.started, and runs the loop in the background. Resolves once turn.started is written.
-  #begin(requestId: string, prompt: string, dequeued?: string, attachments: readonly Attachment[] = []): Promise<void> {
+  #begin(
+    requestId: string,
+    prompt: string,
+    dequeued?: string,
+    attachments: readonly Attachment[] = [],
+    command?: CommandRef,
+  ): Promise<void> {
     const scope: TurnScope = { request_id: requestId, session_id: this.id, turn_id: randomUUID() };
     const controller = new AbortController();
     const active: ActiveTurn = { scope, controller, done: Promise.resolve() };
@@ -355,7 +395,7 @@ export class Session {
         if (dequeued !== undefined) {
           await this.#writer.control(events.queueDequeued(this.#scope(requestId), dequeued, scope.turn_id));
         }
-        await this.#writer.turn(events.turnStarted(scope), this.#lifetime.signal);
+        await this.#writer.turn(events.turnStarted(scope, command), this.#lifetime.signal);
       } catch (error) {
         this.#log.warn(`write turn.started: ${String(error)}`);
       } finally {
@@ -382,8 +422,14 @@ export class Session {
       // The first turn's tool list is complete: it waits for servers still starting (each ≤ startup_timeout_sec).
       await this.parts.mcp?.ready(controller.signal);
       const input = await turnInput(prompt, attachments, this.parts.tools.schemas().length > 0, this.parts.workspace);
+      // Hooks (issue 30): SessionStart's context joins the system prompt; UserPromptSubmit may block the prompt.
+      const sessionContext = await this.hooks.context();
+      const submitted = await this.hooks.promptSubmitted(scope, prompt, controller.signal);
+      if ("blocked" in submitted) throw new PromptBlocked(submitted.blocked);
       outcome = await runTurn({
-        prompt: input.text,
+        prompt: submitted.context === undefined
+          ? input.text
+          : `${input.text}\n\n# Context from UserPromptSubmit hooks\n${submitted.context}`,
         images: input.images,
         history: checkpoint,
         provider: this.parts.provider,
@@ -392,8 +438,8 @@ export class Session {
         workspace: this.parts.workspace,
         // Plan mode is read at each turn: the model is told it is planning while the mode is on.
         instructions: this.parts.config.tools.approval_policy === "plan"
-          ? `${this.parts.instructions}\n${PLAN_MODE_INSTRUCTIONS}`
-          : this.parts.instructions,
+          ? `${this.parts.instructions}${sessionContext}\n${PLAN_MODE_INSTRUCTIONS}`
+          : `${this.parts.instructions}${sessionContext}`,
         signal: controller.signal,
         sink,
         hides: (tool, path) => readDenied(this.#parts.policy.rules, tool, path),
@@ -401,9 +447,9 @@ export class Session {
           error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
       });
     } catch (error) {
-      outcome = {
+      outcome = controller.signal.aborted ? { kind: "cancelled" } : {
         kind: "failed",
-        code: "internal_error",
+        code: error instanceof PromptBlocked ? "blocked" : "internal_error",
         message: error instanceof Error ? error.message : String(error),
       };
     }
@@ -459,7 +505,7 @@ export class Session {
   async #startNext(): Promise<void> {
     if (this.#closing || this.#paused || this.#active || this.#queue.length === 0) return;
     const entry = this.#queue.shift()!;
-    await this.#begin(entry.submitter, entry.prompt, entry.queue_id, entry.attachments);
+    await this.#begin(entry.submitter, entry.prompt, entry.queue_id, entry.attachments, entry.command);
   }
 
   #sink(scope: TurnScope, signal: AbortSignal): TurnSink {
@@ -488,7 +534,31 @@ export class Session {
       contextCompacted: (before, after, removed) => write(events.contextCompacted(scope, before, after, removed)),
       sessionTrimmed: (removed, bytes) => write(events.sessionTrimmed(scope, removed, bytes)),
       retrying: (notice) => write(events.turnRetrying(scope, notice)),
+      afterTool: (call, prepared, outcome) => this.#afterTool(scope, signal, call, prepared, outcome),
+      stop: (_text, continued) => this.hooks.stop(scope, continued, signal),
     };
+  }
+
+  /**
+   * After a call ran (issue 30): the AGENTS.md files of folders it first touched join the context (each announced),
+   * then what PostToolUse hooks said; both go to the model with the call's output.
+   */
+  async #afterTool(
+    scope: TurnScope,
+    signal: AbortSignal,
+    call: ToolCallRecord,
+    prepared: PreparedCall,
+    outcome: ToolOutcome,
+  ): Promise<string | undefined> {
+    const { projectInstructions, workspace } = this.#parts;
+    const touched = [...(prepared.access.reads ?? []), ...(prepared.access.writes ?? [])];
+    const joined = outcome.success && touched.length > 0
+      ? await projectInstructions.touched(touched.map((path) => join(workspace, path)))
+      : [];
+    for (const file of joined) await this.#writer.turn(events.instructionsJoined(scope, call.call_id, file), signal);
+    const text = joinedInstructionsText(joined, projectInstructions.maxBytes) +
+      (await this.hooks.postToolUse(scope, call, outcome, signal) ?? "");
+    return text === "" ? undefined : text;
   }
 
   async #approve(
@@ -507,8 +577,10 @@ export class Session {
       mode: this.#parts.config.tools.approval_policy,
       rules: this.#parts.policy.rules,
       grants: this.#grants,
+      sandbox: this.#parts.config.sandbox_mode,
     };
-    const decision = decide(access, state);
+    // PreToolUse hooks give their opinions; the gate weighs them with the rules (a hook cannot allow a denied call).
+    const decision = decide(access, state, await this.hooks.preToolUse(scope, call, signal));
     this.#log.debug(`policy: ${call.name} ${call.call_id}: ${decision.verdict} (${decision.reason})`);
     if (decision.verdict === "deny") return { denied: decision.reason };
     if (decision.verdict === "allow") return true;
@@ -537,6 +609,11 @@ export class Session {
     }
     return answer;
   }
+}
+
+/** A UserPromptSubmit hook blocked the prompt: the turn fails `blocked`, and the model never sees it. */
+class PromptBlocked extends Error {
+  override name = "PromptBlocked";
 }
 
 /** The bounded diff of a file-changing call for its approval, or undefined (no preview, nothing to show). */

@@ -3,6 +3,7 @@
 // context-window lookup on the chat wire when `[context] max_tokens` is unset (issue 14). Any failure throws
 // StartError with the wire message.
 import { realpath, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import path from "node:path";
 import { contextForWindow } from "../agent/index.ts";
 import {
@@ -13,6 +14,8 @@ import {
   resolveCredential,
   type ResolvedConfig,
   resolveHome,
+  type TrustLevel,
+  trustLevel,
 } from "../config/index.ts";
 import {
   type ContextWindowSource,
@@ -23,19 +26,23 @@ import {
 } from "../provider/index.ts";
 import {
   buildToolRegistry,
+  type CommandSandbox,
   createRegistry,
   discoverSkills,
   ExecSandbox,
   McpManager,
+  openCommandSandbox,
   ProcessGroups,
   skillsPromptSection,
   type ToolRegistry,
 } from "../tools/index.ts";
+import { type CustomCommand, discoverCommands } from "../commands/index.ts";
 import { type Logger, silentLogger } from "../util/log.ts";
-import { RuleSet } from "../policy/index.ts";
+import { RuleSet, type SandboxMode } from "../policy/index.ts";
 import type { ClientMessage } from "../protocol/index.ts";
 import { createAgentTool, offersAgent } from "./agent_tool.ts";
 import { buildSystemPrompt, clientSystemPromptError } from "./system_prompt.ts";
+import { type ProjectInstructions, projectInstructions } from "./project_instructions.ts";
 
 /** What the command line contributes to every session of this process. */
 export type ServerOptions = {
@@ -43,6 +50,8 @@ export type ServerOptions = {
   baseUrl?: string;
   provider?: string;
   approvalPolicy?: ApprovalPolicy;
+  /** `--sandbox`: overrides `sandbox_mode`. */
+  sandboxMode?: SandboxMode;
   scvHome?: string;
   configPath?: string;
   env: Record<string, string | undefined>;
@@ -67,17 +76,27 @@ export type ServerOptions = {
 /** The fields of `session.start` that shape the session (`auto_approve` has no effect). */
 export type StartRequest = Pick<
   Extract<ClientMessage, { type: "session.start" }>,
-  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt" | "delegation_depth"
+  "cwd" | "provider" | "model" | "base_url" | "no_tools" | "system_prompt" | "delegation_depth" | "working_folder"
 >;
 
 export type SessionParts = {
   workspace: string;
+  /** The folder the user works in: the workspace or a folder below it (`session.start.working_folder`). */
+  workingFolder: string;
+  /** The AGENTS.md files in the system prompt, and those still to join on first touch. */
+  projectInstructions: ProjectInstructions;
+  /** The custom commands (`$SCV_HOME/commands/`, `<workspace>/.scv/commands/`), sorted by name. */
+  commands: CustomCommand[];
+  /** What the user file says of the workspace (`[projects."<path>"]`): project hooks run only when `trusted`. */
+  workspaceTrust?: TrustLevel;
   config: ResolvedConfig;
   tools: ToolRegistry;
   /** The bash process groups the session's tools started and that still run; the session's shutdown kills them. */
   processGroups: ProcessGroups;
   /** The session's exec sandbox: its sandbox processes end with the session, no other's. */
   execSandbox: ExecSandbox;
+  /** Where the session's commands run: the OS sandbox `sandbox_mode` asks for, its back end, or what is missing. */
+  commandSandbox?: CommandSandbox;
   provider: ProviderClient;
   instructions: string;
   /** The session's MCP servers (absent without any): started once `session.started` is written. */
@@ -118,6 +137,9 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const promptError = clientSystemPromptError(request);
   if (promptError !== undefined) throw new StartError(promptError);
   const workspace = await canonicalWorkspace(request.cwd, options.cwd);
+  const workingFolder = request.working_folder === undefined
+    ? workspace
+    : await canonicalWorkingFolder(request.working_folder, workspace);
   const env = options.env;
   const { home, explicit } = await step(() => resolveHome(options.scvHome, env));
   await step(() => ensureHome(home, options.warn));
@@ -135,6 +157,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
         model: request.model ?? options.model,
         base_url: request.base_url ?? options.baseUrl,
         approval_policy: options.approvalPolicy,
+        sandbox_mode: options.sandboxMode,
       },
     })
   );
@@ -150,19 +173,49 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   const noTools = request.no_tools ?? false;
   const skills = noTools ? [] : await step(() => discoverSkills(config, workspace, { warn: options.warn }));
   // A tool-free client may bring its whole system prompt: then none of the configured instructions reach the model.
-  const instructions = request.system_prompt ?? await buildSystemPrompt({
+  const project = await projectInstructions({
+    config,
+    home,
+    workspace,
+    workingFolder,
+    userHome: nonEmpty(env.HOME) ?? homedir(),
+    none: request.system_prompt !== undefined,
+  });
+  const instructions = request.system_prompt ?? buildSystemPrompt({
     systemPrompt: config.agent.system_prompt,
     workspace,
-    maxReadBytes: config.tools.max_read_bytes,
+    workingFolder,
+    instructionsSection: project.section,
     skillsSection: skillsPromptSection(skills),
   });
+  const trust = trustLevel(config.projects, workspace);
+  const commands = await discoverCommands({
+    user: path.join(home, "commands"),
+    project: path.join(workspace, ".scv", "commands"),
+    ...(options.warn === undefined ? {} : { warn: options.warn }),
+  });
   const processGroups = new ProcessGroups();
-  const mcp = noTools || Object.keys(config.mcp_servers).length === 0
-    ? undefined
-    : new McpManager(config.mcp_servers, { workspace, env, log: options.log ?? silentLogger });
+  const log = options.log;
+  const commandSandbox = noTools ? undefined : openCommandSandbox(config, {
+    workspace,
+    home,
+    env,
+    ...(log === undefined ? {} : { report: (line: string, warning: boolean) => (warning ? log.warn : log.info)(line) }),
+  });
+  const mcp = noTools || Object.keys(config.mcp_servers).length === 0 ? undefined : new McpManager(
+    config.mcp_servers,
+    { workspace, env, log: options.log ?? silentLogger, ...(commandSandbox ? { commandSandbox } : {}) },
+  );
   const execSandbox = new ExecSandbox();
   const ownTools = await step(() =>
-    buildToolRegistry(config, { noTools, skills, processGroups, execSandbox, ...(mcp ? { mcp } : {}) })
+    buildToolRegistry(config, {
+      noTools,
+      skills,
+      processGroups,
+      execSandbox,
+      ...(mcp ? { mcp } : {}),
+      ...(commandSandbox ? { commandSandbox } : {}),
+    })
   );
   // A client that is itself a delegated agent declares its depth; sub-agents count from it (upstream semantics).
   const depth = request.delegation_depth ?? 0;
@@ -170,7 +223,16 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ? ownTools
     // The session's own tools stay live (MCP servers add theirs as they start); `agent` is added beside them.
     : createRegistry([
-      createAgentTool({ config, workspace, depth, provider: () => provider, processGroups, execSandbox }),
+      createAgentTool({
+        config,
+        workspace,
+        depth,
+        provider: () => provider,
+        processGroups,
+        execSandbox,
+        instructionsFor: project.sectionFor,
+        ...(commandSandbox ? { commandSandbox } : {}),
+      }),
     ], () => ownTools.list());
   const provider = await step(() =>
     createProvider({
@@ -190,10 +252,15 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
   };
   return {
     workspace,
+    workingFolder,
+    projectInstructions: project,
+    commands,
+    ...(trust === undefined ? {} : { workspaceTrust: trust }),
     config,
     tools,
     processGroups,
     execSandbox,
+    ...(commandSandbox ? { commandSandbox } : {}),
     provider,
     instructions,
     contextWindow,
@@ -239,6 +306,20 @@ async function canonicalWorkspace(cwd: string, base: string): Promise<string> {
   }
   const info = await stat(resolved).catch(() => undefined);
   if (!info?.isDirectory()) throw new StartError("cwd is not a directory");
+  return resolved;
+}
+
+/** `working_folder`: resolved against the workspace, and inside it. */
+async function canonicalWorkingFolder(folder: string, workspace: string): Promise<string> {
+  const resolved = await canonicalWorkspace(folder, workspace).catch((error: Error) => {
+    throw new StartError(
+      error.message.replace(/^resolve cwd/, "resolve working_folder").replace(/^cwd/, "working_folder"),
+    );
+  });
+  const below = path.relative(workspace, resolved);
+  if (below === ".." || below.startsWith(`..${path.sep}`) || path.isAbsolute(below)) {
+    throw new StartError("working_folder must be the workspace (cwd) or a folder inside it");
+  }
   return resolved;
 }
 

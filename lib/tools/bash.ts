@@ -1,6 +1,10 @@
 // The `bash` tool: one `/bin/bash -c` command (`-lc` with `tools.login_shell`) in the workspace, in its own process
-// group, bounded by a timeout and an output limit; not sandboxed (spec §9). A command on the read-only list
-// (safe_command.ts) is `read_only` risk, so `on-risk` runs it without asking.
+// group, bounded by a timeout and an output limit, and inside the session's command sandbox when one holds
+// (lib/confine). A command on the read-only list (safe_command.ts) is `read_only` risk, so `on-risk` runs it without
+// asking. When the sandbox denied a failed command something, the result says what and offers the turn loop the same
+// command outside the sandbox, which the approval gate asks about; `sandbox_permissions: "require_escalated"` asks
+// for that up front.
+import type { CommandSandbox, ConfinedLaunch } from "../confine/index.ts";
 
 import { cancelledOutcome, failure } from "./outcome.ts";
 import {
@@ -12,13 +16,18 @@ import {
 } from "./process_group.ts";
 import { scvOwnPaths } from "./file_guard.ts";
 import { createProgressReporter } from "./progress.ts";
-import { commandAccess, readOnlyVerdict } from "../policy/index.ts";
+import { commandAccess, readOnlyVerdict, type SandboxUse } from "../policy/index.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { timeoutSecondsProperty, validateArguments } from "./schema.ts";
 import { completeUtf8Length } from "../util/text_bounds.ts";
-import type { Tool, ToolContext, ToolOutcome } from "./types.ts";
+import type { PreparedCall, Tool, ToolContext, ToolOutcome } from "./types.ts";
 
-type BashArgs = { command: string; timeout_seconds?: number };
+type BashArgs = {
+  command: string;
+  timeout_seconds?: number;
+  sandbox_permissions?: "use_default" | "require_escalated";
+  justification?: string;
+};
 
 export type BashSettings = {
   commandTimeoutSeconds: number;
@@ -33,6 +42,8 @@ export type BashSettings = {
   processGroups?: ProcessGroups;
   /** Minimum interval between progress lines (spec: at most 2 per second). */
   progressIntervalMs?: number;
+  /** The session's command sandbox; commands run unconfined without one. */
+  sandbox?: CommandSandbox;
 };
 
 /** The longest command that is still shown whole for approval; a longer one is refused (issue 12). */
@@ -45,6 +56,9 @@ export function createBashTool(settings: BashSettings): Tool {
   const defaultTimeout = Math.min(settings.commandTimeoutSeconds, settings.maxTimeoutSeconds);
   const flag = settings.loginShell === true ? "-lc" : "-c";
   const groups = settings.processGroups ?? new ProcessGroups();
+  const sandbox = settings.sandbox;
+  // What the configuration asks for; whether a back end holds here is known only after the first `ready()`.
+  const confined = sandbox !== undefined && sandbox.mode !== "danger-full-access";
   const parameters: ObjectSchema = {
     type: "object",
     properties: {
@@ -54,19 +68,69 @@ export function createBashTool(settings: BashSettings): Tool {
         settings.maxTimeoutSeconds,
         "the whole process group is killed",
       ),
+      ...(confined
+        ? {
+          sandbox_permissions: {
+            type: "string",
+            enum: ["use_default", "require_escalated"],
+            description: "require_escalated asks the user to run this command outside the sandbox",
+          },
+          justification: {
+            type: "string",
+            description: "With require_escalated: why the command needs to run outside the sandbox (the user sees it)",
+          },
+        }
+        : {}),
     },
     required: ["command"],
     additionalProperties: false,
   };
+  const where = confined
+    ? `inside a sandbox where one holds (${sandboxSummary(sandbox!)}). If the sandbox denies something the user is ` +
+      "asked whether " +
+      'to run it again outside; to ask first, pass sandbox_permissions "require_escalated" with a justification'
+    : "(not sandboxed)";
+  const prepared = (
+    command: string,
+    timeoutSeconds: number,
+    use: SandboxUse | undefined,
+    workspace: string,
+    protectedRoots: readonly string[],
+  ) => {
+    const escalated = use?.state === "escalate";
+    const verdict = readOnlyVerdict(command, workspace, protectedRoots);
+    const access = commandAccess(command, workspace, protectedRoots);
+    const call: PreparedCall = {
+      risk: verdict.safe && !escalated ? "read_only" : "process",
+      access: {
+        effect: "run",
+        command: verdict.safe ? access : { ...access, notReadOnly: verdict.reason },
+        ...(use === undefined ? {} : { sandbox: use }),
+      },
+      // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
+      summary: `Run ${escalated ? "outside the sandbox " : ""}with /bin/bash ${flag}: ${command}`,
+      detail: command,
+      run: (context) =>
+        runBash(command, timeoutSeconds, settings, groups, context, {
+          sandbox: use?.state === "inside" ? sandbox : undefined,
+          escalation: (why, args) => ({
+            arguments: { ...args, command, timeout_seconds: timeoutSeconds },
+            prepared: prepared(command, timeoutSeconds, { state: "escalate", why }, workspace, protectedRoots),
+          }),
+        }),
+    };
+    return call;
+  };
   return {
     name: "bash",
     description:
-      "Run a Bash command in the workspace (not sandboxed). Prefer read, grep, glob and list to look at files, and " +
+      `Run a Bash command in the workspace ${where}. Prefer read, grep, glob and list to look at files, and ` +
       "edit or apply_patch to change them; use bash to build, test, run programs and use git. To search, use the " +
       "built-in grep and glob: they walk the whole workspace and skip secrets, while recursive or link-following " +
       "shell searches (grep -r, rg, find -L, ls -R) and git's path syntax (git show HEAD:file) need the user's " +
       "approval. A failing command's output keeps its beginning and its end.",
     parameters,
+    ...(sandbox === undefined ? {} : { ready: () => sandbox.ready() }),
     prepare(args, context) {
       const checked = validateArguments<BashArgs>(parameters, args, {
         "timeout_seconds.minimum": "timeout_seconds must be positive",
@@ -85,19 +149,34 @@ export function createBashTool(settings: BashSettings): Tool {
       }
       const timeoutSeconds = checked.value.timeout_seconds ?? defaultTimeout;
       const protectedRoots = scvOwnPaths(context.config);
-      const verdict = readOnlyVerdict(command, context.workspace, protectedRoots);
-      const access = commandAccess(command, context.workspace, protectedRoots);
-      return {
-        risk: verdict.safe ? "read_only" : "process",
-        access: { effect: "run", command: verdict.safe ? access : { ...access, notReadOnly: verdict.reason } },
-        // Whole, never cut: what is approved is all shown (the server escapes invisible characters).
-        summary: `Run with /bin/bash ${flag}: ${command}`,
-        detail: command,
-        run: (context) => runBash(command, timeoutSeconds, settings, groups, context),
-      };
+      const use = sandbox?.use();
+      if (checked.value.sandbox_permissions === "require_escalated" && use?.state === "inside") {
+        const justification = checked.value.justification?.trim() ?? "";
+        if (justification === "") {
+          return { error: "invalid arguments: require_escalated needs a justification the user can read" };
+        }
+        const why = `the model asks: ${justification}`;
+        return prepared(command, timeoutSeconds, { state: "escalate", why }, context.workspace, protectedRoots);
+      }
+      return prepared(command, timeoutSeconds, use, context.workspace, protectedRoots);
     },
   };
 }
+
+/** What the sandbox allows, in a few words for the model. */
+function sandboxSummary(sandbox: CommandSandbox): string {
+  const writes = sandbox.mode === "read-only"
+    ? "it writes nothing but its private /tmp"
+    : "it writes only the workspace (and configured folders) and its private /tmp; .git stays read-only";
+  return `${writes}; secrets are hidden; ${sandbox.settings.network ? "the network is open" : "there is no network"}`;
+}
+
+type Confinement = {
+  /** Run inside this sandbox (undefined: as is). */
+  sandbox: CommandSandbox | undefined;
+  /** The same call outside the sandbox: what the escalation offers, with the arguments it is declared under. */
+  escalation(why: string, args: Record<string, unknown>): { arguments: unknown; prepared: PreparedCall };
+};
 
 async function runBash(
   command: string,
@@ -105,16 +184,23 @@ async function runBash(
   settings: BashSettings,
   groups: ProcessGroups,
   context: ToolContext,
+  confinement: Confinement,
 ): Promise<ToolOutcome> {
   const shell = settings.shell ?? "/bin/bash";
+  const shellArgs = [settings.loginShell === true ? "-lc" : "-c", command];
+  const launch: ConfinedLaunch | undefined = confinement.sandbox?.launch({
+    file: shell,
+    args: shellArgs,
+    ownSession: true,
+  });
   const progress = createProgressReporter(context.progress, settings.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
   let result;
   try {
     result = await runProcessGroup({
-      file: shell,
-      args: [settings.loginShell === true ? "-lc" : "-c", command],
+      file: launch?.file ?? shell,
+      args: launch?.args ?? shellArgs,
       cwd: context.workspace,
-      env: toolEnvironment(context.config),
+      env: { ...toolEnvironment(context.config), ...launch?.env },
       timeoutMs: timeoutSeconds * 1000,
       outputLimitBytes: settings.outputLimitBytes,
       signal: context.signal,
@@ -132,15 +218,27 @@ async function runBash(
       return cancelledOutcome("process cancelled");
     case "finished": {
       const failed = result.timedOut || result.exitCode !== 0;
-      const output = JSON.stringify({
+      const text = failed && result.truncated ? headAndTail(result) : decodeOutput(result.output, result.truncated);
+      const fields: Record<string, unknown> = {
         exit_code: result.exitCode,
         timed_out: result.timedOut,
-        output: failed && result.truncated ? headAndTail(result) : decodeOutput(result.output, result.truncated),
+        output: text,
         truncated: result.truncated,
-      });
-      if (result.timedOut) return failure(output, "limit", result.truncated);
-      if (result.exitCode !== 0) return failure(output, "failed", result.truncated);
-      return { success: true, output, truncated: result.truncated };
+      };
+      if (result.timedOut) return failure(JSON.stringify(fields), "limit", result.truncated);
+      if (result.exitCode === 0) return { success: true, output: JSON.stringify(fields), truncated: result.truncated };
+      const denied = launch === undefined ? [] : confinement.sandbox!.denials(text, launch);
+      if (denied.length === 0) return failure(JSON.stringify(fields), "failed", result.truncated);
+      fields.sandbox_denied = denied;
+      const why = `the sandbox denied ${denied.join(", ")}`;
+      return {
+        ...failure(JSON.stringify(fields), "failed", result.truncated),
+        escalation: {
+          ...confinement.escalation(why, { sandbox_permissions: "require_escalated", justification: why }),
+          declined: (reason) =>
+            failure(JSON.stringify({ ...fields, outside_sandbox: `not run: ${reason}` }), "failed", result.truncated),
+        },
+      };
     }
   }
 }

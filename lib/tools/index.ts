@@ -4,6 +4,7 @@ import type { EditTools, ResolvedConfig, WireApi } from "../config/index.ts";
 import type { FunctionToolSchema } from "../provider/index.ts";
 import { createApplyPatchTool } from "./apply_patch/index.ts";
 import { createBashTool } from "./bash.ts";
+import type { CommandSandbox } from "../confine/index.ts";
 import { createEditTool } from "./edit.ts";
 import { ProcessGroups } from "./process_group.ts";
 import { createExecTool, EXEC_TOOL_NAME, type ExecSandbox } from "./exec/index.ts";
@@ -22,6 +23,7 @@ import { createWriteTool } from "./write.ts";
 export type {
   ApprovalAnswer,
   DeclaredAccess,
+  Escalation,
   NestedCalls,
   PreparedCall,
   Risk,
@@ -32,10 +34,12 @@ export type {
   ToolRegistry,
 } from "./types.ts";
 export { discoverSkills, skillsPromptSection } from "./skills/index.ts";
-export { killEveryProcessGroup, ProcessGroups } from "./process_group.ts";
+export { killEveryProcessGroup, ProcessGroups, toolEnvironment } from "./process_group.ts";
 export { ExecSandbox, shutdownProcessSandbox } from "./exec/index.ts";
 export { withRedaction } from "./redacted_tool.ts";
 export { boundDiff } from "./text_diff.ts";
+export { type CommandSandboxPlace, openCommandSandbox } from "./command_sandbox.ts";
+export type { CommandSandbox } from "../confine/index.ts";
 export { McpManager, type McpServerState, type McpStatus, mcpToolName } from "./mcp/index.ts";
 
 export type RegistryOptions = {
@@ -48,6 +52,8 @@ export type RegistryOptions = {
   execSandbox?: ExecSandbox;
   /** The session's MCP servers: their tools join the registry while they run (and exec's description lists them). */
   mcp?: McpManager;
+  /** The session's command sandbox (`bash` runs inside it where it holds); without one, commands run as is. */
+  commandSandbox?: CommandSandbox;
 };
 
 /**
@@ -60,7 +66,12 @@ export function buildToolRegistry(config: ResolvedConfig, options: RegistryOptio
   const redact = createRedactor(config.secrets.values);
   const mcp = options.mcp;
   const builtin = [
-    ...createFileAndShellTools(config, options.processGroups ?? new ProcessGroups(), options.execSandbox),
+    ...createFileAndShellTools(
+      config,
+      options.processGroups ?? new ProcessGroups(),
+      options.execSandbox,
+      options.commandSandbox,
+    ),
     createReadSkillTool(options.skills ?? [], config),
     ...createWebTools(config),
   ].map((tool) => withRedaction(tool, redact));
@@ -89,6 +100,7 @@ function createFileAndShellTools(
   config: ResolvedConfig,
   processGroups: ProcessGroups,
   execSandbox?: ExecSandbox,
+  commandSandbox?: CommandSandbox,
 ): Tool[] {
   const limits = config.tools;
   const timeouts = {
@@ -99,7 +111,12 @@ function createFileAndShellTools(
   const editing = editToolNames(config.provider.edit_tools ?? "auto", config.provider.wire_api);
   const files = { maxWriteBytes: limits.max_write_bytes };
   return [
-    createBashTool({ ...timeouts, processGroups, loginShell: limits.login_shell }),
+    createBashTool({
+      ...timeouts,
+      processGroups,
+      loginShell: limits.login_shell,
+      ...(commandSandbox === undefined ? {} : { sandbox: commandSandbox }),
+    }),
     ...(limits.code_mode ? [createExecTool(timeouts, execSandbox)] : []),
     createReadTool({ maxReadBytes: limits.max_read_bytes }),
     createWriteTool(files),

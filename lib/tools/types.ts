@@ -24,6 +24,18 @@ export type ToolOutcome = {
   error?: ToolErrorCode;
   /** A JSON value beside the text (an MCP tool's `structuredContent`); an exec cell's nested call resolves to it. */
   structured?: unknown;
+  /**
+   * The call failed where more rights would have let it through (the command sandbox denied something): the turn
+   * loop asks the approval gate about `prepared`, the same call with those rights (declared under `arguments`), and
+   * runs it when approved; otherwise the call completes with `declined(reason)`. Never sent to clients.
+   */
+  escalation?: Escalation;
+};
+
+export type Escalation = {
+  arguments: unknown;
+  prepared: PreparedCall;
+  declined(reason: string): ToolOutcome;
 };
 
 export type ToolContext = {
@@ -110,6 +122,11 @@ export interface Tool {
    * the caller completes the call with `error: "invalid_arguments"` without asking.
    */
   prepare(args: unknown, context: Omit<ToolContext, "signal" | "progress">): PreparedCall | { error: string };
+  /**
+   * Work the tool needs done once before its first `prepare` (bash: the command sandbox's self-test, which decides
+   * whether commands run confined); the turn loop awaits it. Never rejects.
+   */
+  ready?(): Promise<void>;
 }
 
 export interface ToolRegistry {

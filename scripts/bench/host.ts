@@ -78,8 +78,18 @@ function cpuMs(pid: number): number {
   }
 }
 
-/** The live child processes of `parent`. */
+/** The live child processes of `parent`: from each task's `children` file in /proc, else by a scan of /proc. */
 function children(parent: number): number[] {
+  try {
+    const pids: number[] = [];
+    for (const task of readdirSync(`/proc/${parent}/task`)) {
+      const text = readFileSync(`/proc/${parent}/task/${task}/children`, "latin1").trim();
+      if (text !== "") pids.push(...text.split(" ").map(Number));
+    }
+    return pids;
+  } catch {
+    // A kernel without CONFIG_PROC_CHILDREN, or the process is gone.
+  }
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -93,8 +103,8 @@ function children(parent: number): number[] {
   return pids;
 }
 
-/** The host and its children (sandbox processes). */
-const tree = (pid: number): number[] => [pid, ...children(pid)];
+/** The host and all its descendants (sandbox processes, and the code process below a launcher such as bwrap). */
+const tree = (pid: number): number[] => [pid, ...children(pid).flatMap(tree)];
 const treeCpuMs = (pids: number[]): number => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
 
 /** Samples the summed VmRSS of a process tree; `stop()` returns its peak in MB. */

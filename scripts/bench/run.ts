@@ -5,7 +5,21 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { printJson } from "./stats.ts";
 
-const ALL = ["codec", "startup", "sandbox", "host", "server", "chat", "acp", "sessions", "policy", "latency"];
+const ALL = [
+  "codec",
+  "startup",
+  "sandbox",
+  "host",
+  "terminate",
+  "idle_memory",
+  "server",
+  "chat",
+  "acp",
+  "sessions",
+  "policy",
+  "hooks",
+  "latency",
+];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const unknown = chosen.filter((name) => !ALL.includes(name));
 if (unknown.length > 0) {

@@ -5,7 +5,9 @@
 // - continue_ms: `scv chat --continue` (plain mode) until "session resumed" is printed, same two stores.
 // - journal: one turn of --deltas deltas through `scv server --stdio`, deltas/s with the journal on and off
 //   (`[sessions] persist`), best of --turns each; goal: on ≥ 0.95 × off.
-//   node scripts/bench/sessions.ts [--runs 7] [--deltas 100000] [--turns 3]
+//   `--continue` resumes through the index (session.list, limit 1) and opens one journal:
+//   tests/e2e/continue_reads_index.test.ts proves it structurally.
+//   node scripts/bench/sessions.ts [--runs 7] [--deltas 100000] [--turns 3] [--only list,continue,journal]
 import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -23,6 +25,8 @@ function argument(name: string, fallback: number): number {
 const RUNS = argument("runs", 7);
 const DELTAS = argument("deltas", 100_000);
 const TURNS = argument("turns", 3);
+const onlyIndex = process.argv.indexOf("--only");
+const PARTS = new Set(onlyIndex >= 0 ? process.argv[onlyIndex + 1]!.split(",") : ["list", "continue", "journal"]);
 
 const root = mkdtempSync(join(tmpdir(), "scv-bench-sessions-"));
 const workspace = join(root, "workspace");
@@ -200,36 +204,48 @@ async function deltaRate(persist: boolean): Promise<number> {
 try {
   const small = storeWith(10);
   const large = storeWith(10_000);
-  const list10 = timeList(small, []);
-  const list10k = timeList(large, []);
-  const json10 = timeList(small, ["--json"]);
-  const json10k = timeList(large, ["--json"]);
-  const continue10 = await timeContinue(small);
-  const continue10k = await timeContinue(large);
-  const off = await deltaRate(false);
-  const on = await deltaRate(true);
-  printJson({
-    list_ms: {
+  const report: Record<string, unknown> = {};
+  if (PARTS.has("list")) {
+    const list10 = timeList(small, []);
+    const list10k = timeList(large, []);
+    const json10 = timeList(small, ["--json"]);
+    const json10k = timeList(large, ["--json"]);
+    report.list_ms = {
       sessions_10: round(list10, 1),
       sessions_10000: round(list10k, 1),
       ratio: round(list10k / list10),
       goal: "≤ 1.2",
-    },
+    };
     // --json prints every one of this workspace's sessions (5,000 of the 10,000): output volume, not the index.
-    list_json_ms: { sessions_10: round(json10, 1), sessions_10000: round(json10k, 1), ratio: round(json10k / json10) },
-    continue_ms: {
+    report.list_json_ms = {
+      sessions_10: round(json10, 1),
+      sessions_10000: round(json10k, 1),
+      ratio: round(json10k / json10),
+    };
+  }
+  if (PARTS.has("continue")) {
+    const continue10 = await timeContinue(small);
+    const continue10k = await timeContinue(large);
+    report.continue_ms = {
       sessions_10: round(continue10, 1),
       sessions_10000: round(continue10k, 1),
       ratio: round(continue10k / continue10),
       goal: "≤ 1.2",
-    },
-    journal: {
+    };
+  }
+  if (PARTS.has("journal")) {
+    const off = await deltaRate(false);
+    const on = await deltaRate(true);
+    report.journal = {
       deltas: DELTAS,
       deltas_per_s_off: Math.round(off),
       deltas_per_s_on: Math.round(on),
       ratio: round(on / off),
       goal: "≥ 0.95",
-    },
+    };
+  }
+  printJson({
+    ...report,
     runs: RUNS,
     note: "2-core machine shared with other engineers' work; figures are noisy",
   });

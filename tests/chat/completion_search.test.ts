@@ -1,6 +1,6 @@
 // Tab completes slash commands and Ctrl-R searches the prompt history: the editor's rules, then the real chat on a
 // fake terminal with a history file.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -144,6 +144,27 @@ describe("completion and search in the chat", () => {
     term.input.write("\r");
     await term.seen("explained");
     expect(provider.requests[0]!.body.input.at(-1)).toEqual({ role: "user", content: "explain the build script" });
+    app.stop(0);
+    expect(await running).toBe(0);
+  });
+  it("Tab completes the session's custom commands too, and Enter runs one (issue 30)", async () => {
+    const commands = join(sandbox.workspace, ".scv", "commands");
+    await mkdir(commands, { recursive: true });
+    await writeFile(join(commands, "review-pr.md"), "Review pull request $1 carefully.\n");
+    provider.push(textResponse(["reviewed"]));
+    const term = fakeTerminal();
+    const { app, running } = startChat(term, sandbox, provider, { color: false });
+    await term.seen("ready");
+    term.input.write("/review");
+    await term.settle();
+    term.input.write("\t");
+    await term.seen("› /review-pr ");
+    term.input.write("42\r");
+    await term.seen("reviewed");
+    expect(provider.requests[0]!.body.input.at(-1)).toEqual({
+      role: "user",
+      content: "Review pull request 42 carefully.\n",
+    });
     app.stop(0);
     expect(await running).toBe(0);
   });

@@ -18,7 +18,7 @@ describe("defaults", () => {
   it("no files at all gives every default of §7.2", async () => {
     const { secrets: _secrets, ...config } = await load(sandbox);
     const { secrets: _none, ...defaults } = defaultConfig(join(sandbox.home, "skills"));
-    expect(config).toEqual({ ...defaults, context_max_tokens_default: true });
+    expect(config).toEqual({ ...defaults, context_max_tokens_default: true, sandbox_mode_default: true });
     expect(config.provider).toEqual({
       kind: "openai-compatible",
       wire_api: "responses",

@@ -182,7 +182,7 @@ describe("§7.1 file messages", () => {
       message: (s) =>
         `parse configuration ${
           userPath(s)
-        }: invalid value for tools.approval_policy (expected one of: on-risk, accept-edits, plan, always, never)`,
+        }: invalid value for tools.approval_policy (expected one of: on-risk, accept-edits, auto, plan, always, never)`,
     },
     {
       name: "bad search",

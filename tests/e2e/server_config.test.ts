@@ -149,10 +149,13 @@ describe("configuration errors at session.start (§6.2, §7)", () => {
   });
 
   it("builds the system prompt from agent.system_prompt, the workspace and AGENTS.md", async () => {
-    await writeFile(path.join(harness.sandbox.workspace, "AGENTS.md"), "Use tabs.\nRun npm test.");
-    await harness.sandbox.writeUserConfig('[agent]\nsystem_prompt = "Be brief."\n\n[tools]\nmax_read_bytes = 9\n');
+    const agents = path.join(harness.sandbox.workspace, "AGENTS.md");
+    await writeFile(agents, "Use tabs.\nRun npm test.");
+    await harness.sandbox.writeUserConfig('project_doc_max_bytes = 9\n\n[agent]\nsystem_prompt = "Be brief."\n');
     expect(await instructionsOfOneTurn()).toBe(
-      `Be brief.\nCurrent working directory: ${harness.sandbox.workspace}\n\n# Project instructions\nUse tabs.\n[AGENTS.md truncated by configured read limit]\n`,
+      `Be brief.\nCurrent working directory: ${harness.sandbox.workspace}\n\n# Project instructions\n` +
+        "These come from AGENTS.md files, the most general first; where two disagree, the later (more specific) one " +
+        `wins.\n\n## ${agents}\nUse tabs.\n[${agents} cut by project_doc_max_bytes = 9: 9 of 23 bytes kept]\n`,
     );
   });
 

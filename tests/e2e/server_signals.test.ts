@@ -11,8 +11,8 @@ import { waitFor } from "../support/wait.ts";
 
 const harness = useServerHarness();
 
-function startServer(script: FakeResponse[]): Promise<ServerClient> {
-  return harness.startServer(script);
+function startServer(script: FakeResponse[], toml?: string): Promise<ServerClient> {
+  return harness.startServer(script, toml === undefined ? {} : { toml });
 }
 
 /** True while `pid` exists and is not a zombie. */
@@ -43,7 +43,9 @@ describe("signals", () => {
         // Longer than the hang deadline: only the signal can end it in time.
         arguments: { command: "echo $$ > pid.txt; sleep 1000 & sleep 1000" },
       }]),
-    ]);
+      // The pid bash writes must be the host's: outside the command sandbox's PID namespace (a sandboxed command
+      // dying with the server is tests/e2e/command_sandbox.test.ts).
+    ], 'sandbox_mode = "danger-full-access"\n');
     client.turn("run");
     const approval = await client.next("approval.requested");
     client.send({

@@ -244,3 +244,47 @@ describe("rule syntax", () => {
     expect(() => RuleSet.of([{ list: "deny", rule: "Bash(rm:*)", origin: "x" }])).not.toThrow();
   });
 });
+
+describe("the command sandbox (issue 29)", () => {
+  const inside = (command: string): Access => ({
+    ...bash(command),
+    sandbox: { state: "inside", mode: "workspace-write" },
+  });
+  const escalate = (command: string): Access => ({
+    ...bash(command),
+    sandbox: { state: "escalate", why: "the sandbox denied a write to /etc/hosts" },
+  });
+  const none = rules({});
+
+  it("auto runs a command the sandbox contains, and file changes, unasked; a command it does not contain asks", () => {
+    expect(verdict(inside("rm -rf build"), { rules: none, mode: "auto" })).toBe("allow");
+    expect(verdict(edit(`${WORKSPACE}/a.ts`), { rules: none, mode: "auto" })).toBe("allow");
+    expect(verdict(edit(`${WORKSPACE}/a.ts`), { rules: none, mode: "auto", sandbox: "read-only" })).toBe("ask");
+    expect(verdict(edit(`${WORKSPACE}/.env`), { rules: none, mode: "auto" })).toBe("ask");
+    expect(verdict(bash("rm -rf build"), { rules: none, mode: "auto" })).toBe("ask");
+    expect(verdict(fetch("example.com"), { rules: none, mode: "auto" })).toBe("ask");
+  });
+
+  it("on-risk still asks about a command inside the sandbox; deny rules apply inside too", () => {
+    expect(verdict(inside("rm -rf build"), { rules: none })).toBe("ask");
+    expect(verdict(inside("rm -rf build"), { rules: rules({ deny: ["bash(rm:*)"] }), mode: "auto" })).toBe("deny");
+  });
+
+  it("leaving the sandbox always asks: no allow rule or mode covers it, never denies it, no rule is offered", () => {
+    const allowAll = rules({ allow: ["bash"] });
+    for (const mode of ["on-risk", "auto", "accept-edits"] as const) {
+      expect(verdict(escalate("touch /etc/hosts"), { rules: allowAll, mode })).toBe("ask");
+    }
+    expect(verdict(escalate("touch /etc/hosts"), { rules: allowAll, mode: "never" })).toBe("deny");
+    expect(decide(escalate("touch /etc/hosts"), { rules: none, mode: "auto" }).reason).toContain(
+      "the sandbox denied a write to /etc/hosts",
+    );
+    expect(suggestRule(escalate("touch /etc/hosts"), { rules: none, mode: "auto" })).toBeUndefined();
+  });
+
+  it("a sandbox asked for that does not hold makes every command ask, read-only ones too", () => {
+    const missing: Access = { ...bash("ls"), sandbox: { state: "unavailable", why: "no sandbox holds here" } };
+    expect(verdict(missing, { rules: none })).toBe("ask");
+    expect(verdict(missing, { rules: none, mode: "auto" })).toBe("ask");
+  });
+});

@@ -24,6 +24,8 @@ export interface CommandChat {
   readonly flags: ClientFlags;
   /** Set once /approvals switched the mode in this chat (it then outlives a /resume). */
   policySetHere: boolean;
+  /** Sends `text` as the user's prompt, echoed like a typed one (/init). */
+  prompt(text: string): Promise<void>;
   /** Dim rows of text, committed to the transcript. */
   note(rows: string[]): void;
   render(rows: string[]): void;

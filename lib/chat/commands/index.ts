@@ -6,12 +6,16 @@ import { exitCommand } from "./exit.ts";
 import { forkCommand } from "./fork.ts";
 import { helpCommand } from "./help.ts";
 import { imageCommand } from "./image.ts";
+import { initCommand } from "./init.ts";
 import { mcpCommand } from "./mcp.ts";
 import { modelCommand } from "./model.ts";
 import { resumeCommand } from "./resume.ts";
+import { statusCommand } from "./status.ts";
+import { trustCommand } from "./trust.ts";
 import { usageCommand } from "./usage.ts";
 
 export type { CommandChat, SlashCommand } from "./command.ts";
+export { statusLines } from "./status.ts";
 
 export const COMMANDS: readonly SlashCommand[] = [
   helpCommand,
@@ -23,6 +27,9 @@ export const COMMANDS: readonly SlashCommand[] = [
   imageCommand,
   mcpCommand,
   usageCommand,
+  statusCommand,
+  initCommand,
+  trustCommand,
   exitCommand,
 ];
 

@@ -1,6 +1,7 @@
 // A session's MCP servers: started together when the session starts, awaited (each at most its
 // startup_timeout_sec) by the first turn, their tools offered while they run, all stopped with the session.
 import type { McpServerConfig } from "../../config/index.ts";
+import type { CommandSandbox } from "../../confine/index.ts";
 import { raceAbort } from "../../util/abort.ts";
 import type { Logger } from "../../util/log.ts";
 import { mcpDeclarations } from "./declarations.ts";
@@ -11,6 +12,8 @@ export type McpManagerOptions = {
   workspace: string;
   env: Record<string, string | undefined>;
   log: Logger;
+  /** Where a server with `sandbox = "<mode>"` runs confined. */
+  commandSandbox?: CommandSandbox;
 };
 
 export class McpManager {

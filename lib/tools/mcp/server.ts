@@ -5,6 +5,7 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../../config/index.ts";
+import type { CommandSandbox } from "../../confine/index.ts";
 import type { Logger } from "../../util/log.ts";
 import { VERSION } from "../../version.ts";
 
@@ -35,6 +36,8 @@ export type McpServerEnv = {
   env: Record<string, string | undefined>;
   log: Logger;
   onStatus(status: McpStatus): void;
+  /** The session's command sandbox: a stdio server with `sandbox = "<mode>"` runs inside it with that mode. */
+  commandSandbox?: CommandSandbox;
 };
 
 let sdkModule: Promise<typeof import("./sdk.ts")> | undefined;
@@ -218,14 +221,22 @@ export class McpServer {
       return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers } });
     }
     const { StdioClientTransport } = await sdk();
+    const cwd = path.resolve(this.#env.workspace, config.cwd ?? ".");
+    let program = { command: config.command!, args: config.args, env: config.env };
+    if (config.sandbox !== undefined && config.sandbox !== "danger-full-access") {
+      const sandbox = this.#env.commandSandbox;
+      await sandbox?.ready();
+      const launch = sandbox?.launch({ file: config.command!, args: config.args }, { mode: config.sandbox, cwd });
+      if (launch === undefined) {
+        throw new Error(
+          `sandbox = "${config.sandbox}" is set but no sandbox holds here (${sandbox?.missing ?? "no sandbox"}); ` +
+            "remove the setting to run the server as is",
+        );
+      }
+      program = { command: launch.file, args: launch.args, env: { ...config.env, ...launch.env } };
+    }
     // The SDK adds only HOME, LOGNAME, PATH, SHELL, TERM and USER of this process: scv's keys never reach the child.
-    const transport = new StdioClientTransport({
-      command: config.command!,
-      args: config.args,
-      env: config.env,
-      cwd: path.resolve(this.#env.workspace, config.cwd ?? "."),
-      stderr: "pipe",
-    });
+    const transport = new StdioClientTransport({ ...program, cwd, stderr: "pipe" });
     this.#stderrTail = [];
     let pending = "";
     transport.stderr?.on("data", (chunk: Buffer) => {
