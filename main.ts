@@ -3,7 +3,7 @@
 // Each subcommand's module is imported only when that subcommand runs, so `--version` stays light.
 import "./lib/version_fast_path.ts";
 import { basename } from "node:path";
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "./lib/version.ts";
 import { exitWithUsageError } from "./lib/cli/exit.ts";
 // The one list of approval modes (a small file with no imports of its own).
@@ -30,7 +30,21 @@ function withSessionFlags(command: Command): Command {
       new Option("--sandbox <mode>", "override sandbox_mode (what commands may write)").choices(SANDBOX_MODE_IDS),
     )
     .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
-    .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)");
+    .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+    .addOption(maxCostOption());
+}
+
+/** `--max-cost USD`: the session budget (`session.max_cost_usd`); a turn stops once the session has spent it. */
+function maxCostOption(): Option {
+  return new Option("--max-cost <usd>", "stop a turn once the session has cost this many US dollars").argParser(
+    (value: string) => {
+      const usd = Number(value);
+      if (value.trim() === "" || !Number.isFinite(usd) || usd < 0) {
+        throw new InvalidArgumentError("expected a non-negative number of US dollars, such as 2.50.");
+      }
+      return usd;
+    },
+  );
 }
 
 withSessionFlags(program.command("server"))
@@ -103,6 +117,7 @@ program
   .addOption(
     new Option("--approval-policy <policy>", "override tools.approval_policy").choices(APPROVAL_MODE_IDS),
   )
+  .addOption(maxCostOption())
   .addOption(
     new Option("--sandbox <mode>", "override sandbox_mode (what commands may write)").choices(SANDBOX_MODE_IDS),
   )
@@ -116,7 +131,7 @@ program
 Keys: Enter sends, Ctrl-J inserts a newline, Up/Down browse history, Ctrl-R searches it, Tab completes a
 /command, Ctrl-C or Esc cancels a running turn, Ctrl-C twice at an empty prompt exits. An approval takes
 y, yes, n, no, a or always (for this session), k or keep (for good) and Enter. Slash commands: /help /model /clear /resume /fork /approvals /image
-/mcp /usage /status /init /trust /exit, and your own: Markdown files in $SCV_HOME/commands/ and .scv/commands/.
+/mcp /usage /undo /rewind /compact /status /init /trust /exit, and your own: Markdown files in $SCV_HOME/commands/ and .scv/commands/.
 In a subfolder of a repository the workspace is the repository root; AGENTS.md files are read from the root down.
 A project's hooks (.scv/config.toml) run only once you trust the folder (/trust, scv trust). See docs/customizing.md.
 Set NO_COLOR=1 for plain output; when stdout is not a terminal, each stdin line is one prompt.
@@ -146,6 +161,7 @@ program
     new Option("--sandbox <mode>", "override sandbox_mode (what commands may write)").choices(SANDBOX_MODE_IDS),
   )
   .option("--image <path>", "attach a PNG, JPEG, GIF or WebP image (repeatable)", collect, [])
+  .addOption(maxCostOption())
   .option("--model <model>", "model override")
   .option("--provider <name>", "select a [providers.NAME] profile")
   .option("--base-url <url>", "provider base URL override")
@@ -158,7 +174,7 @@ program
   .addHelpText(
     "after",
     `
-Exit codes: 0 the turn completed, 1 it failed, 2 usage (also an unknown session id), 3 the turn completed but
+Exit codes: 0 the turn completed, 1 it failed (also past --max-cost), 2 usage (also an unknown session id), 3 the turn completed but
 every change it tried was denied (no --yes, or --approval-policy never), 130 interrupted.
 
 Examples:
@@ -195,7 +211,8 @@ program
   .addHelpText(
     "after",
     `
-Columns: id, last update, turns, title (the first prompt, cut). Sessions live in <home>/sessions/;
+Columns: id, last update, turns, cost (USD; ? for an unknown price, - when nothing was counted), title (the first prompt, cut).
+Sessions live in <home>/sessions/;
 resume one with scv exec --resume ID or scv chat --resume ID. Exit 2 for an unknown id.
 
 Examples:

@@ -70,6 +70,30 @@ export const DESCRIPTIONS: Record<string, string> = {
   "session.max_history_bytes":
     "History size after which the oldest exchanges are folded into a note (`session.trimmed`).",
   "session.max_messages": "History length after which the oldest exchanges are folded into a note.",
+  "session.max_cost_usd":
+    "The session's budget in USD (`--max-cost` sets it too): once what the session spent passes it, the running turn " +
+    "stops after its current model request with `turn.failed` `budget_exceeded`, and later turns stop before their " +
+    "first. A model without a known price cannot be held to a budget: its turns stop at once. A project file may " +
+    "set a budget or lower yours, never raise it.",
+  "compaction.auto_percent":
+    "Compact (the model summarises the older conversation) once the context in use passes this percentage of " +
+    "the window; 0 turns it off. See [sessions.md](sessions.md#compaction).",
+  "compaction.keep_turns": "How many of the newest turns stay word for word beside the summary.",
+  "compaction.summary_max_chars": "The longest summary kept; a longer one is cut.",
+  "snapshots.enabled": "Snapshot the workspace before and after each turn, for `session.undo` and `session.rewind` " +
+    "([sessions.md](sessions.md#undo-and-rewind)).",
+  "snapshots.max_file_bytes": "Files larger than this stay out of snapshots, so undo never touches them.",
+  "snapshots.max_files":
+    "A snapshot that would have to store more files than this (outside `.gitignore`; the first snapshot of a " +
+    "workspace stores them all) is not taken: a session started in a home folder or a huge checkout gets no undo " +
+    "rather than a copy of it.",
+  model_prices: 'Prices by model, `[model_prices."<model>"]`, that extend or replace the table scv ships (see ' +
+    "[sessions.md](sessions.md#usage-and-cost)). Not in the project file.",
+  'model_prices."<model>".input': "USD per million input tokens.",
+  'model_prices."<model>".cached_input': "USD per million input tokens read from the prompt cache (default: `input`).",
+  'model_prices."<model>".output': "USD per million output tokens (reasoning included).",
+  'model_prices."<model>".cache_write':
+    "USD per million input tokens written to the prompt cache (Anthropic; default: `input`).",
   "sessions.persist":
     "Keep a journal of each session under `<home>/sessions/` so it can be listed and resumed (docs/sessions.md).",
   "sessions.keep_count": "Keep only the newest N stored sessions, pruned when a session starts; 0 keeps all.",
@@ -187,11 +211,18 @@ const SECTION_TITLES: Record<string, string> = {
   "": "Top level",
   provider: "`[provider]` and `[providers.<name>]`",
   mcp_servers: "`[mcp_servers.<name>]` (user file and `--config-path` only)",
+  model_prices: '`[model_prices."<model>"]` (user file and `--config-path` only)',
   hooks:
     "`[[hooks.<Event>]]` (each entry: `command`, optional `matcher` and `timeout_sec`; see [hooks](customizing.md#hooks))",
 };
 
 type Row = { key: string; spec: KeySpec; defaultValue: unknown };
+
+/** Tables of named tables documented key by key: how the name is written, and each key's default. */
+const NAMED_TABLES: Record<string, { name: string; defaults: Record<string, unknown> }> = {
+  mcp_servers: { name: "<name>", defaults: MCP_SERVER_DEFAULTS },
+  model_prices: { name: '"<model>"', defaults: {} },
+};
 
 /** The generated part, plus the keys that lack a description and descriptions that name no key. */
 export function renderReference(): { text: string; missing: string[]; unknown: string[] } {
@@ -204,14 +235,11 @@ export function renderReference(): { text: string; missing: string[]; unknown: s
       for (const [inner, innerSpec] of Object.entries(spec.keys)) {
         add(key, { key: `${key}.${inner}`, spec: innerSpec, defaultValue: values[inner] });
       }
-    } else if (key === "mcp_servers" && spec.kind === "named_tables" && spec.of.kind === "table") {
+    } else if (Object.hasOwn(NAMED_TABLES, key) && spec.kind === "named_tables" && spec.of.kind === "table") {
+      const { name, defaults: innerDefaults } = NAMED_TABLES[key]!;
       add("", { key, spec, defaultValue: undefined });
       for (const [inner, innerSpec] of Object.entries(spec.of.keys)) {
-        add(key, {
-          key: `mcp_servers.<name>.${inner}`,
-          spec: innerSpec,
-          defaultValue: (MCP_SERVER_DEFAULTS as Record<string, unknown>)[inner],
-        });
+        add(key, { key: `${key}.${name}.${inner}`, spec: innerSpec, defaultValue: innerDefaults[inner] });
       }
     } else if (key === "provider") {
       for (const [inner, innerSpec] of Object.entries((PROFILE_SPEC as TableSpec).keys)) {
@@ -260,6 +288,8 @@ function typeOf(key: string, spec: KeySpec, defaults: ResolvedConfig): string {
       const bounds = countBounds(key, defaults);
       return ["integer", ...bounds].join(", ");
     }
+    case "number":
+      return "number, ≥ 0";
     case "seconds":
       return "number of seconds, > 0";
     case "bool":
@@ -341,7 +371,7 @@ function projectRule(key: string, spec: KeySpec, defaultValue: unknown): string 
   const note = (message: string | undefined) => {
     if (message !== undefined) refusals.add(message);
   };
-  if (spec.kind === "count" && typeof sample === "number") {
+  if ((spec.kind === "count" || spec.kind === "number") && typeof sample === "number") {
     note(probe(sample + 1));
     if (sample > 0) note(probe(sample - 1));
   } else if (spec.kind === "bool") {

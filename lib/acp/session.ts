@@ -211,7 +211,7 @@ export class AcpSession {
           this.#update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.content } });
         break;
       case "turn.completed":
-        this.#usage(event.context_tokens);
+        this.#usage(event.context_tokens, event.session_cost_usd);
         break;
       case "tool.proposed":
         this.#proposed(event.call_id, event.name, event.arguments);
@@ -242,12 +242,18 @@ export class AcpSession {
 
   /**
    * How full the context is after the turn (`turn.completed.context_tokens`: the last request's input plus output
-   * tokens), within the window the engine budgets with. No count from the provider, no update.
+   * tokens), within the window the engine budgets with, and what the session has cost so far when its price is
+   * known. No count from the provider, no update.
    */
-  #usage(used: number | undefined): void {
+  #usage(used: number | undefined, cost: number | null | undefined): void {
     if (used === undefined) return;
     const size = this.#contextTokens;
-    this.#update({ sessionUpdate: "usage_update", used: size > 0 ? Math.min(used, size) : used, size });
+    this.#update({
+      sessionUpdate: "usage_update",
+      used: size > 0 ? Math.min(used, size) : used,
+      size,
+      ...(typeof cost === "number" ? { cost: { amount: cost, currency: "USD" } } : {}),
+    });
   }
 
   #proposed(callId: string, name: string, args: unknown): void {

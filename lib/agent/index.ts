@@ -8,3 +8,4 @@ export {
   type TurnSink,
 } from "./turn.ts";
 export { contextForWindow } from "./context_budget.ts";
+export { compactableItems, compactHistory, type Compaction, SUMMARY_INSTRUCTIONS } from "./compaction.ts";

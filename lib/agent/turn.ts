@@ -14,6 +14,7 @@ import type {
 } from "../tools/index.ts";
 import { cutToBytes } from "../util/text_bounds.ts";
 import { selectContext, trimHistory } from "./context.ts";
+import { compactHistory, type Compaction, contextInUse, needsCompaction } from "./compaction.ts";
 
 export const DENIED_OUTPUT = "tool call denied by policy or user";
 /** A nested call whose cell stopped waiting (cell finished, timed out or was terminated) before it ran. */
@@ -41,6 +42,11 @@ export interface TurnSink {
   sessionTrimmed(removed: number, bytes: number): Promise<void>;
   /** The provider request failed and is retried after `notice.delay_ms` (`turn.retrying`). */
   retrying?(notice: RetryNotice): Promise<void>;
+  /**
+   * The context passed `compaction.auto_percent` of the window and the older history was summarised: the first
+   * `compaction.drop` items of the history the turn started from are now `compaction.summary`.
+   */
+  historyCompacted?(compaction: Compaction): Promise<void>;
   /**
    * A call ran (issue 30): text to add to its output for the model (instructions that joined on first touch, what
    * a PostToolUse hook said), or undefined.
@@ -70,6 +76,13 @@ export type TurnInput = {
   hides?(tool: string, path: string): boolean;
   /** Classifies a sink error that is not a cancellation (e.g. an event over the frame limit). */
   classify?(error: unknown): { code: TurnFailureCode; message: string } | undefined;
+  /**
+   * The session's budget: given what the turn has used so far, why no further model request may be made (the
+   * `budget_exceeded` message), or undefined. Asked before each request and after each response.
+   */
+  budget?(spent: Usage): string | undefined;
+  /** scv's own file tools announce each file before they change it (the snapshots without git keep its content). */
+  fileWillChange?(path: string): Promise<void>;
 };
 
 export type TurnOutcome =
@@ -78,8 +91,9 @@ export type TurnOutcome =
    * what the last model request counted, i.e. how full the context is after the turn.
    */
   | { kind: "completed"; steps: number; usage: Usage; last: Usage; history: HistoryItem[]; added: number }
-  | { kind: "failed"; code: TurnFailureCode; message: string }
-  | { kind: "cancelled" };
+  // `usage`: what the turn's requests used before it ended (they are paid for all the same).
+  | { kind: "failed"; code: TurnFailureCode; message: string; usage: Usage }
+  | { kind: "cancelled"; usage: Usage };
 
 class TurnFailure extends Error {
   code: TurnFailureCode;
@@ -90,16 +104,22 @@ class TurnFailure extends Error {
 }
 
 export async function runTurn(input: TurnInput): Promise<TurnOutcome> {
+  const usage: Usage = {};
   try {
-    return await loop(input);
+    return await loop(input, usage);
   } catch (error) {
     // Only our own signal cancels; an abort from elsewhere (a provider timeout, say) is a failure.
-    if (input.signal.aborted) return { kind: "cancelled" };
-    if (error instanceof TurnFailure) return { kind: "failed", code: error.code, message: error.message };
+    if (input.signal.aborted) return { kind: "cancelled", usage };
+    if (error instanceof TurnFailure) return { kind: "failed", code: error.code, message: error.message, usage };
     const classified = input.classify?.(error);
-    if (classified) return { kind: "failed", ...classified };
-    if (isProviderError(error)) return { kind: "failed", code: error.code, message: error.message };
-    return { kind: "failed", code: "internal_error", message: error instanceof Error ? error.message : String(error) };
+    if (classified) return { kind: "failed", ...classified, usage };
+    if (isProviderError(error)) return { kind: "failed", code: error.code, message: error.message, usage };
+    return {
+      kind: "failed",
+      code: "internal_error",
+      message: error instanceof Error ? error.message : String(error),
+      usage,
+    };
   }
 }
 
@@ -113,20 +133,55 @@ function isProviderError(
   );
 }
 
-async function loop(input: TurnInput): Promise<TurnOutcome> {
+async function loop(input: TurnInput, usage: Usage): Promise<TurnOutcome> {
   const { config, signal, sink } = input;
   const user: HistoryItem = input.images?.length
     ? { kind: "user", content: input.prompt, images: input.images }
     : { kind: "user", content: input.prompt };
-  const working: HistoryItem[] = [...input.history, user];
-  const turnStart = input.history.length;
+  let working: HistoryItem[] = [...input.history, user];
+  let turnStart = input.history.length;
   const schemas = input.tools.schemas();
   const fixedBytes = Buffer.byteLength(input.instructions) +
     (schemas.length > 0 ? Buffer.byteLength(JSON.stringify(schemas)) : 0);
-  const usage: Usage = {};
+  // The provider's count of the last request (input plus output) and how long `working` was after its response.
+  let reported: { tokens: number; length: number } | undefined;
+  let compacted = false;
+  const checkBudget = () => {
+    const refusal = input.budget?.(usage);
+    if (refusal !== undefined) throw new TurnFailure("budget_exceeded", refusal);
+  };
   let continued = false;
 
   for (let step = 1; step <= config.agent.max_steps; step += 1) {
+    checkBudget();
+    // Once per turn at most: past `compaction.auto_percent` of the window, the model summarises the older history.
+    const inUse = contextInUse(
+      working,
+      fixedBytes,
+      config.context.bytes_per_token,
+      reported === undefined ? undefined : { tokens: reported.tokens, itemsAfter: working.slice(reported.length) },
+    );
+    if (!compacted && needsCompaction(inUse, config)) {
+      compacted = true;
+      const compaction = await compactHistory({
+        history: working,
+        keepFrom: turnStart,
+        automatic: true,
+        provider: input.provider,
+        config,
+        signal,
+        ...(sink.retrying ? { onRetry: (notice: RetryNotice) => sink.retrying!(notice) } : {}),
+      });
+      throwIfAborted(signal);
+      if (compaction !== undefined) {
+        addUsage(usage, compaction.usage);
+        working = compaction.history;
+        turnStart = turnStart - compaction.drop + 1;
+        reported = undefined;
+        await sink.historyCompacted?.(compaction);
+        checkBudget();
+      }
+    }
     const selection = selectContext(working, config.context, fixedBytes);
     if (!selection.ok) throw new TurnFailure("context_limit", selection.message);
     if (selection.compacted) {
@@ -158,6 +213,8 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
       calls: response.calls,
       ...(response.replay ? { replay: response.replay } : {}),
     });
+    const counted = (response.usage.input_tokens ?? 0) + (response.usage.output_tokens ?? 0);
+    reported = counted > 0 ? { tokens: counted, length: working.length } : undefined;
 
     if (response.calls.length === 0) {
       const goOn = await sink.stop?.(response.text, continued);
@@ -184,8 +241,10 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
       };
     }
 
+    // Past the budget, the calls of this response are not run: the turn ends after its running request.
+    checkBudget();
     for (const call of response.calls) {
-      const outcome = await runCall(input, call, signal);
+      const outcome = await runCall(input, call, signal, usage);
       working.push({
         kind: "tool_result",
         call_id: call.call_id,
@@ -204,7 +263,12 @@ async function loop(input: TurnInput): Promise<TurnOutcome> {
  * `callSignal` is the turn's signal for a top-level call; for a nested call it also aborts when the cell stops
  * waiting, and the call then completes as `cancelled`. Only the turn's own cancellation rejects.
  */
-async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: AbortSignal): Promise<ToolOutcome> {
+async function runCall(
+  input: TurnInput,
+  call: ToolCallRecord,
+  callSignal: AbortSignal,
+  usage: Usage,
+): Promise<ToolOutcome> {
   const { sink, signal } = input;
   await sink.toolProposed(call);
   const finish = async (outcome: ToolOutcome) => {
@@ -246,8 +310,11 @@ async function runCall(input: TurnInput, call: ToolCallRecord, callSignal: Abort
     signal: callSignal,
     ...(input.hides === undefined ? {} : { hides: input.hides }),
     progress: progress.push,
-    nested: nestedCalls(input, call, callSignal),
+    nested: nestedCalls(input, call, callSignal, usage),
     approve: (nestedCall, nestedPrepared, approveSignal) => sink.approve(nestedCall, nestedPrepared, approveSignal),
+    // A sub-agent's model requests count toward the turn's usage (and so its cost and the budget).
+    spent: (spentUsage) => addUsage(usage, spentUsage),
+    ...(input.fileWillChange ? { fileWillChange: input.fileWillChange } : {}),
   };
   let outcome = await runPrepared(prepared, context);
   // The sandbox denied something: the same call with more rights is asked about like any call, then run or declined.
@@ -291,7 +358,7 @@ async function runPrepared(prepared: PreparedCall, context: ToolContext): Promis
 }
 
 /** Nested calls of `parent` (an exec cell's `tools.<name>(…)`) run through `runCall` with ids `<parent>:<suffix>`. */
-function nestedCalls(input: TurnInput, parent: ToolCallRecord, parentSignal: AbortSignal): NestedCalls {
+function nestedCalls(input: TurnInput, parent: ToolCallRecord, parentSignal: AbortSignal, usage: Usage): NestedCalls {
   return {
     get tools() {
       return input.tools.list().map((tool) => ({ name: tool.name, description: tool.description }));
@@ -301,6 +368,7 @@ function nestedCalls(input: TurnInput, parent: ToolCallRecord, parentSignal: Abo
         input,
         { call_id: `${parent.call_id}:${request.suffix}`, name: request.name, arguments: request.arguments },
         AbortSignal.any([parentSignal, signal]),
+        usage,
       ),
   };
 }

@@ -24,6 +24,7 @@ import { parseSlash, pastedPath } from "./slash.ts";
 import type { McpStatusEvent } from "./mcp_view.ts";
 import { SPINNER_FRAME_MS } from "./status.ts";
 import { ChatView, type ViewTerminal } from "./view.ts";
+import { ConversationTurns } from "./conversation_turns.ts";
 
 export type ChatTerminal = ViewTerminal & {
   input: NodeJS.ReadableStream & { setRawMode?: (raw: boolean) => unknown; isTTY?: boolean };
@@ -85,6 +86,9 @@ export class ChatApp implements ChatControls {
   #terminating = false;
   /** Set once `/approvals POLICY` changed the policy in this chat (it then outlives a /resume). */
   #policySetHere = false;
+  /** The conversation's turns (`/rewind`), and a command's question the next line answers (its picker). */
+  #turns = new ConversationTurns();
+  #question: ((text: string) => Promise<boolean> | boolean) | undefined;
 
   constructor(setup: ChatSetup) {
     this.#setup = setup;
@@ -113,7 +117,7 @@ export class ChatApp implements ChatControls {
   }
 
   get picking(): boolean {
-    return this.#picking !== undefined;
+    return this.#picking !== undefined || this.#question !== undefined;
   }
 
   /** Runs the chat until the user leaves (or the demo ends); resolves with the exit code. */
@@ -250,6 +254,7 @@ export class ChatApp implements ChatControls {
   async submit(text: string): Promise<boolean> {
     const s = this.style;
     if (this.#picking) return this.#answerPicker(text);
+    if (this.#question) return this.#answerQuestion(text);
     const echoOf = (typed: string) =>
       typed.split("\n").map((line, index) => `${s.bold(index === 0 ? PROMPT : CONTINUATION)}${s.bold(line)}`);
     const slash = parseSlash(text);
@@ -276,6 +281,7 @@ export class ChatApp implements ChatControls {
     if (attachments.length > 0)
       echo.push(s.dim(`  with ${attachments.map((attachment) => attachment.name).join(", ")}`));
     const requestId = await this.controller.submit(text, attachments);
+    this.#turns.sent(requestId, text);
     if (queued) this.#queuedEchoes.set(requestId, echo);
     this.render([]);
     return false;
@@ -311,6 +317,10 @@ export class ChatApp implements ChatControls {
   }
 
   async leavePicker(key: "escape" | "ctrl-c"): Promise<void> {
+    if (this.#question !== undefined) {
+      await this.#answerQuestion("");
+      return;
+    }
     if (this.#picking === undefined) return;
     this.#picking = undefined;
     if (this.controller.open) {
@@ -319,6 +329,14 @@ export class ChatApp implements ChatControls {
     }
     if (key === "ctrl-c") return this.#exit(0);
     if (!(await this.#startEngine())) this.#exit(1);
+  }
+
+  // A command's question (the /rewind list): echoed like a prompt, then answered by the command.
+  #answerQuestion(text: string): Promise<boolean> | boolean {
+    const answer = this.#question!;
+    this.#question = undefined;
+    if (text.trim() !== "") this.render([`${this.style.bold(PROMPT)}${this.style.bold(text.trim())}`]);
+    return answer(text);
   }
 
   async #answerPicker(text: string): Promise<boolean> {
@@ -403,6 +421,7 @@ export class ChatApp implements ChatControls {
   #onEvent(event: ClientEvent): void {
     if (this.#closing) return;
     const rows = this.#view.transcript.apply(event);
+    this.#turns.apply(event);
     this.#view.activity.apply(event);
     this.#tick();
     switch (event.type) {
@@ -542,6 +561,11 @@ export class ChatApp implements ChatControls {
       usage: () => ({ last: this.#view.transcript.lastUsage, total: this.#view.transcript.totalUsage }),
       switchSession: (name, argument) => this.#switchSession(name, argument),
       configure: (fields, flags, what) => this.#configure(fields, flags, what),
+      turns: () => this.#turns.list,
+      width: this.#view.width(),
+      askNext: (answer) => {
+        this.#question = answer;
+      },
     };
   }
 

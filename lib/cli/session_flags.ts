@@ -2,10 +2,11 @@
 import type { ServerOptions } from "../server/index.ts";
 import type { Logger } from "../util/log.ts";
 
-/** The command-line flags: the session defaults of ServerOptions. */
-export type SessionFlags = Omit<ServerOptions, "env" | "cwd" | "warn" | "sandboxMode"> & {
+/** The command-line flags: the session defaults of ServerOptions (`--max-cost` arrives as `maxCost`). */
+export type SessionFlags = Omit<ServerOptions, "env" | "cwd" | "warn" | "sandboxMode" | "maxCostUsd"> & {
   /** `--sandbox MODE`. */
   sandbox?: ServerOptions["sandboxMode"];
+  maxCost?: number;
 };
 
 export function serverOptionsFrom(flags: SessionFlags, log: Logger): ServerOptions {
@@ -14,6 +15,7 @@ export function serverOptionsFrom(flags: SessionFlags, log: Logger): ServerOptio
     baseUrl: flags.baseUrl,
     provider: flags.provider,
     approvalPolicy: flags.approvalPolicy,
+    ...(flags.maxCost === undefined ? {} : { maxCostUsd: flags.maxCost }),
     sandboxMode: flags.sandbox,
     scvHome: flags.scvHome,
     configPath: flags.configPath,

@@ -2,6 +2,7 @@
 // read from the sessions index only, newest first.
 import { startFolders } from "../util/repository_root.ts";
 import { resolveHome } from "../config/index.ts";
+import { formatUsd } from "../render/index.ts";
 import { deleteSession, listSessions, SessionNotFoundError, type SessionSummary } from "../sessions/index.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit.ts";
 
@@ -20,6 +21,18 @@ function shortTime(iso: string): string {
   }`;
 }
 
+const COST_WIDTH = 8;
+
+/**
+ * `$0.0123`; `?` when a price was unknown (the cost is null); `-` when nothing was counted (no token counts from the
+ * provider, or a session of a version that kept none).
+ */
+function costText(session: SessionSummary): string {
+  const counted = Object.values(session.usage ?? {}).some((count) => typeof count === "number");
+  if (!counted || session.cost_usd === undefined) return "-";
+  return session.cost_usd === null ? "?" : formatUsd(session.cost_usd);
+}
+
 function printTable(sessions: SessionSummary[], all: boolean, total: number): void {
   if (sessions.length === 0 && total === 0) {
     process.stdout.write(
@@ -29,13 +42,15 @@ function printTable(sessions: SessionSummary[], all: boolean, total: number): vo
   }
   const rows = sessions.map((session) => {
     const title = session.title === "" ? "(no prompt)" : session.title;
-    return `${session.id}  ${shortTime(session.updated_at)}  ${String(session.turns).padStart(5)}  ${title}${
-      all ? `  (${session.cwd})` : ""
-    }`;
+    return `${session.id}  ${shortTime(session.updated_at)}  ${String(session.turns).padStart(5)}  ${
+      costText(session).padStart(COST_WIDTH)
+    }  ${title}${all ? `  (${session.cwd})` : ""}`;
   });
   const more = total > sessions.length ? `… ${total - sessions.length} older (--limit 0 shows all)\n` : "";
   process.stdout.write(
-    `${"ID".padEnd(36)}  ${"UPDATED".padEnd(16)}  TURNS  TITLE\n${rows.map((row) => `${row}\n`).join("")}${more}`,
+    `${"ID".padEnd(36)}  ${"UPDATED".padEnd(16)}  TURNS  ${"COST".padStart(COST_WIDTH)}  TITLE\n${
+      rows.map((row) => `${row}\n`).join("")
+    }${more}`,
   );
 }
 

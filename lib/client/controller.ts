@@ -172,6 +172,22 @@ export class SessionController {
     await this.#engine?.send({ type: "session.clear" });
   }
 
+  /**
+   * Undo, rewind, compaction and usage (docs/sessions.md): each resolves with its reply (`session.rewound`,
+   * `session.compacted`, `session.usage`) or the `error` that refused it. A compaction's reply comes when the model's
+   * summary is done.
+   */
+  async longSessionRequest(
+    message:
+      | { type: "session.undo"; force?: boolean }
+      | { type: "session.rewind"; turn_id: string; restore: string; force?: boolean }
+      | { type: "session.compact"; focus?: string }
+      | { type: "session.usage" },
+  ): Promise<ClientEvent> {
+    if (!this.#engine) throw new Error("the session is not open");
+    return await this.#engine.request(message);
+  }
+
   /** Cancels the running turn, withdrawing its questions; false when no turn runs. */
   cancel(): boolean {
     if (!this.#turnId || !this.#engine) return false;

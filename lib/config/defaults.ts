@@ -57,6 +57,9 @@ export function defaultConfig(skillsUserDir: string): ResolvedConfig {
       bytes_per_token: 3,
       summary_max_chars: 6000,
     },
+    compaction: { auto_percent: 85, keep_turns: 2, summary_max_chars: 24000 },
+    snapshots: { enabled: true, max_file_bytes: 10485760, max_files: 50000 },
+    model_prices: {},
     tools: {
       approval_policy: "on-risk",
       command_timeout_seconds: 600,

@@ -19,6 +19,7 @@ import {
   type ConfigFileRef,
   type LoadConfigOptions,
   type McpServerConfig,
+  type ModelPrice,
   type ProviderProfile,
   type ResolvedConfig,
   type SecretsConfig,
@@ -102,6 +103,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
   if (overrides.model !== undefined) origins?.set("provider.model", "flag --model");
   if (overrides.base_url !== undefined) origins?.set("provider.base_url", "flag --base-url");
   if (overrides.approval_policy !== undefined) origins?.set("tools.approval_policy", "flag --approval-policy");
+  if (overrides.max_cost_usd !== undefined) origins?.set("session.max_cost_usd", "flag --max-cost");
   if (overrides.sandbox_mode !== undefined) origins?.set("sandbox_mode", "flag --sandbox");
 
   const configFiles = [
@@ -124,6 +126,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<ResolvedCo
     isTable(table?.context) && table.context.max_tokens !== undefined;
   if (![user?.table, project, explicit?.table].some(setsMaxTokens)) config.context_max_tokens_default = true;
   if (overrides.approval_policy !== undefined) config.tools.approval_policy = overrides.approval_policy;
+  if (overrides.max_cost_usd !== undefined) config.session.max_cost_usd = overrides.max_cost_usd;
   if (overrides.sandbox_mode !== undefined) config.sandbox_mode = overrides.sandbox_mode;
   const setsSandbox = (table: RawTable | undefined) => table?.sandbox_mode !== undefined;
   if (overrides.sandbox_mode === undefined && ![user?.table, project, explicit?.table].some(setsSandbox)) {
@@ -228,9 +231,12 @@ function assemble(
   return {
     provider,
     agent: pick("agent", defaults.agent, ["max_delegation_depth"]),
-    session: pick("session", defaults.session),
+    session: pick("session", defaults.session, ["max_cost_usd"]),
     sessions: pick("sessions", defaults.sessions),
     context: pick("context", defaults.context),
+    compaction: pick("compaction", defaults.compaction),
+    snapshots: pick("snapshots", defaults.snapshots),
+    model_prices: modelPrices(merged),
     tools: pick("tools", defaults.tools),
     permissions: defaults.permissions,
     permission_rules: [],
@@ -318,6 +324,23 @@ async function fileRef(path: string): Promise<ConfigFileRef> {
     const parent = await realpath(dirname(path)).catch(() => dirname(path));
     return { path: join(parent, basename(path)) };
   }
+}
+
+/** Each `[model_prices."<model>"]`, with `cached_input` defaulting to `input` (validated: input and output set). */
+function modelPrices(merged: RawTable): Record<string, ModelPrice> {
+  const tables = isTable(merged.model_prices) ? merged.model_prices : {};
+  const out: Record<string, ModelPrice> = {};
+  for (const [model, raw] of Object.entries(tables)) {
+    if (!isTable(raw)) continue;
+    const price = raw as Partial<ModelPrice>;
+    out[model] = {
+      input: price.input ?? Number.NaN,
+      cached_input: price.cached_input ?? price.input ?? Number.NaN,
+      output: price.output ?? Number.NaN,
+      ...(price.cache_write === undefined ? {} : { cache_write: price.cache_write }),
+    };
+  }
+  return out;
 }
 
 /** Each `[mcp_servers.<name>]` over Codex's defaults; a relative `cwd` stays as written (the client resolves it). */

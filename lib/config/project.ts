@@ -5,6 +5,7 @@ import { ConfigError } from "./types.ts";
 import { isTable, type RawTable } from "./schema.ts";
 
 // `sessions`: a cloned repository must not prune (delete) the user's sessions or switch their journal off.
+// `snapshots`: nor switch off the checkpoints undo relies on; `model_prices`: nor price a model at 0 to lift a budget.
 // `projects`: a checkout must not declare itself (or anything) trusted. `project_doc_fallback_filenames`: it must not
 // point the instructions at a file such as `.env`, which would send it to the provider.
 const FORBIDDEN_TABLES = [
@@ -15,6 +16,8 @@ const FORBIDDEN_TABLES = [
   "update",
   "channels",
   "sessions",
+  "snapshots",
+  "model_prices",
   "projects",
   "project_doc_fallback_filenames",
 ];
@@ -33,7 +36,8 @@ const FORBIDDEN_WEB_KEYS = [
 /** Numeric limits the project may lower but not raise. */
 const NO_RAISE: Record<string, readonly string[]> = {
   agent: ["max_steps"],
-  session: ["max_history_bytes", "max_messages"],
+  // A budget may be set or lowered (unset in the trusted layers, any value tightens), never raised.
+  session: ["max_history_bytes", "max_messages", "max_cost_usd"],
   context: ["max_tokens", "summary_max_chars"],
   tools: [
     "command_timeout_seconds",

@@ -6,6 +6,7 @@ import { ConfigError } from "./types.ts";
 
 export type KeySpec =
   | { kind: "count" } // a non-negative integer
+  | { kind: "number" } // a non-negative finite number, integer or float (prices, budgets)
   | { kind: "seconds" } // a non-negative number, fractions allowed
   | { kind: "bool" }
   | { kind: "string" }
@@ -18,6 +19,7 @@ export type KeySpec =
   | { kind: "table_list"; of: TableSpec }; // `[[hooks.PreToolUse]]`
 
 const count: KeySpec = { kind: "count" };
+const number: KeySpec = { kind: "number" };
 const bool: KeySpec = { kind: "bool" };
 const string: KeySpec = { kind: "string" };
 
@@ -94,7 +96,7 @@ export const ROOT_SPEC: TableSpec = {
         max_queued_turns: count,
       },
     },
-    session: { kind: "table", keys: { max_history_bytes: count, max_messages: count } },
+    session: { kind: "table", keys: { max_history_bytes: count, max_messages: count, max_cost_usd: number } },
     sessions: { kind: "table", keys: { persist: bool, keep_count: count, keep_days: count } },
     context: {
       kind: "table",
@@ -105,6 +107,12 @@ export const ROOT_SPEC: TableSpec = {
         bytes_per_token: count,
         summary_max_chars: count,
       },
+    },
+    compaction: { kind: "table", keys: { auto_percent: count, keep_turns: count, summary_max_chars: count } },
+    snapshots: { kind: "table", keys: { enabled: bool, max_file_bytes: count, max_files: count } },
+    model_prices: {
+      kind: "named_tables",
+      of: { kind: "table", keys: { input: number, cached_input: number, output: number, cache_write: number } },
     },
     tools: {
       kind: "table",
@@ -244,6 +252,11 @@ function checkValue(value: unknown, spec: KeySpec, dotted: string, file: string)
       }
       if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return value;
       throw invalid();
+    }
+    case "number": {
+      const numeric = typeof value === "bigint" ? Number(value) : value;
+      if (typeof numeric !== "number" || !Number.isFinite(numeric) || numeric < 0) throw invalid();
+      return numeric;
     }
     case "seconds": {
       const seconds = typeof value === "bigint" ? Number(value) : value;

@@ -57,6 +57,37 @@ export interface AgentConfig {
 export interface SessionConfig {
   max_history_bytes: number;
   max_messages: number;
+  /** The session's budget in USD: a turn stops (`budget_exceeded`) once the session has spent more. Unset: none. */
+  max_cost_usd?: number;
+}
+
+/** `[compaction]`: when and how the model summarises a long conversation (docs/sessions.md#compaction). */
+export interface CompactionConfig {
+  /** Compact once the context in use passes this percentage of the window; 0 turns automatic compaction off. */
+  auto_percent: number;
+  /** How many of the newest turns (each a user message and what followed it) stay word for word. */
+  keep_turns: number;
+  /** The longest summary kept, in characters. */
+  summary_max_chars: number;
+}
+
+/** `[snapshots]`: the workspace checkpoints undo and rewind restore from (docs/sessions.md#undo-and-rewind). */
+export interface SnapshotsConfig {
+  enabled: boolean;
+  /** Files larger than this are left out of snapshots, so undo never touches them. */
+  max_file_bytes: number;
+  /** A workspace with more files to snapshot than this (outside .gitignore) is not snapshotted at all. */
+  max_files: number;
+}
+
+/** One `[model_prices."<model>"]`: USD per million tokens. */
+export interface ModelPrice {
+  input: number;
+  /** Default: `input`. */
+  cached_input: number;
+  output: number;
+  /** Input written to the provider's prompt cache; default: `input`. */
+  cache_write?: number;
 }
 
 export interface ContextConfig {
@@ -226,6 +257,10 @@ export interface ResolvedConfig {
   session: SessionConfig;
   sessions: SessionsConfig;
   context: ContextConfig;
+  compaction: CompactionConfig;
+  snapshots: SnapshotsConfig;
+  /** Prices that extend or replace the shipped table (lib/pricing), by model name. */
+  model_prices: Record<string, ModelPrice>;
   tools: ToolsConfig;
   protocol: ProtocolConfig;
   tui: TuiConfig;
@@ -268,6 +303,8 @@ export interface ConfigOverrides {
   model?: string;
   base_url?: string;
   approval_policy?: ApprovalPolicy;
+  /** `--max-cost`: the session budget in USD. */
+  max_cost_usd?: number;
   /** `--sandbox`. */
   sandbox_mode?: SandboxMode;
 }

@@ -59,6 +59,12 @@ export function validateConfig(config: ResolvedConfig): void {
     if (!ENV_NAME.test(name)) fail(`tools.env_passthrough entry "${name}" must be an environment variable name`);
   }
 
+  if (config.compaction.auto_percent > 100) fail("compaction.auto_percent must be at most 100");
+  for (const [model, price] of Object.entries(config.model_prices ?? {})) {
+    if (!Number.isFinite(price.input) || !Number.isFinite(price.output)) {
+      fail(`model_prices."${model}" needs input and output (USD per million tokens)`);
+    }
+  }
   for (const name of config.project_doc_fallback_filenames) {
     if (name === "" || name === "." || name === ".." || /[/\\\0]/.test(name)) {
       fail(`project_doc_fallback_filenames entry "${name}" must be a file name, not a path`);
@@ -168,6 +174,9 @@ function validatePositive(config: ResolvedConfig): void {
     ["context.max_tokens", config.context.max_tokens],
     ["context.bytes_per_token", config.context.bytes_per_token],
     ["context.summary_max_chars", config.context.summary_max_chars],
+    ["compaction.summary_max_chars", config.compaction.summary_max_chars],
+    ["snapshots.max_file_bytes", config.snapshots.max_file_bytes],
+    ["snapshots.max_files", config.snapshots.max_files],
     ["tools.command_timeout_seconds", config.tools.command_timeout_seconds],
     ["tools.max_timeout_seconds", config.tools.max_timeout_seconds],
     ["tools.output_limit_bytes", config.tools.output_limit_bytes],

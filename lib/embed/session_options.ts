@@ -9,6 +9,8 @@ export type ClientFlags = {
   model?: string;
   provider?: string;
   approvalPolicy?: ApprovalPolicy;
+  /** `--max-cost`: the session budget in USD. */
+  maxCost?: number;
   /** `--sandbox MODE`. */
   sandbox?: SandboxMode;
   fakeResponses?: string;
@@ -39,6 +41,7 @@ export async function prepareOptions(
     model: flags.model,
     provider: flags.provider,
     approvalPolicy: flags.approvalPolicy,
+    ...(flags.maxCost === undefined ? {} : { maxCostUsd: flags.maxCost }),
     sandboxMode: flags.sandbox,
     scvHome: flags.scvHome,
     baseUrl: flags.baseUrl,

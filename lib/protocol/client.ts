@@ -191,6 +191,11 @@ export const clientMessage = messages({
   "session.clear": { ...SESSION },
   // Additive (issue 15): change a running session's approval policy and/or model; the history stays.
   "session.configure": { ...SESSION, approval_policy: maybe(text), model: maybe(text) },
+  // Additive (issue 31): undo the last turn, rewind to before a turn, compact the history, report usage.
+  "session.undo": { ...SESSION, force: maybe(bool) },
+  "session.rewind": { ...SESSION, turn_id: text, restore: text, force: maybe(bool) },
+  "session.compact": { ...SESSION, focus: maybe(text) },
+  "session.usage": { ...SESSION },
   // Additive (issue 30): record in the user file whether the user trusts the workspace (its project hooks run).
   "session.trust": { ...SESSION, trust_level: trustLevel },
   "daemon.control": { command: objectField },

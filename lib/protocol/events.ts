@@ -29,6 +29,8 @@ export type TurnFailureCode =
   | "history_limit"
   | "response_limit"
   | "tool_limit"
+  // Additive: the session spent more than its budget (`max_cost_usd`, `--max-cost`).
+  | "budget_exceeded"
   // Additive (issue 30): a UserPromptSubmit hook blocked the prompt; the model never saw it.
   | "blocked"
   | "internal_error";
@@ -43,7 +45,10 @@ export type StoredSession = {
   created_at: string;
   updated_at: string;
 };
-/** One turn of `session.replay`: its prompt, the assistant's text, the tools it ran, how it ended. */
+/**
+ * One turn of `session.replay`: its prompt, the assistant's text, the tools it ran, how it ended, and (additive) its
+ * id, which `session.rewind` takes.
+ */
 export type ReplayTurn = {
   prompt: string;
   answer: string;
@@ -56,6 +61,7 @@ export type ReplayTurn = {
     output?: string;
   }[];
   status: "completed" | "failed" | "cancelled" | "interrupted";
+  turn_id?: string;
 };
 
 /** A queued prompt; `attachments` only when the turn.start carried some (issue 20), `command` when it ran one. */
@@ -132,6 +138,10 @@ export const MESSAGES = {
   serverFrameTooLarge: "server event exceeds configured frame limit",
   // Persistent sessions (additions).
   deleteActiveSession: "cannot delete the session this connection is using",
+  // Undo, rewind and compaction (issue 31).
+  rewindWhileActive: "wait for the running turn to end (or cancel it) before undo or rewind",
+  compactWhileActive: "wait for the running turn to end (or cancel it) before compacting",
+  nothingToCompact: "nothing to compact: the conversation holds no more than the turns compaction keeps",
 } as const;
 
 const s = (scope: SessionScope) => ({ request_id: scope.request_id, session_id: scope.session_id, seq: 0 });
@@ -396,19 +406,123 @@ export const events = {
     delay_ms: retry.delay_ms,
     reason: retry.reason,
   }),
-  turnCompleted: (scope: TurnScope, steps: number, usage: Usage, context_tokens?: number) => ({
+  turnCompleted: (
+    scope: TurnScope,
+    steps: number,
+    usage: Usage,
+    context_tokens?: number,
+    cost_usd?: number | null,
+    session_cost_usd?: number | null,
+  ) => ({
     type: "turn.completed" as const,
     ...t(scope),
     steps,
     usage: usageObject(usage),
     // Additive: the last model request's input plus output tokens (how full the context is now), when counted.
     ...(context_tokens === undefined ? {} : { context_tokens }),
+    // Additive (issue 31): what the turn's requests cost in USD, null when the model's price is unknown.
+    ...(cost_usd === undefined ? {} : { cost_usd }),
+    // Additive (issue 31): what the whole session has cost so far, this turn included; null when a price was unknown.
+    ...(session_cost_usd === undefined ? {} : { session_cost_usd }),
   }),
   turnFailed: (scope: TurnScope, code: TurnFailureCode, message: string) => ({
     type: "turn.failed" as const,
     ...t(scope),
     code,
     message,
+  }),
+  /**
+   * Additive (issue 31): the reply to `session.undo` and `session.rewind`. `turns`: the rewound turns, oldest first;
+   * `files` (a code restore): what was put back, what was left alone because someone else changed it since
+   * (`conflicts`), what the snapshots did not cover (`skipped`) and what could not be written (`failed`);
+   * `coverage`: `workspace` (every writer), `file_tools` (no git: only scv's file tools) or `none`.
+   */
+  sessionRewound: (
+    scope: SessionScope,
+    fields: {
+      turn_id: string;
+      turns: string[];
+      restore: string;
+      coverage: string;
+      files?: {
+        restored: string[];
+        conflicts: string[];
+        skipped: string[];
+        failed: Array<{ path: string; reason: string }>;
+      };
+      notices: string[];
+    },
+  ) => ({
+    type: "session.rewound" as const,
+    ...s(scope),
+    turn_id: fields.turn_id,
+    turns: [...fields.turns],
+    restore: fields.restore,
+    coverage: fields.coverage,
+    ...(fields.files === undefined ? {} : {
+      files: {
+        restored: [...fields.files.restored],
+        conflicts: [...fields.files.conflicts],
+        skipped: [...fields.files.skipped],
+        failed: fields.files.failed.map((failure) => ({ path: failure.path, reason: failure.reason })),
+      },
+    }),
+    notices: [...fields.notices],
+  }),
+  /**
+   * Additive (issue 31): the history was compacted, by `session.compact` or automatically past
+   * `compaction.auto_percent` (then within a turn, with its `turn_id`). `method`: `model` (the model's summary) or
+   * `note` (its request failed: the deterministic note, with `error`).
+   */
+  sessionCompacted: (
+    scope: SessionScope & { turn_id?: string },
+    fields: {
+      before_tokens: number;
+      after_tokens: number;
+      removed_messages: number;
+      method: string;
+      summary: string;
+      usage: Usage;
+      cost_usd?: number | null;
+      error?: string;
+    },
+  ) => ({
+    type: "session.compacted" as const,
+    ...s(scope),
+    ...(scope.turn_id === undefined ? {} : { turn_id: scope.turn_id }),
+    before_tokens: fields.before_tokens,
+    after_tokens: fields.after_tokens,
+    removed_messages: fields.removed_messages,
+    method: fields.method,
+    summary: fields.summary,
+    usage: usageObject(fields.usage),
+    ...(fields.cost_usd === undefined ? {} : { cost_usd: fields.cost_usd }),
+    ...(fields.error === undefined ? {} : { error: fields.error }),
+  }),
+  /** Additive (issue 31): the reply to `session.usage`: what the session and its last turn spent. */
+  sessionUsage: (
+    scope: SessionScope,
+    fields: {
+      model: string;
+      usage: Usage;
+      cost_usd: number | null;
+      max_cost_usd: number | null;
+      price: { input: number; cached_input: number; output: number; cache_write?: number } | null;
+      last_turn: { turn_id: string; usage: Usage; cost_usd: number | null } | null;
+    },
+  ) => ({
+    type: "session.usage" as const,
+    ...s(scope),
+    model: fields.model,
+    usage: usageObject(fields.usage),
+    cost_usd: fields.cost_usd,
+    max_cost_usd: fields.max_cost_usd,
+    price: fields.price === null ? null : { ...fields.price },
+    last_turn: fields.last_turn === null ? null : {
+      turn_id: fields.last_turn.turn_id,
+      usage: usageObject(fields.last_turn.usage),
+      cost_usd: fields.last_turn.cost_usd,
+    },
   }),
   // Persistent sessions (docs/sessions.md), additions beyond upstream; none carries a seq.
   sessionsListed: (request_id: string, sessions: StoredSession[], omitted: number) => ({
@@ -577,6 +691,7 @@ function replayTurn(turn: ReplayTurn): ReplayTurn {
       ...(tool.output === undefined ? {} : { output: tool.output }),
     })),
     status: turn.status,
+    ...(turn.turn_id === undefined ? {} : { turn_id: turn.turn_id }),
   };
 }
 

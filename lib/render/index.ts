@@ -16,4 +16,5 @@ export {
   wrapPlain,
 } from "./style.ts";
 export { outputText, summarizeArguments } from "./tool_display.ts";
-export { formatUsage, Transcript } from "./transcript.ts";
+export { Transcript } from "./transcript.ts";
+export { addUsage, formatUsage, formatUsageDetail, formatUsd } from "./usage_text.ts";

@@ -12,6 +12,8 @@ import {
   wrapPlain,
 } from "./style.ts";
 import { approvedText, DIFF_PAGE_ROWS, diffRows, revealControls, wrapAll } from "./approval_view.ts";
+import { compactedLines, rewoundLines } from "./long_session_view.ts";
+import { addUsage, formatUsage, formatUsd } from "./usage_text.ts";
 import { headTailLines, outputText, parentCallId, previewLines, summarizeArguments } from "./tool_display.ts";
 
 type CallInfo = { name: string; args: unknown; depth: number; shown: boolean };
@@ -24,24 +26,6 @@ const PREVIEW_LINES = 4;
 const EVERY_DELTA_CHARS = 2048;
 /** Tools whose progress is the latest line of their own output: shown live only, the output preview follows. */
 const LIVE_PROGRESS_TOOLS = new Set(["bash"]);
-
-export function addUsage(total: Usage, more: Usage): Usage {
-  const sum = (
-    a: number | undefined,
-    b: number | undefined,
-  ) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
-  const result: Usage = {};
-  const input = sum(total.input_tokens, more.input_tokens);
-  const output = sum(total.output_tokens, more.output_tokens);
-  if (input !== undefined) result.input_tokens = input;
-  if (output !== undefined) result.output_tokens = output;
-  return result;
-}
-
-export function formatUsage(usage: Usage | undefined): string {
-  if (!usage || (usage.input_tokens === undefined && usage.output_tokens === undefined)) return "no usage reported";
-  return `${usage.input_tokens ?? 0} in / ${usage.output_tokens ?? 0} out`;
-}
 
 export class Transcript {
   #style: Style;
@@ -197,6 +181,10 @@ export class Transcript {
           `  (context compacted: ${event.removed_messages} older messages summarized, ${event.before_tokens} → ${event.after_tokens} tokens)`,
           s.dim,
         );
+      case "session.compacted":
+        return [...this.#flush(), ...compactedLines(event).flatMap((line) => this.#wrap(`  ${line}`, s.dim))];
+      case "session.rewound":
+        return rewoundLines(event, s).flatMap((line) => this.#wrap(`  ${line.text}`, line.paint ?? ((text) => text)));
       case "session.trimmed":
         return this.#wrap(`  (history trimmed: ${event.removed_messages} older messages summarized)`, s.dim);
       case "turn.completed": {
@@ -208,9 +196,11 @@ export class Transcript {
         const tokens = usage.input_tokens === undefined && usage.output_tokens === undefined
           ? ""
           : ` · tokens ${formatUsage(usage)}`;
+        // A cost only when the price is known: an unknown one is shown by /usage, not after every turn.
+        const cost = typeof event.cost_usd === "number" ? ` · ${formatUsd(event.cost_usd)}` : "";
         return [
           ...this.#flush(),
-          ...this.#wrap(`  · done in ${steps} step${steps === 1 ? "" : "s"}${tokens}`, s.dim),
+          ...this.#wrap(`  · done in ${steps} step${steps === 1 ? "" : "s"}${tokens}${cost}`, s.dim),
           "",
         ];
       }

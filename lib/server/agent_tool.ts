@@ -165,8 +165,11 @@ async function runSubAgent(
     instructions,
     signal: context.signal,
     sink,
+    ...(context.fileWillChange ? { fileWillChange: context.fileWillChange } : {}),
     ...(context.hides === undefined ? {} : { hides: context.hides }),
   });
+  // The sub-agent's requests are the parent turn's: its usage, cost and budget count them.
+  context.spent?.(outcome.usage);
   if (outcome.kind === "cancelled") {
     return {
       success: false,

@@ -144,6 +144,15 @@ export class Connection {
         return this.#answer(id, await session.clear(id));
       case "session.configure":
         return this.#answer(id, await session.configure(id, message.approval_policy, message.model));
+      case "session.undo":
+        return this.#answer(id, await session.undo(id, message.force ?? false));
+      case "session.rewind":
+        return this.#answer(id, await session.rewind(id, message.turn_id, message.restore, message.force ?? false));
+      case "session.compact":
+        return this.#answer(id, session.compact(id, message.focus));
+      case "session.usage":
+        await session.usage(id);
+        return "continue";
       case "session.trust":
         return this.#answer(id, await session.trust(id, message.trust_level));
     }

@@ -15,7 +15,14 @@ import {
 } from "../policy/index.ts";
 import type { HistoryItem, ToolCallRecord, Usage } from "../provider/index.ts";
 import { type ApprovalAnswer, boundDiff, type PreparedCall, type ToolOutcome } from "../tools/index.ts";
-import { runTurn, type TurnOutcome, type TurnSink } from "../agent/index.ts";
+import {
+  compactableItems,
+  compactHistory,
+  type Compaction,
+  runTurn,
+  type TurnOutcome,
+  type TurnSink,
+} from "../agent/index.ts";
 import { Approvals, approvalTexts, type Question } from "./approvals.ts";
 import type { Logger } from "../util/log.ts";
 import {
@@ -40,6 +47,8 @@ import { PLAN_MODE_INSTRUCTIONS } from "./system_prompt.ts";
 import { type EventWriter, FrameLimitError } from "./writer.ts";
 import type { JournalContents, JournalWriter, TurnCompletedRecord } from "../sessions/index.ts";
 import { openJournal } from "./stored_sessions.ts";
+import { Checkpoints, type RestoreMode, REWIND_MESSAGES, type Rewound } from "./checkpoints.ts";
+import { UsageMeter } from "./usage_meter.ts";
 
 export const MAX_PROMPT_BYTES = 262_144;
 const SHUTDOWN_TURN_WAIT_MS = 3000;
@@ -51,7 +60,9 @@ const SEQ_SLACK = 24;
 /** A request whose reply would exceed the server frame limit is refused before any state changes (spec §2). */
 const FRAME_LIMIT_REJECTION: Rejection = { code: "invalid_request", message: MESSAGES.serverFrameTooLarge };
 
-type ActiveTurn = { scope: TurnScope; controller: AbortController; done: Promise<void> };
+/** What occupies the session: a turn (with its scope), or a compaction `session.compact` asked for. */
+type ActiveTurn = { scope?: TurnScope; controller: AbortController; done: Promise<void> };
+const RESTORE_MODES: readonly RestoreMode[] = ["code", "conversation", "both"];
 
 /** A rejected request: the connection answers it with `error`. */
 export type Rejection = { code: ErrorCode; message: string };
@@ -78,6 +89,9 @@ export class Session {
   #lifetime = new AbortController();
   // mcp.server_status events, written in the order the servers changed state.
   #mcpWrites: Promise<void> = Promise.resolve();
+  // Undo and rewind (the turns of the conversation and their workspace snapshots); usage, cost and the budget.
+  #checkpoints: Checkpoints;
+  #meter: UsageMeter;
   /** The session's hooks (issue 30). */
   readonly hooks: SessionHooks;
 
@@ -89,6 +103,8 @@ export class Session {
     this.id = resumed?.meta.id ?? randomUUID();
     if (resumed) this.#history = [...resumed.history];
     this.#journal = this.#journalled(() => openJournal(parts, this.id, log, resumed));
+    this.#checkpoints = new Checkpoints(parts, this.id, log, resumed?.stored);
+    this.#meter = new UsageMeter(resumed?.totals);
     this.hooks = new SessionHooks({
       parts,
       writer,
@@ -221,7 +237,7 @@ export class Session {
   }
 
   cancel(turnId: string): Rejection | undefined {
-    if (!this.#active || this.#active.scope.turn_id !== turnId) {
+    if (!this.#active?.scope || this.#active.scope.turn_id !== turnId) {
       return { code: "turn_not_found", message: MESSAGES.turnNotFound };
     }
     this.#active.controller.abort();
@@ -332,11 +348,119 @@ export class Session {
     if (this.#active) return { code: "turn_active", message: MESSAGES.turnActive };
     this.#history = [];
     this.#queue.clear();
+    this.#checkpoints.clear();
     this.#journalled(() => this.#journal?.append({ type: "cleared", at: new Date().toISOString() }));
     await this.#writer.control(events.sessionCleared(this.#scope(requestId)));
     await this.writeSnapshot();
     this.hooks.cleared();
     return undefined;
+  }
+
+  /** `session.undo`: rewinds the conversation's last turn, its conversation and its file changes. */
+  async undo(requestId: string, force: boolean): Promise<Rejection | undefined> {
+    if (this.#active) return { code: "turn_active", message: MESSAGES.rewindWhileActive };
+    const last = this.#checkpoints.lastTurn();
+    if (last === undefined) return { code: "turn_not_found", message: REWIND_MESSAGES.nothingToUndo };
+    return await this.rewind(requestId, last, "both", force);
+  }
+
+  /**
+   * `session.rewind`: back to before `turnId`: the conversation, the files the turns from it on changed, or both.
+   * Files someone else changed since are left alone (and listed) unless `force`. Journalled, so a resume agrees.
+   */
+  async rewind(requestId: string, turnId: string, restore: string, force: boolean): Promise<Rejection | undefined> {
+    if (this.#active) return { code: "turn_active", message: MESSAGES.rewindWhileActive };
+    if (!RESTORE_MODES.includes(restore as RestoreMode)) {
+      return { code: "invalid_request", message: REWIND_MESSAGES.badRestore };
+    }
+    const rewound = await this.#checkpoints.rewind(turnId, restore as RestoreMode, force);
+    if (rewound === undefined) return { code: "turn_not_found", message: REWIND_MESSAGES.turnNotInConversation };
+    if (rewound.history !== undefined) this.#history = [...rewound.history];
+    this.#journalled(() =>
+      this.#journal?.append({
+        type: "rewound",
+        at: new Date().toISOString(),
+        turn_id: rewound.turn_id,
+        restore: rewound.restore,
+        turns: rewound.turns,
+        ...(rewound.complete === undefined ? {} : { complete: rewound.complete }),
+      })
+    );
+    await this.#writer.control(events.sessionRewound(this.#scope(requestId), rewoundFields(rewound)));
+    return undefined;
+  }
+
+  /**
+   * `session.compact`: the model summarises the history but its newest turns (in the background, like a turn: a
+   * `turn.start` meanwhile is queued); `session.compacted` reports it.
+   */
+  compact(requestId: string, focus: string | undefined): Rejection | undefined {
+    if (this.#active) return { code: "turn_active", message: MESSAGES.compactWhileActive };
+    if (compactableItems(this.#history, this.parts.config) === 0) {
+      return { code: "invalid_request", message: MESSAGES.nothingToCompact };
+    }
+    const controller = new AbortController();
+    const active: ActiveTurn = { controller, done: Promise.resolve() };
+    this.#active = active;
+    active.done = (async () => {
+      try {
+        await this.#compactNow(requestId, focus, controller.signal);
+      } catch (error) {
+        this.#log.warn(`compact the session: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (this.#active === active) this.#active = undefined;
+      if (!this.#closing) await this.#startNext();
+    })();
+    return undefined;
+  }
+
+  async #compactNow(requestId: string, focus: string | undefined, signal: AbortSignal): Promise<void> {
+    const scope = this.#scope(requestId);
+    const compaction = await compactHistory({
+      history: this.#history,
+      provider: this.parts.provider,
+      config: this.parts.config,
+      signal: AbortSignal.any([signal, this.#lifetime.signal]),
+      ...(focus === undefined ? {} : { focus }),
+    });
+    if (compaction === undefined) return;
+    const cost = this.#meter.cost(compaction.usage, this.parts.config);
+    this.#meter.record(compaction.usage, cost);
+    this.#applyCompaction(compaction, { usage: compaction.usage, cost_usd: cost });
+    await this.#writer.control(events.sessionCompacted(scope, compactedFields(compaction, cost)));
+  }
+
+  // The history from now on starts with the summary (journalled, so a resume restores the compacted state).
+  #applyCompaction(compaction: Compaction, spending?: { usage: Usage; cost_usd: number | null }, turnId?: string) {
+    this.#history = [compaction.summary, ...this.#history.slice(compaction.drop)];
+    this.#journalled(() =>
+      this.#journal?.append({
+        type: "compacted",
+        at: new Date().toISOString(),
+        drop: compaction.drop,
+        summary: compaction.summary,
+        method: compaction.method,
+        ...(turnId === undefined ? {} : { turn_id: turnId }),
+        ...(spending ?? {}),
+      })
+    );
+  }
+
+  /** `session.usage`: what the session and its last turn spent, at the current model's price. */
+  async usage(requestId: string): Promise<void> {
+    const { config } = this.#parts;
+    const totals = this.#meter.totals;
+    const price = this.#meter.price(config);
+    await this.#writer.control(
+      events.sessionUsage(this.#scope(requestId), {
+        model: config.provider.model,
+        usage: totals.usage,
+        cost_usd: totals.cost_usd,
+        max_cost_usd: config.session.max_cost_usd ?? null,
+        price: price ?? null,
+        last_turn: this.#meter.lastTurn ?? null,
+      }),
+    );
   }
 
   /** stdin EOF or a broken writer: drop the queue, cancel the turn and wait for it (≤3 s), close the provider. */
@@ -407,9 +531,11 @@ export class Session {
   }
 
   async #run(active: ActiveTurn, prompt: string, attachments: readonly Attachment[]): Promise<void> {
-    const { scope, controller } = active;
+    const { controller } = active;
+    const scope = active.scope!;
     const checkpoint = this.#history;
-    this.#journalled(() => this.#journal?.turnStarted(scope.turn_id, prompt));
+    const before = await this.#checkpoints.beginTurn(scope.turn_id, checkpoint);
+    this.#journalled(() => this.#journal?.turnStarted(scope.turn_id, prompt, before));
     let trimmedAway: number | undefined;
     const sink = this.#sink(scope, controller.signal);
     const reportTrim = sink.sessionTrimmed;
@@ -445,20 +571,37 @@ export class Session {
         hides: (tool, path) => readDenied(this.#parts.policy.rules, tool, path),
         classify: (error) =>
           error instanceof FrameLimitError ? { code: "response_limit", message: error.message } : undefined,
+        budget: (spent) => this.#meter.refusal(this.#parts.config, spent),
+        fileWillChange: (path) => this.#checkpoints.fileWillChange(path),
       });
     } catch (error) {
-      outcome = controller.signal.aborted ? { kind: "cancelled" } : {
+      outcome = controller.signal.aborted ? { kind: "cancelled", usage: {} } : {
         kind: "failed",
         code: error instanceof PromptBlocked ? "blocked" : "internal_error",
         message: error instanceof Error ? error.message : String(error),
+        usage: {},
       };
     }
+    const after = await this.#checkpoints.endTurn(scope.turn_id);
+    const cost = this.#meter.cost(outcome.usage, this.#parts.config);
+    this.#meter.record(outcome.usage, cost, scope.turn_id);
+    // A compaction during the turn already replaced the front of the history it started from.
+    const base = this.#history;
     // A failed or cancelled turn leaves the checkpoint in place (not even the prompt remains).
     if (outcome.kind === "completed") this.#history = outcome.history;
-    this.#journalled(() => this.#journalTurn(scope.turn_id, outcome, checkpoint.length, trimmedAway));
+    this.#journalled(() =>
+      this.#journalTurn(scope.turn_id, outcome, base.length, trimmedAway, { usage: outcome.usage, cost, after })
+    );
     if (outcome.kind === "failed") this.#log.info(`turn ${scope.turn_id} failed: ${outcome.code}`);
     const terminal = outcome.kind === "completed"
-      ? events.turnCompleted(scope, outcome.steps, outcome.usage, contextTokens(outcome.last))
+      ? events.turnCompleted(
+        scope,
+        outcome.steps,
+        outcome.usage,
+        contextTokens(outcome.last),
+        cost,
+        this.#meter.totals.cost_usd,
+      )
       : outcome.kind === "failed"
       ? events.turnFailed(scope, outcome.code, outcome.message)
       : events.turnCancelled(scope);
@@ -473,10 +616,21 @@ export class Session {
 
   // The turn's end, as the journal keeps it: a completed turn's own items (and how the session was trimmed), or
   // that it failed or was cancelled (its items are not part of the history).
-  #journalTurn(turnId: string, outcome: TurnOutcome, checkpointLength: number, trimmedAway: number | undefined): void {
+  #journalTurn(
+    turnId: string,
+    outcome: TurnOutcome,
+    checkpointLength: number,
+    trimmedAway: number | undefined,
+    end: { usage: Usage; cost: number | null; after: string | undefined },
+  ): void {
     const journal = this.#journal;
     if (!journal) return;
     const at = new Date().toISOString();
+    const extra = {
+      usage: end.usage,
+      cost_usd: end.cost,
+      ...(end.after === undefined ? {} : { snapshot: end.after }),
+    };
     if (outcome.kind !== "completed") {
       journal.append({
         type: "turn.ended",
@@ -484,6 +638,7 @@ export class Session {
         turn_id: turnId,
         status: outcome.kind,
         ...(outcome.kind === "failed" ? { code: outcome.code, message: outcome.message } : {}),
+        ...extra,
       });
       return;
     }
@@ -493,6 +648,7 @@ export class Session {
       at,
       turn_id: turnId,
       items: outcome.history.slice(prefix),
+      ...extra,
     };
     if (trimmedAway !== undefined) {
       record.drop = trimmedAway;
@@ -534,6 +690,11 @@ export class Session {
       contextCompacted: (before, after, removed) => write(events.contextCompacted(scope, before, after, removed)),
       sessionTrimmed: (removed, bytes) => write(events.sessionTrimmed(scope, removed, bytes)),
       retrying: (notice) => write(events.turnRetrying(scope, notice)),
+      // Its tokens are the turn's: they are in the turn's usage and cost, not in the compaction's record.
+      historyCompacted: (compaction) => {
+        this.#applyCompaction(compaction, undefined, scope.turn_id);
+        return write(events.sessionCompacted(scope, compactedFields(compaction)));
+      },
       afterTool: (call, prepared, outcome) => this.#afterTool(scope, signal, call, prepared, outcome),
       stop: (_text, continued) => this.hooks.stop(scope, continued, signal),
     };
@@ -621,6 +782,30 @@ async function approvalDiff(prepared: PreparedCall, parts: SessionParts): Promis
   if (prepared.preview === undefined) return undefined;
   const diff = await prepared.preview({ workspace: parts.workspace, config: parts.config }).catch(() => undefined);
   return diff === undefined || diff === "" ? undefined : boundDiff(diff);
+}
+
+function rewoundFields(rewound: Rewound) {
+  return {
+    turn_id: rewound.turn_id,
+    turns: rewound.turns,
+    restore: rewound.restore,
+    coverage: rewound.coverage,
+    ...(rewound.files === undefined ? {} : { files: rewound.files }),
+    notices: rewound.notices,
+  };
+}
+
+function compactedFields(compaction: Compaction, cost?: number | null) {
+  return {
+    before_tokens: compaction.before_tokens,
+    after_tokens: compaction.after_tokens,
+    removed_messages: compaction.drop,
+    method: compaction.method,
+    summary: compaction.summary.kind === "user" ? compaction.summary.content : "",
+    usage: compaction.usage,
+    ...(cost === undefined ? {} : { cost_usd: cost }),
+    ...(compaction.error === undefined ? {} : { error: compaction.error }),
+  };
 }
 
 function queueRejection(code: "queue_not_found" | "queue_conflict" | "queue_limit"): Rejection {

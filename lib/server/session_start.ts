@@ -50,6 +50,8 @@ export type ServerOptions = {
   baseUrl?: string;
   provider?: string;
   approvalPolicy?: ApprovalPolicy;
+  /** `--max-cost`: the session budget in USD (`session.max_cost_usd`). */
+  maxCostUsd?: number;
   /** `--sandbox`: overrides `sandbox_mode`. */
   sandboxMode?: SandboxMode;
   scvHome?: string;
@@ -109,6 +111,8 @@ export type SessionParts = {
   profile?: string;
   /** Values the journal must never hold: the provider credential and every configured secret value. */
   secrets: string[];
+  /** The server's environment (the snapshot store runs git with its PATH). */
+  env: Record<string, string | undefined>;
   /** Attachments may lie outside the workspace (ServerOptions.userAttachments). */
   userAttachments?: boolean;
   /** The permission rules in force (with their origins) and where the approval mode came from. */
@@ -157,6 +161,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
         model: request.model ?? options.model,
         base_url: request.base_url ?? options.baseUrl,
         approval_policy: options.approvalPolicy,
+        ...(options.maxCostUsd === undefined ? {} : { max_cost_usd: options.maxCostUsd }),
         sandbox_mode: options.sandboxMode,
       },
     })
@@ -267,6 +272,7 @@ export async function prepareSession(request: StartRequest, options: ServerOptio
     ...(mcp && mcp.size > 0 ? { mcp } : {}),
     home,
     secrets,
+    env,
     policy,
     ...(profile ? { profile } : {}),
     ...(options.userAttachments === true ? { userAttachments: true } : {}),

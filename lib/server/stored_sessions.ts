@@ -90,6 +90,6 @@ export function openJournal(
     // A resumed session keeps its identity but records what it runs with now.
     meta: { ...meta, model: config.provider.model, policy: config.tools.approval_policy },
     secrets: parts.secrets,
-    ...(resumed ? { existing: { title: resumed.title, turns: resumed.turnCount } } : {}),
+    ...(resumed ? { existing: { title: resumed.title, turns: resumed.turnCount, totals: resumed.totals } } : {}),
   });
 }

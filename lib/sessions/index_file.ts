@@ -17,6 +17,7 @@ import {
 import { ensureSessionsDir, indexPath, validSessionId } from "./paths.ts";
 import { encodeRecord, type Redactor } from "./redact.ts";
 import { endsWithNewline } from "./line_end.ts";
+import type { Usage } from "../provider/index.ts";
 
 export type IndexEntry = {
   id: string;
@@ -26,6 +27,10 @@ export type IndexEntry = {
   title: string;
   turns: number;
   model: string;
+  /** The session's token counts summed over its turns and compactions (absent in lines of older versions). */
+  usage?: Usage;
+  /** What they cost in USD; null when a price was unknown. */
+  cost_usd?: number | null;
 };
 
 type IndexLine = IndexEntry | { id: string; deleted: true };
@@ -102,6 +107,8 @@ function parseIndex(text: string): IndexRead {
       title: typeof line.title === "string" ? line.title : "",
       turns: line.turns,
       model: typeof line.model === "string" ? line.model : "",
+      ...(typeof line.usage === "object" && line.usage !== null ? { usage: line.usage } : {}),
+      ...(typeof line.cost_usd === "number" || line.cost_usd === null ? { cost_usd: line.cost_usd } : {}),
     });
   }
   return { entries, lines, damaged };

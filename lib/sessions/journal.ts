@@ -6,14 +6,16 @@ import { encodeRecord, type Redactor, secretRedactor } from "./redact.ts";
 import { JOURNAL_VERSION, type JournalRecord, type SessionMeta, titleOf } from "./records.ts";
 import { truncateTornTail } from "./line_end.ts";
 import { appendIndexEntry, type IndexEntry } from "./index_file.ts";
+import type { Usage } from "../provider/index.ts";
+import { addSpending, emptyTotals, type SpendingTotals } from "../pricing/index.ts";
 
 export type JournalOptions = {
   home: string;
   meta: SessionMeta;
   /** Values that must never reach the disk (credentials, header values). */
   secrets: readonly (string | undefined)[];
-  /** For a resumed session: the existing journal's title and turn count, so the index stays right. */
-  existing?: { title: string; turns: number };
+  /** For a resumed session: the existing journal's title, turn count and spending, so the index stays right. */
+  existing?: { title: string; turns: number; totals?: SpendingTotals };
 };
 
 export class JournalWriter {
@@ -23,6 +25,7 @@ export class JournalWriter {
   #fd: number | undefined;
   #title: string;
   #turns: number;
+  #totals: SpendingTotals;
   #headerWritten: boolean;
 
   constructor(options: JournalOptions) {
@@ -31,6 +34,7 @@ export class JournalWriter {
     this.#redact = secretRedactor(options.secrets);
     this.#title = options.existing?.title ?? "";
     this.#turns = options.existing?.turns ?? 0;
+    this.#totals = structuredClone(options.existing?.totals ?? emptyTotals());
     // A resumed journal has its header already; a new one is created on its first turn (an empty session leaves
     // no file).
     this.#headerWritten = options.existing !== undefined;
@@ -40,10 +44,17 @@ export class JournalWriter {
     return this.#meta.id;
   }
 
-  turnStarted(turnId: string, prompt: string): void {
+  /** `snapshot`: the id of the workspace snapshot taken before the turn. */
+  turnStarted(turnId: string, prompt: string, snapshot?: string): void {
     if (this.#title === "") this.#title = titleOf(prompt);
     this.#turns += 1;
-    this.#append({ type: "turn.started", at: now(), turn_id: turnId, prompt });
+    this.#append({
+      type: "turn.started",
+      at: now(),
+      turn_id: turnId,
+      prompt,
+      ...(snapshot === undefined ? {} : { snapshot }),
+    });
     this.#index();
   }
 
@@ -56,6 +67,10 @@ export class JournalWriter {
   }
 
   append(record: JournalRecord): void {
+    // A record that spent tokens (a turn's end, a compaction) adds to the session's totals in the index.
+    if ("usage" in record && record.usage !== undefined) {
+      addSpending(this.#totals, record.usage as Usage, record.cost_usd ?? null);
+    }
     this.#append(record);
     if (record.type !== "session") this.#index();
   }
@@ -103,6 +118,8 @@ export class JournalWriter {
       title: this.#title,
       turns: this.#turns,
       model: this.#meta.model,
+      usage: this.#totals.usage,
+      cost_usd: this.#totals.cost_usd,
     };
     appendIndexEntry(this.#home, entry, this.#redact);
   }

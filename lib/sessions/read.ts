@@ -2,10 +2,12 @@
 // throws on a damaged file: a torn last line is dropped (the intact prefix is kept, and `warnings` says so), other
 // unreadable lines are skipped and counted.
 import { readFileSync } from "node:fs";
-import type { HistoryItem } from "../provider/index.ts";
+import type { HistoryItem, Usage } from "../provider/index.ts";
+import { addSpending, emptyTotals, type SpendingTotals } from "../pricing/index.ts";
 import { type HeaderRecord, type SessionMeta, titleOf } from "./records.ts";
 
 export type ReplayTurn = {
+  turn_id: string;
   prompt: string;
   /** The assistant's text of the turn (its responses joined), "" when none. */
   answer: string;
@@ -20,11 +22,26 @@ export type ReplayTurn = {
   status: "completed" | "failed" | "cancelled" | "interrupted";
 };
 
+/** A turn of the conversation as undo and rewind need it. */
+export type StoredTurn = {
+  turn_id: string;
+  /** The history before the turn: what a conversation rewind to it goes back to. */
+  history: readonly HistoryItem[];
+  /** The workspace snapshots before and after the turn, when they were taken. */
+  snapshots?: { before: string; after?: string };
+  /** Its file changes were restored already (a code-only rewind); the conversation still holds it. */
+  code_rewound: boolean;
+};
+
 export type JournalContents = {
   meta: SessionMeta;
   history: HistoryItem[];
-  /** Turns since the last clear, oldest first. */
+  /** Turns since the last clear (and not rewound from the conversation), oldest first. */
   turns: ReplayTurn[];
+  /** The same turns, for undo and rewind. */
+  stored: StoredTurn[];
+  /** Everything the session's turns and compactions spent. */
+  totals: SpendingTotals;
   /** Turns started over the whole session (the index's count). */
   turnCount: number;
   title: string;
@@ -81,6 +98,8 @@ export function parseJournal(text: string): JournalReadResult {
   let header: HeaderRecord | undefined;
   let history: HistoryItem[] = [];
   let turns: ReplayTurn[] = [];
+  let stored: StoredTurn[] = [];
+  const totals = emptyTotals();
   let turnCount = 0;
   let title = "";
   let skipped = 0;
@@ -107,9 +126,21 @@ export function parseJournal(text: string): JournalReadResult {
         if (typeof record.turn_id !== "string" || typeof record.prompt !== "string") break;
         turnCount += 1;
         if (title === "") title = titleOf(record.prompt);
-        const turn: ReplayTurn = { prompt: record.prompt, answer: "", tools: [], status: "interrupted" };
+        const turn: ReplayTurn = {
+          turn_id: record.turn_id,
+          prompt: record.prompt,
+          answer: "",
+          tools: [],
+          status: "interrupted",
+        };
         open.set(record.turn_id, turn);
         turns.push(turn);
+        stored.push({
+          turn_id: record.turn_id,
+          history,
+          ...(typeof record.snapshot === "string" ? { snapshots: { before: record.snapshot } } : {}),
+          code_rewound: false,
+        });
         break;
       }
       case "turn.completed": {
@@ -118,6 +149,8 @@ export function parseJournal(text: string): JournalReadResult {
           skipped += 1;
           break;
         }
+        addRecordSpending(totals, record);
+        noteSnapshotAfter(stored, record);
         const drop = typeof record.drop === "number" && record.drop > 0 ? record.drop : 0;
         const note = isItem(record.note) ? [record.note] : [];
         history = [...(drop > 0 ? note : []), ...history.slice(drop), ...items];
@@ -146,6 +179,8 @@ export function parseJournal(text: string): JournalReadResult {
         break;
       }
       case "turn.ended": {
+        addRecordSpending(totals, record);
+        noteSnapshotAfter(stored, record);
         const turn = typeof record.turn_id === "string" ? open.get(record.turn_id) : undefined;
         if (turn && (record.status === "failed" || record.status === "cancelled")) turn.status = record.status;
         if (typeof record.turn_id === "string") open.delete(record.turn_id);
@@ -159,8 +194,33 @@ export function parseJournal(text: string): JournalReadResult {
       case "cleared":
         history = [];
         turns = [];
+        stored = [];
         open.clear();
         break;
+      case "compacted": {
+        addRecordSpending(totals, record);
+        const drop = typeof record.drop === "number" && record.drop >= 0 ? record.drop : undefined;
+        if (drop === undefined || !isItem(record.summary)) {
+          skipped += 1;
+          break;
+        }
+        history = [record.summary, ...history.slice(drop)];
+        break;
+      }
+      case "rewound": {
+        const index = stored.findIndex((turn) => turn.turn_id === record.turn_id);
+        if (index < 0) break;
+        const restore = record.restore;
+        if (restore === "conversation" || restore === "both") {
+          history = [...stored[index]!.history];
+          for (const turn of turns.slice(index)) open.delete(turn.turn_id);
+          stored = stored.slice(0, index);
+          turns = turns.slice(0, index);
+        } else if (restore === "code" && record.complete !== false) {
+          for (const turn of stored.slice(index)) turn.code_rewound = true;
+        }
+        break;
+      }
       default:
         // A record of a later version: ignored, not an error.
         break;
@@ -178,5 +238,20 @@ export function parseJournal(text: string): JournalReadResult {
     ...(typeof header.profile === "string" ? { profile: header.profile } : {}),
     ...(typeof header.forked_from === "string" ? { forked_from: header.forked_from } : {}),
   };
-  return { ok: true, journal: { meta, history, turns, turnCount, title, warnings } };
+  return { ok: true, journal: { meta, history, turns, stored, totals, turnCount, title, warnings } };
+}
+
+function addRecordSpending(totals: SpendingTotals, record: Record<string, unknown>): void {
+  const usage = typeof record.usage === "object" && record.usage !== null && !Array.isArray(record.usage)
+    ? record.usage as Usage
+    : undefined;
+  if (usage === undefined) return;
+  const cost = typeof record.cost_usd === "number" && Number.isFinite(record.cost_usd) ? record.cost_usd : null;
+  addSpending(totals, usage, cost);
+}
+
+function noteSnapshotAfter(stored: StoredTurn[], record: Record<string, unknown>): void {
+  if (typeof record.snapshot !== "string") return;
+  const turn = stored.findLast((candidate) => candidate.turn_id === record.turn_id);
+  if (turn?.snapshots !== undefined) turn.snapshots.after = record.snapshot;
 }

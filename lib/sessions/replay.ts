@@ -34,6 +34,7 @@ export function compactReplay(
   for (let index = turns.length - 1; index >= 0; index -= 1) {
     const turn = turns[index]!;
     const compact: ReplayTurn = {
+      turn_id: turn.turn_id,
       prompt: cut(turn.prompt, PROMPT_CHARS),
       answer: cut(turn.answer, ANSWER_CHARS),
       tools: turn.tools.slice(0, MAX_TOOLS).map(compactTool),

@@ -73,6 +73,8 @@ export function forkSession(home: string, id: string): string {
     title: titleOf(source.title),
     turns: source.turnCount,
     model: meta.model,
+    usage: source.totals.usage,
+    cost_usd: source.totals.cost_usd,
   });
   return newId;
 }

@@ -145,6 +145,7 @@ async function runEdit(args: EditArgs, settings: EditSettings, context: ToolCont
       [{ kind: "write", path: args.path, data: planned.data }],
       "edit",
       context.config,
+      context.fileWillChange,
     );
     const diff = unifiedDiff(args.path, planned.before, planned.after);
     const what = planned.count === 1 ? "1 occurrence" : `${planned.count} occurrences`;

@@ -72,12 +72,14 @@ const temporaryName = (dir: string, what: string) => join(dir, `.scv-${what}-${p
 /**
  * Installs every change, or none: on any failure the files are as they were and the error is rethrown. With
  * `config`, a target that is one of scv's own protected files is refused before anything is written.
+ * `fileWillChange` hears each target's real path before anything is renamed or removed (the session's snapshots).
  */
 export async function applyChanges(
   workspace: string,
   changes: FileChange[],
   action: string,
   config?: ResolvedConfig,
+  fileWillChange?: (path: string) => Promise<void>,
 ): Promise<void> {
   const planned: Planned[] = [];
   try {
@@ -114,6 +116,12 @@ export async function applyChanges(
         }
       }
     }
+  } catch (error) {
+    await cleanup(planned);
+    throw error;
+  }
+  try {
+    for (const item of planned) await fileWillChange?.(item.target);
   } catch (error) {
     await cleanup(planned);
     throw error;

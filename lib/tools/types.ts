@@ -65,6 +65,13 @@ export type ToolContext = {
     prepared: PreparedCall,
     signal: AbortSignal,
   ): Promise<ApprovalAnswer>;
+  /** Model tokens a tool used on the turn's behalf (a sub-agent's requests): they count toward the turn's usage. */
+  spent?(usage: { input_tokens?: number; output_tokens?: number }): void;
+  /**
+   * Called by the file tools with the real path of each file before they change it, so that a snapshot store
+   * without git can keep its content for undo. Absent outside a session.
+   */
+  fileWillChange?(path: string): Promise<void>;
 };
 
 /** The gate's answer: run the call, or not (with the reason policy gave, when it was not the user's "no"). */

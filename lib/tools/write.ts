@@ -232,6 +232,7 @@ async function writeInPinned(
       await handle.close();
     }
     if (signal.aborted) return cancelledOutcome("write cancelled");
+    await context.fileWillChange?.(realTarget);
     if (create) {
       try {
         await link(temporary, target);

@@ -17,6 +17,7 @@ const ALL = [
   "acp",
   "sessions",
   "policy",
+  "snapshots",
   "hooks",
   "latency",
 ];

@@ -192,10 +192,32 @@ describe("scv acp: reasoning and usage", () => {
     expect(texts(acp.updates, "agent_message_chunk")).toBe("Hello.");
     const usage = acp.updates.map(({ update }) => update).filter((update) => update.sessionUpdate === "usage_update");
     expect(usage).toEqual([expect.objectContaining({ used: 1234, size: 50000 })]);
+    // fake-model has no price: no cost rather than a cost of 0.
+    expect(usage[0]).not.toHaveProperty("cost");
     // Sent before the prompt's answer, after the answer's text.
     const kinds = acp.updates.map(({ update }) => update.sessionUpdate);
     expect(kinds.at(-1)).toBe("usage_update");
     expect(kinds.indexOf("agent_thought_chunk")).toBeLessThan(kinds.indexOf("agent_message_chunk"));
+  });
+
+  it("adds the session's cost so far to usage_update when the model's price is known", async () => {
+    await harness.sandbox.writeUserConfig(
+      '[context]\nmax_tokens = 50000\n[model_prices."fake-model"]\ninput = 1\noutput = 10\n',
+    );
+    // 1000 in at $1 and 100 out at $10 per million tokens: $0.002 a turn.
+    harness.provider.push(
+      textResponse(["one"], { input_tokens: 1000, output_tokens: 100 }),
+      textResponse(["two"], { input_tokens: 1000, output_tokens: 100 }),
+    );
+    const acp = start();
+    const sessionId = await newSession(acp);
+    expect((await prompt(acp, sessionId, "first")).stopReason).toBe("end_turn");
+    expect((await prompt(acp, sessionId, "second")).stopReason).toBe("end_turn");
+    const usage = acp.updates.map(({ update }) => update).filter((update) => update.sessionUpdate === "usage_update");
+    expect(usage).toEqual([
+      expect.objectContaining({ used: 1100, cost: { amount: 0.002, currency: "USD" } }),
+      expect.objectContaining({ used: 1100, cost: { amount: 0.004, currency: "USD" } }),
+    ]);
   });
 
   it("reports how full the context is after a turn of several requests, not the sum of their counts", async () => {

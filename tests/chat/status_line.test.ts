@@ -80,6 +80,8 @@ describe("chat status line", () => {
     await chat.seen("retrying 1/3 in 2 s: HTTP 429", "the retry notice");
     await chat.seen("retrying 1/3 in 1 s: HTTP 429", "the countdown");
     await chat.seen("made it", "the answer after the retry");
+    // Ctrl-D exits from the prompt: the turn ends (its workspace snapshot taken) first.
+    await chat.seen("· done in 1 step", "the end of the turn");
     chat.input.write("\x04");
     expect(await chat.running).toBe(0);
   });

@@ -98,4 +98,30 @@ describe.skipIf(!HAS_TMUX)(`the session picker${HAS_TMUX ? "" : " (skipped: tmux
     await shows("third answer");
     expect(input(3)).not.toContain("first answer");
   });
+
+  it("/rewind: Esc leaves the list of turns; a number and a mode picks one", async () => {
+    await launch();
+    await shows("fake-model · ready");
+    chat.provider.push(textResponse(["first answer"]));
+    typeText("first question");
+    keys("Enter");
+    await shows("first answer");
+
+    typeText("/rewind");
+    keys("Enter");
+    await shows("Turns of this conversation");
+    keys("Escape");
+    await shows("rewind cancelled");
+    typeText("/rewind");
+    keys("Enter");
+    await shows("Enter or Esc cancels");
+    typeText("1 conversation");
+    keys("Enter");
+    await shows("rewound 1 turn: the conversation");
+    chat.provider.push(textResponse(["second answer"]));
+    typeText("second question");
+    keys("Enter");
+    await shows("second answer");
+    expect(input(1)).not.toContain("first question");
+  });
 });

@@ -56,7 +56,7 @@ describe("scv chat in plain line mode", () => {
     expect(result.code).toBe(0);
     const out = result.stdout;
     expect(out).toContain("last turn: 2 in / 1 out");
-    expect(out).toContain("this chat: 2 in / 1 out");
+    expect(out).toContain("this session: 2 in / 1 out");
     expect(out).toContain("/model [name]");
     expect(out).toContain("unknown command /nope · /help lists the commands");
     expect(out).toContain("model: fake-model");
@@ -64,7 +64,7 @@ describe("scv chat in plain line mode", () => {
     expect(out).toContain("approval policy: on-risk (default)");
     // Wrapped at the terminal width: compare it as one line.
     expect(out.replace(/\s+/g, " ")).toContain(
-      'unknown approval policy "sometimes"; use on-risk, accept-edits, plan, always or never',
+      'unknown approval policy "sometimes"; use on-risk, accept-edits, auto, plan, always or never',
     );
     expect(out).not.toContain("never sent");
     expect(harness.provider.requests).toHaveLength(1);

@@ -115,7 +115,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     await shows("Keys: Enter sends");
     // Each command is echoed into the transcript, so the answers go beyond one screen: read the scrollback.
     const text = scrollback();
-    expect(text).toContain("this chat: 1 in / 1 out");
+    expect(text).toContain("this session: 1 in / 1 out");
     expect(text).toContain("unknown command /bogus");
     expect(text).toContain("approval policy: on-risk (default)");
     expect(text).toContain("(conversation cleared)");

@@ -85,8 +85,9 @@ describe("scv sessions", () => {
     const text = await run(["sessions"]);
     expect(text.code).toBe(0);
     const lines = text.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^ID\s+UPDATED\s+TURNS\s+TITLE$/);
-    expect(lines[1]).toMatch(/^[0-9a-f-]{36} {2}\d{4}-\d\d-\d\d \d\d:\d\d {6}1 {2}second prompt$/);
+    expect(lines[0]).toMatch(/^ID\s+UPDATED\s+TURNS\s+COST\s+TITLE$/);
+    // The provider counted no tokens: no cost either (never $0).
+    expect(lines[1]).toMatch(/^[0-9a-f-]{36} {2}\d{4}-\d\d-\d\d \d\d:\d\d {6}1 {9}- {2}second prompt$/);
     const [second, first] = await listJson();
     expect(Array.from(first!.title as string).length).toBeLessThanOrEqual(80);
     expect(first!.title).toMatch(/^a first prompt that is long enough to be cut: x+…$/);
@@ -103,6 +104,22 @@ describe("scv sessions", () => {
     expect(escape.code).toBe(2);
     expect(readdirSync(join(harness.sandbox.home, "sessions")).sort()).toEqual([`${first!.id}.ndjson`, "index.ndjson"]);
   });
+
+  it("shows what a priced session cost in the table and in --json, and ? for an unknown price", async () => {
+    harness.provider.push(textResponse(["unpriced"], { input_tokens: 10, output_tokens: 1 }));
+    expect((await run(["exec", "an unpriced prompt"])).code).toBe(0);
+    // gpt-5: $1.25 input, $10 output per million tokens: 2000 in and 100 out cost $0.0035.
+    harness.provider.push(textResponse(["priced"], { input_tokens: 2000, output_tokens: 100 }));
+    expect((await run(["exec", "--model", "gpt-5", "a priced prompt"])).code).toBe(0);
+    const lines = (await run(["sessions"])).stdout.trim().split("\n");
+    expect(lines[1]).toMatch(/ {5}1 {3}\$0\.0035 {2}a priced prompt$/);
+    // fake-model has no price: its cost is unknown, never $0.
+    expect(lines[2]).toMatch(/ {5}1 {9}\? {2}an unpriced prompt$/);
+    expect((await listJson())[0]).toMatchObject({
+      usage: { input_tokens: 2000, output_tokens: 100 },
+      cost_usd: 0.0035,
+    });
+  }, 60_000);
 
   it("keeps the test key out of every stored file", async () => {
     harness.provider.push(textResponse(["noted"]));

@@ -3,7 +3,8 @@ import { formatStatus } from "../../lib/chat/status.ts";
 import { createStyle, displayWidth, stripAnsi } from "../../lib/render/style.ts";
 import { outputText, parentCallId, previewLines, summarizeArguments } from "../../lib/render/tool_display.ts";
 import type { ClientEvent } from "../../lib/protocol/index.ts";
-import { addUsage, summaryRows, Transcript } from "../../lib/render/transcript.ts";
+import { summaryRows, Transcript } from "../../lib/render/transcript.ts";
+import { addUsage } from "../../lib/render/usage_text.ts";
 
 const plain = createStyle(false);
 const T = { request_id: "r", session_id: "s", turn_id: "t" };

@@ -199,7 +199,7 @@ describe("runTurn", () => {
       }),
       { prompt: "again", signal: controller.signal },
     );
-    expect(cancelled).toEqual({ kind: "cancelled" });
+    expect(cancelled).toEqual({ kind: "cancelled", usage: {} });
   });
 
   it("reports sink failures through classify, else as internal_error", async () => {
@@ -213,8 +213,9 @@ describe("runTurn", () => {
       kind: "failed",
       code: "response_limit",
       message: "server event exceeds configured frame limit",
+      usage: {},
     });
     const plain = await run(sink);
-    expect(plain).toEqual({ kind: "failed", code: "internal_error", message: "too big" });
+    expect(plain).toEqual({ kind: "failed", code: "internal_error", message: "too big", usage: {} });
   });
 });

@@ -212,7 +212,7 @@ describe("nested calls", () => {
       }),
       controller.signal,
     );
-    expect(outcome).toEqual({ kind: "cancelled" });
+    expect(outcome).toEqual({ kind: "cancelled", usage: {} });
     expect((nestedError as Error).name).toBe("AbortError");
   });
 });

@@ -20,7 +20,9 @@ export const ROOMS: Record<string, readonly string[]> = {
   // Confining a command or an MCP server by the operating system, as policy decides (bwrap built by lib/sandbox's).
   confine: ["policy", "sandbox", "util"],
   provider: ["config", "protocol", "util"],
-  sessions: ["provider", "util"],
+  pricing: ["protocol"],
+  snapshots: ["util"],
+  sessions: ["pricing", "provider", "util"],
   tools: ["confine", "config", "policy", "provider", "sandbox", "util"],
   // Project instructions (AGENTS.md), custom commands and hooks: what users bring, read by the engine.
   instructions: ["util"],
@@ -35,9 +37,11 @@ export const ROOMS: Record<string, readonly string[]> = {
     "hooks",
     "instructions",
     "policy",
+    "pricing",
     "protocol",
     "provider",
     "sessions",
+    "snapshots",
     "tools",
     "util",
   ],

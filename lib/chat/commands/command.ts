@@ -5,6 +5,7 @@ import type { SessionController } from "../../client/index.ts";
 import type { Style } from "../../render/index.ts";
 import type { Usage } from "../../protocol/index.ts";
 import type { McpStatusEvent } from "../mcp_view.ts";
+import type { ConversationTurn } from "../conversation_turns.ts";
 
 export type SlashCommand = {
   name: string;
@@ -38,6 +39,12 @@ export interface CommandChat {
   usage(): { last: Usage | undefined; total: Usage };
   /** `/resume [id]` and `/fork`: the chat goes on in another session. */
   switchSession(name: "resume" | "fork", argument: string): Promise<boolean>;
+  /** The conversation's turns, oldest first (`/rewind`). */
+  turns(): readonly ConversationTurn[];
+  /** The terminal's width in columns. */
+  readonly width: number;
+  /** The next line typed answers `answer` instead of being sent (Esc or Ctrl-C, or an empty line, cancels). */
+  askNext(answer: (text: string) => Promise<boolean> | boolean): void;
   /** `session.configure` with `fields`; on success the flags become `flags` and the chat says `switched to <what>`. */
   configure(fields: { model?: string; approval_policy?: string }, flags: ClientFlags, what: string): Promise<boolean>;
 }

@@ -1,6 +1,7 @@
 // The slash commands of `scv chat`, one file each, in /help's order.
 import { approvalsCommand } from "./approvals.ts";
 import { clearCommand } from "./clear.ts";
+import { compactCommand } from "./compact.ts";
 import type { SlashCommand } from "./command.ts";
 import { exitCommand } from "./exit.ts";
 import { forkCommand } from "./fork.ts";
@@ -10,6 +11,8 @@ import { initCommand } from "./init.ts";
 import { mcpCommand } from "./mcp.ts";
 import { modelCommand } from "./model.ts";
 import { resumeCommand } from "./resume.ts";
+import { rewindCommand } from "./rewind.ts";
+import { undoCommand } from "./undo.ts";
 import { statusCommand } from "./status.ts";
 import { trustCommand } from "./trust.ts";
 import { usageCommand } from "./usage.ts";
@@ -27,6 +30,9 @@ export const COMMANDS: readonly SlashCommand[] = [
   imageCommand,
   mcpCommand,
   usageCommand,
+  undoCommand,
+  rewindCommand,
+  compactCommand,
   statusCommand,
   initCommand,
   trustCommand,

@@ -194,7 +194,7 @@ async function runApplyPatch(
       changes.push({ kind: "write", path, data, ...(meta === undefined ? {} : { mode: meta.mode }) });
     }
     if (context.signal.aborted) return cancelledOutcome("apply_patch cancelled");
-    await applyChanges(context.workspace, changes, "apply_patch", context.config);
+    await applyChanges(context.workspace, changes, "apply_patch", context.config, context.fileWillChange);
     const listed = [...new Set(computed.summary)];
     const output = `Success. Updated the following files:\n${listed.join("\n")}\n\n${diffOf(computed.files)}`;
     return { success: true, output, truncated: false };

@@ -1,0 +1,117 @@
+// The git CLI as scv's snapshot store drives it: always against scv's own git directory, index and work tree, in an
+// environment that reads no configuration but the store's own (no system or global file, no user hooks, no
+// fsmonitor, no filters or attributes from the workspace that could run a program or change bytes), with literal
+// pathspecs and paths passed NUL-separated on stdin. Nothing here ever touches the user's `.git`.
+import { spawn } from "node:child_process";
+import { devNull } from "node:os";
+
+export type GitPaths = { gitDir: string; workTree: string; indexFile: string };
+
+/** git is not installed (or not on PATH): the store falls back to what scv's own file tools write. */
+export class GitMissingError extends Error {
+  override name = "GitMissingError";
+}
+
+export class GitCommandError extends Error {
+  override name = "GitCommandError";
+}
+
+// Settings given on every command line, so even a store whose config file was tampered with runs no program.
+const HARDENED_CONFIG = [
+  `core.hooksPath=${devNull}`,
+  "core.fsmonitor=false",
+  "core.autocrlf=false",
+  "core.safecrlf=false",
+  "core.quotePath=false",
+  "core.untrackedCache=false",
+  "core.splitIndex=false",
+  "core.sparseCheckout=false",
+  "core.symlinks=true",
+  "core.protectNTFS=true",
+  "index.skipHash=false",
+  "gc.auto=0",
+  "maintenance.auto=false",
+  "advice.detachedHead=false",
+];
+
+// Variables of the user's environment a git process may see; everything else (GIT_*, HOME, XDG_*) is replaced.
+const KEPT_VARIABLES = ["PATH", "SYSTEMROOT", "SystemRoot", "TEMP", "TMP", "TMPDIR", "COMSPEC"];
+
+export function gitEnvironment(paths: GitPaths, env: Record<string, string | undefined>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT_VARIABLES) {
+    const value = env[name];
+    if (value !== undefined) kept[name] = value;
+  }
+  return {
+    ...kept,
+    GIT_DIR: paths.gitDir,
+    GIT_WORK_TREE: paths.workTree,
+    GIT_INDEX_FILE: paths.indexFile,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: devNull,
+    GIT_ATTR_NOSYSTEM: "1",
+    GIT_NO_REPLACE_OBJECTS: "1",
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_OPTIONAL_LOCKS: "0",
+    // Older gits read ~/.gitconfig and $XDG_CONFIG_HOME/git/{config,ignore,attributes}: point both at the store.
+    HOME: paths.gitDir,
+    XDG_CONFIG_HOME: paths.gitDir,
+    LC_ALL: "C",
+    GIT_AUTHOR_NAME: "scv",
+    GIT_AUTHOR_EMAIL: "scv@localhost",
+    GIT_COMMITTER_NAME: "scv",
+    GIT_COMMITTER_EMAIL: "scv@localhost",
+  };
+}
+
+export type GitRun = (args: readonly string[], input?: string | Buffer) => Promise<Buffer>;
+
+/** A runner of git subcommands against `paths`; each rejects with GitMissingError or GitCommandError. */
+export function gitRunner(paths: GitPaths, env: Record<string, string | undefined>): GitRun {
+  const environment = gitEnvironment(paths, env);
+  const configArgs = HARDENED_CONFIG.flatMap((setting) => ["-c", setting]);
+  return (args, input) => runGit([...configArgs, ...args], environment, paths.workTree, input);
+}
+
+function runGit(
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+  input?: string | Buffer,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", args, { cwd, env, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") reject(new GitMissingError("git was not found on PATH"));
+      else reject(new GitCommandError(`run git: ${error.message}`));
+    });
+    child.on("close", (code, signal) => {
+      if (code === 0) return resolve(Buffer.concat(out));
+      const stderr = Buffer.concat(err).toString("utf8").trim().split("\n").slice(0, 4).join("; ");
+      const subcommand = args.find((arg, index) => index > 0 && args[index - 1] !== "-c" && arg !== "-c");
+      reject(new GitCommandError(`git ${subcommand ?? ""} failed (${signal ?? `exit ${code}`}): ${stderr}`));
+    });
+    // A git that exits before reading its input closes the pipe: that is reported by its exit status instead.
+    child.stdin.on("error", () => {});
+    child.stdin.end(input ?? "");
+  });
+}
+
+/** NUL-separated output (`-z`) as strings, without the empty tail. */
+export function nulFields(output: Buffer): string[] {
+  const text = output.toString("utf8");
+  const fields = text.split("\0");
+  if (fields.at(-1) === "") fields.pop();
+  return fields;
+}
+
+/** Paths as `--stdin -z` and `--pathspec-file-nul` read them. */
+export function nulList(paths: readonly string[]): string {
+  return paths.map((path) => `${path}\0`).join("");
+}

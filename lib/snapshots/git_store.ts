@@ -1,0 +1,312 @@
+// The snapshot store when git is installed: a private git directory under the instance home, with the workspace as
+// its work tree and an index of its own per session. A snapshot is a tree of the workspace as git sees it
+// (.gitignore honoured, the user's .git never entered), made with plumbing only (no hooks run): the index is
+// brought up to date from `git ls-files` (only changed and new files are hashed) and written as a tree. Files over
+// the size cap stay out of the index; a snapshot that left some out is named `<tree>:<list id>`, the list kept in
+// `<store>/skipped/<list id>.json`, and a restore never touches them. The store is never garbage-collected.
+import { createHash } from "node:crypto";
+import { copyFile, lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { isInside } from "../util/path.ts";
+import { type GitRun, gitRunner, nulFields, nulList } from "./git.ts";
+import { type ContentId, type FileChange, planRestore, type TurnChanges } from "./plan.ts";
+import { type RestoreReport, SnapshotLimitError, type SnapshotStore, type TurnSnapshots } from "./types.ts";
+import { leadingPathProblem, removeWorkspaceFile, UnsafePathError } from "./workspace_files.ts";
+
+/** Neither a workspace's attributes nor its filters may change bytes or run anything on the way in or out. */
+const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n";
+const GITLINK = "160000";
+
+export type GitStoreOptions = {
+  /** The store's folder, `<home>/snapshots/<workspace id>`. */
+  dir: string;
+  workspace: string;
+  /** The instance home: kept out of the snapshots when it lies inside the workspace. */
+  home: string;
+  sessionId: string;
+  maxFileBytes: number;
+  maxFiles: number;
+  env: Record<string, string | undefined>;
+};
+
+type Snapshot = { id: string; tree: string; skipped: string[] };
+
+export class GitSnapshotStore implements SnapshotStore {
+  readonly coverage = "workspace" as const;
+  readonly #git: GitRun;
+  readonly #workspace: string;
+  readonly #maxFileBytes: number;
+  readonly #maxFiles: number;
+  readonly #indexFile: string;
+  readonly #sharedIndex: string;
+  readonly #skippedDir: string;
+  #last: Snapshot | undefined;
+  #skippedOf = new Map<string, string[]>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(options: GitStoreOptions, git: GitRun, indexFile: string, sharedIndex: string) {
+    this.#git = git;
+    this.#workspace = options.workspace;
+    this.#maxFileBytes = options.maxFileBytes;
+    this.#maxFiles = options.maxFiles;
+    this.#indexFile = indexFile;
+    this.#sharedIndex = sharedIndex;
+    this.#skippedDir = join(options.dir, "skipped");
+  }
+
+  /** Opens (creating when needed) the store; rejects with GitMissingError when git is not installed. */
+  static async open(options: GitStoreOptions): Promise<GitSnapshotStore> {
+    const gitDir = join(options.dir, "git");
+    const indexes = join(options.dir, "indexes");
+    await mkdir(indexes, { recursive: true, mode: 0o700 });
+    const indexFile = join(indexes, options.sessionId);
+    const sharedIndex = join(indexes, "latest");
+    const git = gitRunner({ gitDir, workTree: options.workspace, indexFile }, options.env);
+    if (!existsSync(join(gitDir, "HEAD"))) {
+      await mkdir(gitDir, { recursive: true, mode: 0o700 });
+      await git(["init", "--quiet"]);
+    }
+    await writeFile(join(options.dir, "workspace"), `${options.workspace}\n`, { mode: 0o600 });
+    await mkdir(join(gitDir, "info"), { recursive: true, mode: 0o700 });
+    await writeFile(join(gitDir, "info", "attributes"), ATTRIBUTES, { mode: 0o600 });
+    await writeFile(join(gitDir, "info", "exclude"), excludes(options.workspace, options.home, options.dir), {
+      mode: 0o600,
+    });
+    // A new session starts from the last index of the workspace: its stat data spares hashing unchanged files.
+    if (!existsSync(indexFile) && existsSync(sharedIndex)) await copyFile(sharedIndex, indexFile).catch(() => {});
+    return new GitSnapshotStore(options, git, indexFile, sharedIndex);
+  }
+
+  beforeTurn(): Promise<string> {
+    return this.#serial(async () => (await this.#take()).id);
+  }
+
+  afterTurn(): Promise<string> {
+    return this.#serial(async () => (await this.#take()).id);
+  }
+
+  /** Every writer is covered by the snapshots themselves. */
+  async fileWillChange(): Promise<void> {}
+
+  restore(turns: readonly TurnSnapshots[], force: boolean): Promise<RestoreReport> {
+    return this.#serial(() => this.#restore(turns, force));
+  }
+
+  // One git operation on the index at a time.
+  #serial<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(run, run);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #take(): Promise<Snapshot> {
+    const listed = nulFields(
+      await this.#git(["ls-files", "-z", "--modified", "--deleted", "--others", "--exclude-standard"]),
+    );
+    // Nothing differs from the index this store wrote its last tree from: that tree is the snapshot.
+    if (listed.length === 0 && this.#last !== undefined && this.#last.skipped.length === 0) return this.#last;
+    if (listed.length > this.#maxFiles) {
+      throw new SnapshotLimitError(
+        `the workspace has ${listed.length} new or changed files to snapshot, more than snapshots.max_files ` +
+          `(${this.#maxFiles}); add what need not be undone to .gitignore, or raise the limit`,
+      );
+    }
+    const add: string[] = [];
+    const drop: string[] = [];
+    const skipped: string[] = [];
+    const realDirectories = new Map<string, Promise<boolean>>();
+    // A nested repository (listed as `dir/`) is another project's: it is not snapshotted.
+    const paths = [...new Set(listed)].filter((path) => !path.endsWith("/"));
+    const infos = await Promise.all(paths.map(async (path) => {
+      // A path below a link is not the workspace's (lstat would follow the link): for git it is gone.
+      if (!await this.#realDirectory(dirname(path), realDirectories)) return undefined;
+      return await lstat(join(this.#workspace, path)).catch(() => undefined);
+    }));
+    paths.forEach((path, index) => {
+      const info = infos[index];
+      if (info === undefined || info.isDirectory()) drop.push(path);
+      else if (info.isFile() && info.size > this.#maxFileBytes) {
+        drop.push(path);
+        skipped.push(path);
+      } else add.push(path);
+    });
+    // Removals first, so that a folder that became a file (or a link) and the reverse never collide in the index.
+    if (drop.length > 0) await this.#git(["update-index", "-z", "--force-remove", "--stdin"], nulList(drop));
+    if (add.length > 0) await this.#git(["update-index", "-z", "--add", "--replace", "--stdin"], nulList(add));
+    const tree = (await this.#git(["write-tree"])).toString("utf8").trim();
+    skipped.sort();
+    const last = this.#last;
+    if (last !== undefined && last.tree === tree && sameList(last.skipped, skipped)) return last;
+    const id = skipped.length === 0 ? tree : `${tree}:${await this.#saveSkipped(skipped)}`;
+    this.#last = { id, tree, skipped };
+    this.#skippedOf.set(id, skipped);
+    // Only a later session's first snapshot gains from it: not waited for.
+    void this.#shareIndex();
+    return this.#last;
+  }
+
+  /** Keeps a snapshot's list of files left out; resolves with the list's id. */
+  async #saveSkipped(skipped: readonly string[]): Promise<string> {
+    const json = JSON.stringify(skipped);
+    const listId = createHash("sha256").update(json).digest("hex").slice(0, 32);
+    const path = join(this.#skippedDir, `${listId}.json`);
+    if (!existsSync(path)) {
+      await mkdir(this.#skippedDir, { recursive: true, mode: 0o700 });
+      const temporary = `${path}.${process.pid}.tmp`;
+      await writeFile(temporary, json, { mode: 0o600 });
+      await rename(temporary, path);
+    }
+    return listId;
+  }
+
+  /** True when every component of the relative folder `dir` is a real folder (no link), memoised in `known`. */
+  #realDirectory(dir: string, known: Map<string, Promise<boolean>>): Promise<boolean> {
+    if (dir === "." || dir === "") return Promise.resolve(true);
+    let answer = known.get(dir);
+    if (answer === undefined) {
+      answer = this.#realDirectory(dirname(dir), known).then(async (parent) => {
+        if (!parent) return false;
+        const info = await lstat(join(this.#workspace, dir)).catch(() => undefined);
+        return info?.isDirectory() === true;
+      });
+      known.set(dir, answer);
+    }
+    return answer;
+  }
+
+  async #shareIndex(): Promise<void> {
+    const temporary = `${this.#sharedIndex}.${process.pid}.tmp`;
+    try {
+      await copyFile(this.#indexFile, temporary);
+      await rename(temporary, this.#sharedIndex);
+    } catch {
+      // Only a later session's speed depends on it.
+    }
+  }
+
+  async #restore(turns: readonly TurnSnapshots[], force: boolean): Promise<RestoreReport> {
+    const current = await this.#take();
+    const skipped = new Set(current.skipped);
+    const changes: TurnChanges[] = [];
+    for (const turn of turns) {
+      const after = turn.after ?? current.id;
+      for (const id of [turn.before, after]) for (const path of await this.#skipped(id)) skipped.add(path);
+      changes.push(await this.#changes(treeOf(turn.before), treeOf(after), skipped));
+    }
+    const now = await this.#contents(current.tree);
+    const plan = planRestore(changes, (path) => now.get(path) ?? null, force);
+    const failed: RestoreReport["failed"] = [];
+    const restored: string[] = [];
+    const bySource = new Map<string, string[]>();
+    for (const step of plan.steps) {
+      if (step.target === null) {
+        try {
+          await removeWorkspaceFile(this.#workspace, step.path);
+          restored.push(step.path);
+        } catch (error) {
+          failed.push({ path: step.path, reason: reason(error) });
+        }
+        continue;
+      }
+      // git would replace a link (or file) on the way with a folder: that is not the rewound turns' to undo.
+      const problem = await leadingPathProblem(this.#workspace, step.path);
+      if (problem !== undefined) {
+        failed.push({ path: step.path, reason: problem });
+        continue;
+      }
+      const source = treeOf(turns[step.turn]!.before);
+      bySource.set(source, [...(bySource.get(source) ?? []), step.path]);
+    }
+    for (const [source, paths] of bySource) {
+      try {
+        await this.#git(["checkout", source, "--pathspec-from-file=-", "--pathspec-file-nul"], nulList(paths));
+        restored.push(...paths);
+      } catch (error) {
+        for (const path of paths) failed.push({ path, reason: reason(error) });
+      }
+    }
+    // The checkout changed the index: the next snapshot writes its tree again.
+    this.#last = undefined;
+    return {
+      restored: restored.sort(),
+      conflicts: plan.conflicts,
+      skipped: [...skipped].sort(),
+      failed,
+    };
+  }
+
+  /** The files that differ between two snapshots, by content id (mode and blob). */
+  async #changes(from: string, to: string, skipped: ReadonlySet<string>): Promise<TurnChanges> {
+    const fields = nulFields(await this.#git(["diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", from, to]));
+    const changes = new Map<string, FileChange>();
+    for (let index = 0; index + 1 < fields.length; index += 2) {
+      const [oldMode, newMode, oldBlob, newBlob] = fields[index]!.slice(1).split(" ");
+      const path = fields[index + 1]!;
+      if (skipped.has(path) || oldMode === GITLINK || newMode === GITLINK) continue;
+      changes.set(path, { before: contentId(oldMode!, oldBlob!), after: contentId(newMode!, newBlob!) });
+    }
+    return changes;
+  }
+
+  /** Every file of a snapshot's tree by content id. */
+  async #contents(tree: string): Promise<Map<string, ContentId>> {
+    const entries = nulFields(await this.#git(["ls-tree", "-r", "-z", "--full-tree", tree]));
+    const contents = new Map<string, ContentId>();
+    for (const entry of entries) {
+      const tab = entry.indexOf("\t");
+      const [mode, , blob] = entry.slice(0, tab).split(" ");
+      contents.set(entry.slice(tab + 1), contentId(mode!, blob!));
+    }
+    return contents;
+  }
+
+  /** The files a snapshot left out (over the size cap), from the list its id names. */
+  async #skipped(id: string): Promise<string[]> {
+    const known = this.#skippedOf.get(id);
+    if (known !== undefined) return known;
+    let skipped: string[] = [];
+    const listId = id.split(":")[1];
+    if (listId !== undefined && /^[0-9a-f]+$/.test(listId)) {
+      try {
+        const parsed = JSON.parse(await readFile(join(this.#skippedDir, `${listId}.json`), "utf8")) as unknown;
+        if (Array.isArray(parsed)) skipped = parsed.filter((path): path is string => typeof path === "string");
+      } catch {
+        // A list that is gone lists nothing.
+      }
+    }
+    this.#skippedOf.set(id, skipped);
+    return skipped;
+  }
+}
+
+/** The tree of a snapshot id (`<tree>` or `<tree>:<list id>`). */
+function treeOf(id: string): string {
+  return id.split(":")[0]!;
+}
+
+function contentId(mode: string, blob: string): ContentId {
+  return /^0+$/.test(mode) ? null : `${mode}:${blob}`;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+function reason(error: unknown): string {
+  if (error instanceof UnsafePathError) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `info/exclude`: the instance home (and so this store) when it lies inside the workspace. */
+function excludes(workspace: string, home: string, dir: string): string {
+  const lines = ["# scv's snapshot store: what is never snapshotted besides .gitignore"];
+  for (const path of [home, dir]) {
+    if (isInside(workspace, path) && path !== workspace) lines.push(`/${escapeGlob(relative(workspace, path))}/`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function escapeGlob(path: string): string {
+  return path.replace(/[\\*?[\]!# ]/g, (char) => `\\${char}`);
+}
