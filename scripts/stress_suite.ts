@@ -1,10 +1,11 @@
-// The suite under load (issue 13.7): keeps one core busy with a CPU-bound process, runs the suite N times in a
-// row and prints one JSON object with each run's pass/fail counts, failed tests and duration. Exit 0 only when
-// every run passed.
+// The suite under load (issues 13.7, 27.7): keeps every core busy with a CPU-bound process each (pinned to its
+// core where taskset exists), runs the suite N times in a row and prints one JSON object with each run's pass/fail
+// counts, failed tests, duration and the load average before it. Exit 0 only when every run passed.
 //
-//   node scripts/stress_suite.ts                       five runs of the whole suite (`vitest run`)
+//   node scripts/stress_suite.ts                       five runs of the whole suite, every core kept busy
 //   node scripts/stress_suite.ts --runs 3 tests/e2e    three runs of some folders
-//   node scripts/stress_suite.ts --busy 0              no load (for a baseline)
+//   node scripts/stress_suite.ts --busy 1              one core kept busy
+//   node scripts/stress_suite.ts --busy 0              no load of its own (for a baseline)
 //   SCV_TEST_RUNTIME=deno node scripts/stress_suite.ts the CLI under Deno (the environment is passed on)
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -37,6 +38,8 @@ type RunResult = {
   skipped: number;
   failures: string[];
   loadBefore: number;
+  /** The 1-minute load average, sampled every 10 s during the run: mean and highest. */
+  loadDuring: { mean: number; max: number };
 };
 
 function usage(message: string): never {
@@ -54,7 +57,10 @@ function count(value: string, name: string, min: number): number {
 const { values, positionals } = (() => {
   try {
     return parseArgs({
-      options: { runs: { type: "string", default: "5" }, busy: { type: "string", default: "1" } },
+      options: {
+        runs: { type: "string", default: "5" },
+        busy: { type: "string", default: String(availableParallelism()) },
+      },
       allowPositionals: true,
     });
   } catch (error) {
@@ -77,6 +83,8 @@ function startBusy(cores: number): ChildProcess[] {
 function runSuite(run: number, outputFile: string): Promise<RunResult> {
   const started = performance.now();
   const loadBefore = loadavg()[0]!;
+  const samples: number[] = [];
+  const sampler = setInterval(() => samples.push(loadavg()[0]!), 10_000);
   return new Promise((resolve) => {
     const child = spawn(VITEST, [
       "run",
@@ -89,6 +97,7 @@ function runSuite(run: number, outputFile: string): Promise<RunResult> {
       stdio: ["ignore", "ignore", "inherit"],
     });
     child.once("exit", (exitCode) => {
+      clearInterval(sampler);
       const seconds = Math.round((performance.now() - started) / 100) / 10;
       let report: Report | undefined;
       try {
@@ -121,6 +130,10 @@ function runSuite(run: number, outputFile: string): Promise<RunResult> {
         skipped: (report?.numPendingTests ?? 0) + (report?.numTodoTests ?? 0),
         failures,
         loadBefore: Math.round(loadBefore * 100) / 100,
+        loadDuring: {
+          mean: Math.round((samples.reduce((a, b) => a + b, loadBefore) / (samples.length + 1)) * 100) / 100,
+          max: Math.round(Math.max(loadBefore, ...samples) * 100) / 100,
+        },
       });
     });
   });
@@ -143,7 +156,10 @@ try {
       `stress_suite: run ${run} of ${runs}${busyCores > 0 ? `, ${busyCores} core(s) kept busy` : ""}\n`,
     );
     const result = await runSuite(run, join(dir, `run-${run}.json`));
-    process.stderr.write(`stress_suite: run ${run} ${result.ok ? "passed" : "FAILED"} in ${result.seconds} s\n`);
+    process.stderr.write(
+      `stress_suite: run ${run} ${result.ok ? "passed" : "FAILED"} in ${result.seconds} s ` +
+        `(${result.passed} passed, ${result.failed} failed; load ${result.loadDuring.mean} mean, ${result.loadDuring.max} max)\n`,
+    );
     results.push(result);
   }
 } finally {

@@ -19,6 +19,7 @@ const ALL = [
   "policy",
   "snapshots",
   "hooks",
+  "latency",
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const unknown = chosen.filter((name) => !ALL.includes(name));

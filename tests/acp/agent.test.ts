@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION, type SessionNotification, type ToolCallUpdate } from "@agentclientprotocol/sdk";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
-import { waitFor } from "../support/wait.ts";
+import { waitFor, within } from "../support/wait.ts";
 import { type AcpRun, type PermissionAnswer, startAcp } from "./acp_client.ts";
 
 const harness = useCliHarness();
@@ -198,7 +198,7 @@ describe("scv acp", () => {
     expect(await readFile(join(harness.sandbox.workspace, "a.txt"), "utf8")).toBe("new text\n");
   });
 
-  it("cancels a turn whose stream the provider holds within 2 s, and the session goes on", async () => {
+  it("cancels a turn whose stream the provider holds, and the session goes on", async () => {
     harness.provider.push(
       { mode: "chunked", events: [sse.textDelta("partial")], end: "hang" },
       textResponse(["after"]),
@@ -213,10 +213,9 @@ describe("scv acp", () => {
       (failure: { code?: number; message?: string }) => failure,
     );
     expect(second).toMatchObject({ code: -32600, message: expect.stringContaining("already running") });
-    const cancelledAt = Date.now();
     await acp.connection.agent.notify("session/cancel", { sessionId });
-    expect((await running).stopReason).toBe("cancelled");
-    expect(Date.now() - cancelledAt).toBeLessThanOrEqual(2000);
+    // The provider holds the stream open: only the cancel can end the turn.
+    expect((await within(running, "the cancelled prompt to end")).stopReason).toBe("cancelled");
     expect((await prompt(acp, sessionId, "again")).stopReason).toBe("end_turn");
   });
 
@@ -384,7 +383,8 @@ describe("scv acp", () => {
     await acp.connection.agent.notify("session/cancel", { sessionId });
     expect((await running).stopReason).toBe("cancelled");
     answerLater();
-    // A late "allow" could not run it either: the engine withdrew the question with the turn.
+    // A late answer runs nothing either: the engine withdrew the question with the turn. (A grace window for a
+    // check that something does not happen; a busy machine can only make it pass for the wrong reason, never fail.)
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(existsSync(join(harness.sandbox.workspace, "marker.txt"))).toBe(false);
   });

@@ -9,6 +9,7 @@ import { cliCommand, cliEnv } from "../support/cli_command.ts";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { textResponse } from "../support/fake_provider.ts";
 import { startAcp } from "./acp_client.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -59,7 +60,7 @@ describe("the ACP docs", () => {
       input: `${input![1]}\n`,
       env: cliEnv(harness.sandbox.env()),
       encoding: "utf8",
-      timeout: 20_000,
+      timeout: HANG_MS,
     });
     expect(run.status).toBe(0);
     const version = (text: string) => text.replace(/"version":"[^"]*"/, '"version":"V"').trim();

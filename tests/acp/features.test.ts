@@ -390,7 +390,7 @@ describe("scv acp: MCP servers from session/new", () => {
     await prompt(acp, plain, "no servers here");
     const plainTools = harness.provider.requests.at(-1)!.body.tools as Array<{ name: string }>;
     expect(plainTools.some((tool) => tool.name.startsWith("mcp__"))).toBe(false);
-  }, 30_000);
+  });
 
   it("connects a streamable HTTP server on 127.0.0.1 and runs its tool once the user allows it", async () => {
     const port = await freePort();
@@ -420,7 +420,7 @@ describe("scv acp: MCP servers from session/new", () => {
     } finally {
       child.kill("SIGKILL");
     }
-  }, 40_000);
+  });
 
   it("refuses an SSE server and a relative command with errors that name the server", async () => {
     const acp = start();

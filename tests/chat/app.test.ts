@@ -7,6 +7,7 @@ import { prepareOptions } from "../../lib/embed/session_options.ts";
 import { stripAnsi } from "../../lib/render/style.ts";
 import { useSandboxAndProvider } from "../support/config_files.ts";
 import { textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const fixture = useSandboxAndProvider();
 
@@ -31,7 +32,7 @@ function terminal() {
     new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`timed out waiting for ${needle}: ${JSON.stringify(stripAnsi(written).slice(-400))}`)),
-        8000,
+        HANG_MS,
       );
       const done = () => {
         clearTimeout(timer);

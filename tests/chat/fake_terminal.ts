@@ -5,6 +5,7 @@ import { prepareOptions } from "../../lib/embed/session_options.ts";
 import { stripAnsi } from "../../lib/render/style.ts";
 import type { ConfigSandbox } from "../support/config_files.ts";
 import type { FakeProvider } from "../support/fake_provider.ts";
+import { HANG_MS, settle as settleTurns } from "../support/wait.ts";
 
 export type FakeTerminal = ReturnType<typeof fakeTerminal>;
 
@@ -31,7 +32,7 @@ export function fakeTerminal() {
     new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`timed out waiting for ${what}: ${JSON.stringify(stripAnsi(written).slice(-600))}`)),
-        8000,
+        HANG_MS,
       );
       const done = () => {
         clearTimeout(timer);
@@ -42,7 +43,7 @@ export function fakeTerminal() {
     });
   const seen = (needle: string) => until((text) => text.includes(needle), JSON.stringify(needle));
   /** Lets the chat take in what was typed so far: the input's data events, then whatever they started. */
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+  const settle = () => settleTurns(10);
   return { input, output, rawModes, seen, until, settle, written: () => written, text: () => stripAnsi(written) };
 }
 

@@ -6,6 +6,7 @@ import type { ClientEvent } from "../../lib/protocol/index.ts";
 import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { waitFor } from "../support/wait.ts";
 
 let sandbox: ConfigSandbox;
 let provider: FakeProvider;
@@ -22,16 +23,8 @@ afterEach(async () => {
   await sandbox.cleanup();
 });
 
-function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  return new Promise((resolve, reject) => {
-    const poll = () => {
-      if (check()) resolve();
-      else if (Date.now() > deadline) reject(new Error(`timed out waiting for ${what}`));
-      else setTimeout(poll, 10);
-    };
-    poll();
-  });
+async function until(check: () => boolean, what: string): Promise<void> {
+  await waitFor(check, { what });
 }
 
 async function startController(onApproval?: (approval: PendingApproval) => boolean | undefined) {

@@ -102,7 +102,7 @@ describe("appendAllowRule", () => {
     const text = await readFile(path, "utf8");
     expect(text.startsWith("# mine\n")).toBe(true);
     expect(allowOf(text).sort()).toEqual([...rules].sort());
-  }, 120_000);
+  });
 
   it("waits for a lock another writer holds, and takes over one its dead writer left", async () => {
     const path = await fileWith("");

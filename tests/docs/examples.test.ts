@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { HANG_MS, waitFor } from "../support/wait.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const DOC = readFileSync(join(ROOT, "docs/protocol.md"), "utf8");
@@ -68,13 +69,10 @@ describe("docs/protocol.md examples", () => {
     writeFileSync(join(dir, "session.sh"), block("`session.sh`:").replaceAll("8787", port));
     const provider = spawn(process.execPath, [join(dir, "provider.mjs")], { stdio: ["ignore", "ignore", "inherit"] });
     children.push(provider);
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const probe = spawnSync("bash", ["-c", `exec 3<>/dev/tcp/127.0.0.1/${port}`]);
-      if (probe.status === 0) break;
-      if (Date.now() > deadline) throw new Error("the example provider did not start");
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitFor(() => spawnSync("bash", ["-c", `exec 3<>/dev/tcp/127.0.0.1/${port}`]).status === 0, {
+      intervalMs: 20,
+      what: "the example provider to listen",
+    });
     const env: Record<string, string | undefined> = { ...process.env, SCV: SCV };
     for (
       const key of [
@@ -89,11 +87,11 @@ describe("docs/protocol.md examples", () => {
     ) {
       delete env[key];
     }
-    const run = spawnSync("bash", [join(dir, "session.sh")], { cwd: dir, env, encoding: "utf8", timeout: 60_000 });
+    const run = spawnSync("bash", [join(dir, "session.sh")], { cwd: dir, env, encoding: "utf8", timeout: HANG_MS });
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(normalise(run.stdout, dir)).toBe(block("What the server writes"));
-  }, 90_000);
+  });
 
   it("the framing example answers each bad line and goes on", () => {
     const command = block("Try them (each line gets its own answer, and the server goes on):").replace(
@@ -102,13 +100,13 @@ describe("docs/protocol.md examples", () => {
     );
     const run = spawnSync("bash", ["-c", command], {
       encoding: "utf8",
-      timeout: 30_000,
+      timeout: HANG_MS,
       env: { ...process.env, OPENAI_API_KEY: "x" },
     });
     expect(run.status).toBe(0);
     const shown = DOC.slice(DOC.indexOf("Try them (each line gets its own answer"));
     expect(run.stdout).toBe(/```json\n([\s\S]*?)```/.exec(shown)![1]);
-  }, 60_000);
+  });
 
   it("the host walkthrough prints the frames the page shows", () => {
     const dir = mkdtempSync(join(tmpdir(), "scv-docs-"));
@@ -118,7 +116,7 @@ describe("docs/protocol.md examples", () => {
       cwd: dir,
       env: { ...process.env, SCV },
       encoding: "utf8",
-      timeout: 60_000,
+      timeout: HANG_MS,
     });
     expect(run.status).toBe(0);
     const durations = (text: string) =>
@@ -126,5 +124,5 @@ describe("docs/protocol.md examples", () => {
     expect(durations(run.stdout)).toBe(
       durations(block("Its output (`->` client to host, `<-` host to client):", HOST_DOC)),
     );
-  }, 90_000);
+  });
 });

@@ -8,6 +8,7 @@ import { encodeFrame, readFrames } from "../../lib/codec/index.ts";
 import { VERSION } from "../../lib/version.ts";
 import { freshBinary } from "../support/binary.ts";
 import { UNDER_DENO } from "../support/cli_command.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 let binary = "";
@@ -15,13 +16,13 @@ let emptyDir = "";
 
 function runBinary(args: string[], input?: Buffer) {
   // No PATH at all, and a working directory without node_modules.
-  return spawnSync(binary, args, { cwd: emptyDir, env: {}, input, timeout: 15_000 });
+  return spawnSync(binary, args, { cwd: emptyDir, env: {}, input, timeout: HANG_MS });
 }
 
 beforeAll(async () => {
   binary = await freshBinary();
   emptyDir = mkdtempSync(join(tmpdir(), "scv-binary-"));
-}, 120_000);
+});
 
 afterAll(() => rmSync(emptyDir, { recursive: true, force: true }));
 

@@ -57,7 +57,7 @@ describe.skipIf(UNDER_DENO)("compiled binary: no dynamic import", () => {
     const found = [...bundles].flatMap(([name, source]) => dynamicImports(name, source));
     expect(found).toEqual([]);
     // Parsing 3 MB of JavaScript takes seconds on a loaded machine: the deadline only catches a hang.
-  }, 120_000);
+  });
 
   it("the scan finds what it looks for", () => {
     expect(dynamicImports("probe.cjs", 'async function f(x) { await import("node:fs/promises"); return import(x); }'))
@@ -120,5 +120,5 @@ describe.skipIf(UNDER_DENO)("compiled binary: the agent tool", () => {
       item.type === "function_call_output" && item.call_id === "call_a"
     );
     expect(JSON.parse(delegated.output)).toMatchObject({ agent: "scv", status: "completed", reply: "It says alpha." });
-  }, 60_000);
+  });
 });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshBinary } from "../support/binary.ts";
 import { UNDER_DENO } from "../support/cli_command.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 let dir = "";
 let binary = "";
@@ -22,7 +23,7 @@ async function freshBinaryCopy(): Promise<string> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "scv-chat-binary-"));
   binary = await freshBinaryCopy();
-}, 400_000);
+});
 
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -42,7 +43,7 @@ describe.skipIf(UNDER_DENO)("compiled binary: scv chat --demo", () => {
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), HANG_MS);
     const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
     clearTimeout(timer);
     expect(stderr).toBe("");

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { textResponse } from "../support/fake_provider.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const harness = useCliHarness();
 
@@ -20,7 +21,7 @@ const flat = (text: string): string => text.replace(/\x1b\[[0-9;]*m/g, "").repla
 const lastInput = (index: number): unknown => harness.provider.requests[index]!.body.input.at(-1);
 
 // Only a hang-catcher: each test starts the CLI several times, one after another, which takes long on a loaded machine.
-const SEVERAL_RUNS = { timeout: 90_000 };
+const SEVERAL_RUNS = { timeout: HANG_MS };
 
 describe("custom commands, /status and /init in chat", SEVERAL_RUNS, () => {
   it("lists custom commands in /help, runs one with its arguments, and /status shows the instruction files", async () => {

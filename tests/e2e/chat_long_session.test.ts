@@ -49,7 +49,6 @@ describe("scv chat /undo and /rewind", () => {
       expect(input(2)).not.toContain("change the files");
       expect(input(2)).not.toContain("changed them");
     },
-    60_000,
   );
 
   it("/undo leaves a file changed since the turn alone and lists it; /undo with nothing to undo says so", async () => {
@@ -73,7 +72,7 @@ describe("scv chat /undo and /rewind", () => {
     expect(readFileSync(ws("a.txt"), "utf8")).toBe("the user's edit\n");
     expect(existsSync(ws("b.txt"))).toBe(false);
     expect(out).toContain("error (turn_not_found): there is no turn to undo");
-  }, 60_000);
+  });
 
   it("/rewind lists the turns; the next line picks one and restores its code only, then the conversation", async () => {
     writeFileSync(ws("notes.txt"), "v0\n");
@@ -111,7 +110,7 @@ describe("scv chat /undo and /rewind", () => {
     expect(readFileSync(ws("notes.txt"), "utf8")).toBe("v1\n");
     expect(input(5)).toContain("after the conversation rewind");
     expect(input(5)).not.toContain("first edit");
-  }, 60_000);
+  });
 
   it("an empty line or nothing to rewind cancels /rewind, and the picker's answer is never sent", async () => {
     harness.provider.push(textResponse(["one"]), textResponse(["two"]));
@@ -121,7 +120,7 @@ describe("scv chat /undo and /rewind", () => {
     expect(result.stdout).toContain("rewind cancelled");
     expect(harness.provider.requests).toHaveLength(2);
     expect(input(1)).toContain("next prompt");
-  }, 60_000);
+  });
 });
 
 describe("scv chat /compact and /usage", () => {
@@ -142,7 +141,7 @@ describe("scv chat /compact and /usage", () => {
     expect(input(2)).toContain("Pay particular attention to: the parser bug");
     expect(input(3)).toContain("SUMMARY: the parser bug is in lexer.ts");
     expect(input(3)).not.toContain("first question");
-  }, 60_000);
+  });
 
   it(
     "/usage shows cached and reasoning tokens, the cost of the turn and the session, the budget and the price",
@@ -162,7 +161,6 @@ describe("scv chat /compact and /usage", () => {
       expect(out).toContain("budget: $0.0034 of $5.00 spent (max_cost_usd)");
       expect(out).toContain("price of gpt-5 per million tokens: $1.25 in, $0.125 cached, $10 out");
     },
-    60_000,
   );
 
   it("/usage says when the model's price is unknown instead of showing a cost of 0", async () => {
@@ -174,5 +172,5 @@ describe("scv chat /compact and /usage", () => {
       'this session: 2 in / 1 out · unknown: scv has no price for model fake-model; add [model_prices."fake-model"]',
     );
     expect(out).not.toContain("$0.0000");
-  }, 60_000);
+  });
 });

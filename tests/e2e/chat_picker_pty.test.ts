@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { cliCommand, cliEnv } from "../support/cli_command.ts";
 import { textResponse } from "../support/fake_provider.ts";
 import { HAS_TMUX, useTmuxChat } from "../support/tmux_chat.ts";
+import { waitFor } from "../support/wait.ts";
 
 const chat = useTmuxChat();
 const { launch, shows, keys, typeText, scrollback } = chat;
@@ -26,11 +27,10 @@ async function storeSession(prompt: string): Promise<void> {
 
 /** Waits until the transcript says `times` times that the picker closed (the screen may have scrolled). */
 async function closedTimes(times: number): Promise<void> {
-  const deadline = Date.now() + 8000;
-  while (scrollback().split("picker closed; the current session goes on").length - 1 < times) {
-    if (Date.now() > deadline) throw new Error(`the picker did not close ${times} times:\n${scrollback()}`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-  }
+  await waitFor(() => scrollback().split("picker closed; the current session goes on").length - 1 >= times, {
+    intervalMs: 40,
+    what: `the picker to close ${times} times`,
+  });
 }
 
 /** The provider's input of its `index`-th request, as text. */

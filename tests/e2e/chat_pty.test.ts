@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { HAS_TMUX, useTmuxChat } from "../support/tmux_chat.ts";
+import { waitFor as waitUntil } from "../support/wait.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const chat = useTmuxChat();
@@ -167,6 +168,8 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     await shows("ready");
     typeText("a long prompt that goes on and on and on and on and on for quite a while longer");
     await shows("for quite");
+    // Spaced out so that chat redraws several times; resizes that arrive together make one redraw, which the
+    // assertions below hold for as well.
     for (const width of [50, 70, 30, 100, 45]) {
       tmux("resize-window", "-x", String(width));
       await new Promise((resolve) => setTimeout(resolve, 150));
@@ -253,9 +256,10 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     await shows("ready");
     expect((await readdir(tmp)).length).toBeGreaterThan(0);
     tmux("kill-server");
-    const deadline = Date.now() + 5000;
-    while ((await readdir(tmp)).length > 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitUntil(async () => (await readdir(tmp)).length === 0, {
+      intervalMs: 50,
+      what: "the temporary files to go",
+    });
     expect(await readdir(tmp)).toEqual([]);
     expect(await readFile(join(chat.sandbox.root, "stderr.txt"), "utf8")).toBe("");
   });

@@ -5,10 +5,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { VERSION } from "../../lib/version.ts";
 import { cliCommand, cliEnv, cliShellCommand, ROOT, UNDER_DENO } from "../support/cli_command.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 function scv(...args: string[]) {
   const { command, args: argv } = cliCommand(args, "main.ts");
-  return spawnSync(command, argv, { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", timeout: 15_000 });
+  return spawnSync(command, argv, { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", timeout: HANG_MS });
 }
 
 describe("scv command line", () => {
@@ -45,7 +46,7 @@ describe("scv command line", () => {
     ], {
       cwd: ROOT,
       encoding: "utf8",
-      timeout: 15_000,
+      timeout: HANG_MS,
     });
     expect(result.stderr).toBe("");
     expect(result.stdout.trim()).toBe("status=141");
@@ -80,7 +81,7 @@ describe("scv command line", () => {
         "main.ts",
         "--version",
       ],
-      { cwd: ROOT, encoding: "utf8", timeout: 15_000 },
+      { cwd: ROOT, encoding: "utf8", timeout: HANG_MS },
     );
     expect(result.stderr).toBe("");
     expect(result.stdout.trim()).toBe(VERSION);

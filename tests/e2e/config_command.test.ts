@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { type ConfigSandbox, createConfigSandbox, fakeProfileToml } from "../support/config_files.ts";
 import { cliCommand, cliEnv } from "../support/cli_command.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 let sandbox: ConfigSandbox;
 beforeEach(async () => {
@@ -18,7 +19,7 @@ function scv(args: string[], env: Record<string, string | undefined> = {}) {
     cwd: sandbox.workspace,
     env: cliEnv(sandbox.env(env)),
     encoding: "utf8",
-    timeout: 15_000,
+    timeout: HANG_MS,
   });
 }
 

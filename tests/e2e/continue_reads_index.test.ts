@@ -42,7 +42,7 @@ function addPipeSessions(): void {
 }
 
 describe.skipIf(process.platform === "win32")("scv chat --continue with many stored sessions", () => {
-  it("resumes the workspace's latest session without opening any other journal", { timeout: 60_000 }, async () => {
+  it("resumes the workspace's latest session without opening any other journal", async () => {
     harness.provider.push(textResponse(["the stored answer"]), textResponse(["the later answer"]));
     expect((await harness.start(["exec", "the stored question"]).done).code).toBe(0);
     addPipeSessions();

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { textResponse } from "../support/fake_provider.ts";
 import type { ServerEvent } from "../support/server_client.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const harness = useCliHarness();
 
@@ -31,7 +32,7 @@ async function commandFiles(): Promise<void> {
 const userInput = (index: number): unknown => harness.provider.requests[index]!.body.input[0];
 
 // Only a hang-catcher: each test starts the CLI several times, one after another, which takes long on a loaded machine.
-const SEVERAL_RUNS = { timeout: 90_000 };
+const SEVERAL_RUNS = { timeout: HANG_MS };
 
 describe("custom commands", SEVERAL_RUNS, () => {
   it("lists both layers in session.started, the project's winning a clash", async () => {

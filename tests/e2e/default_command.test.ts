@@ -7,6 +7,7 @@ import { VERSION } from "../../lib/version.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
 import { cliCommand, cliEnv, cliShellCommand, ROOT } from "../support/cli_command.ts";
+import { HANG_MS, waitFor } from "../support/wait.ts";
 
 /** `[command, args]` of `scv …args` (main.ts relative to ROOT), for spawnSync. */
 const scv = (...args: string[]): [string, string[]] => {
@@ -43,18 +44,18 @@ it.skipIf(spawnSync("tmux", ["-V"]).status !== 0)("on a terminal, `scv` alone st
   const script = join(sandbox.root, "run.sh");
   await writeFile(
     script,
-    `#!/bin/sh\n${exports}\ncd '${sandbox.workspace}'\n${cliShellCommand([])}\necho "EXITED $?"\nsleep 30\n`,
+    `#!/bin/sh\n${exports}\ncd '${sandbox.workspace}'\n${cliShellCommand([])}\necho "EXITED $?"\nsleep 1000\n`,
   );
   await chmod(script, 0o755);
   execFileSync("tmux", ["-L", socket, "new-session", "-d", "-x", "80", "-y", "24", script]);
   const screen = () => execFileSync("tmux", ["-L", socket, "capture-pane", "-p"], { encoding: "utf8" });
-  const deadline = Date.now() + 10_000;
-  while (!screen().split("\n").some((row) => row.startsWith("›")) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(() => screen().split("\n").some((row) => row.startsWith("›")), {
+    intervalMs: 50,
+    what: "the chat prompt",
+  });
   expect(screen()).toMatch(/^›/m);
   execFileSync("tmux", ["-L", socket, "send-keys", "C-d"]);
-  while (!screen().includes("EXITED") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  await waitFor(() => screen().includes("EXITED"), { intervalMs: 50, what: "chat to exit" });
   expect(screen()).toContain("EXITED 0");
 });
 
@@ -64,11 +65,11 @@ it("piped, `scv` alone prints the help on stdout and exits 0; -v prints the vers
     env: cliEnv(process.env),
     encoding: "utf8",
     input: "",
-    timeout: 15_000,
+    timeout: HANG_MS,
   });
   expect(alone.status).toBe(0);
   expect(alone.stdout).toMatch(/^Usage: scv /);
-  const short = spawnSync(...scv("-v"), { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", timeout: 15_000 });
+  const short = spawnSync(...scv("-v"), { cwd: ROOT, env: cliEnv(process.env), encoding: "utf8", timeout: HANG_MS });
   expect(short.status).toBe(0);
   expect(short.stdout.trim()).toBe(VERSION);
 });
@@ -80,7 +81,7 @@ it("`--yes` with `--approval-policy never` warns that it has no effect", () => {
       cwd: ROOT,
       env: cliEnv(process.env),
       encoding: "utf8",
-      timeout: 15_000,
+      timeout: HANG_MS,
     },
   );
   expect(result.stderr).toContain("--yes has no effect with --approval-policy never");

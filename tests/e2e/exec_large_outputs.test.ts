@@ -26,7 +26,7 @@ function wireBytes(events: SseItem[]): number {
 
 describe("scv exec with large outputs on both wires", () => {
   for (const wire of ["responses", "chat"] as const) {
-    it(`${wire}: writes a 1 MB file, then streams a 100k-token answer`, { timeout: 120_000 }, async () => {
+    it(`${wire}: writes a 1 MB file, then streams a 100k-token answer`, async () => {
       const writeEvents = wire === "responses"
         ? responsesStream([{
           type: "function_call",

@@ -9,6 +9,7 @@ import { type FakeResponse, textResponse, toolCallResponse } from "../support/fa
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 import { useCliHarness } from "../support/cli_harness.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const harness = useServerHarness();
 
@@ -61,7 +62,7 @@ const sent = (index: number): string => JSON.stringify(harness.provider.requests
 const inWorkspace = (name: string) => path.join(harness.sandbox.workspace, name);
 
 // Only a hang-catcher: each test starts the CLI several times, one after another, which takes long on a loaded machine.
-const SEVERAL_RUNS = { timeout: 90_000 };
+const SEVERAL_RUNS = { timeout: HANG_MS };
 
 describe("PreToolUse", () => {
   it("gets the call as JSON on stdin; exit 2 blocks it and its stderr reaches the model", async () => {

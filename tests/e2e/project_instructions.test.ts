@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerEvent } from "../support/server_client.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const harness = useCliHarness();
 
@@ -29,7 +30,7 @@ async function repository(): Promise<{ repo: string; app: string }> {
 }
 
 // Only a hang-catcher: each test starts the CLI several times, one after another, which takes long on a loaded machine.
-const SEVERAL_RUNS = { timeout: 90_000 };
+const SEVERAL_RUNS = { timeout: HANG_MS };
 
 describe("project instructions", SEVERAL_RUNS, () => {
   it("reads global, root, override and fallback in order from a subfolder, on the repository root", async () => {

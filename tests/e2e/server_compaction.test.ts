@@ -95,7 +95,7 @@ describe("automatic compaction", () => {
     expect(input(4)).toContain("third answer");
     expect(input(4)).not.toContain("alpha alpha");
     await again.finish();
-  }, 120_000);
+  });
 
   it("falls back to the deterministic note when the summary request fails", async () => {
     const client = await twoLongTurns([
@@ -111,7 +111,7 @@ describe("automatic compaction", () => {
     expect(input(3)).toContain("Bounded extracts follow");
     expect(input(3)).toContain("second question");
     await client.finish();
-  }, 60_000);
+  });
 
   it("stays off with auto_percent = 0", async () => {
     const client = await twoLongTurns(
@@ -122,7 +122,7 @@ describe("automatic compaction", () => {
     expect(events.map((event) => event.type)).not.toContain("session.compacted");
     expect(harness.provider.requests).toHaveLength(3);
     await client.finish();
-  }, 60_000);
+  });
 });
 
 describe("session.compact", () => {
@@ -150,5 +150,5 @@ describe("session.compact", () => {
     expect(input(3)).toContain("SUMMARY focused");
     expect(input(3)).not.toContain('"first question"');
     await client.finish();
-  }, 60_000);
+  });
 });

@@ -229,9 +229,16 @@ describe("exec nested calls (§11 item 27)", () => {
 
 describe("exec failures", () => {
   it("times out a busy loop: the cell is terminated and the output ends with the timeout line", async () => {
-    const client = await startServer(execScript('text("before");\nwhile (true) {}', 1));
+    // A first cell boots the session's sandbox process, so that the 1 s timeout (counted from the call) is not
+    // spent booting one on a busy machine.
+    const client = await startServer([
+      ...execScript('text("warm")', undefined, "x0"),
+      ...execScript('text("before");\nwhile (true) {}', 1),
+    ]);
+    client.turn("warm up", "t0");
+    expect((await terminal(client)).type).toBe("turn.completed");
     client.turn("go");
-    const completed = await client.next("tool.completed", 5000);
+    const completed = await client.next("tool.completed");
     expect(completed).toMatchObject({
       call_id: "x1",
       name: "exec",
@@ -272,17 +279,19 @@ describe("exec failures", () => {
     resolve(client, approval.approval_id, true);
     expect(await client.next("error")).toMatchObject({ code: "approval_not_found" });
     expect(existsSync(path.join(harness.sandbox.workspace, "late.txt"))).toBe(false);
-    // A busy cell is terminated too; the next turn's cell runs.
+    // A busy cell is terminated too; the next turn's cell runs. (Its hour-long timeout leaves only the cancel to
+    // end it before the hang deadline.)
     harness.provider.push(
-      toolCallResponse([{ call_id: "x2", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }]),
+      toolCallResponse([{
+        call_id: "x2",
+        name: "exec",
+        arguments: { code: "notify('spinning'); while (true) {}", timeout_seconds: 3600 },
+      }]),
     );
     client.turn("spin", "t2");
-    const started = await client.next("tool.started");
-    await client.quiet(100);
-    const cancelledAt = Date.now();
+    const started = await client.next("tool.progress");
     client.send({ type: "turn.cancel", request_id: "c2", session_id: client.sessionId, turn_id: started.turn_id });
     expect((await terminal(client)).type).toBe("turn.cancelled");
-    expect(Date.now() - cancelledAt).toBeLessThan(2000);
     harness.provider.push(...execScript('text("fresh")', undefined, "x3"));
     client.turn("after", "t3");
     expect(await client.next("tool.completed", 5000)).toMatchObject({ call_id: "x3", success: true, output: "fresh" });
@@ -290,16 +299,18 @@ describe("exec failures", () => {
     await client.finish();
   });
 
-  it("ends a busy cell on stdin EOF and exits 0 promptly", async () => {
+  it("ends a busy cell on stdin EOF and exits 0", async () => {
+    // The cell's hour-long timeout leaves only the EOF to end it before the hang deadline.
     const client = await startServer([
-      toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "for (;;) {}", timeout_seconds: 60 } }]),
+      toolCallResponse([{
+        call_id: "x1",
+        name: "exec",
+        arguments: { code: "notify('spinning'); for (;;) {}", timeout_seconds: 3600 },
+      }]),
     ]);
     client.turn("spin");
-    await client.next("tool.started");
-    await client.quiet(100);
-    const closedAt = Date.now();
-    await client.finish(3000);
-    expect(Date.now() - closedAt).toBeLessThan(2000);
+    await client.next("tool.progress");
+    await client.finish();
   });
 });
 

@@ -10,11 +10,15 @@ import { describe, expect, it } from "vitest";
 import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, terminal, useServerHarness } from "../support/server_harness.ts";
+import { HANG_MS, waitFor } from "../support/wait.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const EVERYTHING = path.join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = path.join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-const WAIT_MS = 20_000;
+const WAIT_MS = HANG_MS;
+// The default startup_timeout_sec (10 s) can pass while a busy machine starts a Node MCP server: the servers here get
+// until the hang deadline, unless a test sets its own.
+const STARTUP = `startup_timeout_sec = ${HANG_MS / 1000}`;
 
 const harness = useServerHarness();
 
@@ -23,7 +27,9 @@ const toml = (entries: Record<string, string>) =>
     .map(([name, body]) => `[mcp_servers.${name}]\n${body}\n`)
     .join("");
 const stdio = (script: string, args: string[] = [], extra = "") =>
-  `command = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([script, ...args])}\n${extra}`;
+  `command = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([script, ...args])}\n${
+    extra.includes("startup_timeout_sec") ? extra : `${extra}\n${STARTUP}`
+  }`;
 
 function start(
   script: FakeResponse[],
@@ -280,6 +286,7 @@ describe("MCP servers that fail", () => {
         path.join(harness.sandbox.workspace, ".scv", "config.toml")
       } cannot set [mcp_servers]: MCP servers are defined only in the user file or --config-path`,
     );
+    // A grace window for a check that something does not happen (a busy machine can only make it pass, never fail).
     await client.quiet(500);
     expect(existsSync(marker)).toBe(false);
     await client.finish();
@@ -338,13 +345,13 @@ describe("MCP server processes", () => {
       hang: `command = "/bin/sh"\nargs = ["-c", ${JSON.stringify(wrapper)}]\nstartup_timeout_sec = 60`,
     });
     await statusOf(client, "hang", ["starting"]);
-    const deadline = Date.now() + WAIT_MS;
-    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    const pid = Number(await readFile(pidFile, "utf8"));
+    const pid = await waitFor(
+      async () => (existsSync(pidFile) ? Number(await readFile(pidFile, "utf8")) : 0),
+      { intervalMs: 20, what: "the MCP server to write its pid" },
+    );
     expect(alive(pid)).toBe(true);
-    await client.finish(10_000);
-    while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(alive(pid)).toBe(false);
+    await client.finish();
+    await waitFor(() => !alive(pid), { intervalMs: 20, what: `the MCP server ${pid} to end` });
   });
 });
 
@@ -381,7 +388,7 @@ describe("MCP over streamable HTTP", () => {
         toolCallResponse([{ call_id: "h1", name: "mcp__web__echo", arguments: { message: "over http" } }]),
         textResponse(["done"]),
       ],
-      { web: `url = "http://127.0.0.1:${port}/mcp"\nhttp_headers = { "X-Test" = "1" }` },
+      { web: `url = "http://127.0.0.1:${port}/mcp"\nhttp_headers = { "X-Test" = "1" }\n${STARTUP}` },
     );
     client.turn("go");
     expect((await terminal(client, WAIT_MS)).type).toBe("turn.completed");

@@ -41,19 +41,12 @@ describe("server CLI", () => {
     expect(result.stdout).toBe("");
   });
 
-  it("exits 0 within 1 s of EOF when idle, writing nothing", async () => {
-    // Timed from the server's own "connection ending: eof" log line, so that Node's startup (seconds on a loaded
-    // machine) is not counted against the spec's 1 s.
+  // How soon after EOF (the spec's 1 s) is measured by scripts/bench/latency.ts (server.eof_to_exit).
+  it("exits 0 on EOF when idle, writing nothing", async () => {
     const client = spawnServer({ env: { ...env(), SCV_LOG: "debug" } });
     client.closeStdin();
-    await waitFor(() => client.stderr.includes("connection ending: eof"), {
-      timeoutMs: 10_000,
-      intervalMs: 5,
-      what: "the server to see EOF",
-    });
-    const sawEof = Date.now();
-    expect(await client.exit(10_000)).toEqual({ code: 0, signal: null });
-    expect(Date.now() - sawEof).toBeLessThan(1000);
+    await waitFor(() => client.stderr.includes("connection ending: eof"), { what: "the server to see EOF" });
+    expect(await client.exit()).toEqual({ code: 0, signal: null });
     expect(client.lines).toEqual([]);
   });
 

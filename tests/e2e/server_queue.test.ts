@@ -216,8 +216,9 @@ describe("pause (§6.3)", () => {
       approved: false,
     });
     await client.next("turn.completed");
-    const quiet = await client.quiet(300);
-    expect(quiet.map((event) => event.type)).toEqual([]);
+    // Still paused, B does not start: messages are handled in order, so a dequeue would come before this answer.
+    client.send({ type: "session.pause", request_id: "p1b", session_id: sid, paused: true });
+    expect(await client.next()).toMatchObject({ type: "session.paused", request_id: "p1b", paused: true });
     client.send({ type: "session.pause", request_id: "p2", session_id: sid, paused: false });
     expect(await client.next()).toMatchObject({ type: "session.paused", request_id: "p2", paused: false });
     expect(await client.next()).toMatchObject({

@@ -307,7 +307,6 @@ describe("the file that is opened is the file that was judged (item 3)", () => {
       }
       await client.finish();
     },
-    90_000,
   );
 
   it("never lets an approved write land in the instance home through a directory flipped after approval", async () => {
@@ -355,7 +354,7 @@ describe("the file that is opened is the file that was judged (item 3)", () => {
     // every write (seen once in CI), which is no security failure: nothing landed in the home (checked above).
     if (!UNDER_DENO) expect(done.filter((event) => event.success).length).toBeGreaterThan(0);
     await client.finish();
-  }, 90_000);
+  });
 });
 
 describe("hard links ask first (item 4)", () => {

@@ -27,12 +27,11 @@ function alive(pid: number): boolean {
 
 describe("signals", () => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    it(`exits 0 promptly on ${signal} when idle`, async () => {
+    // How soon: scripts/bench/latency.ts (server.sigterm_to_exit_idle).
+    it(`exits 0 on ${signal} when idle`, async () => {
       const client = await startServer([]);
-      const sent = Date.now();
       client.child.kill(signal);
-      expect(await client.exit(2000)).toEqual({ code: 0, signal: null });
-      expect(Date.now() - sent).toBeLessThan(1500);
+      expect(await client.exit()).toEqual({ code: 0, signal: null });
     });
   }
 
@@ -41,7 +40,8 @@ describe("signals", () => {
       toolCallResponse([{
         call_id: "b1",
         name: "bash",
-        arguments: { command: "echo $$ > pid.txt; sleep 30 & sleep 30" },
+        // Longer than the hang deadline: only the signal can end it in time.
+        arguments: { command: "echo $$ > pid.txt; sleep 1000 & sleep 1000" },
       }]),
       // The pid bash writes must be the host's: outside the command sandbox's PID namespace (a sandboxed command
       // dying with the server is tests/e2e/command_sandbox.test.ts).
@@ -61,7 +61,7 @@ describe("signals", () => {
         const text = await readFile(pidFile, "utf8").catch(() => "");
         return text.endsWith("\n") ? Number(text.trim()) : undefined;
       },
-      { timeoutMs: 3000, what: "bash to write its pid" },
+      { what: "bash to write its pid" },
     );
     harness.defer(() => {
       try {
@@ -71,24 +71,24 @@ describe("signals", () => {
       }
     });
     expect(alive(pid)).toBe(true);
-    const sent = Date.now();
     client.child.kill("SIGTERM");
-    expect(await client.exit(3000)).toEqual({ code: 0, signal: null });
-    expect(Date.now() - sent).toBeLessThan(2500);
-    await waitFor(() => !alive(pid), { timeoutMs: 2000, what: `the bash process ${pid} to end` });
+    expect(await client.exit()).toEqual({ code: 0, signal: null });
+    await waitFor(() => !alive(pid), { what: `the bash process ${pid} to end` });
   });
 
   it("on SIGTERM mid-exec terminates the busy cell and exits 0", async () => {
     await writeFile(path.join(harness.sandbox.workspace, "a.txt"), "alpha");
     const client = await startServer([
-      toolCallResponse([{ call_id: "x1", name: "exec", arguments: { code: "while (true) {}", timeout_seconds: 60 } }]),
+      // An hour-long timeout: only the signal can end the cell before the hang deadline.
+      toolCallResponse([{
+        call_id: "x1",
+        name: "exec",
+        arguments: { code: "notify('spinning'); while (true) {}", timeout_seconds: 3600 },
+      }]),
     ]);
     client.turn("spin");
-    await client.next("tool.started");
-    await client.quiet(200);
-    const sent = Date.now();
+    await client.next("tool.progress");
     client.child.kill("SIGTERM");
-    expect(await client.exit(3000)).toEqual({ code: 0, signal: null });
-    expect(Date.now() - sent).toBeLessThan(2000);
+    expect(await client.exit()).toEqual({ code: 0, signal: null });
   });
 });

@@ -27,7 +27,6 @@ async function runTurn(
   client: ServerClient,
   prompt: string,
   approve: (event: ServerEvent) => boolean = () => true,
-  timeoutMs = 5000,
 ): Promise<{ completed: Map<string, ServerEvent>; approvals: ServerEvent[]; end: ServerEvent }> {
   client.turn(prompt);
   const completed = new Map<string, ServerEvent>();
@@ -39,7 +38,7 @@ async function runTurn(
       "turn.completed",
       "turn.failed",
       "turn.cancelled",
-    ], timeoutMs);
+    ]);
     if (event.type === "approval.requested") {
       approvals.push(event);
       resolveApproval(client, event.approval_id, approve(event));
@@ -58,14 +57,14 @@ describe("bash through the CLI (§11 item 18)", () => {
     const client = await harness.startServer(
       script([
         { call_id: "timeout", name: "bash", arguments: { command: "sleep 5", timeout_seconds: 1 } },
-        { call_id: "background", name: "bash", arguments: { command: "sleep 100 & echo started" } },
+        // Holding its call for the background job would last past the hang deadline.
+        { call_id: "background", name: "bash", arguments: { command: "sleep 1000 & echo started" } },
         { call_id: "exit3", name: "bash", arguments: { command: "echo before; exit 3" } },
         { call_id: "long", name: "bash", arguments: { command: "head -c 5000 /dev/zero | tr '\\0' a" } },
       ]),
       { toml: "[tools]\noutput_limit_bytes = 1024\n" },
     );
-    const startedAt = Date.now();
-    const { completed, approvals, end } = await runTurn(client, "run things", () => true, 8000);
+    const { completed, approvals, end } = await runTurn(client, "run things", () => true);
     expect(end.type).toBe("turn.completed");
     expect(approvals.map((event) => [event.call_id, event.risk])).toEqual([
       ["timeout", "process"],
@@ -73,8 +72,6 @@ describe("bash through the CLI (§11 item 18)", () => {
       ["exit3", "process"],
       ["long", "process"],
     ]);
-    // The timeout plus three quick commands: `sleep 100 &` did not hold its call.
-    expect(Date.now() - startedAt).toBeLessThan(4000);
 
     expect(completed.get("timeout")).toMatchObject({ success: false, error: "limit" });
     expect(parsedOutput(completed.get("timeout"))).toMatchObject({ exit_code: null, timed_out: true });
@@ -304,11 +301,10 @@ describe("retries through the CLI (§11 item 24)", () => {
     expect(first.end.message).toMatch(/^provider returned HTTP 500 .*boom.*\(gave up after 3 attempts\)$/);
     expect(harness.provider.connections()).toBe(3);
 
-    const startedAt = Date.now();
+    // A retry after the 120 s would have met the next scripted response: a fifth connection.
     const second = await runTurn(client, "two");
     expect(second.end).toMatchObject({ type: "turn.failed", code: "provider_error" });
     expect(second.end.message).toContain("HTTP 503");
-    expect(Date.now() - startedAt).toBeLessThan(2000);
     expect(harness.provider.connections()).toBe(4);
 
     const third = await runTurn(client, "three");

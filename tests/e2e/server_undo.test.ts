@@ -180,7 +180,7 @@ describe("session.rewind", () => {
     await third2.next("session.started");
     expect((await third2.next("session.replay")).turns).toEqual([]);
     await third2.finish();
-  }, 120_000);
+  });
 });
 
 describe("the snapshot store", () => {

@@ -104,7 +104,7 @@ describe("usage and cost", () => {
     await turn(again, "three");
     expect((await usage(again)).cost_usd).toBe(0.006875 + 0.0001125);
     await again.finish();
-  }, 60_000);
+  });
 
   it("prices a recorded Anthropic stream's cache reads and writes", async () => {
     // claude-sonnet-5: $2 input, $0.20 cache reads, $2.50 cache writes, $10 output per million tokens.

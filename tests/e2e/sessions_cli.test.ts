@@ -119,7 +119,7 @@ describe("scv sessions", () => {
       usage: { input_tokens: 2000, output_tokens: 100 },
       cost_usd: 0.0035,
     });
-  }, 60_000);
+  });
 
   it("keeps the test key out of every stored file", async () => {
     harness.provider.push(textResponse(["noted"]));

@@ -15,11 +15,10 @@ import {
   toolResult,
   wait,
 } from "../support/frame_client.ts";
+import { HANG_MS, within } from "../support/wait.ts";
 import { fileSandbox, logContains, readyInProcess, type TestHost } from "./in_process.ts";
 
 const { sandbox, stop } = fileSandbox();
-/** Only catches a hang: work that is merely slow on a busy machine is waited for. */
-const HANG_MS = 120_000;
 afterAll(async () => {
   killAllHosts();
   await stop();
@@ -85,8 +84,8 @@ async function committed(
   sessionId: string,
   keys: string[],
   firstId: number,
-  timeoutMs = 10_000,
 ): Promise<number> {
+  const timeoutMs = HANG_MS;
   const deadline = Date.now() + timeoutMs;
   const probe = `text(${JSON.stringify(keys)}.every((k) => load(k) === true))`;
   for (let id = firstId;; id++) {
@@ -150,7 +149,7 @@ describe.concurrent("execute (§12.10)", () => {
 
   test("an execute id stays active until its initial response (§12.8)", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "await new Promise(() => {})", { yieldTimeMs: 60_000 }));
+    host.send(execute(2, "s1", "await new Promise(() => {})", { yieldTimeMs: 10 * HANG_MS }));
     expect(await host.frames.next()).toEqual(started(2, "1"));
     host.send(execute(2, "s1", "text(1)"));
     expect((await host.exit).code).toBe(1);
@@ -167,9 +166,8 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
     const t0 = Date.now();
     host.send(execute(2, "s1", "text('x'); await new Promise(() => {})", { yieldTimeMs: 100 }));
     const [, yielded] = await host.frames.take(2);
-    const elapsed = Date.now() - t0;
-    expect(elapsed).toBeGreaterThanOrEqual(90);
-    expect(elapsed).toBeLessThan(2_000);
+    // Not before the timer (how precisely it fires: tests/sandbox/lifecycle.test.ts, on a fake clock).
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(90);
     // On a loaded machine `x` may arrive after the timer: then it comes with the Terminated below.
     expect(runtime(yielded)).toMatchObject({ kind: "Yielded", body: { cell_id: "2" } });
     const yieldedItems = runtime(yielded).body.content_items;
@@ -197,7 +195,7 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
 
   test("terminate before the initial response → Terminated twice, then closed", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "text('a'); while (true) {}", { yieldTimeMs: 30_000 }));
+    host.send(execute(2, "s1", "text('a'); while (true) {}", { yieldTimeMs: 10 * HANG_MS }));
     expect(await host.frames.next()).toEqual(started(2, "1"));
     host.send(terminate(3, "s1", "1"));
     const frames = await host.frames.take(3);
@@ -211,16 +209,19 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
 
   test("a second observer is refused; cancelling a wait frees the slot", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "yield_control(); await new Promise((r) => setTimeout(r, 1500)); text('done')"));
-    await host.frames.take(2);
-    host.send(wait(3, "s1", "1", 60_000));
+    // The cell finishes only once the test answers its tool call, after the observers have had their turn.
+    host.send(execute(2, "s1", "yield_control(); await tools.t(); text('done')", { tools: [tool("t")] }));
+    const request = byType(await host.frames.take(3), "delegate/request")[0];
+    host.send(wait(3, "s1", "1", 10 * HANG_MS));
     await barrier(host);
-    host.send(wait(4, "s1", "1", 60_000));
+    host.send(wait(4, "s1", "1", 10 * HANG_MS));
     expect(await host.frames.next()).toEqual(errResponse(4, "exec cell 1 already has an active observer"));
     host.send({ type: "operation/cancel", id: 3 });
     expect(await host.frames.next()).toEqual(errResponse(3, "code-mode request cancelled"));
-    host.send(wait(5, "s1", "1", 60_000));
-    const [result, last] = await host.frames.take(2, 5_000);
+    host.send(wait(5, "s1", "1", 10 * HANG_MS));
+    await barrier(host);
+    host.send(toolResult(request.id, null));
+    const [result, last] = await host.frames.take(2);
     expect(runtime(result)).toMatchObject({
       outer: "LiveCell",
       kind: "Result",
@@ -273,7 +274,7 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
     const host = await withSession();
     host.send(execute(2, "s1", "yield_control(); await new Promise(() => {})"));
     await host.frames.take(2);
-    host.send(execute(3, "s1", "await new Promise(() => {})", { yieldTimeMs: 60_000 }));
+    host.send(execute(3, "s1", "await new Promise(() => {})", { yieldTimeMs: 10 * HANG_MS }));
     await host.frames.next();
     host.send(shutdown(4, "s1"));
     const frames = await host.frames.take(4);
@@ -293,43 +294,39 @@ describe.concurrent("yield, wait, terminate (§12.11–14)", () => {
 });
 
 describe.concurrent("yield timing and operation/yield (§12.16–17)", () => {
-  test("maxYieldTimeMs 500 caps a 9,999 ms request; 0 yields [] at once", async () => {
+  test("maxYieldTimeMs 500 caps a longer request; 0 yields [] at once", async () => {
     const host = await readyInProcess([], { sandbox });
     host.send(open(1, "capped", { cellExecutionLimits: { maxYieldTimeMs: 500 } }));
     host.send(open(2, "zero", { cellExecutionLimits: { maxYieldTimeMs: 0 } }));
     await host.frames.take(2);
-    let t0 = Date.now();
-    host.send(execute(3, "capped", "text('a'); await new Promise(() => {})", { yieldTimeMs: 9_999 }));
+    // Requested: far past the hang deadline, so that only the caps can make these cells yield in time.
+    const t0 = Date.now();
+    host.send(execute(3, "capped", "text('a'); await new Promise(() => {})", { yieldTimeMs: 10 * HANG_MS }));
     const [, capped] = await host.frames.take(2);
     expect(runtime(capped).kind).toBe("Yielded");
     expect(Date.now() - t0).toBeGreaterThanOrEqual(450);
-    expect(Date.now() - t0).toBeLessThan(2_500);
-    t0 = Date.now();
-    host.send(execute(4, "zero", "await new Promise(() => {})", { yieldTimeMs: 9_999 }));
+    host.send(execute(4, "zero", "await new Promise(() => {})", { yieldTimeMs: 10 * HANG_MS }));
     const [, zero] = await host.frames.take(2);
     expect(runtime(zero)).toMatchObject({ kind: "Yielded", body: { content_items: [] } });
-    expect(Date.now() - t0).toBeLessThan(1_000);
     host.kill();
   });
 
   test("operation/yield resolves an execute and a pending wait at once; unknown ids are ignored", async () => {
     const host = await withSession();
-    host.send(execute(2, "s1", "await new Promise(() => {})", { yieldTimeMs: 30_000 }));
+    // Yield times far past the hang deadline: only operation/yield can end these in time.
+    host.send(execute(2, "s1", "await new Promise(() => {})", { yieldTimeMs: 10 * HANG_MS }));
     expect(await host.frames.next()).toEqual(started(2, "1"));
-    let t0 = Date.now();
     host.send({ type: "operation/yield", id: 2 });
     const yielded = await host.frames.next();
     expect(runtime(yielded)).toMatchObject({ kind: "Yielded", body: { content_items: [] } });
-    expect(Date.now() - t0).toBeLessThan(500);
-    host.send(wait(3, "s1", "1", 30_000));
+    host.send(wait(3, "s1", "1", 10 * HANG_MS));
     await barrier(host);
-    t0 = Date.now();
     host.send({ type: "operation/yield", id: 3 });
     expect(runtime(await host.frames.next())).toMatchObject({ outer: "LiveCell", kind: "Yielded" });
-    expect(Date.now() - t0).toBeLessThan(500);
     host.send({ type: "operation/yield", id: 999 });
     host.send({ type: "operation/cancel", id: 998 });
-    await host.frames.expectNothing(150);
+    // Frames are handled in order: anything the two would answer comes before the barrier's own answer.
+    await barrier(host);
     host.kill();
   });
 
@@ -344,18 +341,20 @@ describe.concurrent("yield timing and operation/yield (§12.16–17)", () => {
   });
 
   test.skipIf(!process.env.SCV_SLOW_TESTS)(
-    "9,999 ms → ~10 s; 10,000 ms → ~11 s (slow)",
-    { timeout: 30_000 },
+    "9,999 ms → 10 s; 10,000 ms → 11 s (slow)",
     async () => {
       const host = await withSession();
       const t0 = Date.now();
       host.send(execute(2, "s1", "await new Promise(() => {})", { yieldTimeMs: 9_999 }));
       host.send(execute(3, "s1", "await new Promise(() => {})", { yieldTimeMs: 10_000 }));
-      const frames = await host.frames.take(4, 15_000);
-      const firstAt = Date.now() - t0;
-      expect(frames[2].id).toBe(2);
-      expect(firstAt).toBeGreaterThanOrEqual(9_900);
-      expect(firstAt).toBeLessThan(10_800);
+      // Lower bounds only (a busy machine makes timers late, never early); the exact yield times are unit-tested
+      // (effectiveYieldMs in tests/sandbox/lifecycle.test.ts).
+      const frames = await host.frames.take(2);
+      const yieldedAt: Record<number, number> = {};
+      for (let i = 0; i < 2; i++) yieldedAt[(await host.frames.next()).id] = Date.now() - t0;
+      expect(frames.map((frame) => frame.id)).toEqual([2, 3]);
+      expect(yieldedAt[2]).toBeGreaterThanOrEqual(9_900);
+      expect(yieldedAt[3]).toBeGreaterThanOrEqual(10_900);
       host.kill();
     },
   );
@@ -418,7 +417,7 @@ describe.concurrent("oversize output (§12.21)", () => {
   test("a 70 MiB text → initial error, closed, connection lives", async () => {
     const host = await withSession();
     // Moving 70 MiB takes seconds on a busy machine: no yield may cut it short.
-    host.send(execute(2, "s1", "text('x'.repeat(70*1024*1024))", { yieldTimeMs: HANG_MS }));
+    host.send(execute(2, "s1", "text('x'.repeat(70*1024*1024))", { yieldTimeMs: 10 * HANG_MS }));
     const [, initial, last] = await host.frames.take(3, HANG_MS);
     expect(initial.type).toBe("execute/initialResponse");
     expect(initial.result.status).toBe("error");
@@ -504,7 +503,8 @@ describe.concurrent("delegates (§12.27–30)", () => {
     host.send(toolResult(7, 1));
     host.send(toolResult(12345, 1));
     await host.frames.next();
-    await host.frames.expectNothing(100);
+    // Frames are handled in order: anything the two answers caused comes before the barrier's own answer.
+    await barrier(host);
     host.kill();
   });
 
@@ -572,7 +572,7 @@ describe.concurrent("delegates (§12.27–30)", () => {
       "cell/closed",
     ]);
     expect(frames[2]).toEqual({ type: "delegate/cancel", id: frames[1].id });
-    host.send(execute(3, "s1", "await tools.t(2)", { tools: [tool("t")], yieldTimeMs: 60_000 }));
+    host.send(execute(3, "s1", "await tools.t(2)", { tools: [tool("t")], yieldTimeMs: 10 * HANG_MS }));
     const [, request] = await host.frames.take(2);
     host.send(terminate(4, "s1", "2"));
     const after = await host.frames.take(4);
@@ -598,12 +598,12 @@ describe.concurrent("delegates (§12.27–30)", () => {
         const results = await Promise.allSettled(calls);
         const rejected = results.filter((r) => r.status === 'rejected');
         text(rejected.length + ':' + rejected[0].reason);`;
-      host.send(execute(2, "s1", source, { tools: [tool("t")], yieldTimeMs: 60_000 }));
+      host.send(execute(2, "s1", source, { tools: [tool("t")], yieldTimeMs: 10 * HANG_MS }));
       const frames = await host.frames.take(cap + 2, 20_000);
       expect(byType(frames, "delegate/request").length).toBe(cap);
       expect(runtime(frames.at(-1)!).kind).toBe("Yielded");
       for (const frame of byType(frames, "delegate/request")) host.send(toolResult(frame.id, 0));
-      host.send(wait(3, "s1", "1", 60_000));
+      host.send(wait(3, "s1", "1", 10 * HANG_MS));
       const final = await host.frames.next(20_000);
       expect(runtime(final)).toMatchObject({
         kind: "Result",
@@ -628,13 +628,13 @@ describe.concurrent("heap limit and shutdown (§12.32, §12.37)", () => {
     host.kill();
   });
 
-  test("stdin EOF with a hanging cell, a pending tool call and an unanswered notify → exit 0 quickly", async () => {
+  test("stdin EOF with a hanging cell, a pending tool call and an unanswered notify → exit 0 without them", async () => {
     const host = startHost();
     host.send(hello());
     host.send(open(1, "s1"));
-    host.send(execute(2, "s1", "while (true) {}", { yieldTimeMs: 60_000 }));
-    host.send(execute(3, "s1", "await tools.t()", { tools: [tool("t")], yieldTimeMs: 60_000 }));
-    host.send(execute(4, "s1", "notify('n')", { yieldTimeMs: 60_000 }));
+    host.send(execute(2, "s1", "while (true) {}", { yieldTimeMs: 10 * HANG_MS }));
+    host.send(execute(3, "s1", "await tools.t()", { tools: [tool("t")], yieldTimeMs: 10 * HANG_MS }));
+    host.send(execute(4, "s1", "notify('n')", { yieldTimeMs: 10 * HANG_MS }));
     // Both delegate requests (the tool call and the notification) are out before EOF.
     await host.frames.until(() => byType(host.frames.received, "delegate/request").length === 2);
     expect(byType(host.frames.received, "delegate/request").map((f) => f.request.type).sort()).toEqual([
@@ -642,11 +642,10 @@ describe.concurrent("heap limit and shutdown (§12.32, §12.37)", () => {
       "tool/invoke",
     ]);
     const before = host.frames.received.length;
-    const t0 = Date.now();
     host.closeStdin();
-    const exit = await host.exit;
+    // Waiting for the cells would never end (a busy loop, a tool call and a notification nobody answers).
+    const exit = await within(host.exit, "the host to exit");
     expect(exit.code).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(5_000);
     // Found by scripts/conformance: like the reference, nothing more is sent after EOF.
     expect(host.frames.received.length).toBe(before);
   });

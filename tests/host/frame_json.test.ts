@@ -93,11 +93,9 @@ describe("duplicate keys", () => {
 
   test("objects with many keys stay linear, and a duplicate is still found past the small-object size", () => {
     const keys = Array.from({ length: 100_000 }, (_, i) => `"k${i}":${i}`).join(",");
-    const start = Date.now();
-    // Unknown fields: the schema rejects them later; the scan must not go quadratic first.
+    // Unknown fields: the schema rejects them later; the scan must not go quadratic first (quadratic would be ~5e9
+    // comparisons). How the time scales is measured by scripts/bench/latency.ts (scanners.frame_json_keys).
     expect(parseClientFrame(`{"type":"operation/cancel","id":1,${keys}}`)).toMatchObject({ id: 1, k99999: 99999 });
-    // Quadratic would be ~5e9 comparisons (minutes); linear is milliseconds.
-    expect(Date.now() - start).toBeLessThan(5_000);
     const late = Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`).join(",");
     expect(failure(`{"type":"operation/cancel","id":1,${late},"k3":0}`)).toBe("duplicate field `k3`");
   });

@@ -12,6 +12,7 @@ import { serveStdio } from "../../lib/host/transports/stdio.ts";
 import { createSandbox } from "../../lib/sandbox/index.ts";
 import type { Sandbox, SandboxSession } from "../../lib/sandbox/types.ts";
 import { type FramedClient, FrameQueue, hello } from "../support/frame_client.ts";
+import { hangDeadline } from "../support/wait.ts";
 
 export interface TestHost extends FramedClient {
   stderr(): string;
@@ -90,7 +91,7 @@ export function startInProcess(options: InProcessOptions = {}): TestHost {
 export async function readyInProcess(optional: string[] = [], options: InProcessOptions = {}): Promise<TestHost> {
   const host = startInProcess(options);
   host.send(hello(optional));
-  const ready = await host.frames.next(10_000);
+  const ready = await host.frames.next();
   if (ready.type !== "connection/ready") throw new Error(`expected connection/ready, got ${JSON.stringify(ready)}`);
   return host;
 }
@@ -129,8 +130,8 @@ export function inertSandbox(): Sandbox {
 }
 
 /** Resolves once `host`'s stderr contains `text`. */
-export async function logContains(host: TestHost, text: string, timeoutMs = 5_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
+export async function logContains(host: TestHost, text: string, atLeastMs?: number): Promise<boolean> {
+  const deadline = Date.now() + hangDeadline(atLeastMs);
   while (!host.stderr().includes(text)) {
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 10));

@@ -31,7 +31,7 @@ describe.concurrent.each(runtimes)("under %s", (_name, start) => {
     expect(host.frames.received).toEqual([
       { type: "connection/rejected", reason: { type: "noCompatibleVersion", supportedVersions: [1] } },
     ]);
-  }, 30_000);
+  });
 
   test("a missing required capability and a request first are rejected with their frame", async () => {
     const missing = start();
@@ -49,7 +49,7 @@ describe.concurrent.each(runtimes)("under %s", (_name, start) => {
         reason: { type: "invalidHello", message: "first message must be connection/hello" },
       },
     ]);
-  }, 30_000);
+  });
 
   test("frames answered before a fatal error in the same write still arrive", async () => {
     const host = start();
@@ -60,5 +60,5 @@ describe.concurrent.each(runtimes)("under %s", (_name, start) => {
       "Error: failed to read code-mode client message: failed to decode code-mode IPC frame: ",
     );
     expect(host.frames.received.map((frame) => frame.type)).toEqual(["connection/ready", "operation/response"]);
-  }, 30_000);
+  });
 });

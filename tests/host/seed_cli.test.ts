@@ -4,6 +4,7 @@
 // in handshake.test.ts; the request registry and task-failure seeds are unit tests.
 import { afterAll, describe, expect, test } from "vitest";
 import { execute, hello, killAllHosts, open, readyHost, shutdown, startHost, wait } from "../support/frame_client.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 afterAll(killAllHosts);
 
@@ -48,7 +49,7 @@ describe.concurrent("seeds/host_tests.rs on the CLI", () => {
         ],
       ] as const
     ) {
-      host.send(execute(id, name, source, { yieldTimeMs: 60_000, maxOutputTokens: 5 }));
+      host.send(execute(id, name, source, { yieldTimeMs: 10 * HANG_MS, maxOutputTokens: 5 }));
       const [started, yielded] = await host.frames.take(2);
       expect(started).toEqual(ok(id, { type: "execution/started", cellId: "1" }));
       expect(yielded.result.value.Yielded.content_items).toEqual([text(expectedYield)]);
@@ -61,7 +62,7 @@ describe.concurrent("seeds/host_tests.rs on the CLI", () => {
       expect(await host.frames.next()).toEqual({ type: "cell/closed", sessionId: name, cellId: "1" });
     }
     // execute_request_id_remains_active_until_initial_response
-    host.send(execute(30, "client", "await new Promise(() => {})", { yieldTimeMs: 60_000 }));
+    host.send(execute(30, "client", "await new Promise(() => {})", { yieldTimeMs: 10 * HANG_MS }));
     expect(await host.frames.next()).toEqual(ok(30, { type: "execution/started", cellId: "2" }));
     host.send(execute(30, "client", "text(1)"));
     const exit = await host.exit;

@@ -5,6 +5,7 @@ import { limitsFromEnv, Permits } from "../../lib/host/limits.ts";
 import { Outbox, OUTGOING_QUEUE_FULL } from "../../lib/host/outbox.ts";
 import type { WireToolDefinition } from "../../lib/host/protocol.ts";
 import { parseListen } from "../../lib/cli/host.ts";
+import { settle } from "../support/wait.ts";
 
 const frame = (n: number) => Buffer.alloc(n);
 
@@ -17,7 +18,7 @@ describe("Outbox", () => {
         write: async (f) => {
           inFlight++;
           expect(inFlight).toBe(1);
-          await new Promise((resolve) => setTimeout(resolve, 1));
+          await settle(); // a write that takes a few turns of the event loop
           written.push(f.length);
           inFlight--;
         },

@@ -4,6 +4,7 @@ import { afterAll, afterEach, expect, test } from "vitest";
 import { limitsFromEnv } from "../../lib/host/limits.ts";
 import { listenWebSocket } from "../../lib/host/transports/ws.ts";
 import { createSandbox } from "../../lib/sandbox/index.ts";
+import { within } from "../support/wait.ts";
 
 const sandbox = createSandbox();
 let socket: Socket | null = null;
@@ -36,8 +37,7 @@ test("close() drops a client that never answers the close frame after a short gr
   // From here on the client reads but never answers (nor closes).
   raw.on("data", () => undefined);
   const closedByServer = new Promise<void>((resolve) => raw.once("close", () => resolve()));
-  const t0 = Date.now();
-  await listener.close();
-  expect(Date.now() - t0).toBeLessThan(5_000);
+  // Waiting for the silent client's close handshake would never end.
+  await within(listener.close(), "the listener to close");
   await closedByServer;
 });

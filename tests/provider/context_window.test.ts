@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { contextForWindow } from "../../lib/agent/context_budget.ts";
 import { discoverContextWindow, knownContextWindow } from "../../lib/provider/context_window.ts";
 import { type FakeProvider, startFakeProvider } from "../support/fake_provider.ts";
+import { within } from "../support/wait.ts";
 import { serveModelInfo } from "./fixtures/model_servers.ts";
 
 const fakes: FakeProvider[] = [];
@@ -109,10 +110,10 @@ describe("discoverContextWindow", () => {
     const hang = net.createServer((socket) => void sockets.add(socket));
     await new Promise<void>((resolve) => hang.listen(0, "127.0.0.1", resolve));
     try {
-      const started = performance.now();
       const port = (hang.address() as net.AddressInfo).port;
-      expect(await discover(`http://127.0.0.1:${port}/v1`, "m", {}, 300)).toBeUndefined();
-      expect(performance.now() - started).toBeLessThan(5000);
+      // The server never answers: only discovery's own 300 ms timeout ends the wait.
+      expect(await within(discover(`http://127.0.0.1:${port}/v1`, "m", {}, 300), "discovery to give up"))
+        .toBeUndefined();
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => hang.close(resolve));

@@ -2,8 +2,10 @@
 import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { createProvider } from "../../lib/provider/index.ts";
+import { defaultTiming } from "../../lib/provider/retry.ts";
 import { type FakeResponse, sse, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { at } from "../support/at.ts";
+import { within } from "../support/wait.ts";
 import {
   CREDENTIAL,
   DEFAULT_LIMITS,
@@ -301,25 +303,27 @@ describe("cancellation and timeout", () => {
   it("rejects with AbortError when cancelled mid-stream", async () => {
     const { client } = await setup([{ events: [sse.textDelta("first")], mode: "chunked", end: "hang" }]);
     const controller = new AbortController();
-    const started = Date.now();
     const pending = client.stream(
       { model: "m", instructions: "", history: [{ kind: "user", content: "x" }], tools: [] },
       { signal: controller.signal, onTextDelta: () => controller.abort() },
     );
-    const error = await pending.then(
-      () => {
-        throw new Error("expected a failure");
-      },
-      (failure: Error) => failure,
+    // The provider holds the stream open: only the abort can end it.
+    const error = await within(
+      pending.then(
+        () => {
+          throw new Error("expected a failure");
+        },
+        (failure: Error) => failure,
+      ),
+      "the aborted stream to reject",
     );
     expect(error.name).toBe("AbortError");
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it("rejects with AbortError when cancelled before the response head", async () => {
-    const { client } = await setup([{ events: [sse.completed()], headerDelayMs: 10_000 }]);
+    const { fake, client } = await setup([{ events: [sse.completed()], headerDelayMs: 10_000 }]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
+    void fake.waitForRequests(1).then(() => controller.abort());
     const error = await runFailing(client, {}, controller.signal);
     expect(error.name).toBe("AbortError");
   });
@@ -340,14 +344,27 @@ describe("cancellation and timeout", () => {
       limits: DEFAULT_LIMITS,
       credential: CREDENTIAL,
       hostedWebSearch: false,
-      timing: { random: () => 1.4 }, // real delay of about 1.9 s
+      timing: {
+        random: () => 1.4, // a real wait of about 1.9 s
+        // The real wait, cancelled as soon as it starts; what ended it is recorded.
+        delay: async (ms, signal) => {
+          const waiting = defaultTiming.delay(ms, signal);
+          controller.abort();
+          try {
+            await waiting;
+            waitEnded = "elapsed";
+          } catch (error) {
+            waitEnded = "interrupted";
+            throw error;
+          }
+        },
+      },
     }));
     const controller = new AbortController();
-    const started = Date.now();
-    void fake.waitForRequests(1).then(() => setTimeout(() => controller.abort(), 50));
+    let waitEnded: "elapsed" | "interrupted" | undefined;
     const error = await runFailing(client, {}, controller.signal);
     expect(error.name).toBe("AbortError");
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(waitEnded).toBe("interrupted");
     expect(fake.requests).toHaveLength(1);
   });
 

@@ -1,6 +1,6 @@
 // Issue 14 fixes 1–5, replayed in the real servers' stream formats (fixtures/real_streams.ts) through the fake
 // provider: payload-counted limits, the reasoning round trip, old llama.cpp error lines, refusals, rate limits.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import type { HistoryItem } from "../../lib/provider/types.ts";
 import { sse } from "../support/fake_provider.ts";
 import { NO_RETRY, READ_TOOL, run, runFailing, useProviderClients } from "./helpers.ts";
@@ -286,6 +286,12 @@ describe("rate limits and hopeless retries (fix 5)", () => {
   });
 
   it("reads 'try again in 120ms', retry-after-ms and an HTTP-date Retry-After", async () => {
+    // The HTTP date counts from now: the clock (Date) is fake and stands still, so the time the three requests take
+    // on a busy machine does not shorten the delay read.
+    vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-01-01T00:00:00.000Z") });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const ok = { events: responsesStream([{ type: "message", id: "m", text: "ok" }]) };
     const date = new Date(Date.now() + 30_000).toUTCString();
     const { client, delays } = await setup(

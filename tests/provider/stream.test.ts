@@ -1,6 +1,7 @@
 // SSE parsing and the Responses event table (spec §8.2), over real HTTP.
 import { describe, expect, it } from "vitest";
 import { sse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { settle } from "../support/wait.ts";
 import { CREDENTIAL, NO_RETRY, run, runFailing, useProviderClients } from "./helpers.ts";
 
 const { setup } = useProviderClients();
@@ -30,7 +31,7 @@ describe("Responses stream", () => {
         signal: new AbortController().signal,
         onTextDelta: async (text) => {
           seen.push(`start ${text}`);
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          await settle();
           seen.push(`end ${text}`);
         },
       },

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { currentTarget } from "../../lib/build_info.ts";
 import { VERSION } from "../../lib/version.ts";
 import { buildNpmPackages, LAUNCHER_PACKAGE } from "../../scripts/release/npm_packages.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const REAL_RELEASE = join(ROOT, "dist", "release");
@@ -85,8 +86,8 @@ describe.skipIf(process.platform === "win32")("the npm launcher", () => {
     expect(spawnSync(scv, ["--version"], { encoding: "utf8" }).stdout.trim()).toBe(VERSION);
     const smoke = spawnSync(process.execPath, [join(ROOT, "scripts", "smoke_host.ts"), scv, "host"], {
       encoding: "utf8",
-      timeout: 60_000,
+      timeout: HANG_MS,
     });
     expect(smoke.stdout).toContain("ran a sandboxed cell");
-  }, 120_000);
+  });
 });

@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterAll, expect, it } from "vitest";
+import { HANG_MS } from "../support/wait.ts";
 
 const run = promisify(execFile);
 let dir = "";
@@ -28,7 +29,7 @@ const tools = [{ name: "echo", tool_name: { name: "echo", namespace: null }, des
 const callbacks = { callTool: async (call: { input: unknown }) => call.input, notify: async () => {} };
 const out = [];
 for (const source of ["text(String(1+1))", "text((await tools.echo({ v: 'pong' })).v)", "text('before'); throw new Error('boom')", "import fs from 'fs'", "text(typeof process)"]) {
-  out.push(await session.startCell({ source, tools, yieldTimeMs: 5000, callbacks }).initial);
+  out.push(await session.startCell({ source, tools, yieldTimeMs: ${HANG_MS}, callbacks }).initial);
 }
 await sandbox.shutdown();
 console.log(JSON.stringify(out));
@@ -36,7 +37,7 @@ console.log(JSON.stringify(out));
   );
   const outfile = join(dir, "bundle.mjs");
   await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", outfile, logLevel: "silent" });
-  const { stdout } = await run(process.execPath, [outfile], { cwd: dir, timeout: 15_000 });
+  const { stdout } = await run(process.execPath, [outfile], { cwd: dir, timeout: HANG_MS });
   const results = JSON.parse(stdout) as { items: { text: string }[]; errorText: string | null }[];
   expect(results.map((r) => [r.items.map((i) => i.text), r.errorText])).toEqual([
     [["2"], null],

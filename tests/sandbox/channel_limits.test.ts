@@ -72,7 +72,7 @@ describe.skipIf(isDeno)("the sandbox channel's frame cap (issue 26, item 7a)", (
     );
     // Not read, let alone parsed: the host grew by far less than the frame.
     expect(globalThis.process.memoryUsage().rss - before).toBeLessThan(64 * mib);
-  }, 120_000);
+  });
 
   it("parts that exceed what they announced, or a message before all its parts, kill the process", async () => {
     const frame = (message: unknown) => {
@@ -90,5 +90,5 @@ describe.skipIf(isDeno)("the sandbox channel's frame cap (issue 26, item 7a)", (
     expect(early.killed).toBe(true);
     expect(early.logs.join("\n")).toContain("sandbox message arrived before all of its parts; killed");
     expect(early.messages.filter((message) => message.t === "text")).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -1,7 +1,8 @@
 // Sandbox escape attempts: none may reach the worker's `process`, `require` or the file system,
 // or let one cell see another's state (host spec §7.1, design.md "Sandbox security model").
-import { describe, expect, it } from "vitest";
-import { recorder, sleep, tool, useSandbox } from "./helpers.ts";
+import { describe, expect, it, vi } from "vitest";
+import { waitFor } from "../support/wait.ts";
+import { recorder, tool, useFakeClock, useSandbox } from "./helpers.ts";
 
 const box = useSandbox();
 
@@ -230,17 +231,25 @@ describe("cells cannot see each other", () => {
         "await new Promise((r) => setTimeout(r, 5));" +
         "targets.forEach(([o, k], i) => { o[k] = saved[i] });" +
         "for (const g of got) reach(g, 'stolen'); report()",
-      { tools: [tool("t")], yieldTimeMs: 500 },
+      { tools: [tool("t")] },
     );
     const texts = observation.items.map((item) => (item.type === "input_text" ? item.text : ""));
     expect(texts.at(-1)).toBe("safe");
   });
 
   it("a cell that replaces Promise.prototype.then is contained: it yields, is terminated, and the next cell works", async () => {
+    // The yield timer runs on a fake clock, moved once `x` is in (the notification comes after it on the pipe).
+    useFakeClock();
     const session = box.session();
-    const cell = box.start(session, "Promise.prototype.then = function () { return 'hijacked' }; text('x')", {
-      yieldTimeMs: 100,
-    });
+    const rec = recorder();
+    const cell = box.start(
+      session,
+      "text('x'); notify('x is out'); Promise.prototype.then = function () { return 'hijacked' }",
+      { yieldTimeMs: 100, rec },
+    );
+    await waitFor(() => rec.notifications.length === 1, { what: "the cell's notification" });
+    await vi.advanceTimersByTimeAsync(100);
+    vi.useRealTimers();
     expect(await cell.initial).toEqual({ kind: "yielded", cellId: "1", items: [{ type: "input_text", text: "x" }] });
     expect(await session.terminate("1")).toMatchObject({ kind: "observation", observation: { kind: "terminated" } });
     const next = await box.start(session, "text(await Promise.resolve('fine'))").initial;
@@ -250,19 +259,24 @@ describe("cells cannot see each other", () => {
 
   it("timers and pending promises of a finished cell never run into the next cell", async () => {
     const session = box.session();
+    let answer!: () => void;
     const first = await box.start(
       session,
       "setTimeout(() => text('ghost'), 30); setTimeout(() => { throw new Error('ghost error') }, 30); tools.t({}).then(() => text('ghost tool')); text('first')",
       {
         tools: [tool("t")],
-        rec: recorder(async () => {
-          await sleep(40);
-          return 1;
-        }),
+        rec: recorder(() => new Promise((resolve) => (answer = () => resolve(1)))),
       },
     ).initial;
     expect(first).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "first" }] });
-    const second = await box.start(session, "await new Promise((r) => setTimeout(r, 80)); text('second')").initial;
+    // The first cell's tool answer comes once the second cell runs; its timers fall due during the second cell.
+    const running = recorder();
+    running.callbacks.notify = async () => answer();
+    const second = await box.start(
+      session,
+      "notify('running'); await new Promise((r) => setTimeout(r, 80)); text('second')",
+      { rec: running },
+    ).initial;
     expect(second).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "second" }], errorText: null });
     await session.close();
   });

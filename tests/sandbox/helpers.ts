@@ -1,7 +1,8 @@
 // Shared set-up for sandbox tests: one sandbox per test file, helpers to run cells and record
 // the nested tool calls and notifications a cell makes.
 import { readdirSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, onTestFinished, vi } from "vitest";
+import { HANG_MS, hangDeadline } from "../support/wait.ts";
 import { createSandbox, type SandboxOptions } from "../../lib/sandbox/index.ts";
 import type {
   CellCallbacks,
@@ -79,7 +80,8 @@ export function useSandbox(options: SandboxOptions = {}) {
       return session.startCell({
         source,
         tools: options.tools ?? [],
-        yieldTimeMs: options.yieldTimeMs === undefined ? 5_000 : options.yieldTimeMs,
+        // A cell that must complete gets until the hang deadline before it yields.
+        yieldTimeMs: options.yieldTimeMs === undefined ? HANG_MS : options.yieldTimeMs,
         callbacks: (options.rec ?? recorder()).callbacks,
       });
     },
@@ -106,7 +108,25 @@ export function useSandbox(options: SandboxOptions = {}) {
   return api;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Puts this process's timers and `process.hrtime` on a fake clock (vitest's fake timers) until the test ends: the
+ * session's yield and wait timers, the drain grace and `bufferedForNs` then move only with
+ * `vi.advanceTimersByTimeAsync`, while the cells run for real in their own processes. For tests whose subject is
+ * time; the test waits for what a cell did (a tool call, a notification) before it moves the clock.
+ */
+export function useFakeClock(): void {
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "hrtime"] });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
+}
+
+/** The promise's value once it has settled, else undefined (for "not yet" checks). */
+export function peek<T>(promise: Promise<T>): { readonly value: T | undefined } {
+  const box: { value: T | undefined } = { value: undefined };
+  void promise.then((value) => (box.value = value));
+  return box;
+}
 
 /** Pids of the live (not zombie) child processes of `parent` (Linux /proc). */
 export function childPids(parent: number = process.pid): number[] {
@@ -163,9 +183,9 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
-/** Polls `check` until it returns true or `ms` pass. */
-export async function until(check: () => boolean, ms: number, step = 20): Promise<boolean> {
-  const deadline = performance.now() + ms;
+/** Polls `check` until it returns true or the hang deadline passes (`atLeastMs` may lengthen it). */
+export async function until(check: () => boolean, atLeastMs?: number, step = 20): Promise<boolean> {
+  const deadline = performance.now() + hangDeadline(atLeastMs);
   while (performance.now() < deadline) {
     if (check()) return true;
     await new Promise((resolve) => setTimeout(resolve, step));

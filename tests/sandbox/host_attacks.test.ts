@@ -18,6 +18,7 @@ import {
   terminate,
   wait,
 } from "../support/frame_client.ts";
+import { HANG_MS, waitFor } from "../support/wait.ts";
 import { childPids, cpuTicks, until } from "./helpers.ts";
 
 afterAll(killAllHosts);
@@ -69,7 +70,8 @@ class Host {
   }
 
   /** Runs a cell to its initial response; returns the runtime response body and its kind. */
-  async execute(sessionId: string, source: string, yieldTimeMs: number | null = 30_000, ms = 60_000) {
+  /** A cell that must complete gets a yield time far beyond the hang deadline. */
+  async execute(sessionId: string, source: string, yieldTimeMs: number | null = 2 * HANG_MS, ms = 3 * HANG_MS) {
     const id = this.#nextId++;
     this.process.send(execute(id, sessionId, source, { yieldTimeMs }));
     const frame = await this.frame((f) => f.id === id && f.type === "execute/initialResponse", ms);
@@ -192,7 +194,7 @@ describe.concurrent("memory (findings 3, 4)", () => {
       await host.open("s1", limit === null ? {} : { cellExecutionLimits: { maxHeapSizeBytes: limit } });
       // A neighbour's cell is in flight meanwhile.
       const neighbour = host.execute("victim", "await new Promise((r) => setTimeout(r, 300)); text('neighbour')");
-      const { kind, body } = await host.execute("s1", source, 60_000, 120_000);
+      const { kind, body } = await host.execute("s1", source);
       expect(kind).toBe("Result");
       expect(body.error_text).toBe(`exec cell heap limit exceeded (maxHeapSizeBytes: ${limit ?? 512 * 1024 * 1024})`);
       expect(texts((await neighbour).body)).toEqual(["neighbour"]);
@@ -200,7 +202,7 @@ describe.concurrent("memory (findings 3, 4)", () => {
       expect(texts(next.body)).toEqual(["next"]);
       await host.serves("s2");
       await host.close();
-    }, 180_000);
+    });
   }
 });
 
@@ -227,21 +229,21 @@ describe.concurrent("what a cell can make is charged (finding 5)", () => {
     expect(three.body.error_text).toBeNull();
     await host.serves("s2");
     await host.close();
-  }, 120_000);
+  });
 
   test("a thrown 256 Mi-character string is cut and charged", async () => {
     const host = new Host();
     await host.ready();
     await host.open("s1");
     for (let i = 0; i < 3; i++) {
-      const { body } = await host.execute("s1", "throw 'x'.repeat(256 * 1024 * 1024)", 60_000, 120_000);
+      const { body } = await host.execute("s1", "throw 'x'.repeat(256 * 1024 * 1024)");
       expect(body.error_text.length).toBeLessThanOrEqual(1024 * 1024);
       expect(body.error_text.length).toBeGreaterThan(1000);
       expect(body.error_text.startsWith("xxxx")).toBe(true);
     }
     await host.serves("s2");
     await host.close();
-  }, 180_000);
+  });
 });
 
 describe.concurrent("sessions are isolated (finding 6)", () => {
@@ -251,15 +253,15 @@ describe.concurrent("sessions are isolated (finding 6)", () => {
     await host.open("a");
     const armed = await host.execute(
       "a",
-      // The targets die in collections during this cell, so the registry has callbacks queued when it ends.
-      "const r = new FinalizationRegistry(() => { const t = Date.now(); while (Date.now() - t < 1000) {} });" +
+      // The targets die in collections during this cell, so the registry has callbacks queued when it ends. Each
+      // callback spins for good: one that ever ran in a cell of session b would hang that cell.
+      "const r = new FinalizationRegistry(() => { for (;;) {} });" +
         "for (let i = 0; i < 5; i++) r.register({ i }, i);" +
         "let junk = []; for (let i = 0; i < 300; i++) junk.push(new Array(1e4).fill(i)); text('armed')",
     );
     expect(texts(armed.body)).toEqual(["armed"]);
     await host.open("b");
     for (let i = 0; i < 4; i++) {
-      const started = performance.now();
       // Garbage, so that collections (and any finalizers they queue) happen during these cells.
       // The cell also waits a little, so that queued tasks (finalizers among them) get their turn.
       const { body } = await host.execute(
@@ -267,10 +269,9 @@ describe.concurrent("sessions are isolated (finding 6)", () => {
         "let junk = []; for (let i = 0; i < 200; i++) junk.push(new Array(1e4).fill(i)); junk = null; await new Promise((r) => setTimeout(r, 50)); text('ok')",
       );
       expect(texts(body)).toEqual(["ok"]);
-      expect(performance.now() - started).toBeLessThan(2_500);
     }
     await host.close();
-  }, 120_000);
+  });
 });
 
 describe.concurrent("the host checks what comes back (finding 7)", () => {
@@ -299,19 +300,24 @@ describe.concurrent("the host checks what comes back (finding 7)", () => {
   });
 });
 
-/** The host's sandbox process that burns CPU (the one running a busy cell). */
+/**
+ * The host's sandbox process that burns CPU (the one running a busy cell): the one child whose CPU time keeps
+ * growing while the others' stops. A yielded cell makes the host boot a spare process, which burns CPU too until
+ * it is ready, so this watches until one process has used more than twice what any other has since watching began.
+ */
 async function spinningProcess(host: Host): Promise<number> {
-  // A yielded cell makes the host boot a spare process: let that boot pass first.
-  await new Promise((resolve) => setTimeout(resolve, 700));
-  const pids = childPids(host.process.child.pid);
-  const before = pids.map((pid) => cpuTicks(pid) ?? 0);
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const grown = pids.map((pid, i) => (cpuTicks(pid) ?? 0) - before[i]!);
-  const most = Math.max(...grown);
-  // 100 ticks per second of a core; a shared CI machine may give a busy loop little of it.
-  expect(most).toBeGreaterThan(3);
-  expect(grown.filter((ticks) => ticks > most / 2).length).toBe(1);
-  return pids[grown.indexOf(most)]!;
+  const first = new Map<number, number>();
+  return await waitFor(() => {
+    const grown = childPids(host.process.child.pid).map((pid) => {
+      const ticks = cpuTicks(pid) ?? 0;
+      if (!first.has(pid)) first.set(pid, ticks);
+      return [pid, ticks - first.get(pid)!] as const;
+    });
+    const most = Math.max(0, ...grown.map(([, ticks]) => ticks));
+    // 100 ticks per second of a core; a busy machine may give a busy loop little of it.
+    if (most < 10 || grown.filter(([, ticks]) => ticks > most / 2).length !== 1) return undefined;
+    return grown.find(([, ticks]) => ticks === most)![0];
+  }, { intervalMs: 200, what: "one sandbox process to stand out by the CPU it burns" });
 }
 
 describe("terminate stops a busy cell for good (finding 9, issue 16)", () => {
@@ -332,11 +338,10 @@ describe("terminate stops a busy cell for good (finding 9, issue 16)", () => {
         const answer = await target.terminate("s1", busy.body.cell_id);
         expect(Object.keys(answer.result.value.outcome.LiveCell)).toEqual(["Terminated"]);
         // The process that ran the busy loop is gone: it burns no more CPU.
-        expect(await until(() => cpuTicks(spinning) === null, 2_000)).toBe(true);
+        expect(await until(() => cpuTicks(spinning) === null)).toBe(true);
         expect(texts((await target.execute("s1", "text('next')")).body)).toEqual(["next"]);
         await target.close();
       },
-      60_000,
     );
   }
 });
@@ -354,13 +359,13 @@ describe("memory on Deno (issue 16)", () => {
       const host = new Host({}, true);
       await host.ready();
       await host.open("s1", { cellExecutionLimits: { maxHeapSizeBytes: 64 * 1024 * 1024 } });
-      const { kind, body } = await host.execute("s1", source, 60_000, 120_000);
+      const { kind, body } = await host.execute("s1", source);
       expect(kind).toBe("Result");
       expect(body.error_text).toBe(`exec cell heap limit exceeded (maxHeapSizeBytes: ${64 * 1024 * 1024})`);
       expect(texts((await host.execute("s1", "text('next')")).body)).toEqual(["next"]);
       await host.serves("s2");
       await host.close();
-    }, 180_000);
+    });
   }
 });
 
@@ -374,11 +379,11 @@ describe("a sandbox process killed mid-cell", () => {
     const busy = await host.execute("s1", "text('spinning'); while (true) {}", 300);
     expect(busy.kind).toBe("Yielded");
     process.kill(await spinningProcess(host), "SIGKILL");
-    const ended = await host.wait("s1", busy.body.cell_id, 10_000);
+    const ended = await host.wait("s1", busy.body.cell_id, HANG_MS);
     expect(ended.kind).toBe("Result");
     expect(ended.body.error_text).toBe("exec runtime ended unexpectedly");
     expect(texts((await host.execute("other", "text('after')")).body)).toEqual(["after"]);
     expect(texts((await host.execute("s1", "text('s1 again')")).body)).toEqual(["s1 again"]);
     await host.close();
-  }, 60_000);
+  });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { cellProcessId } from "../../lib/sandbox/session.ts";
 import type { SandboxSession } from "../../lib/sandbox/index.ts";
 import { recorder, tool, useSandbox } from "./helpers.ts";
+import { waitFor } from "../support/wait.ts";
 
 // Checked soon after each cell, and any growth counts: a cell that allocates tens of MB certainly grows it.
 const box = useSandbox({ idleRecycleMs: 100, idleRecycleGrowthBytes: 1 });
@@ -38,11 +39,7 @@ function alive(pid: number): boolean {
 
 async function gone(pid: number): Promise<void> {
   // Polls a condition; the deadline only catches a process that is never replaced.
-  const deadline = Date.now() + 15_000;
-  while (alive(pid)) {
-    if (Date.now() > deadline) throw new Error(`sandbox process ${pid} was not replaced while idle`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await waitFor(() => !alive(pid), { intervalMs: 20, what: `sandbox process ${pid} to be replaced while idle` });
 }
 
 describe("idle sandbox processes", () => {

@@ -1,54 +1,55 @@
-// Limits that hold (issue point 4): runaway cells end as specified, within bounds, and the
-// process and other cells keep working.
+// Limits that hold (issue point 4): runaway cells end as specified, and the process and other cells keep
+// working. How fast a terminate stops a runaway cell is measured by scripts/bench/latency.ts, not here.
 import { describe, expect, it } from "vitest";
 import { cellProcessId } from "../../lib/sandbox/session.ts";
 import type { SandboxSession } from "../../lib/sandbox/index.ts";
-import { recorder, sleep, tool, useSandbox } from "./helpers.ts";
+import { HANG_MS, waitFor } from "../support/wait.ts";
+import { recorder, tool, useSandbox } from "./helpers.ts";
 
 const MAX_OUTPUT_CHARS = 1_000_000;
 const box = useSandbox({ maxOutputChars: MAX_OUTPUT_CHARS, defaultHeapMb: 64 });
 
 async function stillWorks(session: SandboxSession): Promise<void> {
-  const started = performance.now();
   const observation = await box.start(session, "text(await Promise.resolve('alive'))").initial;
   expect(observation).toMatchObject({
     kind: "result",
     items: [{ type: "input_text", text: "alive" }],
     errorText: null,
   });
-  expect(performance.now() - started).toBeLessThan(1_000);
 }
-
-/** Timing-sensitive tests retry: a loaded CI machine can stall a thread for a moment. */
-const TIMED = { retry: 2 };
 
 async function terminateRunaway(source: string): Promise<void> {
   const session = box.session();
-  const neighbour = box.start(session, "await new Promise((r) => setTimeout(r, 200)); text('neighbour')", {
-    yieldTimeMs: 5_000,
+  // The neighbour finishes only once the runaway cell is gone, so it is in flight during the terminate.
+  let release!: () => void;
+  const rec = recorder(() => new Promise((resolve) => (release = () => resolve("go"))));
+  const neighbour = box.start(session, "await tools.gate(); text('neighbour')", {
+    yieldTimeMs: HANG_MS,
+    rec,
+    tools: [tool("gate")],
   });
   const cell = box.start(session, source, { yieldTimeMs: 100 });
   expect(await cell.initial).toMatchObject({ kind: "yielded", cellId: "2" });
-  const started = performance.now();
+  await waitFor(() => rec.calls.length === 1, { what: "the neighbour's tool call" });
   const outcome = await session.terminate("2");
-  expect(performance.now() - started).toBeLessThan(100);
   expect(outcome).toMatchObject({ kind: "observation", observation: { kind: "terminated", cellId: "2" } });
   await cell.closed;
+  release();
   expect(await neighbour.initial).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "neighbour" }] });
   await stillWorks(session);
   await session.close();
 }
 
 describe("runaway cells", () => {
-  it("a busy loop yields on time and is terminated within 100 ms", TIMED, async () => {
+  it("a busy loop yields and is terminated", async () => {
     await terminateRunaway("text('spinning'); while (true) {}");
   });
 
-  it("an infinite microtask chain is terminated within 100 ms", TIMED, async () => {
+  it("an infinite microtask chain is terminated", async () => {
     await terminateRunaway("await (async function spin() { for (;;) await null })()");
   });
 
-  it("a cell that never settles yields and is terminated", TIMED, async () => {
+  it("a cell that never settles yields and is terminated", async () => {
     await terminateRunaway("await new Promise(() => {})");
   });
 
@@ -68,11 +69,9 @@ describe("runaway cells", () => {
     expect(await box.start(session, "text('c'); try { exit() } catch { for (;;) {} }").initial).toMatchObject({
       kind: "result",
     });
-    // The next cell may be queued behind a stuck worker: it is restarted on another one.
-    const started = performance.now();
+    // The next cell may be queued behind a stuck worker: it is restarted on another one (a hang if not).
     const next = await box.start(session, "text('d')").initial;
     expect(next).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "d" }], errorText: null });
-    expect(performance.now() - started).toBeLessThan(3_000);
     for (let i = 0; i < 3; i++) await stillWorks(session);
     await session.close();
   });
@@ -142,11 +141,10 @@ describe("output and timers", () => {
     const yielding = box.start(session, "for (;;) yield_control()");
     expect(await yielding.initial).toMatchObject({ kind: "yielded" });
     // Poll with zero-time waits until the flood ended the cell.
-    let outcome = await session.wait(yielding.id, 0);
-    for (let i = 0; i < 250 && outcome.kind === "observation" && outcome.observation.kind === "yielded"; i++) {
-      await sleep(20);
-      outcome = await session.wait(yielding.id, 0);
-    }
+    const outcome = await waitFor(async () => {
+      const seen = await session.wait(yielding.id, 0);
+      return seen.kind === "observation" && seen.observation.kind === "yielded" ? undefined : seen;
+    }, { what: "the yield flood to end the cell" });
     expect(outcome).toMatchObject({
       kind: "observation",
       observation: { kind: "result", errorText: `exec cell output exceeded ${MAX_OUTPUT_CHARS} characters` },
@@ -179,14 +177,13 @@ describe("output and timers", () => {
 
   it("10,000 pending timers neither delay completion nor leak into the next cell", async () => {
     const session = box.session();
-    const started = performance.now();
     const observation = await box.start(
       session,
       "for (let i = 0; i < 10_000; i++) setTimeout(() => text('late'), 50); text('done')",
     ).initial;
+    // Completion waited for no timer: none of them wrote into the result.
     expect(observation).toMatchObject({ kind: "result", items: [{ type: "input_text", text: "done" }] });
-    expect(performance.now() - started).toBeLessThan(1_000);
-    await sleep(80);
+    // The next cell outlives the first cell's timers (it waits 50 ms after they were set): none fires into it.
     const fired = await box.start(
       session,
       "let n = 0; for (let i = 0; i < 10_000; i++) setTimeout(() => n++, 1); await new Promise((r) => setTimeout(r, 50)); text(n)",
@@ -198,10 +195,11 @@ describe("output and timers", () => {
 
   it("a sandbox process killed from outside ends its cell with the spec's text", async () => {
     const session = box.session();
-    const cell = box.start(session, "store('k', 1); text('before'); await new Promise(() => {})", {
-      yieldTimeMs: 5_000,
+    const rec = recorder();
+    const cell = box.start(session, "store('k', 1); text('before'); notify('waiting'); await new Promise(() => {})", {
+      rec,
     });
-    await sleep(50);
+    await waitFor(() => rec.notifications.length === 1, { what: "the cell to write its text" });
     const pid = cellProcessId(session, "1");
     expect(pid).toBeTypeOf("number");
     process.kill(pid!, "SIGKILL");

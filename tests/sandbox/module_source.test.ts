@@ -90,11 +90,10 @@ describe("moduleSource on arbitrary input", () => {
     );
   });
 
-  it("scans a large source quickly", () => {
+  // How fast, and that it scales linearly: scripts/bench/latency.ts (scanners.module_source).
+  it("scans a large source", () => {
     const source = "const s = `a ${'b'} c`; /* c */ const r = /x[/]y/g; // line\n".repeat(20_000);
-    const started = performance.now();
     expect(moduleSource(source).code).toBe(source);
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
 

@@ -4,6 +4,7 @@ import { spawnSync } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { isolationFor, libraryBinds, type NamespaceLayout, wrap } from "../../lib/sandbox/namespaces.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const node = realpathSync(process.execPath);
 const layout: NamespaceLayout = { binds: [{ source: node, target: "/scv/node" }, ...libraryBinds(node)] };
@@ -21,7 +22,7 @@ console.log(JSON.stringify(seen));
 `;
 
 function run(wrapped: { command: string; args: string[] }) {
-  const result = spawnSync(wrapped.command, wrapped.args, { env: {}, encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(wrapped.command, wrapped.args, { env: {}, encoding: "utf8", timeout: HANG_MS });
   expect(result.stderr).toBe("");
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }

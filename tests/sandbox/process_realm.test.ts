@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { MessageDecoder } from "../../lib/sandbox/channel.ts";
 import { childMain } from "../../lib/sandbox/child_main.ts";
 import { prepareLaunch, programFile } from "../../lib/sandbox/launch.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const isDeno = "Deno" in globalThis;
 let server: Server;
@@ -81,7 +82,12 @@ const ATTACK = (port: number, victim: number, planted: string) =>
   attempt("start a worker", () => new (g.worker_threads.Worker)("1", { eval: true }));
   const env = Object.keys(process.env);
   if (env.length > 0) got.push("environment: " + env.join(","));
-  imported.then(() => {
+  // No module for the network either: fetch is a global.
+  const fetched = typeof fetch === "function"
+    ? fetch("http://127.0.0.1:${port}/").then(() => got.push("fetched from the host's loopback"), () => {})
+    : undefined;
+  // Reports once the import and the fetch have an outcome, whichever it is.
+  Promise.all([imported, fetched]).then(() => {
     const sqlite = modules["node:sqlite"];
     attempt("renice the victim", () => { modules["node:os"].setPriority(${victim}, 19); return "reniced" });
     attempt("read /etc/passwd", () => modules["node:fs"].readFileSync("/etc/passwd", "utf8"));
@@ -95,10 +101,8 @@ const ATTACK = (port: number, victim: number, planted: string) =>
         if ((e.errcode & 0xff) !== 14) got.push("/etc/passwd exists for sqlite: " + e.message);
       }
     }
-    setTimeout(() => channel.send({ t: "report", v: got }), 300);
+    channel.send({ t: "report", v: got });
   });
-  // No module for the network either: fetch is a global.
-  if (typeof fetch === "function") fetch("http://127.0.0.1:${port}/").then(() => got.push("fetched from the host's loopback"), () => {});
 }`;
 
 it.skipIf(isDeno)(
@@ -123,7 +127,7 @@ it.skipIf(isDeno)(
       child.stderr.on("data", (chunk: Buffer) => (childErr += chunk.toString()));
       const decoder = new MessageDecoder(1 << 20);
       const report = await new Promise<unknown>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no report from the sandbox process: ${childErr}`)), 60_000);
+        const timer = setTimeout(() => reject(new Error(`no report from the sandbox process: ${childErr}`)), HANG_MS);
         child.stdout.on("data", (chunk: Buffer) => {
           for (const message of decoder.push(chunk) as { t: string; v: unknown }[]) {
             if (message.t === "report" || message.t === "refused") {

@@ -10,6 +10,7 @@ import { encodeMessage, MessageDecoder } from "../../lib/sandbox/channel.ts";
 import type { ChildConfig } from "../../lib/sandbox/child_main.ts";
 import { childProgram, programFile } from "../../lib/sandbox/launch.ts";
 import type { FromWorker } from "../../lib/sandbox/worker_main.ts";
+import { HANG_MS } from "../support/wait.ts";
 
 const isDeno = "Deno" in globalThis;
 const dir = mkdtempSync(join(tmpdir(), "scv-selftest-"));
@@ -36,7 +37,7 @@ function start(config: ChildConfig, flags: string[], inline = false) {
   const decoder = new MessageDecoder(1 << 20);
   const first = (types: string[]) =>
     new Promise<FromWorker>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("no message from the sandbox process")), 60_000);
+      const timer = setTimeout(() => reject(new Error("no message from the sandbox process")), HANG_MS);
       child.stdout.on("data", (chunk: Buffer) => {
         for (const message of decoder.push(chunk) as FromWorker[]) {
           if (types.includes(message.t)) {

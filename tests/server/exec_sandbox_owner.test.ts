@@ -66,4 +66,4 @@ it("shutting one session down leaves the other session's cell running to its end
   );
   const completed = survivor.events.find((event) => event.type === "tool.completed" && event.call_id === "survivor-1");
   expect(completed).toMatchObject({ name: "exec", success: true, output: "survivor" });
-}, 60_000);
+});

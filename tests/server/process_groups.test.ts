@@ -8,6 +8,7 @@ import type { ClientEvent } from "../../lib/protocol/index.ts";
 import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
+import { waitFor } from "../support/wait.ts";
 
 let sandbox: ConfigSandbox;
 const providers: FakeProvider[] = [];
@@ -32,12 +33,8 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  await waitFor(check, { what, intervalMs: 20 });
 }
 
 /**
@@ -60,7 +57,7 @@ function pidOf(args: string[]): number {
 
 /** A session whose first turn runs a `sleep` only it runs (bash execs it); resolves with that process's pid. */
 async function sessionRunningBash(name: string): Promise<{ engine: EngineClient; pid: number; events: ClientEvent[] }> {
-  const duration = `3000.${randomInt(1_000_000, 9_999_999)}`;
+  const duration = `1000.${randomInt(1_000_000, 9_999_999)}`;
   const provider = await startFakeProvider([
     toolCallResponse([{
       call_id: `${name}-1`,

@@ -6,6 +6,7 @@
 // together) and can script malformed replies: cuts mid-body, hangs, raw SSE bytes.
 // Each connection serves one request and the reply always carries `Connection: close`.
 import net from "node:net";
+import { hangDeadline } from "./wait.ts";
 
 /** One SSE event: a JSON object (written as `event: <type>` + `data: <json>`) or raw text/bytes. */
 export type SseItem = Record<string, unknown> | { raw: string | Uint8Array };
@@ -70,8 +71,8 @@ export type FakeProvider = {
   ): void;
   /** Appends responses to the script. */
   push(...responses: FakeResponse[]): void;
-  /** Resolves once `count` requests have been fully received. */
-  waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
+  /** Resolves once `count` requests have been fully received; rejects after the hang deadline. */
+  waitForRequests(count: number, atLeastMs?: number): Promise<RecordedRequest[]>;
   /** Number of TCP connections accepted so far. */
   connections(): number;
   close(): Promise<void>;
@@ -141,11 +142,11 @@ export async function startFakeProvider(
     route: (path, response) => void routes.set(path, response),
     push: (...responses) => void queue.push(...responses),
     connections: () => accepted,
-    waitForRequests(count, timeoutMs = 3000) {
+    waitForRequests(count, atLeastMs) {
       return new Promise((resolve, reject) => {
         const deadline = setTimeout(
           () => reject(new Error(`fake provider saw ${requests.length} of ${count} requests`)),
-          timeoutMs,
+          hangDeadline(atLeastMs),
         );
         const check = () => {
           if (requests.length >= count) {

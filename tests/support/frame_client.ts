@@ -5,6 +5,7 @@ import { WebSocket } from "ws";
 import { decodeFrameMessage, encodeFrame, readFrames } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 import { cliCommand, cliEnv, ROOT } from "./cli_command.ts";
+import { HANG_MS, hangDeadline } from "./wait.ts";
 
 export { MAIN, ROOT } from "./cli_command.ts";
 
@@ -12,7 +13,7 @@ export { MAIN, ROOT } from "./cli_command.ts";
 // deno-lint-ignore no-explicit-any
 export type Frame = any;
 
-/** An async queue of received frames with timeouts. */
+/** An async queue of received frames, with deadlines that only catch hangs (`atLeastMs` may lengthen one). */
 export class FrameQueue {
   readonly #items: Frame[] = [];
   readonly #waiters: { resolve: (frame: Frame) => void; reject: (error: Error) => void }[] = [];
@@ -31,8 +32,9 @@ export class FrameQueue {
     for (const waiter of this.#waiters.splice(0)) waiter.reject(error);
   }
 
-  /** The next frame, or a rejection after `timeoutMs`. */
-  next(timeoutMs = 5_000): Promise<Frame> {
+  /** The next frame, or a rejection after the hang deadline. */
+  next(atLeastMs?: number): Promise<Frame> {
+    const timeoutMs = hangDeadline(atLeastMs);
     if (this.#items.length > 0) return Promise.resolve(this.#items.shift());
     if (this.#ended) return Promise.reject(this.#ended);
     return new Promise((resolve, reject) => {
@@ -55,26 +57,29 @@ export class FrameQueue {
   }
 
   /** Collects `count` frames. */
-  async take(count: number, timeoutMs = 5_000): Promise<Frame[]> {
+  async take(count: number, atLeastMs?: number): Promise<Frame[]> {
     const out: Frame[] = [];
-    for (let i = 0; i < count; i++) out.push(await this.next(timeoutMs));
+    for (let i = 0; i < count; i++) out.push(await this.next(atLeastMs));
     return out;
   }
 
   /** Reads until `predicate` matches; returns every frame read, the match last. */
-  async until(predicate: (frame: Frame) => boolean, timeoutMs = 5_000): Promise<Frame[]> {
+  async until(predicate: (frame: Frame) => boolean, atLeastMs?: number): Promise<Frame[]> {
     const out: Frame[] = [];
     for (;;) {
-      const frame = await this.next(timeoutMs);
+      const frame = await this.next(atLeastMs);
       out.push(frame);
       if (predicate(frame)) return out;
     }
   }
 
-  /** Resolves with no frame if none arrives within `ms`; rejects if one does. */
+  /**
+   * Rejects if a frame arrives within `ms`: a grace window for a check that something does not happen, which a busy
+   * machine can only make pass for the wrong reason, never fail. Prefer an ordering barrier where there is one.
+   */
   async expectNothing(ms: number): Promise<void> {
-    const frame = await this.next(ms).catch(() => undefined);
-    if (frame !== undefined) throw new Error(`unexpected frame ${JSON.stringify(frame)}`);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    if (this.#items.length > 0) throw new Error(`unexpected frame ${JSON.stringify(this.#items[0])}`);
   }
 }
 
@@ -154,8 +159,8 @@ export function startFramedProcess(
 }
 
 /** Resolves once the host's stderr contains `text` (stderr arrives asynchronously). */
-export async function stderrContains(host: HostProcess, text: string, timeoutMs = 5_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
+export async function stderrContains(host: HostProcess, text: string, atLeastMs?: number): Promise<boolean> {
+  const deadline = Date.now() + hangDeadline(atLeastMs);
   while (!host.stderr().includes(text)) {
     if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -170,7 +175,8 @@ export function killAllHosts(): void {
 }
 
 /** Reads the first stdout line of a `--listen ws://…` host. */
-export function listenUrl(host: HostProcess, timeoutMs = 10_000): Promise<string> {
+export function listenUrl(host: HostProcess, atLeastMs?: number): Promise<string> {
+  const timeoutMs = hangDeadline(atLeastMs);
   return new Promise((resolve, reject) => {
     let buffer = "";
     const timer = setTimeout(() => reject(new Error(`no listen URL; stderr: ${host.stderr()}`)), timeoutMs);
@@ -273,7 +279,9 @@ export function execute(id: number, sessionId: string, source: string, options: 
     tool_call_id: options.toolCallId ?? "call_1",
     enabled_tools: options.tools ?? [],
     source,
-    yield_time_ms: options.yieldTimeMs ?? null,
+    // Unless a test sets it, a cell gets until past the hang deadline to complete before it yields: the host's
+    // default (11 s) is not enough for a big cell on a busy machine.
+    yield_time_ms: options.yieldTimeMs === undefined ? 2 * HANG_MS : options.yieldTimeMs,
     max_output_tokens: options.maxOutputTokens ?? null,
   };
   if (options.catalogRevision !== undefined) body.catalog_revision = options.catalogRevision;

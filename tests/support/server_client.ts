@@ -1,5 +1,6 @@
 // An NDJSON test client over a spawned `node main.ts server --stdio` (or Deno, see cli_command.ts): real pipes, every stdout line parsed and
-// kept, `next(type)` waiting up to 10 s for the next event of a type (skipped events stay in `events`).
+// kept, `next(type)` waiting for the next event of a type (skipped events stay in `events`) until a deadline that
+// only catches hangs.
 // `startInProcessServer` gives the same client over in-memory streams to serveStdio, the connection code the
 // CLI runs, for tests about protocol rules rather than the process (no spawn: milliseconds instead of ~1 s).
 import { type ChildProcess, spawn } from "node:child_process";
@@ -9,10 +10,7 @@ import type { ServerOptions } from "../../lib/server/session_start.ts";
 import { serveStdio } from "../../lib/server/stdio.ts";
 import { killEveryProcessGroup } from "../../lib/tools/process_group.ts";
 import { cliCommand, cliEnv, ROOT } from "./cli_command.ts";
-
-// A deadline for a wait, not a latency check (pass `timeoutMs` to assert one): a spawned server's first event
-// comes after Node's startup, which took over 3 s on 2 cores with one kept busy (scripts/stress_suite.ts).
-const NEXT_TIMEOUT_MS = 10_000;
+import { hangDeadline } from "./wait.ts";
 
 // Events are untyped wire JSON on purpose: the tests check their shape by assertion, not by the type checker.
 // deno-lint-ignore no-explicit-any
@@ -197,9 +195,10 @@ export class ServerClient {
 
   /**
    * The next event (of `type`, or one of `types`, when given) after the previous `next` result. Rejects after
-   * `timeoutMs` or when the server exits first, naming what was seen.
+   * the hang deadline (`atLeastMs` may lengthen it) or when the server exits first, naming what was seen.
    */
-  async next(type?: string | string[], timeoutMs = NEXT_TIMEOUT_MS): Promise<ServerEvent> {
+  async next(type?: string | string[], atLeastMs?: number): Promise<ServerEvent> {
+    const timeoutMs = hangDeadline(atLeastMs);
     const wanted = type === undefined ? undefined : Array.isArray(type) ? type : [type];
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -266,8 +265,9 @@ export class ServerClient {
     this.send({ type: "turn.start", request_id: requestId, session_id: this.sessionId, prompt });
   }
 
-  /** Resolves with the exit status, or rejects after `timeoutMs`. */
-  async exit(timeoutMs = 3000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  /** Resolves with the exit status, or rejects after the hang deadline (`atLeastMs` may lengthen it). */
+  async exit(atLeastMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const timeoutMs = hangDeadline(atLeastMs);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -282,10 +282,10 @@ export class ServerClient {
     }
   }
 
-  /** Closes stdin and expects exit 0 within `timeoutMs` (the spec's ending of every run). */
-  async finish(timeoutMs = 3000): Promise<void> {
+  /** Closes stdin and expects exit 0 (the spec's ending of every run). */
+  async finish(atLeastMs?: number): Promise<void> {
     this.closeStdin();
-    const { code, signal } = await this.exit(timeoutMs);
+    const { code, signal } = await this.exit(atLeastMs);
     if (code !== 0) throw new Error(`server exited with ${code ?? signal}; stderr: ${this.stderr}`);
   }
 

@@ -7,9 +7,9 @@ import { afterEach, beforeEach } from "vitest";
 import { cliEnv, cliShellCommand } from "./cli_command.ts";
 import { type ConfigSandbox, createConfigSandbox } from "./config_files.ts";
 import { type FakeProvider, startFakeProvider } from "./fake_provider.ts";
+import { HANG_MS } from "./wait.ts";
 
 const POLL_MS = 40;
-const WAIT_MS = 8000;
 
 /** CI installs tmux; a developer machine without it skips the terminal tests (and says so in their names). */
 export const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
@@ -79,7 +79,7 @@ export function useTmuxChat() {
       .join("\n");
 
   async function waitFor(predicate: (text: string) => boolean, what: string): Promise<string> {
-    const deadline = Date.now() + WAIT_MS;
+    const deadline = Date.now() + HANG_MS;
     let text = "";
     while (Date.now() < deadline) {
       text = screen();

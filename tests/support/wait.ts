@@ -1,9 +1,30 @@
 // Waiting on conditions with deadlines instead of fixed sleeps: a test waits exactly as long as the thing takes,
-// and fails with what it waited for when it does not happen in time.
+// and fails with what it waited for when it does not happen in time. Deadlines only catch hangs: a passing test
+// never comes near one, however busy the machine.
 import { setImmediate as nextMacrotask } from "node:timers/promises";
 
+/**
+ * How long a test waits for something that must happen before calling it a hang. Long on purpose, since a test that
+ * passes never waits this long: measured on 2 cores at a load average of 30 (both cores kept busy, other work
+ * running), a test that needs 9 s of CPU (a 64 MiB WebSocket message) took 150 s.
+ */
+export const HANG_MS = 300_000;
+
+/**
+ * The deadline a waiting helper uses: what its caller asked for, but never less than HANG_MS, since a deadline is
+ * not a latency check (a latency that matters is measured by a benchmark under scripts/bench/).
+ */
+export function hangDeadline(timeoutMs: number | undefined): number {
+  return Math.max(timeoutMs ?? HANG_MS, HANG_MS);
+}
+
+// Taken before any test installs fake timers (vi.useFakeTimers), so that waiting works under a fake clock too.
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+const realNow = Date.now;
+
 export type WaitOptions = {
-  /** Give up after this long (default 5 s: generous, a loaded machine can stall a process for a while). */
+  /** Give up after this long (at least HANG_MS, the default). */
   timeoutMs?: number;
   /** Poll period for conditions nothing notifies about (default 10 ms). */
   intervalMs?: number;
@@ -16,8 +37,9 @@ export type WaitOptions = {
  * rejects with an error naming `what` (and the last error the condition threw, if any) when time runs out.
  */
 export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitOptions = {}): Promise<NonNullable<T>> {
-  const { timeoutMs = 5_000, intervalMs = 10, what = "the condition" } = options;
-  const deadline = Date.now() + timeoutMs;
+  const { intervalMs = 10, what = "the condition" } = options;
+  const timeoutMs = hangDeadline(options.timeoutMs);
+  const deadline = realNow() + timeoutMs;
   let lastError: unknown;
   for (;;) {
     try {
@@ -27,11 +49,28 @@ export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitO
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() >= deadline) {
+    if (realNow() >= deadline) {
       const cause = lastError instanceof Error ? ` (last error: ${lastError.message})` : "";
       throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(intervalMs, deadline - Date.now()))));
+    await new Promise((resolve) => realSetTimeout(resolve, Math.max(0, Math.min(intervalMs, deadline - realNow()))));
+  }
+}
+
+/**
+ * `promise`, or a rejection naming `what` if it has not settled after `timeoutMs`: for an outcome that must come
+ * (a cancel that must end a turn, a process that must exit), where only a hang would keep it away.
+ */
+export async function within<T>(promise: Promise<T>, what: string, atLeastMs?: number): Promise<T> {
+  const timeoutMs = hangDeadline(atLeastMs);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = realSetTimeout(() => reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    realClearTimeout(timer);
   }
 }
 

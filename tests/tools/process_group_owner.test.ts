@@ -1,14 +1,16 @@
 // Process groups belong to an owner (a session): killing one owner's groups leaves another owner's running.
 import { describe, expect, it } from "vitest";
 import { killEveryProcessGroup, ProcessGroups, runProcessGroup } from "../../lib/tools/process_group.ts";
+import { waitFor } from "../support/wait.ts";
 
 function start(groups: ProcessGroups, signal: AbortSignal) {
   return runProcessGroup({
     file: "/bin/sh",
-    args: ["-c", "exec sleep 30"],
+    // Longer than any run of this test, however busy the machine: only the kills end these.
+    args: ["-c", "exec sleep 1000"],
     cwd: process.cwd(),
     env: process.env,
-    timeoutMs: 30_000,
+    timeoutMs: 1_000_000,
     outputLimitBytes: 1024,
     signal,
     groups,
@@ -17,11 +19,7 @@ function start(groups: ProcessGroups, signal: AbortSignal) {
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(check, { what });
 }
 
 describe("ProcessGroups", () => {

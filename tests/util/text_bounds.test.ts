@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { createProgressReporter } from "../../lib/tools/progress.ts";
 import { boundedChars, completeUtf8Length, cutToBytes } from "../../lib/util/text_bounds.ts";
 
@@ -44,5 +44,26 @@ describe("createProgressReporter", () => {
     reporter.stop();
     reporter.push(Buffer.from("after stop\n"), "stdout");
     expect(seen).toEqual(["first", "sec😀nd"]);
+  });
+
+  it("reports at most once per interval, the latest line winning, and nothing pending after stop", async () => {
+    // Time is the subject: the reporter's clock (Date.now, setTimeout) is fake.
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const seen: string[] = [];
+    const reporter = createProgressReporter((text) => seen.push(text), 500);
+    reporter.push(Buffer.from("line1\n"), "stdout");
+    expect(seen).toEqual(["line1"]);
+    for (let line = 2; line <= 8; line += 1) {
+      await vi.advanceTimersByTimeAsync(150);
+      reporter.push(Buffer.from(`line${line}\n`), "stdout");
+    }
+    // 1.05 s of lines every 150 ms: line1 at 0, then the latest line at 500 and at 1000 ms.
+    expect(seen).toEqual(["line1", "line4", "line7"]);
+    reporter.stop();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(seen).toEqual(["line1", "line4", "line7"]);
   });
 });

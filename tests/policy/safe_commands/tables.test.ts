@@ -16,6 +16,7 @@ import {
   READ_ONLY_PROGRAMS,
   type TableRule,
 } from "../../../lib/policy/safe_commands/index.ts";
+import { HANG_MS } from "../../support/wait.ts";
 
 const workspace = mkdtempSync(join(tmpdir(), "scv-tables-"));
 afterAll(() => rmSync(workspace, { recursive: true, force: true }));
@@ -134,7 +135,7 @@ const C_LOCALE = { PATH: process.env.PATH ?? "/usr/bin:/bin", LC_ALL: "C" };
 
 // Each check below starts a few dozen processes; they run side by side, and the generous deadline only catches a
 // hang on a loaded machine.
-const MANY_PROCESSES = { timeout: 120_000 };
+const MANY_PROCESSES = { timeout: HANG_MS };
 
 const GETOPT_PROGRAMS = [
   "ls",

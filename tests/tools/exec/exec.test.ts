@@ -1,6 +1,6 @@
 // The exec tool on its own: the real process sandbox, nested calls answered by a scripted `nested` context
 // (the turn loop's part is covered by tests/server/turn_nested.test.ts and tests/e2e/server_exec.test.ts).
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { defaultConfig } from "../../../lib/config/defaults.ts";
 import { decide, RuleSet } from "../../../lib/policy/index.ts";
 import {
@@ -10,12 +10,14 @@ import {
   shutdownProcessSandbox,
 } from "../../../lib/tools/exec/index.ts";
 import type { PreparedCall, ToolContext, ToolOutcome } from "../../../lib/tools/types.ts";
+import { waitFor, within } from "../../support/wait.ts";
 
 afterAll(async () => {
   await shutdownProcessSandbox();
 });
 
-const settings = { commandTimeoutSeconds: 5, maxTimeoutSeconds: 30, outputLimitBytes: 64 };
+// A cell's default timeout is the longest allowed, so that only the tests about timeouts ever reach one.
+const settings = { commandTimeoutSeconds: 30, maxTimeoutSeconds: 30, outputLimitBytes: 64 };
 const config = defaultConfig("/nonexistent/skills");
 
 function prepare(args: unknown, overrides: Partial<typeof settings> = {}): PreparedCall {
@@ -123,9 +125,17 @@ describe("exec run", () => {
   });
 
   it("keeps the timeout line whole when the output is cut, and fails with limit", async () => {
-    const outcome = await prepare({ code: "text('x'.repeat(500)); for (;;) {}", timeout_seconds: 1 }).run(
-      context(echo),
-    );
+    // Time is the subject: the tool's timer runs on a fake clock, moved once the cell has written its text.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const progress: string[] = [];
+    const running = prepare({ code: "text('x'.repeat(500)); notify('spinning'); for (;;) {}", timeout_seconds: 1 })
+      .run(context(echo, { progress }));
+    await waitFor(() => progress.length > 0, { what: "the cell to write its text" });
+    await vi.advanceTimersByTimeAsync(1000);
+    const outcome = await running;
     const trailer = "Script terminated: timed out after 1 seconds";
     expect(outcome.success).toBe(false);
     expect(outcome.error).toBe("limit");
@@ -163,24 +173,20 @@ describe("exec run", () => {
   it("terminates the cell when the turn is cancelled", async () => {
     const controller = new AbortController();
     const progress: string[] = [];
-    // Cancelled once the cell runs (a sandbox process may take a while to boot on a loaded machine).
-    const timer = setInterval(() => {
-      if (progress.length === 0) return;
-      clearInterval(timer);
-      controller.abort();
-    }, 5);
-    let cancelledAt = 0;
-    controller.signal.addEventListener("abort", () => (cancelledAt = Date.now()));
-    const outcome = await prepare({ code: "text('spin'); notify('running'); for (;;) {}", timeout_seconds: 30 }).run(
+    const running = prepare({ code: "text('spin'); notify('running'); for (;;) {}", timeout_seconds: 30 }).run(
       context(echo, { signal: controller.signal, progress }),
     );
+    // Cancelled once the cell runs (a sandbox process may take a while to boot on a loaded machine).
+    await waitFor(() => progress.length > 0, { what: "the cell to run" });
+    controller.abort();
+    // Not cancelled, the cell would end by its 30 s timeout with another outcome.
+    const outcome = await within(running, "the cancelled cell to end");
     expect(outcome).toEqual({
       success: false,
       output: "spin\nScript terminated: cancelled",
       truncated: false,
       error: "cancelled",
     });
-    expect(Date.now() - cancelledAt).toBeLessThan(2000);
   });
 
   it("without a nested context offers no tools", async () => {
@@ -212,15 +218,19 @@ describe("exec risk and ownership", () => {
     const first = new ExecSandbox();
     const second = new ExecSandbox();
     try {
-      const run = (owner: ExecSandbox, code: string) => {
+      const run = (owner: ExecSandbox, code: string, answer: Answer = echo) => {
         const prepared = createExecTool(settings, owner).prepare({ code }, { workspace: "/tmp", config });
         if ("error" in prepared) throw new Error(prepared.error);
-        return prepared.run(context(echo));
+        return prepared.run(context(answer));
       };
       expect(await run(first, "text('first')")).toMatchObject({ success: true, output: "first" });
-      const slow = run(second, "await new Promise((r) => setTimeout(r, 500)); text('second')");
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The second session's cell waits on a tool call that is answered only after the first one shut down.
+      let release: (() => void) | undefined;
+      const gated: Answer = () => new Promise((resolve) => (release = () => resolve(ok("go"))));
+      const slow = run(second, "await tools.echo({}); text('second')", gated);
+      await waitFor(() => release !== undefined, { what: "the second cell's tool call" });
       await first.shutdown();
+      release!();
       expect(await slow).toMatchObject({ success: true, output: "second" });
     } finally {
       await Promise.all([first.shutdown(), second.shutdown()]);

@@ -20,6 +20,7 @@ import {
   webConfig,
 } from "./helpers.ts";
 import type { ProxyRoute, TestProxy, TestServer } from "./helpers.ts";
+import { waitFor } from "../../support/wait.ts";
 
 const PUBLIC_V4 = "93.184.216.34";
 const OTHER_PUBLIC_V4 = "93.184.216.35";
@@ -179,8 +180,7 @@ describe("web_fetch through an HTTP proxy", () => {
       config,
       controller.signal,
     );
-    const deadline = Date.now() + 5000;
-    while (proxy.connects.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => proxy.connects.length > 0, { intervalMs: 5, what: "the proxy to see the connection" });
     controller.abort();
     expect(await pending).toMatchObject({ success: false, output: "web fetch cancelled" });
   });

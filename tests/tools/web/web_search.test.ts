@@ -4,6 +4,7 @@ import { createWebSearchTool, formatResults } from "../../../lib/tools/web/web_s
 import type { WebSearchOptions } from "../../../lib/tools/web/web_search.ts";
 import type { Tool } from "../../../lib/tools/types.ts";
 import { callTool, type Handler, NO_PROXY_ENV, prepareCall, prepareError, useServers, webConfig } from "./helpers.ts";
+import { waitFor } from "../../support/wait.ts";
 
 const serve = useServers();
 
@@ -179,15 +180,18 @@ describe("SearXNG backend", () => {
   });
 
   it("times out and cancels", async () => {
-    const server = await serve(() => {});
+    let requests = 0;
+    const server = await serve(() => void requests++);
     const config = webConfig({
       search: "searxng",
       searxng_url: `http://127.0.0.1:${server.port}`,
       fetch_timeout_seconds: 1,
     });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    expect(await callTool(make(config), { query: "q" }, config, controller.signal)).toEqual({
+    const pending = callTool(make(config), { query: "q" }, config, controller.signal);
+    await waitFor(() => requests === 1, { what: "the search request" });
+    controller.abort();
+    expect(await pending).toEqual({
       success: false,
       truncated: false,
       error: "cancelled",
