@@ -2,9 +2,8 @@
 // comment, blank line and the order of keys stay as the user wrote them. The file is created (0600) when it does
 // not exist; an existing file keeps its mode and is replaced atomically. The result is parsed again before it is
 // written: a file this code cannot edit safely is left alone with an error saying so.
-import { constants } from "node:fs";
-import { open, readFile, rename, stat, unlink } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readFile, stat } from "node:fs/promises";
+import { writeAtomically } from "./atomic_write.ts";
 import { withFileLock } from "./file_lock.ts";
 import { parse } from "smol-toml";
 import { describeFsError } from "./fs_error.ts";
@@ -161,22 +160,4 @@ function parseOrFail(text: string, path: string): Record<string, unknown> {
 function allowList(document: Record<string, unknown>): unknown[] {
   const permissions = document.permissions;
   return isTable(permissions) && Array.isArray(permissions.allow) ? permissions.allow : [];
-}
-
-async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
-  const temporary = join(dirname(path), `.config.toml.${process.pid}.${Date.now()}.tmp`);
-  try {
-    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-    try {
-      await handle.writeFile(text, "utf8");
-      await handle.chmod(mode);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw new ConfigError(`write configuration ${path}: ${describeFsError(error)}`);
-  }
 }

@@ -1,11 +1,11 @@
 // Trusted folders (issue 30), with Codex's key: `[projects."<path>"] trust_level = "trusted"` in the user file.
 // Hooks are code, so a project's hooks run only in a folder the user trusts; the nearest listed folder at or above
 // the workspace decides. `setTrust` edits the user file's text so its comments and layout stay as written.
-import { constants } from "node:fs";
-import { mkdir, open, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { mkdir, readFile, realpath, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { parse } from "smol-toml";
 import { describeFsError } from "./fs_error.ts";
+import { writeAtomically } from "./atomic_write.ts";
 import { withFileLock } from "./file_lock.ts";
 import { expandTilde } from "./home.ts";
 import { isTable, type RawTable } from "./schema.ts";
@@ -124,22 +124,4 @@ function headerKey(line: string): string | undefined {
     }
   }
   return key.startsWith("'") ? key.slice(1, -1) : key;
-}
-
-async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
-  const temporary = join(dirname(path), `.config.toml.${process.pid}.${Date.now()}.tmp`);
-  try {
-    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-    try {
-      await handle.writeFile(text, "utf8");
-      await handle.chmod(mode);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await unlink(temporary).catch(() => {});
-    throw new ConfigError(`write configuration ${path}: ${describeFsError(error)}`);
-  }
 }
