@@ -11,6 +11,7 @@ import { type FakeResponse, textResponse, toolCallResponse } from "../support/fa
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { resolveApproval, terminal, useServerHarness } from "../support/server_harness.ts";
 import { HANG_MS, waitFor } from "../support/wait.ts";
+import { alive } from "../support/process_alive.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const EVERYTHING = path.join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
@@ -354,15 +355,6 @@ describe("MCP server processes", () => {
     await waitFor(() => !alive(pid), { intervalMs: 20, what: `the MCP server ${pid} to end` });
   });
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("MCP over streamable HTTP", () => {
   it("calls echo on server-everything's HTTP mode on 127.0.0.1", async () => {

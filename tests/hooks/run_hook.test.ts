@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runHookProcess } from "../../lib/hooks/index.ts";
 import { waitFor } from "../support/wait.ts";
+import { alive } from "../support/process_alive.ts";
 
 let folder: string;
 
@@ -28,15 +29,6 @@ const run = (command: string, extra: Extra = {}) =>
     timeoutMs: 60_000,
     ...extra,
   });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("runHookProcess", () => {
   it("gives the input on stdin and keeps stdout, stderr and the exit code apart, in the working folder", async () => {

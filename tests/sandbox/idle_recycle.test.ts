@@ -5,6 +5,7 @@ import { cellProcessId } from "../../lib/sandbox/session.ts";
 import type { SandboxSession } from "../../lib/sandbox/index.ts";
 import { recorder, tool, useSandbox } from "./helpers.ts";
 import { waitFor } from "../support/wait.ts";
+import { alive } from "../support/process_alive.ts";
 
 // Checked soon after each cell, and any growth counts: a cell that allocates tens of MB certainly grows it.
 const box = useSandbox({ idleRecycleMs: 100, idleRecycleGrowthBytes: 1 });
@@ -26,15 +27,6 @@ async function runOn(session: SandboxSession, source: string): Promise<{ pid: nu
     ? observation.items.flatMap((item) => (item.type === "input_text" ? [item.text] : []))
     : [];
   return { pid: pid!, texts };
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function gone(pid: number): Promise<void> {

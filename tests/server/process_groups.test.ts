@@ -9,6 +9,7 @@ import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { waitFor } from "../support/wait.ts";
+import { alive } from "../support/process_alive.ts";
 
 let sandbox: ConfigSandbox;
 const providers: FakeProvider[] = [];
@@ -23,15 +24,6 @@ afterEach(async () => {
   for (const provider of providers.splice(0)) await provider.close();
   await sandbox.cleanup();
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
   await waitFor(check, { what, intervalMs: 20 });

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { BINARY, compileBinary } from "../../scripts/compile.ts";
 import { ROOT } from "./cli_command.ts";
 import { HANG_MS, waitFor } from "./wait.ts";
+import { alive } from "./process_alive.ts";
 
 const LOCK = join(ROOT, "dist", ".test-compile.lock");
 // A compile takes minutes on a busy machine.
@@ -30,15 +31,6 @@ async function newestSource(): Promise<number> {
 
 async function isFresh(): Promise<boolean> {
   return existsSync(BINARY) && (await stat(BINARY)).mtimeMs >= (await newestSource());
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Takes the lock, or returns false when a live process holds it (a dead holder's lock is removed). */
