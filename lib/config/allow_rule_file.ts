@@ -2,11 +2,9 @@
 // comment, blank line and the order of keys stay as the user wrote them. The file is created (0600) when it does
 // not exist; an existing file keeps its mode and is replaced atomically. The result is parsed again before it is
 // written: a file this code cannot edit safely is left alone with an error saying so.
-import { readFile, stat } from "node:fs/promises";
-import { writeAtomically } from "./atomic_write.ts";
+import { readForEdit, writeAtomically } from "./atomic_write.ts";
 import { withFileLock } from "./file_lock.ts";
 import { parse } from "smol-toml";
-import { describeFsError } from "./fs_error.ts";
 import { isTable } from "./schema.ts";
 import { ConfigError } from "./types.ts";
 
@@ -22,16 +20,7 @@ export async function appendAllowRule(path: string, rule: string): Promise<void>
 }
 
 async function appendUnlocked(path: string, rule: string): Promise<void> {
-  let text: string | undefined;
-  let mode = 0o600;
-  try {
-    text = await readFile(path, "utf8");
-    mode = (await stat(path)).mode & 0o777;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new ConfigError(`read configuration ${path}: ${describeFsError(error)}`);
-    }
-  }
+  const { text, mode } = await readForEdit(path);
   if (text !== undefined && allowList(parseOrFail(text, path)).includes(rule)) return;
   const edited = text === undefined
     ? `[permissions]\nallow = [${tomlString(rule)}]\n`

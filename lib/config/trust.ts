@@ -1,11 +1,10 @@
 // Trusted folders (issue 30), with Codex's key: `[projects."<path>"] trust_level = "trusted"` in the user file.
 // Hooks are code, so a project's hooks run only in a folder the user trusts; the nearest listed folder at or above
 // the workspace decides. `setTrust` edits the user file's text so its comments and layout stay as written.
-import { mkdir, readFile, realpath, stat } from "node:fs/promises";
+import { mkdir, realpath } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parse } from "smol-toml";
-import { describeFsError } from "./fs_error.ts";
-import { writeAtomically } from "./atomic_write.ts";
+import { readForEdit, writeAtomically } from "./atomic_write.ts";
 import { withFileLock } from "./file_lock.ts";
 import { expandTilde } from "./home.ts";
 import { isTable, type RawTable } from "./schema.ts";
@@ -56,16 +55,7 @@ export function setTrust(path: string, folder: string, level: TrustLevel): Promi
 }
 
 async function setTrustUnlocked(path: string, folder: string, level: TrustLevel): Promise<void> {
-  let text: string | undefined;
-  let mode = 0o600;
-  try {
-    text = await readFile(path, "utf8");
-    mode = (await stat(path)).mode & 0o777;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
-      throw new ConfigError(`read configuration ${path}: ${describeFsError(error)}`);
-    }
-  }
+  const { text, mode } = await readForEdit(path);
   const edited = withTrust(text ?? "", folder, level);
   let parsed: RawTable;
   try {
