@@ -5,16 +5,7 @@
 // outside; `.git` and `.scv` stay read-only, a symbolic link out of the workspace cannot be written through, the
 // user's secrets and scv's home cannot be read, there is no network unless `network_access`, and no signal reaches a
 // process outside. No mocks: where bwrap is missing the bwrap runs fail and say so.
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -22,6 +13,7 @@ import { type FakeResponse, textResponse, toolCallResponse } from "../support/fa
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 import { waitFor } from "../support/wait.ts";
+import { livePids } from "../support/live_processes.ts";
 
 const harness = useServerHarness();
 // A hang guard only: the unshare back end remounts every mount of the host per command, slow on a loaded machine.
@@ -95,21 +87,8 @@ function userHome(): { home: string; target: string } {
   return { home, target };
 }
 
-/** Host pids of live processes whose command line holds `marker` (a sandboxed process's own pids are not the host's). */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").includes(marker)) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
+/** Host pids of live processes with `marker` as one argument (a sandboxed process's own pids are not the host's). */
+const processesWith = (marker: string) => livePids((args) => args.includes(marker));
 
 const AUTO = '[tools]\napproval_policy = "auto"\n';
 

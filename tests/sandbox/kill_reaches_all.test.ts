@@ -3,30 +3,17 @@
 // cell spinning in `while (true) {}`) running with no parent to stop it. spawn_child.ts kills the
 // launch's process group instead; this test kills launches at every stage of their start.
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { libraryBinds, type NamespaceLayout, wrap } from "../../lib/sandbox/namespaces.ts";
 import { spawnChild } from "../../lib/sandbox/spawn_child.ts";
 import { until } from "./helpers.ts";
+import { livePids } from "../support/live_processes.ts";
+
+const survivors = (marker: string) => livePids((args) => args.join(" ").includes(marker));
 
 const node = realpathSync(process.execPath);
 const layout: NamespaceLayout = { binds: [{ source: node, target: "/scv/node" }, ...libraryBinds(node)] };
-
-/** Live processes whose command line holds `marker`. */
-function survivors(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(marker)) found.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
 
 describe.skipIf("Deno" in globalThis || process.platform !== "linux")("killing a sandbox launch", () => {
   it("leaves no process of it behind, however early in its start it is killed", async () => {

@@ -1,7 +1,6 @@
 // Two sessions in one process (as chat restarting its engine, or an embedding client, runs them): each owns the
 // bash process groups it started, so shutting one session down leaves the other's running command alone.
 import { randomInt } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type EngineClient, openEngine } from "../../lib/embed/engine.ts";
 import type { ClientEvent } from "../../lib/protocol/index.ts";
@@ -9,6 +8,7 @@ import { silentLogger } from "../../lib/util/log.ts";
 import { type ConfigSandbox, createConfigSandbox } from "../support/config_files.ts";
 import { type FakeProvider, startFakeProvider, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import { waitFor } from "../support/wait.ts";
+import { livePids } from "../support/live_processes.ts";
 import { alive } from "../support/process_alive.ts";
 
 let sandbox: ConfigSandbox;
@@ -27,24 +27,6 @@ afterEach(async () => {
 
 async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
   await waitFor(check, { what, intervalMs: 20 });
-}
-
-/**
- * The host pid of the live process whose command line is exactly `args` (Linux /proc). The command sandbox runs
- * bash in a PID namespace of its own, where `$$` is not the host's pid, so the process is found by its arguments.
- */
-function pidOf(args: string[]): number {
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
-      if (readFileSync(`/proc/${entry}/cmdline`, "latin1") === `${args.join("\0")}\0`) return Number(entry);
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return 0;
 }
 
 /** A session whose first turn runs a `sleep` only it runs (bash execs it); resolves with that process's pid. */
@@ -77,7 +59,8 @@ async function sessionRunningBash(name: string): Promise<{ engine: EngineClient;
   await engine.send({ type: "turn.start", prompt: "run it" });
   let pid = 0;
   await until(() => {
-    pid = pidOf(["sleep", duration]);
+    // Found by its arguments: under the command sandbox, bash's `$$` is not the host's pid.
+    pid = livePids((args) => args.length === 2 && args[0] === "sleep" && args[1] === duration)[0] ?? 0;
     return pid > 0;
   }, `${name}'s bash`);
   return { engine, pid, events };

@@ -1,0 +1,21 @@
+// Live (not zombie) processes found by their command line (Linux /proc): how tests find a process that runs in a
+// PID namespace of its own, where the pid it sees is not the host's.
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Host pids of the live processes whose NUL-separated arguments satisfy `matches`. */
+export function livePids(matches: (args: string[]) => boolean): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      const args = readFileSync(`/proc/${entry}/cmdline`, "latin1").split("\0");
+      if (args.at(-1) === "") args.pop();
+      if (matches(args)) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
