@@ -72,7 +72,9 @@ export function unshareScript(layout: Layout, mounts: readonly string[], chroot:
     ),
     ...layout.hiddenDirs.map((path) => `mount -t tmpfs -o ro,mode=0000 scv-hidden ${at(path)}`),
     'PATH="$O"',
-    `exec ${chroot} "$N" ${SETPRIV} --no-new-privs --bounding-set=-all --inh-caps=-all -- /bin/sh -c 'cd -- "$0" && exec "$@"' "$@"`,
+    // The shell stays as the namespace's PID 1 and runs the program as its child: PID 1 ignores every signal it has
+    // no handler for, so a program running as PID 1 could not be stopped by Ctrl-C or SIGTERM (nor kill itself).
+    `exec ${chroot} "$N" ${SETPRIV} --no-new-privs --bounding-set=-all --inh-caps=-all -- /bin/sh -c 'cd -- "$0" && "$@"; exit $?' "$@"`,
   ];
   return lines.join("\n");
 }
