@@ -30,6 +30,12 @@ export type CommandSandboxSettings = {
 /** One confined run: the launch, and the layout it was made from (for reading denials afterwards). */
 export type ConfinedLaunch = Launch & { layout: Layout };
 
+/**
+ * Set in every confined process. npm writes a log file under `~/.npm/_logs`, read-only inside: without this, each npm
+ * command that fails ends with "Log files were not written due to an error writing to the directory".
+ */
+const CONFINED_ENV: Readonly<Record<string, string>> = { npm_config_logs_max: "0" };
+
 export class CommandSandbox {
   readonly settings: CommandSandboxSettings;
   #backend: BackendName | undefined;
@@ -159,7 +165,8 @@ export class CommandSandbox {
     const layout = this.layout(options);
     if (layout === undefined) return undefined;
     const launch = launchWith(this.backend, layout, program);
-    return { ...launch, env: { ...launch.env, SCV_SANDBOX: options.mode ?? this.settings.mode }, layout };
+    const env = { ...launch.env, ...CONFINED_ENV, SCV_SANDBOX: options.mode ?? this.settings.mode };
+    return { ...launch, env, layout };
   }
 
   /** What the sandbox probably denied a failed command of `launch`, worded for the model and the user. */

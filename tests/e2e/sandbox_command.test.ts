@@ -92,6 +92,32 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
     expect(env.stderr).toContain(`a read of ${dotenv}, which the sandbox hides`);
   });
 
+  it("runs npm test of a small package cleanly, with a home npm cannot write to", async () => {
+    const { home } = userHome();
+    const workspace = harness.sandbox.workspace;
+    writeFileSync(
+      path.join(workspace, "package.json"),
+      JSON.stringify({ name: "tiny", version: "1.0.0", private: true, scripts: { test: "node --test test/" } }),
+    );
+    mkdirSync(path.join(workspace, "test"));
+    for (const name of ["sum", "sort"]) {
+      writeFileSync(
+        path.join(workspace, "test", `${name}.test.js`),
+        `const test = require("node:test");\nconst assert = require("node:assert");\n` +
+          `test("${name}", () => { const xs = [3, 1, 2]; assert.deepEqual([...xs].sort(), [1, 2, 3]); });\n`,
+      );
+    }
+    const passed = await sandbox(["--", "npm", "test"], { env: { HOME: home } });
+    expect(passed.code).toBe(0);
+    expect(passed.stdout).toMatch(/pass 2/);
+    expect(passed.stderr).not.toMatch(/npm (warn|error)/i);
+    // npm's own failure would otherwise end with a complaint about its read-only log folder.
+    const missing = await sandbox(["--", "npm", "run", "no-such-script"], { env: { HOME: home } });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('Missing script: "no-such-script"');
+    expect(missing.stderr).not.toContain("error writing to the directory");
+  });
+
   it("writes nothing under --mode read-only", async () => {
     const { home } = userHome();
     const run = await sandbox(["--mode", "read-only", "--", "touch", "./not-here"], { env: { HOME: home } });
