@@ -144,7 +144,10 @@ function spawnPassingThrough(file: string, args: readonly string[], cwd: string,
     let head = Buffer.alloc(0);
     let tail = Buffer.alloc(0);
     child.stderr!.on("data", (chunk: Buffer) => {
-      process.stderr.write(chunk);
+      if (!process.stderr.write(chunk)) {
+        child.stderr!.pause();
+        process.stderr.once("drain", () => child.stderr!.resume());
+      }
       if (head.length < KEPT_STDERR_BYTES) head = Buffer.concat([head, chunk]).subarray(0, KEPT_STDERR_BYTES);
       else tail = Buffer.concat([tail, chunk]).subarray(-KEPT_STDERR_BYTES);
     });
