@@ -66,7 +66,13 @@ describe("docs/protocol.md examples", () => {
     dirs.push(dir);
     const port = String(await freePort());
     writeFileSync(join(dir, "provider.mjs"), block("`provider.mjs`:").replaceAll("8787", port));
-    writeFileSync(join(dir, "session.sh"), block("`session.sh`:").replaceAll("8787", port));
+    // The page's 10 s wait per event suits a user; a loaded test machine gets the suite's hang deadline instead.
+    const script = block("`session.sh`:").replaceAll("8787", port);
+    expect(script).toContain("read -r -t 10 ");
+    writeFileSync(
+      join(dir, "session.sh"),
+      script.replace("read -r -t 10 ", `read -r -t ${Math.ceil(HANG_MS / 1000)} `),
+    );
     const provider = spawn(process.execPath, [join(dir, "provider.mjs")], { stdio: ["ignore", "ignore", "inherit"] });
     children.push(provider);
     await waitFor(() => spawnSync("bash", ["-c", `exec 3<>/dev/tcp/127.0.0.1/${port}`]).status === 0, {

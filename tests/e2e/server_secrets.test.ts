@@ -6,7 +6,6 @@ import { link, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { UNDER_DENO } from "../support/cli_command.ts";
 import { writeConfigFile } from "../support/config_files.ts";
 import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
 import type { ServerClient, ServerEvent } from "../support/server_client.ts";
@@ -317,6 +316,12 @@ describe("the file that is opened is the file that was judged (item 3)", () => {
     const tries = 60;
     const client = await harness.startServer(
       [
+        toolCallResponse([{
+          call_id: "control",
+          name: "write",
+          arguments: { path: "box/control.txt", content: "x", mode: "create" },
+        }]),
+        textResponse(["written"]),
         toolCallResponse(
           Array.from(
             { length: 30 },
@@ -341,6 +346,11 @@ describe("the file that is opened is the file that was judged (item 3)", () => {
       ],
       { env: { SCV_HOME: undefined, HOME: workspace }, toml: undefined },
     );
+    // The race has room for success: with the link still, the same write lands where it points.
+    const control = await runTurn(client, () => true, 60_000);
+    expect(control.at(-1)!.type).toBe("turn.completed");
+    expect([...completions(control).values()].map((event) => event.success)).toEqual([true]);
+    expect(existsSync(path.join(workspace, "real", "control.txt"))).toBe(true);
     startFlipper(workspace, "box", ["real", ".scv"]);
     const events = await runTurn(client, () => true, 60_000);
     expect(events.at(-1)!.type).toBe("turn.completed");
@@ -350,9 +360,6 @@ describe("the file that is opened is the file that was judged (item 3)", () => {
     expect(home.filter((name) => name !== "sessions" && name !== "snapshots").sort()).toEqual(["config.toml"]);
     const done = [...completions(events).values()];
     expect(done).toHaveLength(tries);
-    // That some writes won the race shows the flipper left room for success; under Deno the flips can outpace
-    // every write (seen once in CI), which is no security failure: nothing landed in the home (checked above).
-    if (!UNDER_DENO) expect(done.filter((event) => event.success).length).toBeGreaterThan(0);
     await client.finish();
   });
 });

@@ -5,7 +5,7 @@
 // offer. Everything it tries must fail. No test hook ships in the product: the test writes the
 // attacker's program itself from the same start code (childMain) over the program file.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { MessageDecoder } from "../../lib/sandbox/channel.ts";
 import { childMain } from "../../lib/sandbox/child_main.ts";
 import { prepareLaunch, programFile } from "../../lib/sandbox/launch.ts";
+import { niceOf } from "../support/live_processes.ts";
 import { HANG_MS } from "../support/wait.ts";
 
 const isDeno = "Deno" in globalThis;
@@ -38,11 +39,7 @@ function startVictim() {
   let stderr = "";
   victim.stderr.setEncoding("utf8");
   victim.stderr.on("data", (chunk: string) => (stderr += chunk));
-  const nice = (): number => {
-    const stat = readFileSync(`/proc/${victim.pid}/stat`, "latin1");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-  };
-  return { victim, stderr: () => stderr, nice };
+  return { victim, stderr: () => stderr, nice: () => niceOf(victim.pid!) };
 }
 
 /** Runs in the sandbox process after its self-test; reports every attempt that did not fail. */
@@ -140,7 +137,7 @@ it.skipIf(isDeno)(
       child.kill("SIGKILL");
       expect(report).toEqual({ t: "report", v: [] });
       expect(existsSync(planted)).toBe(false);
-      expect(nice()).toBe(0);
+      expect(nice()).toBe(niceOf(process.pid));
       expect(stderr()).not.toMatch(/Debugger listening|inspector/i);
       expect(connections).toBe(0);
     } finally {

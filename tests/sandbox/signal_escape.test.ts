@@ -5,12 +5,13 @@
 // files past the permission model through node:sqlite. On main the realm gave `process` and, through
 // the `repl` global of `node -e`, any module: the host's inspector opened, its priority changed,
 // files appeared in /tmp.
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { freshBinary } from "../support/binary.ts";
 import { UNDER_DENO } from "../support/cli_command.ts";
+import { niceOf } from "../support/live_processes.ts";
 import { HANG_MS } from "../support/wait.ts";
 import {
   execute,
@@ -89,11 +90,6 @@ await new Promise((r) => setTimeout(r, 100));
 text([...reached].sort().join("; ") || "nothing");
 `;
 
-function niceOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-}
-
 async function next(host: HostProcess, match: (frame: Frame) => boolean): Promise<Frame> {
   const frames = await host.frames.until(match);
   return frames.at(-1);
@@ -112,7 +108,7 @@ async function attackHost(host: HostProcess, name: string): Promise<void> {
     // Reaching the realm is tolerated (the process is the boundary); nothing may be done from it.
     expect(report).toMatch(/^(nothing|process)$/);
     expect(host.stderr()).not.toMatch(/Debugger listening|inspector/i);
-    expect(niceOf(host.child.pid!)).toBe(0);
+    expect(niceOf(host.child.pid!)).toBe(niceOf(process.pid));
     expect(existsSync(planted)).toBe(false);
     expect(existsSync(`${planted}.txt`)).toBe(false);
     // The host serves on.

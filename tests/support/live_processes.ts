@@ -19,3 +19,12 @@ export function livePids(matches: (args: string[]) => boolean): number[] {
   }
   return found;
 }
+
+/**
+ * The nice value of process `pid` (field 19 of /proc/<pid>/stat). A test that checks nobody reniced a process compares
+ * it with its own: the suite may itself run niced (scripts/stress_suite.ts under `nice`), and children inherit it.
+ */
+export function niceOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+}
