@@ -59,6 +59,11 @@ export function gitEnvironment(paths: GitPaths, env: Record<string, string | und
     HOME: paths.gitDir,
     XDG_CONFIG_HOME: paths.gitDir,
     LC_ALL: "C",
+    // glibc hands freed memory at the top of the heap back at once (over 128 KiB), and git frees its zlib state after
+    // every object it writes: each object then faults its pages in anew, which made writing objects 4 to 6 times
+    // the CPU it needs (measured: 10,000 blobs, 12.8 s against 2.3 s). A short-lived git keeps what it freed
+    // instead. Other C libraries ignore the variable.
+    MALLOC_TRIM_THRESHOLD_: String(64 << 20),
     GIT_AUTHOR_NAME: "scv",
     GIT_AUTHOR_EMAIL: "scv@localhost",
     GIT_COMMITTER_NAME: "scv",
@@ -120,6 +125,12 @@ function runGit(
     child.stdin.on("error", () => {});
     child.stdin.end(input ?? "");
   });
+}
+
+/** The `major.minor` of git's version (`git version 2.39.5` → [2, 39]), or [0, 0] when it reads otherwise. */
+export function parseGitVersion(output: string): [number, number] {
+  const match = /(\d+)\.(\d+)/.exec(output);
+  return match === null ? [0, 0] : [Number(match[1]), Number(match[2])];
 }
 
 /** NUL-separated output (`-z`) as strings, without the empty tail. */
