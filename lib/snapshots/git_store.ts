@@ -2,7 +2,7 @@
 // its work tree and an index of its own per session. A snapshot is a tree of the workspace as git sees it
 // (.gitignore honoured, the user's .git never entered), made with plumbing only (no hooks run): the index is
 // brought up to date from `git ls-files` (only changed and new files are hashed) and written as a tree: three git
-// processes for a snapshot with changes, one without (docs/sessions.md#undo-and-rewind has the figures). Files over
+// processes for a snapshot with changes (the last two chained in one sh), one without. Files over
 // the size cap stay out of the index; a snapshot that left some out is named `<tree>:<list id>`, the list kept in
 // `<store>/skipped/<list id>.json`, and a restore never touches them. The store is never garbage-collected.
 import { createHash } from "node:crypto";
