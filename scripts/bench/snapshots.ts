@@ -1,15 +1,18 @@
 // Workspace snapshots (lib/snapshots, the git store) against `git status` of the same tree in the same run. Prints
 // JSON:
-// - first_ms: the first snapshot of a fresh store (every file hashed once);
+// - first_ms / git_first_ms: the first snapshot of a fresh store (every file stored once), and `git add -A` +
+//   `git commit` of the same tree in a fresh repository; ratio_first is the one over the other;
 // - unchanged_ms / git_status_unchanged_ms: a snapshot of the unchanged workspace, and `git status --porcelain` of
 //   the same tree as a git repository with everything committed (median of --runs);
 // - changed_ms / git_status_changed_ms: the same after --changed files were rewritten (new content each run);
 // - git_add_changed_ms: `git add -A` of those changes in that repository, for reference: what git itself pays to store
 //   them (a snapshot stores them too, and their folders' trees, which is most of its cost over git status);
-// - ratio_unchanged, ratio_changed: snapshot ÷ git status; goal ≤ 2.
+// - ratio_unchanged, ratio_changed: snapshot ÷ git status; goal ≤ 2;
+// - cpu_ratio_unchanged, cpu_ratio_changed: the same by CPU time (the store's git processes and its own, summed over
+//   the runs), steadier than wall time on a loaded machine; null where /proc/self/stat is missing (not Linux).
 //   node scripts/bench/snapshots.ts [--files 10000] [--changed 100] [--runs 7]
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openSnapshots } from "../../lib/snapshots/index.ts";
@@ -63,6 +66,37 @@ async function time(run: () => unknown): Promise<number> {
   return performance.now() - start;
 }
 
+// CPU milliseconds of this process and of its children waited for (from /proc/self/stat, in clock ticks of 10 ms).
+function cpuMs(): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync("/proc/self/stat", "latin1");
+  } catch {
+    return undefined;
+  }
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // utime, stime, cutime, cstime are fields 14 to 17; the slice starts at field 3.
+  return fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0) * 10;
+}
+
+const cpuCounter = (): { total: number | undefined } => ({ total: cpuMs() === undefined ? undefined : 0 });
+
+/** Runs `run`, adding its wall time to `wall` and its CPU time (this process and children) to `cpu.total`. */
+async function measure(run: () => unknown, wall: number[], cpu: { total: number | undefined }): Promise<void> {
+  const cpuBefore = cpuMs();
+  wall.push(await time(run));
+  const cpuAfter = cpuMs();
+  cpu.total = cpuBefore === undefined || cpuAfter === undefined || cpu.total === undefined
+    ? undefined
+    : cpu.total + cpuAfter - cpuBefore;
+}
+
+function cpuRatio(store: { total: number | undefined }, git: { total: number | undefined }): number | null {
+  return store.total === undefined || git.total === undefined || git.total === 0
+    ? null
+    : round(store.total / git.total, 2);
+}
+
 let round_ = 0;
 function changeFiles(): void {
   round_ += 1;
@@ -76,8 +110,10 @@ try {
   writeTree();
   ageTree();
   git("init", "-q");
-  git("add", "-A");
-  git("commit", "-qm", "tree");
+  const gitFirst = await time(() => {
+    git("add", "-A");
+    git("commit", "-qm", "tree");
+  });
   git("status", "--porcelain");
 
   const store = await openSnapshots({
@@ -95,18 +131,20 @@ try {
 
   const unchanged: number[] = [];
   const statusUnchanged: number[] = [];
+  const cpu = { unchanged: cpuCounter(), statusUnchanged: cpuCounter() };
   for (let run = 0; run < RUNS; run += 1) {
-    unchanged.push(await time(() => store.beforeTurn(`u${run}`)));
-    statusUnchanged.push(await time(() => git("status", "--porcelain")));
+    await measure(() => store.beforeTurn(`u${run}`), unchanged, cpu.unchanged);
+    await measure(() => git("status", "--porcelain"), statusUnchanged, cpu.statusUnchanged);
   }
 
   const changed: number[] = [];
   const statusChanged: number[] = [];
   const added: number[] = [];
+  const cpuChanged = { changed: cpuCounter(), statusChanged: cpuCounter() };
   for (let run = 0; run < RUNS; run += 1) {
     changeFiles();
-    statusChanged.push(await time(() => git("status", "--porcelain")));
-    changed.push(await time(() => store.beforeTurn(`c${run}`)));
+    await measure(() => git("status", "--porcelain"), statusChanged, cpuChanged.statusChanged);
+    await measure(() => store.beforeTurn(`c${run}`), changed, cpuChanged.changed);
     added.push(await time(() => git("add", "-A")));
   }
 
@@ -115,6 +153,8 @@ try {
     changed_files: CHANGED,
     runs: RUNS,
     first_ms: round(first, 1),
+    git_first_ms: round(gitFirst, 1),
+    ratio_first: round(first / gitFirst, 2),
     unchanged_ms: round(median(unchanged), 1),
     git_status_unchanged_ms: round(median(statusUnchanged), 1),
     changed_ms: round(median(changed), 1),
@@ -122,6 +162,8 @@ try {
     git_add_changed_ms: round(median(added), 1),
     ratio_unchanged: round(median(unchanged) / median(statusUnchanged), 2),
     ratio_changed: round(median(changed) / median(statusChanged), 2),
+    cpu_ratio_unchanged: cpuRatio(cpu.unchanged, cpu.statusUnchanged),
+    cpu_ratio_changed: cpuRatio(cpuChanged.changed, cpuChanged.statusChanged),
     goal: "ratio ≤ 2",
   };
   printJson(figures);

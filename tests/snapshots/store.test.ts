@@ -17,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { gitRunner } from "../../lib/snapshots/git.ts";
 import { openSnapshots, planRestore, snapshotStoreDir, type TurnChanges } from "../../lib/snapshots/index.ts";
 import { treeOf } from "../support/workspace_tree.ts";
 
@@ -169,18 +170,37 @@ describe("the git store", () => {
       /^git ls-files took over 0\.5 s \(snapshots\.timeout_seconds\) and was stopped; a \.gitignore pattern/,
     );
     // The killed git is gone (Linux: no live git process works in the workspace).
-    const gits = process.platform !== "linux" ? [] : readdirSync("/proc").filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-        return stat.includes("(git)") && !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z") &&
-          readlinkSync(`/proc/${pid}/cwd`) === workspace;
-      } catch {
-        return false;
-      }
-    });
-    expect(gits).toEqual([]);
+    expect(liveGitsIn(workspace)).toEqual([]);
+  });
+
+  it("stops a chain of git commands as a whole, the git it is running included", async () => {
+    const git = gitRunner({ gitDir: join(root, "chain.git"), workTree: workspace, indexFile: join(root, "index") }, {
+      ...process.env,
+    }, 500);
+    await git.run(["init", "--quiet"]);
+    // hash-object opens the FIFO and waits for a writer that never comes.
+    execFileSync("mkfifo", [at("fifo")]);
+    await expect(git.chain([{ args: ["hash-object", "--stdin-paths"], input: "fifo\n" }, { args: ["write-tree"] }]))
+      .rejects.toThrow(
+        /^git hash-object \+ write-tree took over 0\.5 s \(snapshots\.timeout_seconds\) and was stopped/,
+      );
+    expect(liveGitsIn(workspace)).toEqual([]);
   });
 });
+
+/** Live (not zombie) git processes whose working folder is `dir` (Linux; elsewhere none are found). */
+function liveGitsIn(dir: string): string[] {
+  if (process.platform !== "linux") return [];
+  return readdirSync("/proc").filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return stat.includes("(git)") && !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z") &&
+        readlinkSync(`/proc/${pid}/cwd`) === dir;
+    } catch {
+      return false;
+    }
+  });
+}
 
 describe("planRestore", () => {
   const turn = (entries: Record<string, [string | null, string | null]>): TurnChanges =>
