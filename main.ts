@@ -277,6 +277,40 @@ Examples:
   });
 
 program
+  .command("sandbox")
+  .description("run a command inside the command sandbox scv would use here (--check: test each layer)")
+  .argument("[command...]", "the command and its arguments, after --")
+  .addOption(
+    new Option("--mode <mode>", "override sandbox_mode for this command").choices(SANDBOX_MODE_IDS),
+  )
+  .option("--check", "run the self-test of each back end and print every layer, the mode and the layout")
+  .option("--json", "with --check: print the report as JSON")
+  .option("--scv-home <path>", "instance home (env SCV_HOME, default ~/.scv)")
+  .option("--config-path <path>", "explicit configuration file (env SCV_CONFIG)")
+  .option("-C, --cd <dir>", "run in this directory instead of the current one")
+  .addHelpText(
+    "after",
+    `
+The command runs under the policy a session would give a command of the model's here: sandbox_mode and
+[sandbox_workspace_write] from the configuration (the project file may only tighten them), the same hidden
+paths and the same back end (bubblewrap, else unshare; SCV_SANDBOX_BACKEND picks one). stdin and stdout pass
+through; stderr too, and afterwards scv adds the mode, the back end, the exit code and what the sandbox
+probably denied. scv exits with the command's exit code (128+N after signal N), 125 when no sandbox holds here
+(the command is not run; --check: the mode asked for does not hold), 127 when the command cannot be started,
+2 for usage errors and 1 when the configuration cannot be read.
+
+Examples:
+  scv sandbox -- npm test
+  scv sandbox --mode read-only -- sh -c 'touch x'
+  scv sandbox --check`,
+  )
+  .action(async (command: string[], options) => {
+    if (!enterDirectory(options.cd, "sandbox")) return;
+    const { runSandbox } = await import("./lib/cli/sandbox.ts");
+    process.exitCode = await runSandbox(command, options);
+  });
+
+program
   .command("version")
   .description("print the version, commit, build date, target and runtime (for bug reports)")
   .option("--json", "print them as JSON")

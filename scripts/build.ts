@@ -31,7 +31,7 @@ export const APP_PARTS: AppPart[] = [
   {
     asset: "scv-app.cjs",
     cacheAsset: "scv-app.cache",
-    subcommands: ["server", "acp", "chat", "exec", "sessions", "config", "trust"],
+    subcommands: ["server", "acp", "chat", "exec", "sessions", "config", "trust", "sandbox"],
   },
   // The MCP SDK (with zod and ajv, ~60% of scv-app's size): parsed only when a session starts an MCP server.
   { asset: "scv-mcp.cjs", cacheAsset: "scv-mcp.cache", subcommands: [], module: "lib/tools/mcp/sdk.ts" },
@@ -47,7 +47,7 @@ const APP_PREFIX = "(function (module, exports, require) {";
 const APP_SUFFIX = "\n})";
 export const wrapApp = (source: string): string => APP_PREFIX + source + APP_SUFFIX;
 
-const SUBCOMMAND_MODULE = /^\.\/lib\/cli\/(server|acp|host|chat|exec|sessions|config|trust)\.ts$/;
+const SUBCOMMAND_MODULE = /^\.\/lib\/cli\/(server|acp|host|chat|exec|sessions|config|trust|sandbox)\.ts$/;
 
 const partEntry = (part: AppPart): string =>
   part.module !== undefined

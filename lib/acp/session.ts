@@ -18,6 +18,7 @@ import { type ApprovalMode, isApprovalMode } from "../policy/index.ts";
 import type { ReplayTurn } from "../protocol/index.ts";
 import type { ServerOptions } from "../embed/index.ts";
 import type { Logger } from "../util/log.ts";
+import { BUILTIN_COMMANDS, builtinCommand, runBuiltin } from "./builtin_commands.ts";
 import { promptContent } from "./prompt_content.ts";
 import { type TurnOutcome, turnOutcome } from "./stop_reason.ts";
 import { proposedDiff, toolKind, toolLocations, toolTitle } from "./tool_calls.ts";
@@ -130,6 +131,13 @@ export class AcpSession {
     // Busy from here: a second prompt while the images are stored is refused like one during the turn.
     this.#finish = finish;
     try {
+      const builtin = blocks.length === 1 && blocks[0]!.type === "text" ? builtinCommand(blocks[0]!.text) : undefined;
+      if (builtin !== undefined) {
+        const text = await runBuiltin(this.#controller, builtin.name, builtin.argument);
+        this.#update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+        await this.#outbox;
+        return { stopReason: "end_turn" };
+      }
       const content = await promptContent(blocks, this.cwd);
       await this.#controller.submit(content.text, content.attachments);
       const outcome = await ended;
@@ -146,19 +154,21 @@ export class AcpSession {
   }
 
   /**
-   * `available_commands_update`: the session's custom commands (issue 30). A prompt `/name arguments` runs one
-   * (the session controller turns it into `turn.start.command`).
+   * `available_commands_update`: scv's own commands (builtin_commands.ts), then the session's custom ones (issue
+   * 30). A prompt `/name arguments` runs one (the session controller turns a custom one into `turn.start.command`).
    */
   advertiseCommands(): void {
-    const commands = this.#controller.commands;
-    if (commands.length === 0) return;
+    const custom = this.#controller.commands.filter((command) => builtinCommand(`/${command.name}`) === undefined);
     this.#update({
       sessionUpdate: "available_commands_update",
-      availableCommands: commands.map((command) => ({
-        name: command.name,
-        description: command.description ?? `${command.origin} command`,
-        ...(command.argument_hint === undefined ? {} : { input: { hint: command.argument_hint } }),
-      })),
+      availableCommands: [
+        ...BUILTIN_COMMANDS,
+        ...custom.map((command) => ({
+          name: command.name,
+          description: command.description ?? `${command.origin} command`,
+          ...(command.argument_hint === undefined ? {} : { input: { hint: command.argument_hint } }),
+        })),
+      ],
     });
   }
 

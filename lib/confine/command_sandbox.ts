@@ -2,7 +2,9 @@
 // here (chosen at first use: the turn loop awaits `ready()` before a command is prepared), and for each command the
 // launch that confines it. `use()` is what the
 // `bash` tool declares to policy: inside the sandbox, or asked for and not holding (then every command asks).
+import { realpathSync } from "node:fs";
 import type { SandboxMode, SandboxUse } from "../policy/index.ts";
+import { isInside } from "../util/path.ts";
 import { backendCandidates, type BackendName, launchWith } from "./backends.ts";
 import { denialsIn } from "./denials.ts";
 import type { Launch, Program } from "./launch.ts";
@@ -27,6 +29,12 @@ export type CommandSandboxSettings = {
 
 /** One confined run: the launch, and the layout it was made from (for reading denials afterwards). */
 export type ConfinedLaunch = Launch & { layout: Layout };
+
+/**
+ * Set in every confined process. npm writes a log file under `~/.npm/_logs`, read-only inside: without this, each npm
+ * command that fails ends with "Log files were not written due to an error writing to the directory".
+ */
+const CONFINED_ENV: Readonly<Record<string, string>> = { npm_config_logs_max: "0" };
 
 export class CommandSandbox {
   readonly settings: CommandSandboxSettings;
@@ -125,12 +133,14 @@ export class CommandSandbox {
   }
 
   /**
-   * The launch that runs `program` confined, or undefined when this sandbox confines nothing. `mode` and `cwd`
-   * default to the session's (an MCP server may ask for its own).
+   * The file system a process confined with `mode` (default the session's) would see, planned now: the writable
+   * folders, what stays read-only and what is hidden. `cwd` is the working folder of an MCP server, writable beside
+   * the workspace; `startIn` only moves where the process starts (a folder inside the workspace, as `scv sandbox`
+   * run in a subfolder).
    */
-  launch(program: Program, options: { mode?: SandboxMode; cwd?: string } = {}): ConfinedLaunch | undefined {
+  layout(options: { mode?: SandboxMode; cwd?: string; startIn?: string } = {}): Layout | undefined {
     const mode = options.mode ?? this.settings.mode;
-    if (this.backend === undefined || mode === "danger-full-access") return undefined;
+    if (mode === "danger-full-access") return undefined;
     const layout = planLayout({
       mode,
       workspace: options.cwd ?? this.settings.workspace,
@@ -140,14 +150,40 @@ export class CommandSandbox {
       network: this.settings.network,
       hidden: this.settings.hidden,
     });
+    return options.startIn === undefined ? layout : { ...layout, cwd: startFolder(layout, options.startIn) };
+  }
+
+  /**
+   * The launch that runs `program` confined, or undefined when this sandbox confines nothing. `mode` and `cwd`
+   * default to the session's (an MCP server may ask for its own).
+   */
+  launch(
+    program: Program,
+    options: { mode?: SandboxMode; cwd?: string; startIn?: string } = {},
+  ): ConfinedLaunch | undefined {
+    if (this.backend === undefined) return undefined;
+    const layout = this.layout(options);
+    if (layout === undefined) return undefined;
     const launch = launchWith(this.backend, layout, program);
-    return { ...launch, env: { ...launch.env, SCV_SANDBOX: mode }, layout };
+    const env = { ...launch.env, ...CONFINED_ENV, SCV_SANDBOX: options.mode ?? this.settings.mode };
+    return { ...launch, env, layout };
   }
 
   /** What the sandbox probably denied a failed command of `launch`, worded for the model and the user. */
   denials(output: string, launch: ConfinedLaunch): string[] {
     return denialsIn(output, launch.layout, this.settings.platform);
   }
+}
+
+/** `folder` (real path) when it lies inside a folder the layout shows (a writable one or the working folder). */
+function startFolder(layout: Layout, folder: string): string {
+  let real: string;
+  try {
+    real = realpathSync(folder);
+  } catch {
+    return layout.cwd;
+  }
+  return [layout.cwd, ...layout.writable].some((root) => isInside(root, real)) ? real : layout.cwd;
 }
 
 /** A back end's self-test in a few words: the layers that do not hold, or why it could not run. */

@@ -18,6 +18,12 @@ export const CHROOT_PATHS = ["/usr/sbin/chroot", "/usr/bin/chroot", "/sbin/chroo
 /** Devices a process may need; the host's others (disks, memory) are not there. */
 const DEVICES = ["null", "zero", "full", "random", "urandom", "tty"];
 
+/** The mount points that fresh mounts cover inside (their copies need no read-only remount). */
+const COVERED = ["/dev", "/proc", PRIVATE_TMP];
+
+/** A shell test that makes the folder only where the copy lacks it (most are there: it is the same tree). */
+const folder = (target: string) => `{ [ -d ${target} ] || mkdir -p ${target}; }`;
+
 /** Shell quoting: one word whatever it holds. */
 export function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
@@ -50,10 +56,14 @@ export function unshareScript(layout: Layout, mounts: readonly string[], chroot:
     'mount -t tmpfs -o mode=0755 scv-stage "$0"',
     'mkdir "$N"',
     'mount --rbind / "$N"',
-    // Every mount of the copy, the root first: each is its own, and read-only applies per mount.
-    ...mounts.map((point) => `mount -o remount,bind,ro ${point === "/" ? '"$N"' : at(point)}`),
+    // Every mount of the copy: each is its own, and read-only applies per mount. Those under /dev, /proc and the
+    // private /tmp are left: fresh mounts cover them below (or the script stops), and no one inside can lift those.
+    ...mounts.filter((point) => !COVERED.some((top) => point === top || point.startsWith(`${top}/`))).map((point) =>
+      `mount -o remount,bind,ro ${point === "/" ? '"$N"' : at(point)}`
+    ),
     'mount -t tmpfs -o mode=0755,nosuid scv-dev "$N/dev"',
-    ...DEVICES.map((name) => `touch "$N/dev/${name}" && mount --bind /dev/${name} "$N/dev/${name}"`),
+    // Each external command costs a process (the setup is most of this back end's time): files are made by the shell.
+    ...DEVICES.map((name) => `: > "$N/dev/${name}" && mount --bind /dev/${name} "$N/dev/${name}"`),
     'ln -s /proc/self/fd "$N/dev/fd"',
     ...["stdin", "stdout", "stderr"].map((name, fd) => `ln -s /proc/self/fd/${fd} "$N/dev/${name}"`),
     'mkdir "$N/dev/shm" "$N/dev/pts"',
@@ -63,16 +73,18 @@ export function unshareScript(layout: Layout, mounts: readonly string[], chroot:
     // A /proc of the new PID namespace; where the kernel refuses one (a container masking parts of its own), none.
     'mount -t proc -o nosuid,nodev,noexec proc "$N/proc" 2>/dev/null || mount -t tmpfs -o ro,mode=0555 scv-noproc "$N/proc"',
     `mount -t tmpfs -o mode=1777,nosuid,nodev scv-tmp "$N"${q(PRIVATE_TMP)}`,
-    ...layout.writable.map((path) => `mkdir -p ${at(path)} && mount --bind ${q(path)} ${at(path)}`),
+    ...layout.writable.map((path) => `${folder(at(path))} && mount --bind ${q(path)} ${at(path)}`),
     ...layout.readOnly.map((path) =>
-      `mkdir -p ${at(path)} && mount --bind ${q(path)} ${at(path)} && mount -o remount,bind,ro ${at(path)}`
+      `${folder(at(path))} && mount --bind ${q(path)} ${at(path)} && mount -o remount,bind,ro ${at(path)}`
     ),
     ...layout.hiddenFiles.map((path) =>
       `mount --bind ${q(hiddenFile)} ${at(path)} && mount -o remount,bind,ro ${at(path)}`
     ),
     ...layout.hiddenDirs.map((path) => `mount -t tmpfs -o ro,mode=0000 scv-hidden ${at(path)}`),
     'PATH="$O"',
-    `exec ${chroot} "$N" ${SETPRIV} --no-new-privs --bounding-set=-all --inh-caps=-all -- /bin/sh -c 'cd -- "$0" && exec "$@"' "$@"`,
+    // The shell stays as the namespace's PID 1 and runs the program as its child: PID 1 ignores every signal it has
+    // no handler for, so a program running as PID 1 could not be stopped by Ctrl-C or SIGTERM (nor kill itself).
+    `exec ${chroot} "$N" ${SETPRIV} --no-new-privs --bounding-set=-all --inh-caps=-all -- /bin/sh -c 'cd -- "$0" && "$@"; exit $?' "$@"`,
   ];
   return lines.join("\n");
 }

@@ -17,4 +17,5 @@ export {
 } from "./style.ts";
 export { outputText, summarizeArguments } from "./tool_display.ts";
 export { Transcript } from "./transcript.ts";
-export { addUsage, formatUsage, formatUsageDetail, formatUsd } from "./usage_text.ts";
+export { compactedLines, rewoundLines } from "./long_session_view.ts";
+export { addUsage, formatUsage, formatUsageDetail, formatUsd, spendingLines } from "./usage_text.ts";

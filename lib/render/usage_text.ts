@@ -1,6 +1,6 @@
 // Token usage and cost as a client shows them: sums over turns, `4 in / 2 out`, the cached and reasoning parts, and
 // US dollars (docs/sessions.md#usage-and-cost).
-import { type Usage, USAGE_FIELDS } from "../protocol/index.ts";
+import { type EventOf, type Usage, USAGE_FIELDS } from "../protocol/index.ts";
 
 /** `total` plus `more`, field by field; a field neither reports stays absent. */
 export function addUsage(total: Usage, more: Usage): Usage {
@@ -36,4 +36,29 @@ export function formatUsageDetail(usage: Usage | undefined): string {
 export function formatUsd(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return "unknown";
   return value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(4)}`;
+}
+
+/** The rows of a `session.usage`: the last turn, the session, the budget and the model's price. */
+export function spendingLines(usage: EventOf<"session.usage">): string[] {
+  const unknown = `unknown: scv has no price for model ${usage.model}; add [model_prices."${usage.model}"]`;
+  const cost = (value: number | null) => value === null ? unknown : formatUsd(value);
+  const last = usage.last_turn;
+  const lines = [
+    `last turn: ${last ? `${formatUsageDetail(last.usage)} · ${cost(last.cost_usd)}` : "no turn yet"}`,
+    `this session: ${formatUsageDetail(usage.usage)} · ${cost(usage.cost_usd)}`,
+  ];
+  if (usage.max_cost_usd !== null) {
+    const spent = usage.cost_usd === null ? "an unknown amount" : formatUsd(usage.cost_usd);
+    lines.push(`budget: ${spent} of ${formatUsd(usage.max_cost_usd)} spent (max_cost_usd)`);
+  }
+  const price = usage.price;
+  if (price !== null) {
+    const per = (value: number) => `$${Number(value.toPrecision(6))}`;
+    const write = price.cache_write === undefined ? "" : `, ${per(price.cache_write)} cache writes`;
+    lines.push(
+      `price of ${usage.model} per million tokens: ${per(price.input)} in, ${per(price.cached_input)} cached, ` +
+        `${per(price.output)} out${write}`,
+    );
+  }
+  return lines;
 }

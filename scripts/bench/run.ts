@@ -20,6 +20,8 @@ const ALL = [
   "snapshots",
   "hooks",
   "latency",
+  "command_sandbox",
+  "sandbox_npm_test",
 ];
 const chosen = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ALL;
 const unknown = chosen.filter((name) => !ALL.includes(name));

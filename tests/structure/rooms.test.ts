@@ -59,6 +59,7 @@ export const ROOMS: Record<string, readonly string[]> = {
     "chat",
     "client",
     "config",
+    "confine",
     "embed",
     "host",
     "protocol",

@@ -27,13 +27,6 @@ export const rewindCommand: SlashCommand = {
   },
 };
 
-/** `--force` (or `force`) alone: true; nothing: false; anything else: undefined. */
-export function forceFlag(argument: string): boolean | undefined {
-  const words = argument.split(/\s+/).filter((word) => word !== "");
-  if (words.length === 0) return false;
-  return words.length === 1 && /^(--)?force$/i.test(words[0]!) ? true : undefined;
-}
-
 function listRows(chat: CommandChat, turns: readonly ConversationTurn[]): string[] {
   const width = chat.width - 6;
   return [

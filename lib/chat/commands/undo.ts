@@ -1,8 +1,8 @@
 // `/undo [--force]`: takes back the conversation's last turn, its files and its place in the conversation
 // (session.undo); a file changed since the turn is left alone unless forced. The transcript shows the reply.
+import { forceFlag } from "../../client/index.ts";
 import type { SlashCommand } from "./command.ts";
 import { engineRequest } from "./engine_request.ts";
-import { forceFlag } from "./rewind.ts";
 
 export const undoCommand: SlashCommand = {
   name: "undo",
