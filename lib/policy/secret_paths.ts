@@ -19,6 +19,22 @@ const run = (...parts: string[]) => (components: readonly string[], index: numbe
 /** A directory: the component itself and everything below it. */
 const directory = (dir: string) => (components: readonly string[], index: number) => components[index] === dir;
 
+/**
+ * Extensions of program source. A file so named holds code about credentials (`credential.ts`,
+ * `private_key_test.go`), not credentials: the name-substring rules pass it by, so the command sandbox does not hide
+ * a project's own source from its build (and reading it asks nothing). Shell scripts and notes are not on the list.
+ */
+const SOURCE_EXTENSIONS = new Set(
+  ("c cc cjs clj cpp cs cts dart erl ex exs fs go h hpp hs java js jsx kt kts lua m mjs mm mts php py rb rs scala " +
+    "svelte swift ts tsx vue zig").split(" "),
+);
+
+/** True when the component's extension (after its last dot, not a leading one) names program source. */
+function isSource(component: string): boolean {
+  const dot = component.lastIndexOf(".");
+  return dot > 0 && SOURCE_EXTENSIONS.has(component.slice(dot + 1));
+}
+
 /** Shell and REPL history files, where passwords typed on command lines end up. */
 const SHELL_HISTORIES = new Set([
   ".bash_history",
@@ -40,10 +56,14 @@ export const SECRET_PATH_RULES: readonly SecretPathRule[] = [
   { pattern: ".envrc", holds: "direnv environments", matches: name((c) => c === ".envrc") },
   {
     pattern: "*credential*",
-    holds: "credentials (.git-credentials, credentials.json, …)",
-    matches: name((c) => c.includes("credential")),
+    holds: "credentials (.git-credentials, credentials.json, …); not program source such as credentials.ts",
+    matches: name((c) => c.includes("credential") && !isSource(c)),
   },
-  { pattern: "*private_key*", holds: "private keys", matches: name((c) => c.includes("private_key")) },
+  {
+    pattern: "*private_key*",
+    holds: "private keys; not program source such as private_key_test.go",
+    matches: name((c) => c.includes("private_key") && !isSource(c)),
+  },
   {
     pattern: "*.pem, *.key",
     holds: "TLS and SSH keys",

@@ -92,6 +92,17 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
     expect(env.stderr).toContain(`a read of ${dotenv}, which the sandbox hides`);
   });
 
+  it("hides credentials.json but shows the project's own credentials.ts to its build", async () => {
+    const src = path.join(harness.sandbox.workspace, "src");
+    mkdirSync(src);
+    writeFileSync(path.join(src, "credentials.ts"), "export const source = 'code about credentials';\n");
+    writeFileSync(path.join(src, "credentials.json"), '{"token":"json-credential-secret"}\n');
+    const run = await sandbox(["--", "sh", "-c", "cat src/credentials.ts; cat src/credentials.json"]);
+    expect(run.stdout).toContain("code about credentials");
+    expect(run.stdout).not.toContain("json-credential-secret");
+    expect(run.code).not.toBe(0);
+  });
+
   it("runs npm test of a small package cleanly, with a home npm cannot write to", async () => {
     const { home } = userHome();
     const workspace = harness.sandbox.workspace;

@@ -35,6 +35,9 @@ describe("isSecretLikePath", () => {
     "store.p12",
     "certs/client.PFX",
     "credentials.json",
+    "deploy/credentials.sh",
+    "credentials.ts.bak",
+    "private_key.rs.txt",
     ".gnupg/pubring.kbx",
     ".pgpass",
     // issue 26 item 5
@@ -88,6 +91,11 @@ describe("isSecretLikePath", () => {
     "src/id.ts",
     "npmrc.md",
     "a.p12.txt",
+    // Program source about credentials: the command sandbox must not hide a project's own code from its build.
+    "lib/config/credential.ts",
+    "src/CredentialProvider.java",
+    "auth/private_key_test.go",
+    "pkg/credentials.py",
   ])(
     "does not flag %s",
     (path) => {
