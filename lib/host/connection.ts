@@ -337,6 +337,8 @@ export class HostConnection {
       return;
     }
 
+    // Delegates wait until `execution/started` was queued; after that (the hot path) they go out at once.
+    let isStarted = false;
     let announced!: () => void;
     const started = new Promise<void>((resolve) => (announced = resolve));
     const sessionId = session.id;
@@ -346,10 +348,10 @@ export class HostConnection {
       tools: catalog.tools as ToolDefinition[],
       yieldTimeMs: body.yield_time_ms,
       callbacks: {
-        callTool: async (call, signal) => {
-          await started;
-          return this.#delegates.callTool(sessionId, call, signal);
-        },
+        callTool: (call, signal) =>
+          isStarted
+            ? this.#delegates.callTool(sessionId, call, signal)
+            : started.then(() => this.#delegates.callTool(sessionId, call, signal)),
         notify: async (text, cellId) => {
           await started;
           return this.#delegates.notify(sessionId, callId, cellId, text);
@@ -359,6 +361,7 @@ export class HostConnection {
     const cellId = cell.id;
     active.observe = { yieldNow: () => session.sandbox.yieldNow(cellId) };
     this.#respond(id, ok({ type: "execution/started", cellId }));
+    isStarted = true;
     announced();
 
     let isClosed = false;

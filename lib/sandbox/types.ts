@@ -35,7 +35,10 @@ export interface NestedToolCall {
  * What the caller provides for one cell. Every callback may answer asynchronously.
  * - `callTool` resolves with the tool's JSON result or rejects with a string message that the
  *   cell sees verbatim as the rejection value. `signal` aborts when the cell no longer needs
- *   the answer (completion, terminate, session close): the host then sends `delegate/cancel`.
+ *   the answers of its unanswered calls (completion, terminate, session close): the host then
+ *   sends `delegate/cancel`. It is one signal for all the cell's calls (an AbortSignal costs more
+ *   to make than the rest of a nested call in the host), so a listener added for a call must be
+ *   removed once that call is answered, or it hears the cell's end too.
  * - `notify` resolves once the notification was delivered (or failed: failures are only
  *   logged by the caller). A cell's result waits for every notification it sent.
  */

@@ -37,8 +37,13 @@ export function recorder(
     callbacks: {
       callTool(call, signal) {
         rec.calls.push(call);
-        signal.addEventListener("abort", () => rec.aborted.push(call.runtimeToolCallId));
-        return answer(call, signal);
+        // The signal is the cell's: a call hears its abort only while unanswered.
+        const aborted = (): void => void rec.aborted.push(call.runtimeToolCallId);
+        signal.addEventListener("abort", aborted, { once: true });
+        const answered = answer(call, signal);
+        const forget = (): void => signal.removeEventListener("abort", aborted);
+        answered.then(forget, forget);
+        return answered;
       },
       async notify(text) {
         rec.notifications.push(text);

@@ -127,16 +127,23 @@ function nestedCallQueue(nested: NestedCalls | undefined) {
   let chain: Promise<unknown> = Promise.resolve();
   const running = new Set<Promise<unknown>>();
   return {
-    call(call: NestedToolCall, signal: AbortSignal): Promise<unknown> {
+    call(call: NestedToolCall, cellSignal: AbortSignal): Promise<unknown> {
       if (nested === undefined) return Promise.reject(`unknown tool: ${call.tool.name}`);
+      // `cellSignal` is the cell's, shared by its calls: each tool run gets a signal of its own that
+      // aborts only while it is unanswered.
+      const own = new AbortController();
+      const signal = own.signal;
+      const abort = (): void => own.abort();
+      if (cellSignal.aborted) own.abort();
+      else cellSignal.addEventListener("abort", abort, { once: true });
       const outcome = chain.then(() => {
         // The cell stopped waiting before this call's turn came: it is never proposed.
         if (signal.aborted) return undefined;
         return nested.run({ suffix: call.runtimeToolCallId, name: call.tool.name, arguments: call.input }, signal);
       });
       const settled = outcome.then(
-        () => undefined,
-        () => undefined,
+        () => cellSignal.removeEventListener("abort", abort),
+        () => cellSignal.removeEventListener("abort", abort),
       );
       chain = settled;
       running.add(settled);
