@@ -216,8 +216,13 @@ describe("cells cannot see each other", () => {
   });
 
   it("a cell that breaks its own builtins cannot make the runtime hand it worker functions", async () => {
-    // Replacing Promise.prototype.then keeps the cell from completing: it yields instead.
-    const observation = await box.run(
+    // Replacing Promise.prototype.then keeps the cell from completing: it yields instead. The yield timer runs on a
+    // fake clock, moved once the cell's last notification is in (it comes after its text on the pipe).
+    useFakeClock();
+    const session = box.session();
+    const rec = recorder();
+    const cell = box.start(
+      session,
       PROBE +
         "const got = [];" +
         "const thief = function (...a) { got[got.length] = this; for (let i = 0; i < a.length; i++) got[got.length] = a[i]; return undefined };" +
@@ -230,11 +235,18 @@ describe("cells cannot see each other", () => {
         "try { text('x') } catch {} try { image('data:x', 'LOW') } catch {} try { notify('n') } catch {}" +
         "await new Promise((r) => setTimeout(r, 5));" +
         "targets.forEach(([o, k], i) => { o[k] = saved[i] });" +
-        "for (const g of got) reach(g, 'stolen'); report()",
-      { tools: [tool("t")] },
+        "for (const g of got) reach(g, 'stolen'); report(); notify('probed')",
+      { tools: [tool("t")], rec, yieldTimeMs: 100 },
     );
-    const texts = observation.items.map((item) => (item.type === "input_text" ? item.text : ""));
+    await waitFor(() => rec.notifications.includes("probed"), { what: "the cell's last notification" });
+    await vi.advanceTimersByTimeAsync(100);
+    vi.useRealTimers();
+    const observation = await cell.initial;
+    expect(observation.kind).toBe("yielded");
+    const items = observation.kind === "yielded" ? observation.items : [];
+    const texts = items.map((item) => (item.type === "input_text" ? item.text : ""));
     expect(texts.at(-1)).toBe("safe");
+    await session.close();
   });
 
   it("a cell that replaces Promise.prototype.then is contained: it yields, is terminated, and the next cell works", async () => {
