@@ -14,6 +14,7 @@ import type { ServerClient, ServerEvent } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 import { waitFor } from "../support/wait.ts";
 import { livePids } from "../support/live_processes.ts";
+import { userHome as makeUserHome } from "../support/user_home.ts";
 
 const harness = useServerHarness();
 // A hang guard only: the unshare back end remounts every mount of the host per command, slow on a loaded machine.
@@ -77,15 +78,7 @@ afterAll(() => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-/** A fresh user home outside /tmp holding an SSH key, and a folder beside it no sandbox may write. */
-function userHome(): { home: string; target: string } {
-  const home = mkdtempSync(path.join(outside, "home-"));
-  mkdirSync(path.join(home, ".ssh"), { mode: 0o700 });
-  writeFileSync(path.join(home, ".ssh", "id_ed25519"), `${SECRET}\n`, { mode: 0o600 });
-  const target = path.join(home, "elsewhere");
-  mkdirSync(target);
-  return { home, target };
-}
+const userHome = () => makeUserHome(outside, SECRET);
 
 /** Host pids of live processes with `marker` as one argument (a sandboxed process's own pids are not the host's). */
 const processesWith = (marker: string) => livePids((args) => args.includes(marker));

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
 import { livePids } from "../support/live_processes.ts";
+import { userHome as makeUserHome } from "../support/user_home.ts";
 import { waitFor } from "../support/wait.ts";
 
 const harness = useCliHarness();
@@ -32,14 +33,7 @@ afterAll(() => {
 /** Host pids of live processes with `marker` as one argument. */
 const processesWith = (marker: string) => livePids((args) => args.includes(marker));
 
-function userHome(): { home: string; target: string } {
-  const home = mkdtempSync(path.join(outside, "home-"));
-  mkdirSync(path.join(home, ".ssh"), { mode: 0o700 });
-  writeFileSync(path.join(home, ".ssh", "id_ed25519"), `${SECRET}\n`, { mode: 0o600 });
-  const target = path.join(home, "elsewhere");
-  mkdirSync(target);
-  return { home, target };
-}
+const userHome = () => makeUserHome(outside, SECRET);
 
 describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const)("scv sandbox on %s", (backend) => {
   const sandbox = (args: string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}) =>
