@@ -7,7 +7,6 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -15,31 +14,18 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openSnapshots, snapshotStoreDir } from "../../lib/snapshots/index.ts";
+import { useTempFolders } from "../support/temp_folders.ts";
 import { treeOf } from "../support/workspace_tree.ts";
 
-let root: string;
-let workspace: string;
-let home: string;
-let outside: string;
-
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "scv-snapshot-coverage-"));
-  workspace = join(root, "workspace");
-  home = join(root, "home");
-  outside = join(root, "outside");
-  for (const dir of [workspace, home, outside]) mkdirSync(dir);
-});
-
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+const folders = useTempFolders("scv-snapshot-coverage-", ["workspace", "home", "outside"]);
 
 const open = (maxFileBytes = 1_000_000) =>
   openSnapshots({
-    home,
-    workspace,
+    home: folders.home,
+    workspace: folders.workspace,
     sessionId: "33333333-3333-4333-8333-333333333333",
     maxFileBytes,
     maxFiles: 10_000,
@@ -47,7 +33,7 @@ const open = (maxFileBytes = 1_000_000) =>
     env: process.env,
   });
 
-const at = (...parts: string[]) => join(workspace, ...parts);
+const at = (...parts: string[]) => join(folders.workspace, ...parts);
 const read = (...parts: string[]) => readFileSync(at(...parts), "utf8");
 
 function write(path: string, content: string | Buffer): void {
@@ -56,7 +42,7 @@ function write(path: string, content: string | Buffer): void {
 }
 
 const storeGit = (...args: string[]) =>
-  execFileSync("git", ["--git-dir", join(snapshotStoreDir(home, workspace), "git"), ...args], {
+  execFileSync("git", ["--git-dir", join(snapshotStoreDir(folders.home, folders.workspace), "git"), ...args], {
     encoding: "utf8",
     env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
   });
@@ -142,11 +128,11 @@ describe("what a snapshot covers", () => {
   });
 
   it("stores symbolic links as links, never what they point to", async () => {
-    writeFileSync(join(outside, "target.txt"), "outside\n");
+    writeFileSync(join(folders.outside, "target.txt"), "outside\n");
     write("a.txt", "a\n");
-    symlinkSync(join(outside, "target.txt"), at("out-link"));
+    symlinkSync(join(folders.outside, "target.txt"), at("out-link"));
     symlinkSync("a.txt", at("rel-link"));
-    symlinkSync(outside, at("dir-link"));
+    symlinkSync(folders.outside, at("dir-link"));
     const store = await open();
     const before = await store.beforeTurn("t1");
     expect(modesOf(before)).toEqual({
@@ -156,8 +142,8 @@ describe("what a snapshot covers", () => {
       "rel-link": "120000",
     });
 
-    writeFileSync(join(outside, "target.txt"), "outside, changed through the link\n");
-    writeFileSync(join(outside, "new.txt"), "new outside\n");
+    writeFileSync(join(folders.outside, "target.txt"), "outside, changed through the link\n");
+    writeFileSync(join(folders.outside, "new.txt"), "new outside\n");
     rmSync(at("out-link"));
     symlinkSync("a.txt", at("out-link"));
     rmSync(at("rel-link"));
@@ -165,12 +151,12 @@ describe("what a snapshot covers", () => {
     const report = await store.restore([{ before, after }], false);
 
     expect(report.restored).toEqual(["out-link", "rel-link"]);
-    expect(readlinkSync(at("out-link"))).toBe(join(outside, "target.txt"));
+    expect(readlinkSync(at("out-link"))).toBe(join(folders.outside, "target.txt"));
     expect(readlinkSync(at("rel-link"))).toBe("a.txt");
-    expect(readlinkSync(at("dir-link"))).toBe(outside);
+    expect(readlinkSync(at("dir-link"))).toBe(folders.outside);
     // What the links point to was never the workspace's: it stays as the turn left it.
-    expect(readFileSync(join(outside, "target.txt"), "utf8")).toBe("outside, changed through the link\n");
-    expect(readdirSync(outside).sort()).toEqual(["new.txt", "target.txt"]);
+    expect(readFileSync(join(folders.outside, "target.txt"), "utf8")).toBe("outside, changed through the link\n");
+    expect(readdirSync(folders.outside).sort()).toEqual(["new.txt", "target.txt"]);
   });
 
   it("writes a large first snapshot as one pack and restores every file of it byte for byte", async () => {
@@ -183,11 +169,11 @@ describe("what a snapshot covers", () => {
     write("tool.sh", "#!/bin/sh\necho hi\n");
     chmodSync(at("tool.sh"), 0o755);
     symlinkSync("d0/f0.txt", at("link"));
-    const tree = treeOf(workspace);
+    const tree = treeOf(folders.workspace);
     const store = await open();
     const before = await store.beforeTurn("t1");
 
-    const objects = join(snapshotStoreDir(home, workspace), "git", "objects");
+    const objects = join(snapshotStoreDir(folders.home, folders.workspace), "git", "objects");
     const looseObjects = readdirSync(objects).filter((name) => /^[0-9a-f]{2}$/.test(name))
       .reduce((count, dir) => count + readdirSync(join(objects, dir)).length, 0);
     const version = /(\d+)\.(\d+)/.exec(execFileSync("git", ["version"], { encoding: "utf8" }))!;
@@ -209,6 +195,6 @@ describe("what a snapshot covers", () => {
 
     expect(report.conflicts).toEqual([]);
     expect(report.failed).toEqual([]);
-    expect(treeOf(workspace)).toEqual(tree);
+    expect(treeOf(folders.workspace)).toEqual(tree);
   });
 });

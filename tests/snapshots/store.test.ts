@@ -5,7 +5,6 @@ import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -14,32 +13,19 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { gitRunner } from "../../lib/snapshots/git.ts";
 import { openSnapshots, planRestore, snapshotStoreDir, type TurnChanges } from "../../lib/snapshots/index.ts";
+import { useTempFolders } from "../support/temp_folders.ts";
 import { treeOf } from "../support/workspace_tree.ts";
 
-let root: string;
-let workspace: string;
-let home: string;
-let outside: string;
-
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "scv-snapshots-"));
-  workspace = join(root, "workspace");
-  home = join(root, "home");
-  outside = join(root, "outside");
-  for (const dir of [workspace, home, outside]) mkdirSync(dir);
-});
-
-afterEach(() => rmSync(root, { recursive: true, force: true }));
+const folders = useTempFolders("scv-snapshots-", ["workspace", "home", "outside"]);
 
 const open = (options: { maxFileBytes?: number; maxFiles?: number; sessionId?: string; timeoutMs?: number } = {}) =>
   openSnapshots({
-    home,
-    workspace,
+    home: folders.home,
+    workspace: folders.workspace,
     sessionId: options.sessionId ?? "11111111-1111-4111-8111-111111111111",
     maxFileBytes: options.maxFileBytes ?? 1_000_000,
     maxFiles: options.maxFiles ?? 1000,
@@ -47,7 +33,7 @@ const open = (options: { maxFileBytes?: number; maxFiles?: number; sessionId?: s
     env: process.env,
   });
 
-const at = (...parts: string[]) => join(workspace, ...parts);
+const at = (...parts: string[]) => join(folders.workspace, ...parts);
 
 describe("the git store", () => {
   it("restores names that look like pathspecs, options and globs, and bytes that attributes would convert", async () => {
@@ -57,32 +43,32 @@ describe("the git store", () => {
     writeFileSync(at(".gitattributes"), "* text eol=lf filter=evil ident\n");
     const store = await open();
     const before = await store.beforeTurn("t1");
-    const tree = treeOf(workspace);
+    const tree = treeOf(folders.workspace);
     for (const name of names) writeFileSync(at(name), `after ${name}\n`);
     writeFileSync(at("$Id$"), "new\n");
     const after = await store.afterTurn("t1");
     const report = await store.restore([{ before, after }], false);
     expect(report.restored.sort()).toEqual([...names, "$Id$"].sort());
-    expect(treeOf(workspace)).toEqual(tree);
+    expect(treeOf(folders.workspace)).toEqual(tree);
   });
 
   it("runs nothing planted in the store: hooks, fsmonitor, filters, an alternate hooks path", async () => {
     const store = await open();
-    const gitDir = join(snapshotStoreDir(home, workspace), "git");
-    const mark = join(outside, "ran");
+    const gitDir = join(snapshotStoreDir(folders.home, folders.workspace), "git");
+    const mark = join(folders.outside, "ran");
     const script = `#!/bin/sh\ntouch ${mark}\ncat\n`;
     mkdirSync(join(gitDir, "hooks"), { recursive: true });
     for (const hook of ["post-checkout", "post-index-change", "reference-transaction", "pre-commit"]) {
       writeFileSync(join(gitDir, "hooks", hook), script, { mode: 0o755 });
     }
-    writeFileSync(join(outside, "fsmonitor"), script, { mode: 0o755 });
+    writeFileSync(join(folders.outside, "fsmonitor"), script, { mode: 0o755 });
     writeFileSync(
       join(gitDir, "config"),
       `${readFileSync(join(gitDir, "config"), "utf8")}[core]\n\tfsmonitor = ${
-        join(outside, "fsmonitor")
-      }\n\thooksPath = ${join(gitDir, "hooks")}\n[filter "evil"]\n\tclean = ${join(outside, "fsmonitor")}\n\tsmudge = ${
-        join(outside, "fsmonitor")
-      }\n\trequired = true\n`,
+        join(folders.outside, "fsmonitor")
+      }\n\thooksPath = ${join(gitDir, "hooks")}\n[filter "evil"]\n\tclean = ${
+        join(folders.outside, "fsmonitor")
+      }\n\tsmudge = ${join(folders.outside, "fsmonitor")}\n\trequired = true\n`,
     );
     writeFileSync(at(".gitattributes"), "* filter=evil\n");
     writeFileSync(at("file.txt"), "before\n");
@@ -105,34 +91,34 @@ describe("the git store", () => {
     const after = await store.afterTurn("t1");
     // Then `dir` becomes a link to a folder outside, which holds files of the same names.
     renameSync(at("dir"), at("moved"));
-    writeFileSync(join(outside, "new.txt"), "outside new\n");
-    writeFileSync(join(outside, "old.txt"), "outside old\n");
-    symlinkSync(outside, at("dir"));
+    writeFileSync(join(folders.outside, "new.txt"), "outside new\n");
+    writeFileSync(join(folders.outside, "old.txt"), "outside old\n");
+    symlinkSync(folders.outside, at("dir"));
     for (const force of [false, true]) {
       const report = await store.restore([{ before, after }], force);
-      expect(readFileSync(join(outside, "new.txt"), "utf8")).toBe("outside new\n");
-      expect(readFileSync(join(outside, "old.txt"), "utf8")).toBe("outside old\n");
+      expect(readFileSync(join(folders.outside, "new.txt"), "utf8")).toBe("outside new\n");
+      expect(readFileSync(join(folders.outside, "old.txt"), "utf8")).toBe("outside old\n");
       // dir/new.txt is gone as far as the workspace goes; dir/old.txt cannot come back without replacing the link.
       expect(report.restored).toEqual([]);
       expect(report.failed).toEqual([{ path: "dir/old.txt", reason: expect.stringContaining("is a symbolic link") }]);
     }
-    expect(treeOf(workspace)["dir"]).toEqual({ mode: "link", content: outside });
+    expect(treeOf(folders.workspace)["dir"]).toEqual({ mode: "link", content: folders.outside });
   });
 
   it("keeps the instance home out when it lies inside the workspace, and never enters the user's .git", async () => {
-    home = join(workspace, ".scv-home");
-    mkdirSync(home);
-    execFileSync("git", ["init", "-q"], { cwd: workspace, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+    folders.home = join(folders.workspace, ".scv-home");
+    mkdirSync(folders.home);
+    execFileSync("git", ["init", "-q"], { cwd: folders.workspace, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
     writeFileSync(at("file.txt"), "x\n");
     const store = await open();
     const before = await store.beforeTurn("t1");
     writeFileSync(at("file.txt"), "y\n");
-    writeFileSync(join(home, "secret.toml"), "api_key = 'sk-test'\n");
+    writeFileSync(join(folders.home, "secret.toml"), "api_key = 'sk-test'\n");
     const after = await store.afterTurn("t1");
     const report = await store.restore([{ before, after }], false);
     expect(report.restored).toEqual(["file.txt"]);
-    expect(existsSync(join(home, "secret.toml"))).toBe(true);
-    const gitDir = join(snapshotStoreDir(home, workspace), "git");
+    expect(existsSync(join(folders.home, "secret.toml"))).toBe(true);
+    const gitDir = join(snapshotStoreDir(folders.home, folders.workspace), "git");
     const listed = execFileSync("git", ["--git-dir", gitDir, "ls-tree", "-r", "--name-only", before], {
       encoding: "utf8",
       env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" },
@@ -170,11 +156,15 @@ describe("the git store", () => {
       /^git ls-files took over 0\.5 s \(snapshots\.timeout_seconds\) and was stopped; a \.gitignore pattern/,
     );
     // The killed git is gone (Linux: no live git process works in the workspace).
-    expect(liveGitsIn(workspace)).toEqual([]);
+    expect(liveGitsIn(folders.workspace)).toEqual([]);
   });
 
   it("stops a chain of git commands as a whole, the git it is running included", async () => {
-    const git = gitRunner({ gitDir: join(root, "chain.git"), workTree: workspace, indexFile: join(root, "index") }, {
+    const git = gitRunner({
+      gitDir: join(folders.root, "chain.git"),
+      workTree: folders.workspace,
+      indexFile: join(folders.root, "index"),
+    }, {
       ...process.env,
     }, 500);
     await git.run(["init", "--quiet"]);
@@ -184,7 +174,7 @@ describe("the git store", () => {
       .rejects.toThrow(
         /^git hash-object \+ write-tree took over 0\.5 s \(snapshots\.timeout_seconds\) and was stopped/,
       );
-    expect(liveGitsIn(workspace)).toEqual([]);
+    expect(liveGitsIn(folders.workspace)).toEqual([]);
   });
 });
 
