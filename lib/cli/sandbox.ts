@@ -5,8 +5,7 @@
 // self-test layer by layer and the layout a command would get.
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
-import { resolve } from "node:path";
-import { ConfigError, expandTilde, loadConfig, type ResolvedConfig, resolveHome } from "../config/index.ts";
+import { ConfigError, loadConfig, type ResolvedConfig, resolveHome } from "../config/index.ts";
 import {
   backendCandidates,
   type BackendName,
@@ -79,13 +78,13 @@ export async function runSandbox(command: readonly string[], options: SandboxCli
 async function open(options: SandboxCliOptions, env: Env): Promise<Opened> {
   const { workspace, workingFolder } = await startFolders(process.cwd(), env);
   const { home, explicit: homeExplicit } = resolveHome(options.scvHome, env);
-  const explicitFlag = options.configPath ?? (env.SCV_CONFIG === "" ? undefined : env.SCV_CONFIG);
   const origins = new Map<string, string>();
+  // loadConfig falls back to SCV_CONFIG and resolves `~` and relative paths itself, as for every other command.
   const config = await loadConfig({
     workspace,
     home,
     homeExplicit,
-    explicitConfigPath: explicitFlag === undefined ? undefined : resolve(expandTilde(explicitFlag, env)),
+    explicitConfigPath: options.configPath,
     env,
     overrides: { sandbox_mode: options.mode },
     origins,
@@ -148,8 +147,10 @@ function spawnPassingThrough(file: string, args: readonly string[], cwd: string,
         child.stderr!.pause();
         process.stderr.once("drain", () => child.stderr!.resume());
       }
-      if (head.length < KEPT_STDERR_BYTES) head = Buffer.concat([head, chunk]).subarray(0, KEPT_STDERR_BYTES);
-      else tail = Buffer.concat([tail, chunk]).subarray(-KEPT_STDERR_BYTES);
+      // The start fills first; the part of a chunk beyond it goes on to the end rather than being lost.
+      const room = Math.max(0, KEPT_STDERR_BYTES - head.length);
+      if (room > 0) head = Buffer.concat([head, chunk.subarray(0, room)]);
+      if (chunk.length > room) tail = Buffer.concat([tail, chunk.subarray(room)]).subarray(-KEPT_STDERR_BYTES);
     });
     const forward = (signal: NodeJS.Signals) => {
       try {

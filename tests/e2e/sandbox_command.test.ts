@@ -225,6 +225,25 @@ describe.skipIf(process.platform !== "linux")("scv sandbox without a back end", 
     expect(run.stdout).toContain("apt install bubblewrap");
   });
 
+  it("reads the explicit file from --config-path (relative to -C) and from SCV_CONFIG, as other commands do", async () => {
+    const explicit = await harness.sandbox.writeExplicitConfig('sandbox_mode = "read-only"\n');
+    const relative = path.relative(harness.sandbox.root, explicit);
+    const flagged = await harness.start(
+      ["sandbox", "-C", harness.sandbox.root, "--config-path", relative, "--check", "--json"],
+      { env: { SCV_SANDBOX_BACKEND: "none" } },
+    ).done;
+    expect(JSON.parse(flagged.stdout)).toMatchObject({ mode: "read-only", mode_origin: `explicit file ${explicit}` });
+    const fromEnv = await harness.start(["sandbox", "--check", "--json"], {
+      env: { SCV_SANDBOX_BACKEND: "none", SCV_CONFIG: explicit },
+    }).done;
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ mode: "read-only", mode_origin: `explicit file ${explicit}` });
+    const missing = await harness.start(["sandbox", "--config-path", "nowhere.toml", "--check"], {
+      env: { SCV_SANDBOX_BACKEND: "none" },
+    }).done;
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("nowhere.toml");
+  });
+
   it("does not run the command, and says what is missing and what to do", async () => {
     const run = await none(["--", "touch", "./not-run"]);
     expect(run.code).toBe(NO_SANDBOX);
