@@ -21,10 +21,14 @@ export const BUILTIN_COMMANDS: readonly AvailableCommand[] = [
   { name: "usage", description: "Tokens and cost of the last turn and of this session, and the budget" },
 ];
 
+export function isBuiltinCommand(name: string): boolean {
+  return BUILTIN_COMMANDS.some((command) => command.name === name);
+}
+
 /** The built-in command a prompt's text runs (`/name` or `/name arguments`), or undefined. */
 export function builtinCommand(text: string): { name: string; argument: string } | undefined {
   const match = /^\/([a-z]+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (!match || !BUILTIN_COMMANDS.some((command) => command.name === match[1])) return undefined;
+  if (!match || !isBuiltinCommand(match[1]!)) return undefined;
   return { name: match[1]!, argument: (match[2] ?? "").trim() };
 }
 

@@ -18,7 +18,7 @@ import { type ApprovalMode, isApprovalMode } from "../policy/index.ts";
 import type { ReplayTurn } from "../protocol/index.ts";
 import type { ServerOptions } from "../embed/index.ts";
 import type { Logger } from "../util/log.ts";
-import { BUILTIN_COMMANDS, builtinCommand, runBuiltin } from "./builtin_commands.ts";
+import { BUILTIN_COMMANDS, builtinCommand, isBuiltinCommand, runBuiltin } from "./builtin_commands.ts";
 import { promptContent } from "./prompt_content.ts";
 import { type TurnOutcome, turnOutcome } from "./stop_reason.ts";
 import { proposedDiff, toolKind, toolLocations, toolTitle } from "./tool_calls.ts";
@@ -158,7 +158,7 @@ export class AcpSession {
    * 30). A prompt `/name arguments` runs one (the session controller turns a custom one into `turn.start.command`).
    */
   advertiseCommands(): void {
-    const custom = this.#controller.commands.filter((command) => builtinCommand(`/${command.name}`) === undefined);
+    const custom = this.#controller.commands.filter((command) => !isBuiltinCommand(command.name));
     this.#update({
       sessionUpdate: "available_commands_update",
       availableCommands: [
