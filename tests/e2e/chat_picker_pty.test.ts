@@ -56,7 +56,7 @@ describe.skipIf(!HAS_TMUX)(`the session picker${HAS_TMUX ? "" : " (skipped: tmux
     await shows(PICKER);
     keys("Escape");
     await shows("session started");
-    chat.tmux("kill-server");
+    await chat.killServerAndWait();
 
     await launch({}, { args: ["--resume"] });
     await shows(PICKER);

@@ -10,7 +10,7 @@ import { waitFor as waitUntil } from "../support/wait.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const chat = useTmuxChat();
-const { tmux, launch, screen, scrollback, waitFor, shows, keys, typeText } = chat;
+const { tmux, killServerAndWait, launch, screen, scrollback, waitFor, shows, keys, typeText } = chat;
 const promptRows = (text: string) => text.split("\n").filter((row) => row.startsWith("› "));
 /** The live prompt: the last row starting with the prompt marker. */
 const promptIs = (text: string) =>
@@ -150,7 +150,7 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     expect(scrollback(true)).toBe(all);
     // The bash progress line is not repeated above the output preview.
     expect(all).not.toContain("… ok 1 - greet is exported");
-    tmux("kill-server");
+    await killServerAndWait();
 
     await launch({ OPENAI_API_KEY: "" }, { args: ["--demo"], width: 60, height: 20, cwd: ROOT });
     await shows("› What is this project? Read the README.");

@@ -28,3 +28,45 @@ export function niceOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
 }
+
+/** The parent pid of each live process, read from /proc/<pid>/stat. */
+function parentPids(): Map<number, number> {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (fields[0] !== "Z") parents.set(Number(entry), Number(fields[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return parents;
+}
+
+/** `roots` and every live process below them (children, grandchildren, …), found by parent pid. */
+export function processTree(roots: number[]): number[] {
+  const parents = parentPids();
+  const found = new Set(roots.filter((pid) => parents.has(pid)));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, parent] of parents) {
+      if (!found.has(pid) && found.has(parent)) {
+        found.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...found];
+}
+
+/** Whether `pid` is still running (a zombie has ended: only its exit status is left). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return false;
+  }
+}

@@ -7,7 +7,8 @@ import { afterEach, beforeEach } from "vitest";
 import { cliEnv, cliShellCommand } from "./cli_command.ts";
 import { type ConfigSandbox, createConfigSandbox } from "./config_files.ts";
 import { type FakeProvider, startFakeProvider } from "./fake_provider.ts";
-import { HANG_MS } from "./wait.ts";
+import { isRunning, processTree } from "./live_processes.ts";
+import { HANG_MS, waitFor as waitUntil } from "./wait.ts";
 
 const POLL_MS = 40;
 
@@ -31,14 +32,33 @@ export function useTmuxChat() {
   });
 
   afterEach(async () => {
-    try {
-      tmux("kill-server");
-    } catch {
-      // Already gone.
-    }
+    await killServerAndWait();
     await state.provider.close();
     await state.sandbox.cleanup();
   });
+
+  /**
+   * Ends the tmux server and waits until every process that ran in its panes has exited: `scv chat` writes its
+   * session records into the test's home while it shuts down, and removing the home under it fails (ENOTEMPTY).
+   */
+  async function killServerAndWait(): Promise<void> {
+    let panes: number[] = [];
+    try {
+      panes = tmux("list-panes", "-a", "-F", "#{pane_pid}").split("\n").filter(Boolean).map(Number);
+    } catch {
+      return; // No server: nothing runs.
+    }
+    const running = processTree(panes);
+    try {
+      tmux("kill-server");
+    } catch {
+      // Gone meanwhile.
+    }
+    await waitUntil(() => !running.some(isRunning), {
+      intervalMs: 20,
+      what: "the chat's processes to exit after kill-server",
+    });
+  }
 
   /** Starts `scv chat` (a script that exports the test's environment) in a new tmux session of the given size. */
   async function launch(env: Record<string, string> = {}, options: LaunchOptions = {}): Promise<void> {
@@ -97,6 +117,7 @@ export function useTmuxChat() {
       return state.provider;
     },
     tmux,
+    killServerAndWait,
     launch,
     screen,
     scrollback,
