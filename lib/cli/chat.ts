@@ -10,6 +10,9 @@ import { EXIT_FAILURE, EXIT_SIGNALS, EXIT_USAGE } from "./exit.ts";
 import { forceExitAfter, handleSignals } from "./process.ts";
 import { refusesLogLevel } from "./log_level.ts";
 
+/** How long the terminal size must stay the same before the chat redraws for it. */
+const RESIZE_SETTLE_MS = 60;
+
 export type ChatCliOptions = ClientFlags & {
   demo?: boolean;
   continue?: boolean;
@@ -85,12 +88,20 @@ export async function runChat(options: ChatCliOptions): Promise<number> {
     SIGTERM: () => app.terminate(EXIT_SIGNALS.SIGTERM),
     SIGHUP: () => app.stop(EXIT_SIGNALS.SIGHUP),
   });
-  const onResize = () => app.redraw();
+  // A window dragged wider sends a resize every few milliseconds, and the terminal re-wraps what is on screen at
+  // each one: a redraw computed for one width and drawn after the next resize leaves stray rows. Redrawing once the
+  // size has stopped changing keeps the terminal and the drawing at the same width.
+  let resizeTimer: ReturnType<typeof setTimeout> | undefined;
+  const onResize = () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => app.redraw(), RESIZE_SETTLE_MS);
+  };
   stdout.on("resize", onResize);
   try {
     return await app.run();
   } finally {
     removeSignals();
+    clearTimeout(resizeTimer);
     stdout.off("resize", onResize);
     await cleanup();
     forceExitAfter(() => Number(process.exitCode ?? 0));

@@ -168,16 +168,17 @@ describe.skipIf(!HAS_TMUX)(`scv chat in a terminal${HAS_TMUX ? "" : " (skipped: 
     await shows("ready");
     typeText("a long prompt that goes on and on and on and on and on for quite a while longer");
     await shows("for quite");
-    // Spaced out so that chat redraws several times; resizes that arrive together make one redraw, which the
-    // assertions below hold for as well.
-    for (const width of [50, 70, 30, 100, 45]) {
-      tmux("resize-window", "-x", String(width));
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
+    // A window dragged: five sizes in one go (one tmux command list, so no output of the chat is drawn between
+    // them). The terminal re-wraps the prompt at each; the chat redraws once, at the size the terminal ends with.
+    const widths = [50, 70, 100, 45, 30];
+    tmux(...widths.flatMap((width, index) => [...(index > 0 ? [";"] : []), "resize-window", "-x", String(width)]));
+    // A key typed now is drawn at the new width, from where the terminal's re-wrap left the prompt.
+    typeText(" end");
+    await waitFor(() => scrollback(true).includes("while longer end"), "the prompt redrawn after resizing");
     await waitFor((text) => text.includes("ready"), "status after resizing");
     const all = scrollback(true);
     expect(promptRows(all)).toEqual([
-      "› a long prompt that goes on and on and on and on and on for quite a while longer",
+      "› a long prompt that goes on and on and on and on and on for quite a while longer end",
     ]);
     expect(all.split("\n").filter((row) => row.includes("fake-model · ready"))).toHaveLength(1);
   });
