@@ -10,8 +10,8 @@ export {
 } from "./command_sandbox.ts";
 export { denialsIn } from "./denials.ts";
 export type { Launch, Program } from "./launch.ts";
-export { type Layout, planLayout, PROTECTED_NAMES } from "./layout.ts";
-export { type ConfinePolicy, ESCAPE_SOCKETS, hiddenPaths, HOME_SECRETS } from "./policy.ts";
+export { type Layout, planLayout } from "./layout.ts";
+export { type ConfinePolicy, ESCAPE_SOCKETS, hiddenPaths, HOME_SECRETS, PROTECTED_NAMES } from "./policy.ts";
 export { SCAN_DEPTH, SCAN_ENTRY_LIMIT, scanSecrets } from "./secret_scan.ts";
 export { seatbeltProfile } from "./seatbelt.ts";
 export { layoutArgs as bwrapLayoutArgs } from "./bwrap.ts";

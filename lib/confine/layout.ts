@@ -1,14 +1,13 @@
 // The file system a confined process sees, worked out from its policy on the host, the same for every back end:
 // everything read-only; the writable folders (real paths that exist) writable, with `.git` and `.scv` inside them
-// read-only (hooks, configuration and skills are code); a private temporary folder; the hidden paths and the
-// secret-like files of the writable folders replaced by empty ones.
+// read-only (hooks, configuration and skills are code), at their top and in the folders the secret walk reads
+// (nested repositories, submodules); a private temporary folder; the hidden paths and the secret-like files of the
+// writable folders replaced by empty ones.
 import { lstatSync, realpathSync, type Stats, statSync } from "node:fs";
 import { isInside } from "../util/path.ts";
-import type { ConfinePolicy } from "./policy.ts";
+import { type ConfinePolicy, PROTECTED_NAMES } from "./policy.ts";
 import { scanSecrets } from "./secret_scan.ts";
 
-/** Folders inside a writable folder that stay read-only: git's hooks and configuration run as code, and scv's own. */
-export const PROTECTED_NAMES: readonly string[] = [".git", ".scv"];
 /** The private temporary folder: a fresh empty one, seen only by the process and its children. */
 export const PRIVATE_TMP = "/tmp";
 
@@ -61,12 +60,6 @@ export function planLayout(policy: ConfinePolicy): Layout {
   const inWritable = (path: string) => writable.some((root) => isInside(root, path));
   // A working folder under the private /tmp that is not writable would not exist inside: it is shown read-only.
   if (isInside(PRIVATE_TMP, cwd) && !inWritable(cwd)) readOnly.push(cwd);
-  for (const root of writable) {
-    for (const name of PROTECTED_NAMES) {
-      const found = existing(`${root}/${name}`);
-      if (found !== undefined && inWritable(found.path) && !readOnly.includes(found.path)) readOnly.push(found.path);
-    }
-  }
   const hide = (path: string) => {
     const found = existing(path);
     if (found === undefined) return;
@@ -81,9 +74,16 @@ export function planLayout(policy: ConfinePolicy): Layout {
     if (!list.includes(real) && !hiddenDirs.some((dir) => isInside(dir, real))) list.push(real);
   };
   for (const path of policy.hidden) hide(path);
+  const protect = (path: string) => {
+    const found = existing(path);
+    if (found !== undefined && inWritable(found.path) && !readOnly.includes(found.path)) readOnly.push(found.path);
+  };
+  for (const root of writable) for (const name of PROTECTED_NAMES) protect(`${root}/${name}`);
   for (const root of writable) {
     const scan = scanSecrets(root);
     for (const path of scan.found) hide(path);
+    // A nested repository's hooks and configuration run as code too, when the user runs git in it.
+    for (const path of scan.protectedNested) protect(path);
     if (scan.cut) notes.push(`${root} has too many entries near its top: secret-like files may be left visible`);
   }
   // A folder hidden whole needs none of its children hidden one by one; parents are mounted before children.

@@ -3,6 +3,9 @@
 import { join } from "node:path";
 import type { SandboxMode } from "../policy/index.ts";
 
+/** Folders inside a writable folder that stay read-only: git's hooks and configuration run as code, and scv's own. */
+export const PROTECTED_NAMES: readonly string[] = [".git", ".scv"];
+
 export type ConfinePolicy = {
   /** `read-only` or `workspace-write` (`danger-full-access` confines nothing and never reaches a back end). */
   mode: Exclude<SandboxMode, "danger-full-access">;

@@ -5,20 +5,28 @@
 // `.git` or any folder that is itself secret-like (that one is hidden whole), and follows no symbolic link. A secret
 // deeper down is not hidden; docs/security.md says so. `.git/config` stays readable (read-only): git cannot work
 // without it, and without a network a token in a remote's URL has nowhere to go. A walk whose folders have not changed
-// since the last one is not repeated (below: how a change is seen).
+// since the last one is not repeated (below: how a change is seen). The same walk finds the `.git` and `.scv` of
+// nested repositories and packages, which the layout keeps read-only.
 import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isSecretLikePath } from "../policy/index.ts";
+import { PROTECTED_NAMES } from "./policy.ts";
 
 /** Folders below a writable root that are looked into: the root is level 0. */
 export const SCAN_DEPTH = 2;
 /** Directory entries looked at per writable root, at most. */
 export const SCAN_ENTRY_LIMIT = 4096;
 const NOT_ENTERED = new Set(["node_modules", ".git"]);
+const PROTECTED = new Set(PROTECTED_NAMES);
 
 export type ScanResult = {
   /** Absolute paths of secret-like entries (files and folders), as found (not resolved). */
   found: string[];
+  /**
+   * Absolute paths of the `.git` and `.scv` entries below the root (a nested repository, a submodule's `.git` file,
+   * a package's own scv folder), as found: they stay read-only as the root's own do. The root's own are not listed.
+   */
+  protectedNested: string[];
   /** True when the entry limit cut the walk short. */
   cut: boolean;
   /** True when no folder the walk reads changed since the last walk of this root, whose result this is. */
@@ -40,7 +48,7 @@ type Stamp = { path: string; dev: bigint; ino: bigint; mtimeNs: bigint; ctimeNs:
 const RACY_MARGIN_NS = 3_000_000_000n;
 
 /** The last walk of each root, kept only when every folder it read was older than the margin. */
-const walks = new Map<string, { found: string[]; cut: boolean; stamps: Stamp[] }>();
+const walks = new Map<string, { found: string[]; protectedNested: string[]; cut: boolean; stamps: Stamp[] }>();
 
 /** The time now on the clock file systems stamp with, in nanoseconds (tests pass a clock of their own). */
 export type WallClock = () => bigint;
@@ -54,10 +62,11 @@ const wallClockNs: WallClock = () => BigInt(Date.now()) * 1_000_000n;
 export function scanSecrets(root: string, now: WallClock = wallClockNs): ScanResult {
   const last = walks.get(root);
   if (last !== undefined && last.stamps.every(unchanged))
-    return { found: [...last.found], cut: last.cut, reused: true };
+    return { found: [...last.found], protectedNested: [...last.protectedNested], cut: last.cut, reused: true };
   walks.delete(root);
   const started = now();
   const found: string[] = [];
+  const protectedNested: string[] = [];
   const stamps: Stamp[] = [];
   let cacheable = true;
   let budget = SCAN_ENTRY_LIMIT;
@@ -85,12 +94,16 @@ export function scanSecrets(root: string, now: WallClock = wallClockNs): ScanRes
         found.push(path);
         continue;
       }
+      if (depth > 0 && PROTECTED.has(entry.name)) {
+        protectedNested.push(path);
+        continue;
+      }
       if (entry.isDirectory() && depth < SCAN_DEPTH && !NOT_ENTERED.has(entry.name)) walk(path, rel, depth + 1);
     }
   };
   walk(root, "", 0);
-  if (cacheable) walks.set(root, { found: [...found], cut, stamps });
-  return { found, cut, reused: false };
+  if (cacheable) walks.set(root, { found: [...found], protectedNested: [...protectedNested], cut, stamps });
+  return { found, protectedNested, cut, reused: false };
 }
 
 function stampOf(path: string): Stamp | undefined {

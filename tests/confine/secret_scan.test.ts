@@ -21,8 +21,8 @@ const later = () => BigInt(Date.now() + 60_000) * 1_000_000n;
 
 describe("scanSecrets", () => {
   it("reuses a walk while nothing changed, and finds a secret added at each level", () => {
-    expect(scanSecrets(root, later)).toEqual({ found: [], cut: false, reused: false });
-    expect(scanSecrets(root, later)).toEqual({ found: [], cut: false, reused: true });
+    expect(scanSecrets(root, later)).toEqual({ found: [], protectedNested: [], cut: false, reused: false });
+    expect(scanSecrets(root, later)).toEqual({ found: [], protectedNested: [], cut: false, reused: true });
     for (const file of [".env", "apps/.env.local", "apps/web/id_rsa"]) {
       writeFileSync(path.join(root, file), "SECRET=1\n");
       const scan = scanSecrets(root, later);
@@ -30,6 +30,24 @@ describe("scanSecrets", () => {
       expect(scan.found, file).toContain(path.join(root, file));
       expect(scanSecrets(root, later).reused, file).toBe(true);
     }
+  });
+
+  it("lists nested .git and .scv entries (folders or files) at every level it reads, but not the root's own", () => {
+    mkdirSync(path.join(root, ".git"));
+    mkdirSync(path.join(root, "vendor", "lib", ".git", "hooks"), { recursive: true });
+    writeFileSync(path.join(root, "apps", "web", ".git"), "gitdir: ../../.git/modules/web\n");
+    mkdirSync(path.join(root, "apps", ".scv"));
+    // Three levels down: past the walk.
+    mkdirSync(path.join(root, "apps", "web", "deep", ".git"), { recursive: true });
+    const nested = [
+      path.join(root, "apps", ".scv"),
+      path.join(root, "apps", "web", ".git"),
+      path.join(root, "vendor", "lib", ".git"),
+    ];
+    expect(scanSecrets(root, later).protectedNested.sort()).toEqual(nested);
+    const again = scanSecrets(root, later);
+    expect(again.reused).toBe(true);
+    expect(again.protectedNested.sort()).toEqual(nested);
   });
 
   it("sees a secret whose folder's modification time was set back", () => {

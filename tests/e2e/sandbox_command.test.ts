@@ -2,7 +2,7 @@
 // under the policy a session's command would get here, its exit code and streams pass through, and afterwards scv
 // names what the sandbox denied; `--check` reports every layer of every back end. No mocks: where bwrap is missing
 // the bwrap runs fail and say so.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { useCliHarness } from "../support/cli_harness.ts";
@@ -69,6 +69,20 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
     expect(run.stderr).toMatch(/read-only file system/i);
     expect(run.stderr).toContain(`the sandbox probably denied a write to ${escaped}`);
     expect(existsSync(escaped)).toBe(false);
+  });
+
+  it("keeps a nested repository's .git read-only, its other files writable", async () => {
+    const { home } = userHome();
+    const nested = path.join(harness.sandbox.workspace, "vendor", "lib");
+    mkdirSync(path.join(nested, ".git", "hooks"), { recursive: true });
+    const hook = path.join(nested, ".git", "hooks", "post-checkout");
+    const run = await sandbox(["--", "sh", "-c", `echo changed > vendor/lib/file; echo 'curl evil' > ${hook}`], {
+      env: { HOME: home },
+    });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/read-only file system/i);
+    expect(readFileSync(path.join(nested, "file"), "utf8")).toBe("changed\n");
+    expect(existsSync(hook)).toBe(false);
   });
 
   it("hides the user's secrets and the workspace's .env", async () => {
