@@ -6,8 +6,8 @@
 // the size cap stay out of the index; a snapshot that left some out is named `<tree>:<list id>`, the list kept in
 // `<store>/skipped/<list id>.json`, and a restore never touches them. The store is never garbage-collected.
 import { createHash } from "node:crypto";
-import { copyFile, lstat, mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { existsSync } from "node:fs";
+import { copyFile, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { existsSync, lstatSync, type Stats } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../util/path.ts";
 import {
@@ -138,14 +138,16 @@ export class GitSnapshotStore implements SnapshotStore {
     const add: string[] = [];
     const drop: string[] = [];
     const skipped: string[] = [];
-    const realDirectories = new Map<string, Promise<boolean>>();
+    const realDirectories = new Map<string, boolean>();
     // A nested repository (listed as `dir/`) is another project's: it is not snapshotted.
     const paths = [...new Set(listed)].filter((path) => !path.endsWith("/"));
-    const infos = await Promise.all(paths.map(async (path) => {
+    // One synchronous lstat each: a few microseconds, where a promise each waits its turn in libuv's thread pool
+    // (measured: 100 changed files, 10–25 ms on a loaded machine).
+    const infos = paths.map((path) => {
       // A path below a link is not the workspace's (lstat would follow the link): for git it is gone.
-      if (!await this.#realDirectory(dirname(path), realDirectories)) return undefined;
-      return await lstat(join(this.#workspace, path)).catch(() => undefined);
-    }));
+      if (!this.#realDirectory(dirname(path), realDirectories)) return undefined;
+      return lstatOrNothing(join(this.#workspace, path));
+    });
     paths.forEach((path, index) => {
       const info = infos[index];
       if (info === undefined || info.isDirectory()) drop.push(path);
@@ -205,15 +207,12 @@ export class GitSnapshotStore implements SnapshotStore {
   }
 
   /** True when every component of the relative folder `dir` is a real folder (no link), memoised in `known`. */
-  #realDirectory(dir: string, known: Map<string, Promise<boolean>>): Promise<boolean> {
-    if (dir === "." || dir === "") return Promise.resolve(true);
+  #realDirectory(dir: string, known: Map<string, boolean>): boolean {
+    if (dir === "." || dir === "") return true;
     let answer = known.get(dir);
     if (answer === undefined) {
-      answer = this.#realDirectory(dirname(dir), known).then(async (parent) => {
-        if (!parent) return false;
-        const info = await lstat(join(this.#workspace, dir)).catch(() => undefined);
-        return info?.isDirectory() === true;
-      });
+      answer = this.#realDirectory(dirname(dir), known) &&
+        lstatOrNothing(join(this.#workspace, dir))?.isDirectory() === true;
       known.set(dir, answer);
     }
     return answer;
@@ -321,6 +320,15 @@ export class GitSnapshotStore implements SnapshotStore {
     }
     this.#skippedOf.set(id, skipped);
     return skipped;
+  }
+}
+
+/** What `path` is (links not followed), or undefined when it cannot be seen (gone, or a parent is not a folder). */
+function lstatOrNothing(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
   }
 }
 
