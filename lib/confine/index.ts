@@ -10,7 +10,7 @@ export {
 } from "./command_sandbox.ts";
 export { denialsIn } from "./denials.ts";
 export type { Launch, Program } from "./launch.ts";
-export { type Layout, planLayout } from "./layout.ts";
+export { type Layout, layoutIdentity, planLayout } from "./layout.ts";
 export { type ConfinePolicy, ESCAPE_SOCKETS, hiddenPaths, HOME_SECRETS, PROTECTED_NAMES } from "./policy.ts";
 export { SCAN_DEPTH, SCAN_ENTRY_LIMIT, scanSecrets } from "./secret_scan.ts";
 export { seatbeltProfile } from "./seatbelt.ts";

@@ -102,3 +102,19 @@ export function planLayout(policy: ConfinePolicy): Layout {
 function sortByDepth(paths: string[]): string[] {
   return [...paths].sort((a, b) => a.split("/").length - b.split("/").length || (a < b ? -1 : a > b ? 1 : 0));
 }
+
+/**
+ * Which files the layout's paths are now (device and inode of each, links not followed): a mount made on a path
+ * stays on the file that was there, so a layout whose identity changed no longer holds for a sandbox set up before.
+ */
+export function layoutIdentity(layout: Layout): string {
+  const paths = [layout.cwd, ...layout.writable, ...layout.readOnly, ...layout.hiddenFiles, ...layout.hiddenDirs];
+  return paths.map((path) => {
+    try {
+      const stats = lstatSync(path, { bigint: true });
+      return `${stats.dev}:${stats.ino} ${path}`;
+    } catch {
+      return `- ${path}`;
+    }
+  }).join("\n");
+}

@@ -478,6 +478,8 @@ export class Session {
       clearTimeout(timer);
       if (!finished) this.parts.processGroups.killAll();
     }
+    // What is left is the sandbox a standby set up for a next command (lib/tools/standby_shell.ts).
+    this.parts.processGroups.killAll();
     await this.hooks.end("prompt_input_exit");
     this.#lifetime.abort();
     this.#journalled(() => this.#journal?.close());

@@ -4,7 +4,8 @@
 // asking. When the sandbox denied a failed command something, the result says what and offers the turn loop the same
 // command outside the sandbox, which the approval gate asks about; `sandbox_permissions: "require_escalated"` asks
 // for that up front.
-import type { CommandSandbox, ConfinedLaunch } from "../confine/index.ts";
+import { type CommandSandbox, type ConfinedLaunch, layoutIdentity } from "../confine/index.ts";
+import { type StandbyLaunch, StandbyShell, waiterProgram } from "./standby_shell.ts";
 
 import { cancelledOutcome, failure } from "./outcome.ts";
 import {
@@ -56,6 +57,7 @@ export function createBashTool(settings: BashSettings): Tool {
   const defaultTimeout = Math.min(settings.commandTimeoutSeconds, settings.maxTimeoutSeconds);
   const flag = settings.loginShell === true ? "-lc" : "-c";
   const groups = settings.processGroups ?? new ProcessGroups();
+  const standby = new StandbyShell(groups);
   const sandbox = settings.sandbox;
   // What the configuration asks for; whether a back end holds here is known only after the first `ready()`.
   const confined = sandbox !== undefined && sandbox.mode !== "danger-full-access";
@@ -111,7 +113,7 @@ export function createBashTool(settings: BashSettings): Tool {
       summary: `Run ${escalated ? "outside the sandbox " : ""}with /bin/bash ${flag}: ${command}`,
       detail: command,
       run: (context) =>
-        runBash(command, timeoutSeconds, settings, groups, context, {
+        runBash(command, timeoutSeconds, settings, groups, standby, context, {
           sandbox: use?.state === "inside" ? sandbox : undefined,
           escalation: (why, args) => ({
             arguments: { ...args, command, timeout_seconds: timeoutSeconds },
@@ -183,12 +185,17 @@ async function runBash(
   timeoutSeconds: number,
   settings: BashSettings,
   groups: ProcessGroups,
+  standby: StandbyShell,
   context: ToolContext,
   confinement: Confinement,
 ): Promise<ToolOutcome> {
   const shell = settings.shell ?? "/bin/bash";
-  const shellArgs = [settings.loginShell === true ? "-lc" : "-c", command];
-  const launch: ConfinedLaunch | undefined = confinement.sandbox?.launch({
+  const flag = settings.loginShell === true ? "-lc" : "-c";
+  const shellArgs = [flag, command];
+  const { sandbox } = confinement;
+  const waiting = sandbox === undefined ? undefined : standbyFor(sandbox, shell, flag, context);
+  const prestarted = waiting === undefined ? undefined : standby.take(waiting.launch, waiting.identity, command);
+  const launch: ConfinedLaunch | undefined = prestarted !== undefined ? waiting!.confined : sandbox?.launch({
     file: shell,
     args: shellArgs,
     ownSession: true,
@@ -207,9 +214,18 @@ async function runBash(
       groups,
       onOutput: (chunk, stream) => progress.push(chunk, stream),
       ...(settings.timings === undefined ? {} : { timings: settings.timings }),
+      ...(prestarted === undefined ? {} : { prestarted }),
     });
   } finally {
     progress.stop();
+    // The next command's sandbox is set up while the model reads this one's output (after this outcome is on its
+    // way), planned again, since this command may have changed what is hidden.
+    if (sandbox !== undefined && !context.signal.aborted) {
+      setTimeout(() => {
+        const next = standbyFor(sandbox, shell, flag, context);
+        if (next !== undefined) standby.prepare(next.launch, next.identity);
+      }, 0);
+    }
   }
   switch (result.kind) {
     case "spawn_failed":
@@ -241,6 +257,27 @@ async function runBash(
       };
     }
   }
+}
+
+/** The sandboxed waiter a standby runs for the session's shell now, and the identity of the layout it mounts. */
+function standbyFor(
+  sandbox: CommandSandbox,
+  shell: string,
+  flag: string,
+  context: ToolContext,
+): { confined: ConfinedLaunch; launch: StandbyLaunch; identity: string } | undefined {
+  const confined = sandbox.launch({ ...waiterProgram(shell, flag), ownSession: true });
+  if (confined === undefined) return undefined;
+  return {
+    confined,
+    launch: {
+      file: confined.file,
+      args: confined.args,
+      cwd: context.workspace,
+      env: { ...toolEnvironment(context.config), ...confined.env },
+    },
+    identity: layoutIdentity(confined.layout),
+  };
 }
 
 function codePoints(text: string): number {

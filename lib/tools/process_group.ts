@@ -4,6 +4,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import type { ResolvedConfig } from "../config/index.ts";
+import type { Prestarted } from "./standby_shell.ts";
 
 export type ProcessTimings = {
   /** Between SIGTERM and SIGKILL on cancellation (spec: 2 s). */
@@ -27,6 +28,8 @@ export type ProcessOptions = {
   /** Every chunk of stdout or stderr as it arrives (for progress). */
   onOutput?(chunk: Buffer, stream: "stdout" | "stderr"): void;
   timings?: ProcessTimings;
+  /** A process started ahead in a group of its own (standby_shell.ts), run instead of spawning `file`. */
+  prestarted?: Prestarted;
 };
 
 /**
@@ -100,8 +103,18 @@ export function killEveryProcessGroup(): void {
 
 export async function runProcessGroup(options: ProcessOptions): Promise<ProcessResult> {
   const timings = options.timings ?? DEFAULT_TIMINGS;
-  if (options.signal.aborted)
+  if (options.signal.aborted) {
+    if (options.prestarted?.child.pid !== undefined) signalGroup(options.prestarted.child.pid, "SIGKILL");
     return { kind: "cancelled", output: Buffer.alloc(0), truncated: false, tail: Buffer.alloc(0), totalBytes: 0 };
+  }
+  const started = options.prestarted === undefined ? await spawnChild(options) : { child: options.prestarted.child };
+  if ("failed" in started) return started.failed;
+  options.prestarted?.begin();
+  return await superviseGroup(started.child, options, timings);
+}
+
+/** Spawns `options.file` in a new process group; resolves when it runs, or with why it could not start. */
+async function spawnChild(options: ProcessOptions): Promise<{ child: ChildProcess } | { failed: ProcessResult }> {
   let child: ChildProcess;
   try {
     child = spawn(options.file, options.args, {
@@ -111,7 +124,7 @@ export async function runProcessGroup(options: ProcessOptions): Promise<ProcessR
       detached: true,
     });
   } catch (error) {
-    return { kind: "spawn_failed", error: error instanceof Error ? error : new Error(String(error)) };
+    return { failed: { kind: "spawn_failed", error: error instanceof Error ? error : new Error(String(error)) } };
   }
   const spawnError = await new Promise<Error | undefined>((resolve) => {
     child.once("spawn", () => resolve(undefined));
@@ -120,9 +133,17 @@ export async function runProcessGroup(options: ProcessOptions): Promise<ProcessR
   if (spawnError !== undefined || child.pid === undefined) {
     child.stdout?.destroy();
     child.stderr?.destroy();
-    return { kind: "spawn_failed", error: spawnError ?? new Error("child process has no pid") };
+    return { failed: { kind: "spawn_failed", error: spawnError ?? new Error("child process has no pid") } };
   }
-  const pgid = child.pid;
+  return { child };
+}
+
+async function superviseGroup(
+  child: ChildProcess,
+  options: ProcessOptions,
+  timings: ProcessTimings,
+): Promise<ProcessResult> {
+  const pgid = child.pid!;
   options.groups.track(pgid);
 
   const output = new BoundedOutput(options.outputLimitBytes);

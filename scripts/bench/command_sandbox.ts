@@ -11,15 +11,27 @@
 // issue's goal: under 15 ms) and layout_p50_ms, the part of it spent in scv before the spawn (planning the layout and
 // building the command line). `walk` is the secret walk alone over the tree, read afresh and reused (nothing
 // changed); `self_test_ms` the back end's self-test (once per process).
+//
+// `tool` is what a user waits for: the `bash` tool's run of `true` from call to outcome, unconfined and in each back
+// end, with `--gap` ms between commands (the model reading the last output, 300 by default) in which the tool sets
+// up the next command's sandbox ahead (lib/tools/standby_shell.ts); overhead_p50_ms is over the unconfined tool run.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
+import { defaultConfig } from "../../lib/config/index.ts";
 import { CommandSandbox, scanSecrets } from "../../lib/confine/index.ts";
+import { createBashTool } from "../../lib/tools/bash.ts";
+import { ProcessGroups } from "../../lib/tools/process_group.ts";
+import type { Tool } from "../../lib/tools/types.ts";
 import { percentile, printJson, round } from "./stats.ts";
 
-const index = process.argv.indexOf("--runs");
-const RUNS = index >= 0 ? Number(process.argv[index + 1]) : 40;
+function argument(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
+}
+const RUNS = argument("runs", 40);
+const GAP_MS = argument("gap", 300);
 const BACKENDS = ["bwrap", "unshare"] as const;
 /** The secret walk trusts no folder changed this recently (lib/confine/secret_scan.ts); the tree is left to age. */
 const RACY_MARGIN_MS = 3_000;
@@ -60,6 +72,7 @@ function makeWorkspace(): { workspace: string; folders: number; entries: number 
   return { workspace, folders, entries };
 }
 
+const TOOL_SETTINGS = { commandTimeoutSeconds: 60, maxTimeoutSeconds: 60, outputLimitBytes: 65536 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const p50 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 const p90 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 90);
@@ -85,6 +98,17 @@ function walkFigures(workspace: string) {
     if (!scan.reused) throw new Error("the walk was not reused although nothing changed");
   }
   return { afresh_p50_ms: round(p50(fresh)), reused_p50_ms: round(p50(reused)) };
+}
+
+/** One `bash` tool call of `true`, from run to outcome, in ms. */
+async function toolRun(tool: Tool, workspace: string): Promise<number> {
+  const config = defaultConfig("/nonexistent/skills");
+  const call = tool.prepare({ command: "true" }, { workspace, config });
+  if ("error" in call) throw new Error(call.error);
+  const begin = performance.now();
+  const outcome = await call.run({ workspace, config, signal: new AbortController().signal, progress: () => {} });
+  if (!outcome.success) throw new Error(`the bash tool failed: ${JSON.stringify(outcome)}`);
+  return performance.now() - begin;
 }
 
 const { workspace, folders, entries } = makeWorkspace();
@@ -130,6 +154,23 @@ try {
         series.total.push(performance.now() - begin);
       }
     }
+    const tools = {
+      unconfined: createBashTool({ ...TOOL_SETTINGS, processGroups: new ProcessGroups() }),
+      ...Object.fromEntries(
+        Object.entries(sandboxes).map(([backend, sandbox]) => [
+          backend,
+          createBashTool({ ...TOOL_SETTINGS, sandbox, processGroups: new ProcessGroups() }),
+        ]),
+      ),
+    };
+    const toolTimes: Record<string, number[]> = {};
+    for (let run = 0; run < RUNS; run++) {
+      for (const [name, tool] of Object.entries(tools)) {
+        (toolTimes[name] ??= []).push(await toolRun(tool, workspace));
+        await sleep(GAP_MS);
+      }
+    }
+    const toolPlainP50 = p50(toolTimes.unconfined!);
     const plainP50 = p50(plain);
     conditions[condition] = {
       load_average: loadavg().map((value) => round(value, 2)),
@@ -142,10 +183,18 @@ try {
           layout_p50_ms: round(p50(series.layout)),
         }]),
       ),
+      tool: Object.fromEntries(
+        Object.entries(toolTimes).map(([name, times]) => [name, {
+          p50_ms: round(p50(times)),
+          p90_ms: round(p90(times)),
+          ...(name === "unconfined" ? {} : { overhead_p50_ms: round(p50(times) - toolPlainP50) }),
+        }]),
+      ),
     };
   }
   printJson({
     runs: RUNS,
+    gap_ms: GAP_MS,
     load_average_at_start: loadAtStart,
     workspace: { folders, entries },
     self_test_ms: selfTests,

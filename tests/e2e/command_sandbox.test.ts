@@ -5,7 +5,16 @@
 // outside; `.git` and `.scv` stay read-only, a symbolic link out of the workspace cannot be written through, the
 // user's secrets and scv's home cannot be read, there is no network unless `network_access`, and no signal reaches a
 // process outside. No mocks: where bwrap is missing the bwrap runs fail and say so.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -84,6 +93,19 @@ const userHome = () => makeUserHome(outside, SECRET);
 const processesWith = (marker: string) => livePids((args) => args.includes(marker));
 
 const AUTO = '[tools]\napproval_policy = "auto"\n';
+
+/** Host pids of the standby shells (lib/tools/standby_shell.ts) waiting for a command, of the session with `home`. */
+const standbysOf = (home: string) =>
+  livePids((args) => args[0] === "/bin/sh" && args[1] === "-c" && args[3] === "scv-standby").filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`HOME=${home}`);
+    } catch {
+      return false;
+    }
+  });
+
+/** Seconds since boot, the clock /proc/<pid>/stat counts a process's start in. */
+const uptimeSeconds = () => Number(readFileSync("/proc/uptime", "latin1").split(" ")[0]);
 
 describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const)("the %s back end", (backend) => {
   const env = (home: string) => ({ SCV_SANDBOX_BACKEND: backend, HOME: home });
@@ -236,6 +258,57 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
     const events = await runTurn(client, () => false);
     expect(asked(events).map((event) => event.call_id)).toEqual(["w"]);
     expect(existsSync(path.join(harness.sandbox.workspace, "not-even-here"))).toBe(false);
+    await client.finish();
+  });
+
+  it("runs the next command in a sandbox set up while the model reads the last, as confined as any", async () => {
+    const { home, target } = userHome();
+    writeFileSync(path.join(harness.sandbox.workspace, ".env"), "API_TOKEN=standby-dotenv-secret\n");
+    const client = await harness.startServer(
+      [
+        ...script(bash("first", "true")),
+        ...script(
+          bash("started", "echo $(cut -d' ' -f22 /proc/$$/stat) $(getconf CLK_TCK)"),
+          bash("exact", "echo a \\\n"),
+          bash("out", `touch ${target}/escaped-from-standby`),
+          bash("dotenv", "cat .env"),
+        ),
+      ],
+      { toml: AUTO, env: env(home) },
+    );
+    expect(completed(await runTurn(client), "first")).toMatchObject({ success: true });
+    await waitFor(() => standbysOf(home).length === 1, { what: "a standby sandbox to wait for the next command" });
+    const asked = uptimeSeconds();
+    const events = await runTurn(client, () => false);
+    // The shell that ran the command was started before the command was asked for: in the standby.
+    const [ticks, perSecond] = String(result(events, "started").output).trim().split(" ").map(Number);
+    expect(ticks! / perSecond!).toBeLessThan(asked);
+    // The command arrives byte for byte: a final line break after a backslash continues the line.
+    expect(result(events, "exact").output).toBe("a\n");
+    expect(result(events, "out").sandbox_denied).toEqual([`a write to ${target}/escaped-from-standby`]);
+    expect(existsSync(path.join(target, "escaped-from-standby"))).toBe(false);
+    expect(completed(events, "dotenv")).toMatchObject({ success: false });
+    expect(JSON.stringify(events)).not.toContain("standby-dotenv-secret");
+    await client.finish();
+    await waitFor(() => standbysOf(home).length === 0, { what: "the standby to go with the session" });
+  });
+
+  it("throws a standby away when a hidden file was replaced after it was set up", async () => {
+    const { home } = userHome();
+    const dotenv = path.join(harness.sandbox.workspace, ".env");
+    writeFileSync(dotenv, "API_TOKEN=first-dotenv-secret\n");
+    const client = await harness.startServer(
+      [...script(bash("first", "true")), ...script(bash("dotenv", "cat .env"))],
+      { toml: AUTO, env: env(home) },
+    );
+    await runTurn(client);
+    await waitFor(() => standbysOf(home).length === 1, { what: "a standby sandbox to wait for the next command" });
+    // As an editor saves: a new file renamed over the old one. The standby's mount stays on the old file.
+    writeFileSync(`${dotenv}.saving`, "API_TOKEN=replaced-dotenv-secret\n");
+    renameSync(`${dotenv}.saving`, dotenv);
+    const events = await runTurn(client, () => false);
+    expect(completed(events, "dotenv")).toMatchObject({ success: false });
+    expect(JSON.stringify(events)).not.toContain("replaced-dotenv-secret");
     await client.finish();
   });
 
