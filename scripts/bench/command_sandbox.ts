@@ -19,11 +19,8 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
-import { defaultConfig } from "../../lib/config/index.ts";
 import { CommandSandbox, scanSecrets } from "../../lib/confine/index.ts";
-import { createBashTool } from "../../lib/tools/bash.ts";
-import { ProcessGroups } from "../../lib/tools/process_group.ts";
-import type { Tool } from "../../lib/tools/types.ts";
+import { bashTools, timeBashTool } from "./bash_tool_run.ts";
 import { percentile, printJson, round } from "./stats.ts";
 
 function argument(name: string, fallback: number): number {
@@ -72,7 +69,6 @@ function makeWorkspace(): { workspace: string; folders: number; entries: number 
   return { workspace, folders, entries };
 }
 
-const TOOL_SETTINGS = { commandTimeoutSeconds: 60, maxTimeoutSeconds: 60, outputLimitBytes: 65536 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const p50 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 const p90 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 90);
@@ -98,17 +94,6 @@ function walkFigures(workspace: string) {
     if (!scan.reused) throw new Error("the walk was not reused although nothing changed");
   }
   return { afresh_p50_ms: round(p50(fresh)), reused_p50_ms: round(p50(reused)) };
-}
-
-/** One `bash` tool call of `true`, from run to outcome, in ms. */
-async function toolRun(tool: Tool, workspace: string): Promise<number> {
-  const config = defaultConfig("/nonexistent/skills");
-  const call = tool.prepare({ command: "true" }, { workspace, config });
-  if ("error" in call) throw new Error(call.error);
-  const begin = performance.now();
-  const outcome = await call.run({ workspace, config, signal: new AbortController().signal, progress: () => {} });
-  if (!outcome.success) throw new Error(`the bash tool failed: ${JSON.stringify(outcome)}`);
-  return performance.now() - begin;
 }
 
 const { workspace, folders, entries } = makeWorkspace();
@@ -154,19 +139,11 @@ try {
         series.total.push(performance.now() - begin);
       }
     }
-    const tools = {
-      unconfined: createBashTool({ ...TOOL_SETTINGS, processGroups: new ProcessGroups() }),
-      ...Object.fromEntries(
-        Object.entries(sandboxes).map(([backend, sandbox]) => [
-          backend,
-          createBashTool({ ...TOOL_SETTINGS, sandbox, processGroups: new ProcessGroups() }),
-        ]),
-      ),
-    };
+    const tools = bashTools(sandboxes);
     const toolTimes: Record<string, number[]> = {};
     for (let run = 0; run < RUNS; run++) {
       for (const [name, tool] of Object.entries(tools)) {
-        (toolTimes[name] ??= []).push(await toolRun(tool, workspace));
+        (toolTimes[name] ??= []).push(await timeBashTool(tool, workspace, "true"));
         await sleep(GAP_MS);
       }
     }

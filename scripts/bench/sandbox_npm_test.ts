@@ -3,18 +3,25 @@
 // work: sorting, hashing, JSON, files in the package; no registry is asked anything) and runs `npm test` there
 // `--runs` times as is and through each Linux back end whose self-test holds (the launch the `bash` tool uses, the
 // layout planned per command), interleaved run by run. Prints one JSON object: per back end the p50 in ms and the
-// ratio of the medians, inside / outside.
+// ratio of the medians, inside / outside. `tool` is the same through the `bash` tool as a session runs it, with
+// `--gap` ms between calls (the model reading the output, 300 by default) in which the next command's sandbox is set
+// up ahead (lib/tools/standby_shell.ts): per back end the p50 and the ratio to the unconfined tool's.
 //
-//   node scripts/bench/sandbox_npm_test.ts [--runs 10]
+//   node scripts/bench/sandbox_npm_test.ts [--runs 10] [--gap 300]
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { CommandSandbox } from "../../lib/confine/index.ts";
+import { bashTools, timeBashTool } from "./bash_tool_run.ts";
 import { percentile, printJson, round } from "./stats.ts";
 
-const index = process.argv.indexOf("--runs");
-const RUNS = index >= 0 ? Number(process.argv[index + 1]) : 10;
+function argument(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
+}
+const RUNS = argument("runs", 10);
+const GAP_MS = argument("gap", 300);
 const BACKENDS = ["bwrap", "unshare"] as const;
 
 const TESTS: Record<string, string> = {
@@ -118,6 +125,15 @@ try {
       (inside[backend] ??= []).push(performance.now() - begin);
     }
   }
+  const tools = bashTools(sandboxes);
+  const toolTimes: Record<string, number[]> = {};
+  for (let run = 0; run < RUNS; run++) {
+    for (const [name, tool] of Object.entries(tools)) {
+      (toolTimes[name] ??= []).push(await timeBashTool(tool, folder, "npm test"));
+      await new Promise((resolve) => setTimeout(resolve, GAP_MS));
+    }
+  }
+  const toolOutsideP50 = p50(toolTimes.unconfined!);
   const outsideP50 = p50(outside);
   printJson({
     runs: RUNS,
@@ -130,6 +146,15 @@ try {
         ratio_of_medians: round(p50(times) / outsideP50),
       }]),
     ),
+    tool: {
+      gap_ms: GAP_MS,
+      ...Object.fromEntries(
+        Object.entries(toolTimes).map(([name, times]) => [name, {
+          p50_ms: round(p50(times)),
+          ...(name === "unconfined" ? {} : { ratio_of_medians: round(p50(times) / toolOutsideP50) }),
+        }]),
+      ),
+    },
     ...(Object.keys(missing).length === 0 ? {} : { not_holding: missing }),
   });
 } finally {
