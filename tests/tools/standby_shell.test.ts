@@ -1,0 +1,108 @@
+// A standby shell (lib/tools/standby_shell.ts) without a sandbox around it: the waiter itself, started ahead, runs
+// exactly the command it is handed; a standby started for another launch, for paths that changed since, or that died
+// while waiting is never used (and one set aside is killed); a waiting standby keeps nothing alive.
+import { readFileSync } from "node:fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ProcessGroups, runProcessGroup } from "../../lib/tools/process_group.ts";
+import { type StandbyLaunch, StandbyShell, waiterProgram } from "../../lib/tools/standby_shell.ts";
+import { isRunning, livePids } from "../support/live_processes.ts";
+import { waitFor } from "../support/wait.ts";
+import { makeSandbox, type Sandbox } from "./helpers.ts";
+
+let box: Sandbox;
+let groups: ProcessGroups;
+let standby: StandbyShell;
+let mark: string;
+beforeEach(() => {
+  mark = `${process.pid}-${Math.random()}`;
+  box = makeSandbox();
+  groups = new ProcessGroups();
+  standby = new StandbyShell(groups);
+});
+afterEach(() => {
+  standby.dispose();
+  groups.killAll();
+  box.cleanup();
+});
+
+const launchIn = (cwd: string, extra: Record<string, string> = {}): StandbyLaunch => ({
+  ...waiterProgram("/bin/bash", "-c"),
+  cwd,
+  env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SCV_TEST_STANDBY: mark, ...extra },
+});
+
+/** Runs `command` in whatever the standby hands over; undefined when it hands over nothing. */
+async function runInStandby(launch: StandbyLaunch, identity: string, command: string) {
+  const prestarted = standby.take(launch, identity, command);
+  if (prestarted === undefined) return undefined;
+  return await runProcessGroup({
+    file: "unused",
+    args: [],
+    cwd: launch.cwd,
+    env: launch.env,
+    timeoutMs: 60_000,
+    outputLimitBytes: 4096,
+    signal: new AbortController().signal,
+    groups,
+    prestarted,
+  });
+}
+
+describe("StandbyShell", () => {
+  it("runs the command it is handed byte for byte, in its folder and environment, with its exit code", async () => {
+    const launch = launchIn(box.workspace, { GREETING: "hello" });
+    standby.prepare(launch, "paths-1");
+    const command = 'printf "%s|%s|%s" "$GREETING" "$PWD" "$0"; echo " a \\\nb"; exit 3\n\n';
+    const result = await runInStandby(launch, "paths-1", command);
+    expect(result).toMatchObject({ kind: "finished", exitCode: 3 });
+    expect(result?.kind === "finished" && result.output.toString()).toBe(`hello|${box.workspace}|/bin/bash a b\n`);
+    // Handed over once: the next command finds none waiting.
+    expect(standby.take(launch, "paths-1", "true")).toBeUndefined();
+  });
+
+  it("is not used, and is killed, for another launch or when its paths changed", async () => {
+    for (
+      const [launch, identity] of [[launchIn(box.outside), "paths-1"], [launchIn(box.workspace), "paths-2"]] as const
+    ) {
+      standby.prepare(launchIn(box.workspace), "paths-1");
+      const pid = waitingPid();
+      expect(await runInStandby(launch, identity, "true")).toBeUndefined();
+      await waitFor(() => !isRunning(pid), { what: `the standby (${pid}) set aside to be killed` });
+    }
+  });
+
+  it("is not used once it died while waiting, and a new one is started in its place", async () => {
+    const launch = launchIn(box.workspace);
+    standby.prepare(launch, "paths-1");
+    const pid = waitingPid();
+    process.kill(-pid, "SIGKILL");
+    await waitFor(() => !isRunning(pid), { what: "the standby to die" });
+    expect(await runInStandby(launch, "paths-1", "true")).toBeUndefined();
+    standby.prepare(launch, "paths-1");
+    const result = await runInStandby(launch, "paths-1", "echo again");
+    expect(result?.kind === "finished" && result.output.toString()).toBe("again\n");
+  });
+
+  it("keeps one standby per launch: preparing again starts none, dispose kills it", async () => {
+    const launch = launchIn(box.workspace);
+    standby.prepare(launch, "paths-1");
+    const pid = waitingPid();
+    standby.prepare(launch, "paths-1");
+    expect(waitingPid()).toBe(pid);
+    standby.dispose();
+    await waitFor(() => !isRunning(pid), { what: "the disposed standby to be killed" });
+  });
+});
+
+/** The host pid of the one standby of this test waiting now (found by its marker and this test's variable). */
+function waitingPid(): number {
+  const pids = livePids((args) => args.includes("scv-standby")).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`SCV_TEST_STANDBY=${mark}`);
+    } catch {
+      return false;
+    }
+  });
+  if (pids.length !== 1) throw new Error(`expected one standby waiting, found ${pids.length}`);
+  return pids[0]!;
+}
