@@ -193,9 +193,13 @@ async function runBash(
   const flag = settings.loginShell === true ? "-lc" : "-c";
   const shellArgs = [flag, command];
   const { sandbox } = confinement;
-  const waiting = sandbox === undefined ? undefined : standbyFor(sandbox, shell, flag, context);
-  const prestarted = waiting === undefined ? undefined : standby.take(waiting.launch, waiting.identity, command);
-  const launch: ConfinedLaunch | undefined = prestarted !== undefined ? waiting!.confined : sandbox?.launch({
+  const waiting = sandbox === undefined || context.signal.aborted
+    ? undefined
+    : standbyFor(sandbox, shell, flag, context);
+  const handover = waiting === undefined ? undefined : standby.take(waiting.launch, waiting.identity, command);
+  // A standby that had died ran nothing: the command is launched the usual way.
+  const running = handover !== undefined && await handover.start() ? handover.child : undefined;
+  const launch: ConfinedLaunch | undefined = running !== undefined ? waiting!.confined : sandbox?.launch({
     file: shell,
     args: shellArgs,
     ownSession: true,
@@ -214,7 +218,7 @@ async function runBash(
       groups,
       onOutput: (chunk, stream) => progress.push(chunk, stream),
       ...(settings.timings === undefined ? {} : { timings: settings.timings }),
-      ...(prestarted === undefined ? {} : { prestarted }),
+      ...(running === undefined ? {} : { running }),
     });
   } finally {
     progress.stop();

@@ -4,7 +4,6 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import type { ResolvedConfig } from "../config/index.ts";
-import type { Prestarted } from "./standby_shell.ts";
 
 export type ProcessTimings = {
   /** Between SIGTERM and SIGKILL on cancellation (spec: 2 s). */
@@ -28,8 +27,8 @@ export type ProcessOptions = {
   /** Every chunk of stdout or stderr as it arrives (for progress). */
   onOutput?(chunk: Buffer, stream: "stdout" | "stderr"): void;
   timings?: ProcessTimings;
-  /** A process started ahead in a group of its own (standby_shell.ts), run instead of spawning `file`. */
-  prestarted?: Prestarted;
+  /** A process already running the command in a group of its own (standby_shell.ts): watched, `file` not spawned. */
+  running?: ChildProcess;
 };
 
 /**
@@ -103,13 +102,10 @@ export function killEveryProcessGroup(): void {
 
 export async function runProcessGroup(options: ProcessOptions): Promise<ProcessResult> {
   const timings = options.timings ?? DEFAULT_TIMINGS;
-  if (options.signal.aborted) {
-    if (options.prestarted?.child.pid !== undefined) signalGroup(options.prestarted.child.pid, "SIGKILL");
+  if (options.signal.aborted && options.running === undefined)
     return { kind: "cancelled", output: Buffer.alloc(0), truncated: false, tail: Buffer.alloc(0), totalBytes: 0 };
-  }
-  const started = options.prestarted === undefined ? await spawnChild(options) : { child: options.prestarted.child };
+  const started = options.running === undefined ? await spawnChild(options) : { child: options.running };
   if ("failed" in started) return started.failed;
-  options.prestarted?.begin();
   return await superviseGroup(started.child, options, timings);
 }
 

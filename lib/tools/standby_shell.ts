@@ -7,23 +7,27 @@
 // and environment) and only while every path its mounts were made on is still the same file: a hidden `.env` an
 // editor replaced (a new inode) is no longer under the standby's mount, so that standby is thrown away.
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import type { ProcessGroups } from "./process_group.ts";
 
 /**
- * Run by `/bin/sh` inside the sandbox: reads the command from fd 3 to its end, closes fd 3 and becomes the shell.
- * The command arrives with a "." after it, so that `$(…)` (which drops trailing line breaks) keeps it byte for byte.
- * Arguments: the shell and its flag (`-c` or `-lc`).
+ * Run by `/bin/sh` inside the sandbox: reads the command from fd 3 to its end, says on fd 4 that it has it, closes
+ * both and becomes the shell. The command arrives with a "." after it, so that `$(…)` (which drops trailing line
+ * breaks) keeps it byte for byte. Arguments: the shell and its flag (`-c` or `-lc`).
  */
-const WAITER = 'command=$(cat <&3) || exit 126; exec 3<&-; exec "$1" "$2" "${command%.}"';
+const WAITER =
+  'command=$(cat <&3) || exit 126; exec 3<&-; printf . >&4 || exit 126; exec 4>&-; exec "$1" "$2" "${command%.}"';
 
 /** What a standby is started with: the sandbox's command line for the waiter, and where and with what it runs. */
 export type StandbyLaunch = { file: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv };
 
-/** A standby handed to one command: the running process, and how to give it that command. */
-export type Prestarted = { child: ChildProcess; begin(): void };
+/**
+ * A standby handed to one command: the process, and `start()`, which gives it the command and resolves true once it
+ * runs it, or false when the standby had died (then nothing ran: the command is to be launched the usual way).
+ */
+export type Handover = { child: ChildProcess; start(): Promise<boolean> };
 
-type Standby = { key: string; identity: string; child: ChildProcess; request: Writable };
+type Standby = { key: string; identity: string; child: ChildProcess; request: Writable; started: Readable };
 
 /** The waiter's program: what the sandbox launches in place of the shell. */
 export function waiterProgram(shell: string, flag: string): { file: string; args: string[] } {
@@ -42,7 +46,7 @@ export class StandbyShell {
    * The standby for `launch`, handed over (the caller runs `command` in it and owns it from then on), or undefined
    * when none was started for this launch, its paths changed (`identity`), or it is no longer running.
    */
-  take(launch: StandbyLaunch, identity: string, command: string): Prestarted | undefined {
+  take(launch: StandbyLaunch, identity: string, command: string): Handover | undefined {
     const standby = this.#standby;
     if (standby === undefined) return undefined;
     this.#standby = undefined;
@@ -53,7 +57,28 @@ export class StandbyShell {
       return undefined;
     }
     refer(standby.child, true);
-    return { child: standby.child, begin: () => standby.request.end(`${command}.`) };
+    return { child: standby.child, start: () => this.#start(standby, command) };
+  }
+
+  /** Gives `command` to the standby; true once it says it has it, false when it ends (or had ended) first. */
+  #start(standby: Standby, command: string): Promise<boolean> {
+    const { child, started } = standby;
+    return new Promise((resolve) => {
+      const settle = (running: boolean) => {
+        started.off("data", onData);
+        started.off("close", onEnd);
+        child.off("exit", onEnd);
+        if (!running) this.#discard(standby);
+        resolve(running);
+      };
+      const onData = () => settle(true);
+      const onEnd = () => settle(false);
+      started.on("data", onData);
+      started.once("close", onEnd);
+      child.once("exit", onEnd);
+      if (child.exitCode !== null || child.signalCode !== null) return settle(false);
+      standby.request.end(`${command}.`);
+    });
   }
 
   /** Starts a standby for the next command of `launch`, unless one for it is already waiting. */
@@ -70,7 +95,7 @@ export class StandbyShell {
       child = spawn(launch.file, launch.args, {
         cwd: launch.cwd,
         env: launch.env,
-        stdio: ["ignore", "pipe", "pipe", "pipe"],
+        stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"],
         detached: true,
       });
     } catch {
@@ -80,13 +105,15 @@ export class StandbyShell {
     // Waiting, it keeps no process alive (a CLI that is done exits); the command it runs does.
     refer(child, false);
     const request = child.stdio[3] as Writable;
+    const started = child.stdio[4] as Readable;
     request.on("error", () => undefined);
+    started.on("error", () => undefined);
     if (child.pid !== undefined) this.#groups.track(child.pid);
     child.once("exit", () => {
       if (child.pid !== undefined && this.#standby?.child === child) this.#groups.untrack(child.pid);
       if (this.#standby?.child === child) this.#standby = undefined;
     });
-    this.#standby = { key, identity, child, request };
+    this.#standby = { key, identity, child, request, started };
   }
 
   /** Stops the waiting standby (the session ends). */
@@ -106,6 +133,7 @@ export class StandbyShell {
       this.#groups.untrack(pid);
     }
     standby.request.destroy();
+    standby.started.destroy();
     standby.child.stdout?.destroy();
     standby.child.stderr?.destroy();
   }

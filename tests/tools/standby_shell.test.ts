@@ -33,8 +33,8 @@ const launchIn = (cwd: string, extra: Record<string, string> = {}): StandbyLaunc
 
 /** Runs `command` in whatever the standby hands over; undefined when it hands over nothing. */
 async function runInStandby(launch: StandbyLaunch, identity: string, command: string) {
-  const prestarted = standby.take(launch, identity, command);
-  if (prestarted === undefined) return undefined;
+  const handover = standby.take(launch, identity, command);
+  if (handover === undefined || !await handover.start()) return undefined;
   return await runProcessGroup({
     file: "unused",
     args: [],
@@ -44,7 +44,7 @@ async function runInStandby(launch: StandbyLaunch, identity: string, command: st
     outputLimitBytes: 4096,
     signal: new AbortController().signal,
     groups,
-    prestarted,
+    running: handover.child,
   });
 }
 
@@ -71,13 +71,14 @@ describe("StandbyShell", () => {
     }
   });
 
-  it("is not used once it died while waiting, and a new one is started in its place", async () => {
+  it("runs nothing once it died while waiting, even before its end is noticed, and a new one takes its place", async () => {
     const launch = launchIn(box.workspace);
     standby.prepare(launch, "paths-1");
     const pid = waitingPid();
     process.kill(-pid, "SIGKILL");
-    await waitFor(() => !isRunning(pid), { what: "the standby to die" });
+    // Handed over at once: this process has not yet seen the standby end.
     expect(await runInStandby(launch, "paths-1", "true")).toBeUndefined();
+    await waitFor(() => !isRunning(pid), { what: "the standby to die" });
     standby.prepare(launch, "paths-1");
     const result = await runInStandby(launch, "paths-1", "echo again");
     expect(result?.kind === "finished" && result.output.toString()).toBe("again\n");
@@ -94,15 +95,28 @@ describe("StandbyShell", () => {
   });
 });
 
-/** The host pid of the one standby of this test waiting now (found by its marker and this test's variable). */
+/**
+ * The host pid of the one standby of this test waiting now (found by its marker and this test's variable; the
+ * subshell it forks to read the command, with the same arguments until it runs `cat`, is not counted).
+ */
 function waitingPid(): number {
-  const pids = livePids((args) => args.includes("scv-standby")).filter((pid) => {
+  const ours = livePids((args) => args.includes("scv-standby")).filter((pid) => {
     try {
       return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`SCV_TEST_STANDBY=${mark}`);
     } catch {
       return false;
     }
   });
+  const pids = ours.filter((pid) => !ours.includes(parentOf(pid)));
   if (pids.length !== 1) throw new Error(`expected one standby waiting, found ${pids.length}`);
   return pids[0]!;
+}
+
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
 }
