@@ -4,6 +4,7 @@
 // asking. When the sandbox denied a failed command something, the result says what and offers the turn loop the same
 // command outside the sandbox, which the approval gate asks about; `sandbox_permissions: "require_escalated"` asks
 // for that up front.
+import type { ChildProcess } from "node:child_process";
 import { type CommandSandbox, type ConfinedLaunch, layoutIdentity } from "../confine/index.ts";
 import { type StandbyLaunch, StandbyShell, waiterProgram } from "./standby_shell.ts";
 
@@ -197,17 +198,14 @@ async function runBash(
     ? undefined
     : standbyFor(sandbox, shell, flag, context);
   const handover = waiting === undefined ? undefined : standby.take(waiting.launch, waiting.identity, command);
-  // A standby that had died ran nothing: the command is launched the usual way.
-  const running = handover !== undefined && await handover.start() ? handover.child : undefined;
-  const launch: ConfinedLaunch | undefined = running !== undefined ? waiting!.confined : sandbox?.launch({
+  let launch: ConfinedLaunch | undefined = handover !== undefined ? waiting!.confined : sandbox?.launch({
     file: shell,
     args: shellArgs,
     ownSession: true,
   });
   const progress = createProgressReporter(context.progress, settings.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
-  let result;
-  try {
-    result = await runProcessGroup({
+  const run = (running: ChildProcess | undefined) =>
+    runProcessGroup({
       file: launch?.file ?? shell,
       args: launch?.args ?? shellArgs,
       cwd: context.workspace,
@@ -220,6 +218,15 @@ async function runBash(
       ...(settings.timings === undefined ? {} : { timings: settings.timings }),
       ...(running === undefined ? {} : { running }),
     });
+  let result;
+  try {
+    handover?.begin();
+    result = await run(handover?.child);
+    if (handover !== undefined && result.kind === "finished" && !result.timedOut && !await handover.acknowledged) {
+      // The standby had died while waiting and ran nothing: the command gets a sandbox set up now.
+      launch = sandbox!.launch({ file: shell, args: shellArgs, ownSession: true });
+      result = await run(undefined);
+    }
   } finally {
     progress.stop();
     // The next command's sandbox is set up while the model reads this one's output (after this outcome is on its

@@ -22,10 +22,11 @@ const WAITER =
 export type StandbyLaunch = { file: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv };
 
 /**
- * A standby handed to one command: the process, and `start()`, which gives it the command and resolves true once it
- * runs it, or false when the standby had died (then nothing ran: the command is to be launched the usual way).
+ * A standby handed to one command: the process, `begin()`, which gives it the command, and whether it took it: true
+ * once it says so, false when it ended first (it had died while waiting: nothing ran, the command is to be launched
+ * the usual way).
  */
-export type Handover = { child: ChildProcess; start(): Promise<boolean> };
+export type Handover = { child: ChildProcess; begin(): void; acknowledged: Promise<boolean> };
 
 type Standby = { key: string; identity: string; child: ChildProcess; request: Writable; started: Readable };
 
@@ -51,34 +52,19 @@ export class StandbyShell {
     if (standby === undefined) return undefined;
     this.#standby = undefined;
     const usable = standby.key === keyOf(launch) && standby.identity === identity &&
-      standby.child.exitCode === null && standby.child.signalCode === null;
+      standby.child.pid !== undefined && standby.child.exitCode === null && standby.child.signalCode === null;
     if (!usable) {
       this.#discard(standby);
       return undefined;
     }
     refer(standby.child, true);
-    return { child: standby.child, start: () => this.#start(standby, command) };
-  }
-
-  /** Gives `command` to the standby; true once it says it has it, false when it ends (or had ended) first. */
-  #start(standby: Standby, command: string): Promise<boolean> {
-    const { child, started } = standby;
-    return new Promise((resolve) => {
-      const settle = (running: boolean) => {
-        started.off("data", onData);
-        started.off("close", onEnd);
-        child.off("exit", onEnd);
-        if (!running) this.#discard(standby);
-        resolve(running);
-      };
-      const onData = () => settle(true);
-      const onEnd = () => settle(false);
-      started.on("data", onData);
-      started.once("close", onEnd);
-      child.once("exit", onEnd);
-      if (child.exitCode !== null || child.signalCode !== null) return settle(false);
-      standby.request.end(`${command}.`);
+    const { child, request, started } = standby;
+    const acknowledged = new Promise<boolean>((resolve) => {
+      if (started.destroyed || started.readableEnded) return resolve(false);
+      started.once("data", () => resolve(true));
+      started.once("close", () => resolve(false));
     });
+    return { child, begin: () => request.end(`${command}.`), acknowledged };
   }
 
   /** Starts a standby for the next command of `launch`, unless one for it is already waiting. */

@@ -312,6 +312,21 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
     await client.finish();
   });
 
+  it("runs the command in a sandbox set up afresh when the standby died while waiting", async () => {
+    const { home } = userHome();
+    const client = await harness.startServer(
+      [...script(bash("first", "true")), ...script(bash("second", "echo ran; touch ./second-ran"))],
+      { toml: AUTO, env: env(home) },
+    );
+    await runTurn(client);
+    await waitFor(() => standbysOf(home).length === 1, { what: "a standby sandbox to wait for the next command" });
+    for (const pid of standbysOf(home)) process.kill(pid, "SIGKILL");
+    const events = await runTurn(client, () => false);
+    expect(result(events, "second")).toMatchObject({ exit_code: 0, output: "ran\n" });
+    expect(existsSync(path.join(harness.sandbox.workspace, "second-ran"))).toBe(true);
+    await client.finish();
+  });
+
   it("takes a command's children with it when the server goes", async () => {
     const { home } = userHome();
     // A duration no other process uses, so that the host's /proc finds exactly these sleeps.

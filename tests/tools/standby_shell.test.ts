@@ -31,11 +31,15 @@ const launchIn = (cwd: string, extra: Record<string, string> = {}): StandbyLaunc
   env: { PATH: process.env.PATH ?? "/usr/bin:/bin", SCV_TEST_STANDBY: mark, ...extra },
 });
 
-/** Runs `command` in whatever the standby hands over; undefined when it hands over nothing. */
-async function runInStandby(launch: StandbyLaunch, identity: string, command: string) {
+/**
+ * Runs `command` in whatever the standby hands over: "none handed over", "ran nothing" (it had died), or
+ * "exit <code>: <output>".
+ */
+async function runInStandby(launch: StandbyLaunch, identity: string, command: string): Promise<string> {
   const handover = standby.take(launch, identity, command);
-  if (handover === undefined || !await handover.start()) return undefined;
-  return await runProcessGroup({
+  if (handover === undefined) return "none handed over";
+  handover.begin();
+  const result = await runProcessGroup({
     file: "unused",
     args: [],
     cwd: launch.cwd,
@@ -46,6 +50,8 @@ async function runInStandby(launch: StandbyLaunch, identity: string, command: st
     groups,
     running: handover.child,
   });
+  if (!await handover.acknowledged) return "ran nothing";
+  return result.kind === "finished" ? `exit ${result.exitCode}: ${result.output}` : result.kind;
 }
 
 describe("StandbyShell", () => {
@@ -53,9 +59,7 @@ describe("StandbyShell", () => {
     const launch = launchIn(box.workspace, { GREETING: "hello" });
     standby.prepare(launch, "paths-1");
     const command = 'printf "%s|%s|%s" "$GREETING" "$PWD" "$0"; echo " a \\\nb"; exit 3\n\n';
-    const result = await runInStandby(launch, "paths-1", command);
-    expect(result).toMatchObject({ kind: "finished", exitCode: 3 });
-    expect(result?.kind === "finished" && result.output.toString()).toBe(`hello|${box.workspace}|/bin/bash a b\n`);
+    expect(await runInStandby(launch, "paths-1", command)).toBe(`exit 3: hello|${box.workspace}|/bin/bash a b\n`);
     // Handed over once: the next command finds none waiting.
     expect(standby.take(launch, "paths-1", "true")).toBeUndefined();
   });
@@ -66,7 +70,7 @@ describe("StandbyShell", () => {
     ) {
       standby.prepare(launchIn(box.workspace), "paths-1");
       const pid = waitingPid();
-      expect(await runInStandby(launch, identity, "true")).toBeUndefined();
+      expect(await runInStandby(launch, identity, "true")).toBe("none handed over");
       await waitFor(() => !isRunning(pid), { what: `the standby (${pid}) set aside to be killed` });
     }
   });
@@ -76,12 +80,11 @@ describe("StandbyShell", () => {
     standby.prepare(launch, "paths-1");
     const pid = waitingPid();
     process.kill(-pid, "SIGKILL");
-    // Handed over at once: this process has not yet seen the standby end.
-    expect(await runInStandby(launch, "paths-1", "true")).toBeUndefined();
+    // Handed over at once: this process has not yet seen the standby end; it says it ran nothing.
+    expect(await runInStandby(launch, "paths-1", "true")).toMatch(/^(ran nothing|none handed over)$/);
     await waitFor(() => !isRunning(pid), { what: "the standby to die" });
     standby.prepare(launch, "paths-1");
-    const result = await runInStandby(launch, "paths-1", "echo again");
-    expect(result?.kind === "finished" && result.output.toString()).toBe("again\n");
+    expect(await runInStandby(launch, "paths-1", "echo again")).toBe("exit 0: again\n");
   });
 
   it("keeps one standby per launch: preparing again starts none, dispose kills it", async () => {
