@@ -233,8 +233,12 @@ async function runBash(
     // way), planned again, since this command may have changed what is hidden.
     if (sandbox !== undefined && !context.signal.aborted) {
       setTimeout(() => {
-        const next = standbyFor(sandbox, shell, flag, context);
-        if (next !== undefined) standby.prepare(next.launch, next.identity);
+        try {
+          const next = standbyFor(sandbox, shell, flag, context);
+          if (next !== undefined) standby.prepare(next.launch, next.identity);
+        } catch {
+          // Only speed depends on it: the next command plans its sandbox itself and reports what fails.
+        }
       }, 0);
     }
   }
