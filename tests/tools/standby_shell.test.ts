@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProcessGroups, runProcessGroup } from "../../lib/tools/process_group.ts";
 import { type StandbyLaunch, StandbyShell, waiterProgram } from "../../lib/tools/standby_shell.ts";
-import { isRunning, livePids } from "../support/live_processes.ts";
+import { isRunning, livePids, parentOf } from "../support/live_processes.ts";
 import { waitFor } from "../support/wait.ts";
 import { makeSandbox, type Sandbox } from "./helpers.ts";
 
@@ -110,16 +110,7 @@ function waitingPid(): number {
       return false;
     }
   });
-  const pids = ours.filter((pid) => !ours.includes(parentOf(pid)));
+  const pids = ours.filter((pid) => !ours.includes(parentOf(pid) ?? 0));
   if (pids.length !== 1) throw new Error(`expected one standby waiting, found ${pids.length}`);
   return pids[0]!;
-}
-
-function parentOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return 0;
-  }
 }
