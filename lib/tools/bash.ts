@@ -194,7 +194,8 @@ async function runBash(
   const flag = settings.loginShell === true ? "-lc" : "-c";
   const shellArgs = [flag, command];
   const { sandbox } = confinement;
-  const waiting = sandbox === undefined || context.signal.aborted
+  // Planned only to compare with a standby that waits: without one, the launch below is the only plan.
+  const waiting = sandbox === undefined || context.signal.aborted || !standby.waiting
     ? undefined
     : standbyFor(sandbox, shell, flag, context);
   const handover = waiting === undefined ? undefined : standby.take(waiting.launch, waiting.identity, command);

@@ -43,6 +43,11 @@ export class StandbyShell {
     this.#groups = groups;
   }
 
+  /** True while a standby waits (handed over or not yet known to have died): worth planning a launch to compare. */
+  get waiting(): boolean {
+    return this.#standby !== undefined;
+  }
+
   /**
    * The standby for `launch`, handed over (the caller runs `command` in it and owns it from then on), or undefined
    * when none was started for this launch, its paths changed (`identity`), or it is no longer running.
