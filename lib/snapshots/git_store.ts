@@ -7,7 +7,7 @@
 // `<store>/skipped/<list id>.json`, and a restore never touches them. The store is never garbage-collected.
 import { createHash } from "node:crypto";
 import { copyFile, mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { existsSync, lstatSync, type Stats } from "node:fs";
+import { type BigIntStats, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../util/path.ts";
 import {
@@ -20,6 +20,7 @@ import {
   nulList,
   parseGitVersion,
 } from "./git.ts";
+import { type Addition, IndexWriter } from "./index_writer.ts";
 import { type ContentId, type FileChange, planRestore, type TurnChanges } from "./plan.ts";
 import { type RestoreReport, SnapshotLimitError, type SnapshotStore, type TurnSnapshots } from "./types.ts";
 import { leadingPathProblem, removeWorkspaceFile, UnsafePathError } from "./workspace_files.ts";
@@ -36,6 +37,11 @@ const GITLINK = "160000";
 const BULK_FILES = 256;
 /** update-index puts all its blobs into one pack only from git 2.38 (before, bulk check-in made a pack per file). */
 const BULK_SINCE: readonly [number, number] = [2, 38];
+/** `git repack --geometric` keeps objects no commit reaches from git 2.32. */
+const GEOMETRIC_SINCE: readonly [number, number] = [2, 32];
+const PACKS_BEFORE_REPACK = 32;
+/** A batch of changes this large or larger is left to git rather than read on the event loop. */
+const IN_PROCESS_BYTES = 8n << 20n;
 
 export type GitStoreOptions = {
   /** The store's folder, `<home>/snapshots/<workspace id>`. */
@@ -48,6 +54,7 @@ export type GitStoreOptions = {
   maxFiles: number;
   timeoutMs: number;
   env: Record<string, string | undefined>;
+  now?: () => number;
 };
 
 type Snapshot = { id: string; tree: string; skipped: string[] };
@@ -65,7 +72,9 @@ export class GitSnapshotStore implements SnapshotStore {
   #last: Snapshot | undefined;
   #skippedOf = new Map<string, string[]>();
   #queue: Promise<unknown> = Promise.resolve();
-  #bulkCheckIn: Promise<boolean> | undefined;
+  #gitVersion: Promise<[number, number]> | undefined;
+  readonly #writer: IndexWriter | undefined;
+  readonly #gitDir: string;
 
   private constructor(options: GitStoreOptions, git: GitRunner, indexFile: string, sharedIndex: string) {
     this.#git = git.run;
@@ -76,6 +85,16 @@ export class GitSnapshotStore implements SnapshotStore {
     this.#indexFile = indexFile;
     this.#sharedIndex = sharedIndex;
     this.#skippedDir = join(options.dir, "skipped");
+    const gitDir = join(options.dir, "git");
+    this.#gitDir = gitDir;
+    // The writer speaks git's SHA-1 formats on POSIX stat data: elsewhere git does all the writing.
+    this.#writer = process.platform === "win32" || usesSha256(gitDir) ? undefined : new IndexWriter({
+      gitDir,
+      indexFile,
+      workspace: options.workspace,
+      maxFileBytes: options.maxFileBytes,
+      now: options.now ?? Date.now,
+    });
   }
 
   /** Opens (creating when needed) the store; rejects with GitMissingError when git is not installed. */
@@ -135,9 +154,9 @@ export class GitSnapshotStore implements SnapshotStore {
           `(${this.#maxFiles}); add what need not be undone to .gitignore, or raise the limit`,
       );
     }
-    const add: string[] = [];
     const drop: string[] = [];
     const skipped: string[] = [];
+    const additions: Addition[] = [];
     const realDirectories = new Map<string, boolean>();
     // A nested repository (listed as `dir/`) is another project's: it is not snapshotted.
     const paths = [...new Set(listed)].filter((path) => !path.endsWith("/"));
@@ -151,24 +170,13 @@ export class GitSnapshotStore implements SnapshotStore {
     paths.forEach((path, index) => {
       const info = infos[index];
       if (info === undefined || info.isDirectory()) drop.push(path);
-      else if (info.isFile() && info.size > this.#maxFileBytes) {
+      else if (info.isFile() && info.size > BigInt(this.#maxFileBytes)) {
         drop.push(path);
         skipped.push(path);
-      } else add.push(path);
+      } else additions.push({ path, stats: info });
     });
-    // Removals first, so that a folder that became a file (or a link) and the reverse never collide in the index;
-    // then the tree, in one chain (a snapshot with changes costs this process two forks, not up to four).
-    const steps: GitStep[] = [];
-    if (drop.length > 0)
-      steps.push({ args: ["update-index", "-z", "--force-remove", "--stdin"], input: nulList(drop) });
-    if (add.length > 0) {
-      const bulk = add.length >= BULK_FILES && await this.#canBulkCheckIn();
-      const settings = bulk ? ["-c", "core.bigFileThreshold=1"] : [];
-      steps.push({ args: [...settings, "update-index", "-z", "--add", "--replace", "--stdin"], input: nulList(add) });
-    }
-    // update-index has just written every blob the index names: write-tree need not look each one up again.
-    steps.push({ args: ["write-tree", "--missing-ok"] });
-    const tree = (await this.#chain(steps)).toString("utf8").trim();
+    const tree = this.#storeHere(additions, drop, skipped) ??
+      await this.#storeWithGit(additions.map((addition) => addition.path), drop);
     skipped.sort();
     const last = this.#last;
     if (last !== undefined && last.tree === tree && sameList(last.skipped, skipped)) return last;
@@ -180,16 +188,72 @@ export class GitSnapshotStore implements SnapshotStore {
     return this.#last;
   }
 
-  /** True when this git's update-index puts a batch of blobs into one pack; asked once. */
-  #canBulkCheckIn(): Promise<boolean> {
-    this.#bulkCheckIn ??= this.#git(["version"]).then(
-      (output) => {
-        const [major, minor] = parseGitVersion(output.toString("utf8"));
-        return major > BULK_SINCE[0] || (major === BULK_SINCE[0] && minor >= BULK_SINCE[1]);
-      },
-      () => false,
+  /**
+   * Stores a few changes in this process (index_writer.ts); undefined when git should: a batch it packs, more bytes
+   * than are worth reading on the event loop, an index or store this code does not write, or a file it cannot read
+   * (git then fails with its own words).
+   */
+  #storeHere(additions: readonly Addition[], drop: readonly string[], skipped: string[]): string | undefined {
+    if (this.#writer === undefined || additions.length >= BULK_FILES) return undefined;
+    let bytes = 0n;
+    for (const { stats } of additions) bytes += stats.size;
+    if (bytes > IN_PROCESS_BYTES) return undefined;
+    try {
+      const stored = this.#writer.store(additions, drop);
+      if (stored === undefined) return undefined;
+      skipped.push(...stored.skipped);
+      if (stored.packed) this.#rollUpPacks();
+      return stored.tree;
+    } catch {
+      this.#writer.forget();
+      return undefined;
+    }
+  }
+
+  async #storeWithGit(add: readonly string[], drop: readonly string[]): Promise<string> {
+    // Removals first, so that a folder that became a file (or a link) and the reverse never collide in the index;
+    // then the tree, in one chain (a snapshot with changes costs this process two forks, not up to four).
+    const steps: GitStep[] = [];
+    if (drop.length > 0)
+      steps.push({ args: ["update-index", "-z", "--force-remove", "--stdin"], input: nulList(drop) });
+    if (add.length > 0) {
+      const bulk = add.length >= BULK_FILES && await this.#gitSince(BULK_SINCE);
+      const settings = bulk ? ["-c", "core.bigFileThreshold=1"] : [];
+      steps.push({ args: [...settings, "update-index", "-z", "--add", "--replace", "--stdin"], input: nulList(add) });
+    }
+    // update-index has just written every blob the index names: write-tree need not look each one up again.
+    steps.push({ args: ["write-tree", "--missing-ok"] });
+    return (await this.#chain(steps)).toString("utf8").trim();
+  }
+
+  /** True when the installed git is `since` or newer; git is asked once. */
+  async #gitSince(since: readonly [number, number]): Promise<boolean> {
+    this.#gitVersion ??= this.#git(["version"]).then(
+      (output) => parseGitVersion(output.toString("utf8")),
+      () => [0, 0],
     );
-    return this.#bulkCheckIn;
+    const [major, minor] = await this.#gitVersion;
+    return major > since[0] || (major === since[0] && minor >= since[1]);
+  }
+
+  /**
+   * Every snapshot written here adds a pack, and every pack is one more place git looks an object up: past
+   * PACKS_BEFORE_REPACK, git rolls the small ones into one (`--geometric` keeps every object, reachable or not: no
+   * snapshot is ever a commit). Queued after the snapshot, not waited for.
+   */
+  #rollUpPacks(): void {
+    let packs = 0;
+    try {
+      packs = readdirSync(join(this.#gitDir, "objects", "pack")).filter((name) => name.endsWith(".pack")).length;
+    } catch {
+      return;
+    }
+    if (packs < PACKS_BEFORE_REPACK) return;
+    void this.#serial(async () => {
+      if (await this.#gitSince(GEOMETRIC_SINCE)) await this.#git(["repack", "-d", "-q", "--geometric=2"]);
+    }).catch(() => {
+      // The packs stay as they are: every object is still there, only lookups are slower.
+    });
   }
 
   /** Keeps a snapshot's list of files left out; resolves with the list's id. */
@@ -324,11 +388,20 @@ export class GitSnapshotStore implements SnapshotStore {
 }
 
 /** What `path` is (links not followed), or undefined when it cannot be seen (gone, or a parent is not a folder). */
-function lstatOrNothing(path: string): Stats | undefined {
+function lstatOrNothing(path: string): BigIntStats | undefined {
   try {
-    return lstatSync(path);
+    return lstatSync(path, { bigint: true });
   } catch {
     return undefined;
+  }
+}
+
+/** True when the store's repository was made with SHA-256 object ids (`extensions.objectFormat`). */
+function usesSha256(gitDir: string): boolean {
+  try {
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(join(gitDir, "config"), "utf8"));
+  } catch {
+    return false;
   }
 }
 

@@ -30,6 +30,8 @@ export type SnapshotOptions = {
   /** A git command of the store that runs longer is killed and fails (a hostile .gitignore can make git spin). */
   timeoutMs: number;
   env: Record<string, string | undefined>;
+  /** The wall clock in milliseconds (Date.now unless a test fakes it). */
+  now?: () => number;
 };
 
 /** `<home>/snapshots/<workspace id>`: the id is a hash of the canonical workspace path. */
