@@ -1,8 +1,9 @@
 // The snapshot store when git is installed: a private git directory under the instance home, with the workspace as
 // its work tree and an index of its own per session. A snapshot is a tree of the workspace as git sees it
-// (.gitignore honoured, the user's .git never entered), made with plumbing only (no hooks run): the index is
-// brought up to date from `git ls-files` (only changed and new files are hashed) and written as a tree: three git
-// processes for a snapshot with changes (the last two chained in one sh), one without. Files over
+// (.gitignore honoured, the user's .git never entered), made with plumbing only (no hooks run). `git ls-files` lists
+// what changed since the index (stat data spares reading unchanged files); a few changes are then stored by this
+// process in git's formats (index_writer.ts: one pack, the index), a large batch by `git update-index` and
+// `git write-tree` chained in one sh, which pack a first snapshot's blobs. Files over
 // the size cap stay out of the index; a snapshot that left some out is named `<tree>:<list id>`, the list kept in
 // `<store>/skipped/<list id>.json`, and a restore never touches them. The store is never garbage-collected.
 import { createHash } from "node:crypto";

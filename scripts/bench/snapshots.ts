@@ -10,7 +10,9 @@
 // - ratio_unchanged, ratio_changed: snapshot ÷ git status; goal ≤ 2;
 // - cpu_ratio_unchanged, cpu_ratio_changed: the same by CPU time (the store's git processes and its own, summed over
 //   the runs), steadier than wall time on a loaded machine; null where /proc/self/stat is missing (not Linux).
-//   node scripts/bench/snapshots.ts [--files 10000] [--changed 100] [--runs 7]
+// Files written in one phase are flushed (`sync`) before the next is timed: the disk's writeback of one phase made the
+// next one's figures swing by half on this VM.
+//   node scripts/bench/snapshots.ts [--files 10000] [--changed 100] [--runs 11]
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +26,7 @@ function argument(name: string, fallback: number): number {
 }
 const FILES = argument("files", 10_000);
 const CHANGED = argument("changed", 100);
-const RUNS = argument("runs", 7);
+const RUNS = argument("runs", 11);
 const PER_FOLDER = 50;
 
 const root = mkdtempSync(join(tmpdir(), "scv-bench-snapshots-"));
@@ -104,11 +106,17 @@ function changeFiles(): void {
     const file = Math.floor((index * FILES) / CHANGED);
     writeFileSync(join(workspace, pathOf(file)), `export const value${file} = ${round_};\n`);
   }
+  flush();
+}
+
+function flush(): void {
+  if (process.platform !== "win32") execFileSync("sync");
 }
 
 try {
   writeTree();
   ageTree();
+  flush();
   git("init", "-q");
   const gitFirst = await time(() => {
     git("add", "-A");
@@ -125,9 +133,11 @@ try {
     timeoutMs: 600_000,
     env: process.env,
   });
+  flush();
   const first = await time(() => store.beforeTurn("first"));
   // One more look settles the racily clean entries the first index write left, as git status does for git.
   await store.afterTurn("first");
+  flush();
 
   const unchanged: number[] = [];
   const statusUnchanged: number[] = [];
