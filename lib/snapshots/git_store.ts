@@ -170,7 +170,8 @@ export class GitSnapshotStore implements SnapshotStore {
     });
     paths.forEach((path, index) => {
       const info = infos[index];
-      if (info === undefined || info.isDirectory()) drop.push(path);
+      // git stores files and links; a FIFO, socket or device where a file was is, for it, a file gone.
+      if (info === undefined || !(info.isFile() || info.isSymbolicLink())) drop.push(path);
       else if (info.isFile() && info.size > BigInt(this.#maxFileBytes)) {
         drop.push(path);
         skipped.push(path);

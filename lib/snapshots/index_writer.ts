@@ -30,8 +30,9 @@ type IndexState = { entries: IndexEntry[]; positions: Map<string, number> };
 const REGULAR = 0o100644;
 const EXECUTABLE = 0o100755;
 const SYMLINK = 0o120000;
-// O_NOFOLLOW: a file swapped for a link after it was listed is not followed out of the workspace.
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
+// O_NOFOLLOW: a file swapped for a link after it was listed is not followed out of the workspace. O_NONBLOCK: a file
+// swapped for a FIFO opens at once (and is then seen not to be a file) instead of waiting for a writer forever.
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 /** Errors that mean the path is gone or is no longer a file of the workspace: for the snapshot, it is deleted. */
 const GONE = new Set(["ENOENT", "ENOTDIR", "ELOOP", "EISDIR"]);
 

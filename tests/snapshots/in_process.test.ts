@@ -224,6 +224,32 @@ describe("snapshots written in this process", () => {
     }
   });
 
+  it("drops a file replaced by a FIFO, and never waits on one swapped in after the listing", async () => {
+    write("pipe", "a file first\n");
+    write("kept.txt", "kept\n");
+    const store = await open();
+    await store.beforeTurn("t1");
+    unlinkSync(at("pipe"));
+    execFileSync("mkfifo", [at("pipe")]);
+    const snapshot = await store.beforeTurn("t2");
+    expect(execFileSync("git", ["ls-tree", "--name-only", snapshot], { env: storeEnv(), encoding: "utf8" })).toBe(
+      "kept.txt\n",
+    );
+    // Listed as a file, a FIFO by the time it is read: opened without waiting for a writer, and left out.
+    write("late", "a file when listed\n");
+    const listed = lstatSync(at("late"), { bigint: true });
+    unlinkSync(at("late"));
+    execFileSync("mkfifo", [at("late")]);
+    const writer = new IndexWriter({
+      gitDir: join(storeDir(), "git"),
+      indexFile: join(storeDir(), "indexes", SESSION),
+      workspace: folders.workspace,
+      maxFileBytes: 1 << 20,
+      now: Date.now,
+    });
+    expect(writer.store([{ path: "late", stats: listed }], [])?.dropped).toEqual(["late"]);
+  });
+
   it("never follows a file swapped for a link after it was listed", async () => {
     writeFileSync(join(folders.outside, "secret"), "outside secret\n");
     write("file.txt", "inside\n");
