@@ -206,7 +206,9 @@ export class GitSnapshotStore implements SnapshotStore {
       skipped.push(...stored.skipped);
       if (stored.packed) this.#rollUpPacks();
       return stored.tree;
-    } catch {
+    } catch (error) {
+      // A file this process may not read: git says so in its own words. Anything else is a defect, not hidden.
+      if (typeof (error as NodeJS.ErrnoException).code !== "string") throw error;
       this.#writer.forget();
       return undefined;
     }

@@ -161,7 +161,8 @@ export class IndexWriter {
       if (listed.isSymbolicLink()) {
         const stats = lstatSync(full, { bigint: true });
         if (!stats.isSymbolicLink()) return "gone";
-        const target = readlinkSync(full, { encoding: "buffer" });
+        // Deno hands back a Uint8Array for a "buffer" encoding.
+        const target = Buffer.from(readlinkSync(full, { encoding: "buffer" }));
         return entryFromStats(name, stats, SYMLINK, target.length, pack.add("blob", target));
       }
       const fd = openSync(full, READ_FLAGS);
