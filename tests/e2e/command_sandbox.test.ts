@@ -19,11 +19,13 @@ import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type FakeResponse, textResponse, toolCallResponse } from "../support/fake_provider.ts";
-import type { ServerClient, ServerEvent } from "../support/server_client.ts";
+import { type ServerClient, type ServerEvent, spawnServer } from "../support/server_client.ts";
 import { useServerHarness } from "../support/server_harness.ts";
 import { waitFor } from "../support/wait.ts";
 import { livePids } from "../support/live_processes.ts";
 import { userHome as makeUserHome } from "../support/user_home.ts";
+import { freshBinary } from "../support/binary.ts";
+import { UNDER_DENO } from "../support/cli_command.ts";
 
 const harness = useServerHarness();
 // A hang guard only: the unshare back end remounts every mount of the host per command, slow on a loaded machine.
@@ -375,4 +377,41 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
     expect(existsSync(path.join(target, "by-free"))).toBe(true);
     await client.finish();
   });
+});
+
+// The standby in what users run: the binary starts its sandboxes from its own parts (no dynamic import, no source
+// files), so its bash tool is tested on its own.
+describe.skipIf(UNDER_DENO || process.platform !== "linux")("the standby sandbox in the compiled binary", () => {
+  it("runs the next command in a shell started before it was asked for, as confined as any", async () => {
+    const binary = await freshBinary();
+    const { home, target } = userHome();
+    writeFileSync(path.join(harness.sandbox.workspace, ".env"), "API_TOKEN=binary-standby-secret\n");
+    const fake = await harness.startProvider([
+      ...script(bash("first", "true")),
+      ...script(
+        bash("started", "echo $(cut -d' ' -f22 /proc/$$/stat) $(getconf CLK_TCK)"),
+        bash("out", `touch ${target}/escaped-from-binary-standby`),
+        bash("dotenv", "cat .env"),
+      ),
+    ]);
+    await harness.sandbox.writeUserConfig(AUTO);
+    const client = spawnServer({
+      command: binary,
+      args: harness.flags(fake.url),
+      env: harness.env({ SCV_SANDBOX_BACKEND: "bwrap", HOME: home }),
+    });
+    await client.start({ cwd: harness.sandbox.workspace });
+    expect(completed(await runTurn(client), "first")).toMatchObject({ success: true });
+    await waitFor(() => standbysOf(home).length === 1, { what: "the binary's standby sandbox to wait" });
+    const asked = uptimeSeconds();
+    const events = await runTurn(client, () => false);
+    const [ticks, perSecond] = String(result(events, "started").output).trim().split(" ").map(Number);
+    expect(ticks! / perSecond!).toBeLessThan(asked);
+    expect(result(events, "out").sandbox_denied).toEqual([`a write to ${target}/escaped-from-binary-standby`]);
+    expect(existsSync(path.join(target, "escaped-from-binary-standby"))).toBe(false);
+    expect(completed(events, "dotenv")).toMatchObject({ success: false });
+    expect(JSON.stringify(events)).not.toContain("binary-standby-secret");
+    await client.finish();
+    await waitFor(() => standbysOf(home).length === 0, { what: "the standby to go with the binary's session" });
+  }, 400_000);
 });
