@@ -194,7 +194,7 @@ export const DESCRIPTIONS: Record<string, string> = {
     'Commands run when the model is done; `decision: "block"` with a reason (or exit 2) sends it back to work.',
   "hooks.SessionEnd": "Commands run when the session ends (`matcher` on the reason: `clear`, `prompt_input_exit`).",
   sandbox_mode:
-    "What `bash` commands may write, enforced by the operating system ([security.md](security.md#the-command-sandbox)): `read-only`, `workspace-write` (the workspace and `writable_roots`; `.git` and `.scv` in them stay read-only) or `danger-full-access` (no sandbox). `--sandbox` overrides it. Unset, commands are confined where a sandbox holds and run as before elsewhere; set, a sandbox that does not hold makes every command ask.",
+    "What `bash` commands may write, enforced by the operating system ([security.md](security.md#the-command-sandbox)): `read-only`, `workspace-write` (the workspace and `writable_roots`; `.git`, `.hg`, `.jj` and `.scv` in them stay read-only) or `danger-full-access` (no sandbox). `--sandbox` overrides it. Unset, commands are confined where a sandbox holds and run as before elsewhere; set, a sandbox that does not hold makes every command ask.",
   "sandbox_workspace_write.writable_roots":
     "Further folders `workspace-write` commands may write (a leading `~` is expanded, a relative path is taken from the workspace).",
   "sandbox_workspace_write.network_access":

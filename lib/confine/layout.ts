@@ -1,8 +1,8 @@
 // The file system a confined process sees, worked out from its policy on the host, the same for every back end:
-// everything read-only; the writable folders (real paths that exist) writable, with `.git` and `.scv` inside them
-// read-only (hooks, configuration and skills are code), at their top and in the folders the secret walk reads
-// (nested repositories, submodules); a private temporary folder; the hidden paths and the secret-like files of the
-// writable folders replaced by empty ones.
+// everything read-only; the writable folders (real paths that exist) writable, with `.git`, `.hg`, `.jj` and `.scv`
+// inside them read-only (hooks, configuration and skills are code), at their top and in the folders the secret walk
+// reads (nested repositories, submodules); a private temporary folder; the hidden paths and the secret-like files of
+// the writable folders replaced by empty ones.
 import { lstatSync, realpathSync, type Stats, statSync } from "node:fs";
 import { isInside } from "../util/path.ts";
 import { type ConfinePolicy, PROTECTED_NAMES } from "./policy.ts";

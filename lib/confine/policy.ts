@@ -3,8 +3,12 @@
 import { join } from "node:path";
 import type { SandboxMode } from "../policy/index.ts";
 
-/** Folders inside a writable folder that stay read-only: git's hooks and configuration run as code, and scv's own. */
-export const PROTECTED_NAMES: readonly string[] = [".git", ".scv"];
+/**
+ * Folders inside a writable folder that stay read-only: a version control's hooks and configuration run as code when
+ * the user runs it there (git's `.git`, Mercurial's `.hg/hgrc` hooks, Jujutsu's `.jj` repository config), and scv's
+ * own configuration.
+ */
+export const PROTECTED_NAMES: readonly string[] = [".git", ".hg", ".jj", ".scv"];
 
 export type ConfinePolicy = {
   /** `read-only` or `workspace-write` (`danger-full-access` confines nothing and never reaches a back end). */

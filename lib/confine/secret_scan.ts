@@ -5,8 +5,8 @@
 // `.git` or any folder that is itself secret-like (that one is hidden whole), and follows no symbolic link. A secret
 // deeper down is not hidden; docs/security.md says so. `.git/config` stays readable (read-only): git cannot work
 // without it, and without a network a token in a remote's URL has nowhere to go. A walk whose folders have not changed
-// since the last one is not repeated (below: how a change is seen). The same walk finds the `.git` and `.scv` of
-// nested repositories and packages, which the layout keeps read-only.
+// since the last one is not repeated (below: how a change is seen). The same walk finds the `.git`, `.hg`, `.jj` and
+// `.scv` of nested repositories and packages, which the layout keeps read-only.
 import { type Dirent, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isSecretLikePath } from "../policy/index.ts";
@@ -23,8 +23,9 @@ export type ScanResult = {
   /** Absolute paths of secret-like entries (files and folders), as found (not resolved). */
   found: string[];
   /**
-   * Absolute paths of the `.git` and `.scv` entries below the root (a nested repository, a submodule's `.git` file,
-   * a package's own scv folder), as found: they stay read-only as the root's own do. The root's own are not listed.
+   * Absolute paths of the protected entries (`.git`, `.hg`, `.jj`, `.scv`) below the root (a nested repository, a
+   * submodule's `.git` file, a package's own scv folder), as found: they stay read-only as the root's own do. The
+   * root's own are not listed.
    */
   protectedNested: string[];
   /** True when the entry limit cut the walk short. */

@@ -85,6 +85,25 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
     expect(existsSync(hook)).toBe(false);
   });
 
+  it("keeps Mercurial's and Jujutsu's folders read-only too, at the top and nested", async () => {
+    const { home } = userHome();
+    const hgrc = path.join(harness.sandbox.workspace, ".hg", "hgrc");
+    mkdirSync(path.dirname(hgrc));
+    writeFileSync(hgrc, "[ui]\n");
+    const jjConfig = path.join(harness.sandbox.workspace, "vendor", "tool", ".jj", "repo", "config.toml");
+    mkdirSync(path.dirname(jjConfig), { recursive: true });
+    const run = await sandbox([
+      "--",
+      "sh",
+      "-c",
+      `echo '[hooks]' >> ${hgrc}; echo 'pager = "evil"' > ${jjConfig}; echo ok > vendor/tool/file`,
+    ], { env: { HOME: home } });
+    expect(run.stderr).toMatch(/read-only file system/i);
+    expect(readFileSync(hgrc, "utf8")).toBe("[ui]\n");
+    expect(existsSync(jjConfig)).toBe(false);
+    expect(readFileSync(path.join(harness.sandbox.workspace, "vendor", "tool", "file"), "utf8")).toBe("ok\n");
+  });
+
   it("hides the user's secrets and the workspace's .env", async () => {
     const { home } = userHome();
     const dotenv = path.join(harness.sandbox.workspace, ".env");

@@ -58,7 +58,16 @@ function open(now: () => number = Date.now) {
   const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
   writeFileSync(
     join(folders.bin, "git"),
-    `#!/bin/sh\nfor a in "$@"; do case "$prev" in -c) ;; *) case "$a" in -c) ;; *) echo "$a" >> '${gitLog()}'; break;; esac;; esac; prev="$a"; done\nexec '${realGit}' "$@"\n`,
+    [
+      "#!/bin/sh",
+      // The first argument that is neither `-c` nor the setting after one: the subcommand.
+      `for a in "$@"; do`,
+      `  case "$prev" in -c) ;; *) case "$a" in -c) ;; *) echo "$a" >> '${gitLog()}'; break;; esac;; esac`,
+      `  prev="$a"`,
+      "done",
+      `exec '${realGit}' "$@"`,
+      "",
+    ].join("\n"),
     { mode: 0o755 },
   );
   return openSnapshots({
@@ -139,7 +148,7 @@ async function snapshotMatchesGit(store: Awaited<ReturnType<typeof open>>, turn:
 }
 
 describe("snapshots written in this process", () => {
-  it("write the trees git writes, a store fsck accepts and an index git reads as its own, with one git process", async () => {
+  it("write the trees and index git writes, in a store fsck accepts, with one git process", async () => {
     for (const name of ["a-b", "a.b", "a0", "a/b/x.txt", "ünï cödé", "line\nbreak", "sp ace/f", ".hidden/f"]) {
       write(name, `content of ${name}\n`);
     }
@@ -274,7 +283,7 @@ describe("snapshots written in this process", () => {
     expect(blobs.toString("latin1")).not.toContain("outside secret");
   });
 
-  it("marks entries changed in the last seconds so git compares their content, and rejects what it cannot write", () => {
+  it("marks entries changed in the last seconds for a look at their content, and rejects what it cannot write", () => {
     const entry = (name: string, mtimeSec: number): IndexEntry => ({
       name,
       ctimeSec: mtimeSec,
