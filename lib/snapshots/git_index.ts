@@ -96,33 +96,70 @@ export function parseIndex(data: Buffer): IndexEntry[] {
  * was set back (`touch -d`, `cp -p`, an archive) and then rewritten at the same size within a second looks
  * unchanged to it; the ctime of both writes is recent, and so counts here.
  */
-export function serializeIndex(entries: readonly IndexEntry[], nowSeconds: number, racyMarginSeconds = 2): Buffer {
+export function serializeIndex(entries: readonly IndexEntry[], nowSeconds: number, racyMarginSeconds = 2): IndexFile {
   let total = HEADER_BYTES + OID_BYTES;
   for (const entry of entries) total += entryBytes(entry.name.length);
   const data = Buffer.alloc(total);
   data.writeUInt32BE(SIGNATURE, 0);
   data.writeUInt32BE(2, 4);
   data.writeUInt32BE(entries.length, 8);
+  const offsets: number[] = new Array(entries.length);
+  const smudged: number[] = [];
   let offset = HEADER_BYTES;
-  for (const entry of entries) {
-    const racy = Math.max(entry.mtimeSec, entry.ctimeSec) + racyMarginSeconds > nowSeconds;
-    data.writeUInt32BE(entry.ctimeSec, offset);
-    data.writeUInt32BE(entry.ctimeNsec, offset + 4);
-    data.writeUInt32BE(entry.mtimeSec, offset + 8);
-    data.writeUInt32BE(entry.mtimeNsec, offset + 12);
-    data.writeUInt32BE(entry.dev, offset + 16);
-    data.writeUInt32BE(entry.ino, offset + 20);
-    data.writeUInt32BE(entry.mode, offset + 24);
-    data.writeUInt32BE(entry.uid, offset + 28);
-    data.writeUInt32BE(entry.gid, offset + 32);
-    data.writeUInt32BE(racy ? 0 : entry.size, offset + 36);
-    entry.oid.copy(data, offset + 40);
-    data.writeUInt16BE(Math.min(entry.name.length, NAME_MASK), offset + 60);
+  entries.forEach((entry, position) => {
+    offsets[position] = offset;
+    if (writeEntry(data, offset, entry, nowSeconds, racyMarginSeconds)) smudged.push(position);
     data.write(entry.name, offset + FIXED_ENTRY_BYTES, "latin1");
     offset += entryBytes(entry.name.length);
-  }
+  });
   checksum(data.subarray(0, offset)).copy(data, offset);
-  return data;
+  return { data, offsets, smudged };
+}
+
+/**
+ * The index file of `entries`, made from `previous`, the file of entries with the same names in the same order, by
+ * writing again only the entries at `changed` positions and those `previous` wrote with size 0 (which may be old
+ * enough now to get their size back): work for the changes, not for every file of the workspace.
+ */
+export function patchIndex(
+  previous: IndexFile,
+  entries: readonly IndexEntry[],
+  changed: Iterable<number>,
+  nowSeconds: number,
+  racyMarginSeconds = 2,
+): IndexFile {
+  const data = Buffer.from(previous.data);
+  const positions = new Set([...changed, ...previous.smudged]);
+  const smudged: number[] = [];
+  for (const position of positions) {
+    if (writeEntry(data, previous.offsets[position]!, entries[position]!, nowSeconds, racyMarginSeconds)) {
+      smudged.push(position);
+    }
+  }
+  const end = data.length - OID_BYTES;
+  checksum(data.subarray(0, end)).copy(data, end);
+  return { data, offsets: previous.offsets, smudged };
+}
+
+/** An index file's bytes, where each entry starts in them, and the entries written with size 0. */
+export type IndexFile = { data: Buffer; offsets: readonly number[]; smudged: readonly number[] };
+
+/** Writes an entry's fixed part (its name is written apart); true when it was written racily clean (size 0). */
+function writeEntry(data: Buffer, offset: number, entry: IndexEntry, nowSeconds: number, margin: number): boolean {
+  const racy = Math.max(entry.mtimeSec, entry.ctimeSec) + margin > nowSeconds;
+  data.writeUInt32BE(entry.ctimeSec, offset);
+  data.writeUInt32BE(entry.ctimeNsec, offset + 4);
+  data.writeUInt32BE(entry.mtimeSec, offset + 8);
+  data.writeUInt32BE(entry.mtimeNsec, offset + 12);
+  data.writeUInt32BE(entry.dev, offset + 16);
+  data.writeUInt32BE(entry.ino, offset + 20);
+  data.writeUInt32BE(entry.mode, offset + 24);
+  data.writeUInt32BE(entry.uid, offset + 28);
+  data.writeUInt32BE(entry.gid, offset + 32);
+  data.writeUInt32BE(racy ? 0 : entry.size, offset + 36);
+  entry.oid.copy(data, offset + 40);
+  data.writeUInt16BE(Math.min(entry.name.length, NAME_MASK), offset + 60);
+  return racy;
 }
 
 /** An entry for a file as `stats` (taken before its content was read) saw it. */

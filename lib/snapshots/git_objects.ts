@@ -83,27 +83,41 @@ export function buildTrees(
 ): Buffer {
   let index = 0;
   const build = (prefix: string): Buffer => {
-    const parts: Buffer[] = [];
+    // Each entry as `<mode> <name>\0` and its id, written into one buffer once the folder's size is known.
+    const heads: string[] = [];
+    const ids: Buffer[] = [];
+    let size = 0;
+    const add = (head: string, oid: Buffer) => {
+      heads.push(head);
+      ids.push(oid);
+      size += head.length + oid.length;
+    };
     while (index < entries.length && entries[index]!.name.startsWith(prefix)) {
       const entry = entries[index]!;
-      const rest = entry.name.slice(prefix.length);
-      const slash = rest.indexOf("/");
+      const slash = entry.name.indexOf("/", prefix.length);
       if (slash < 0) {
-        parts.push(Buffer.from(`${entry.mode.toString(8)} ${rest}\0`, "latin1"), entry.oid);
+        add(`${entry.mode.toString(8)} ${entry.name.slice(prefix.length)}\0`, entry.oid);
         index += 1;
         continue;
       }
-      const folder = prefix + rest.slice(0, slash);
+      const folder = entry.name.slice(0, slash);
       const reused = changed.has(folder) ? undefined : known.get(folder);
       let oid: Buffer;
       if (reused === undefined) oid = build(`${folder}/`);
       else {
         oid = reused;
-        while (index < entries.length && entries[index]!.name.startsWith(`${folder}/`)) index += 1;
+        const below = `${folder}/`;
+        while (index < entries.length && entries[index]!.name.startsWith(below)) index += 1;
       }
-      parts.push(Buffer.from(`${TREE_MODE} ${rest.slice(0, slash)}\0`, "latin1"), oid);
+      add(`${TREE_MODE} ${folder.slice(prefix.length)}\0`, oid);
     }
-    const oid = pack.add("tree", Buffer.concat(parts));
+    const content = Buffer.allocUnsafe(size);
+    let at = 0;
+    heads.forEach((head, position) => {
+      at += content.write(head, at, "latin1");
+      at += ids[position]!.copy(content, at);
+    });
+    const oid = pack.add("tree", content);
     known.set(prefix.slice(0, -1), oid);
     return oid;
   };

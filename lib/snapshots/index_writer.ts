@@ -15,7 +15,15 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { entryFromStats, type IndexEntry, parseIndex, serializeIndex, UnsupportedIndexError } from "./git_index.ts";
+import {
+  entryFromStats,
+  type IndexEntry,
+  type IndexFile,
+  parseIndex,
+  patchIndex,
+  serializeIndex,
+  UnsupportedIndexError,
+} from "./git_index.ts";
 import { buildTrees, foldersAbove, PackBuilder } from "./git_objects.ts";
 
 /** A file to store, with what lstat said of it when it was listed. */
@@ -24,8 +32,8 @@ export type Addition = { path: string; stats: BigIntStats };
 /** The snapshot's tree; what was left out after all; whether a pack was written. */
 export type Stored = { tree: string; dropped: string[]; skipped: string[]; packed: boolean };
 
-/** The index's entries in order, and where each name is. */
-type IndexState = { entries: IndexEntry[]; positions: Map<string, number> };
+/** The index's entries in order, where each name is, and the file as this process last wrote it (none when read). */
+type IndexState = { entries: IndexEntry[]; positions: Map<string, number>; file?: IndexFile };
 
 const REGULAR = 0o100644;
 const EXECUTABLE = 0o100755;
@@ -111,11 +119,15 @@ export class IndexWriter {
       }
       foldersAbove(name, changed);
     }
-    let next: IndexState;
+    const now = Math.floor(this.#now() / 1000);
+    let next: IndexState & { file: IndexFile };
     if (added.size === 0 && removed.size === 0) {
       const kept = entries.slice();
       for (const [position, entry] of replaced) kept[position] = entry;
-      next = { entries: kept, positions };
+      const file = current.file === undefined
+        ? serializeIndex(kept, now)
+        : patchIndex(current.file, kept, replaced.keys(), now);
+      next = { entries: kept, positions, file };
     } else {
       let kept: IndexEntry[] = [];
       entries.forEach((entry, position) => {
@@ -127,7 +139,8 @@ export class IndexWriter {
         kept.push(...added.values());
         kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       }
-      next = { entries: kept, positions: new Map(kept.map((entry, position) => [entry.name, position])) };
+      const positions = new Map(kept.map((entry, position) => [entry.name, position]));
+      next = { entries: kept, positions, file: serializeIndex(kept, now) };
     }
     const tree = buildTrees(pack, next.entries, this.#trees, changed).toString("hex");
     // The objects before the index that names them.
@@ -184,9 +197,9 @@ export class IndexWriter {
     }
   }
 
-  #write(state: IndexState): void {
+  #write(state: IndexState & { file: IndexFile }): void {
     const temporary = `${this.#indexFile}.${process.pid}.tmp`;
-    writeFileSync(temporary, serializeIndex(state.entries, Math.floor(this.#now() / 1000)), { mode: 0o600 });
+    writeFileSync(temporary, state.file.data, { mode: 0o600 });
     renameSync(temporary, this.#indexFile);
     this.#state = state;
     this.#writtenStamp = stampOf(this.#indexFile);

@@ -17,7 +17,13 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type IndexEntry, parseIndex, serializeIndex, UnsupportedIndexError } from "../../lib/snapshots/git_index.ts";
+import {
+  type IndexEntry,
+  parseIndex,
+  patchIndex,
+  serializeIndex,
+  UnsupportedIndexError,
+} from "../../lib/snapshots/git_index.ts";
 import { openSnapshots, snapshotStoreDir } from "../../lib/snapshots/index.ts";
 import { IndexWriter } from "../../lib/snapshots/index_writer.ts";
 import { useTempFolders } from "../support/temp_folders.ts";
@@ -301,7 +307,7 @@ describe("snapshots written in this process", () => {
     const now = 2_000_000_000;
     const mtimeSetBack = { ...entry("e", now - 100), ctimeSec: now };
     const entries = [entry("a", now - 10), entry("b", now - 2), entry("c", now - 1), entry("d", now), mtimeSetBack];
-    const parsed = parseIndex(serializeIndex(entries, now));
+    const parsed = parseIndex(serializeIndex(entries, now).data);
     expect(parsed.map((item) => [item.name, item.size])).toEqual([
       ["a", 12],
       ["b", 12],
@@ -310,12 +316,46 @@ describe("snapshots written in this process", () => {
       ["e", 0],
     ]);
     expect(parsed[0]).toEqual(entries[0]);
-    const good = serializeIndex(entries, now);
+    const good = serializeIndex(entries, now).data;
     const version3 = Buffer.from(good);
     version3.writeUInt32BE(3, 4);
     expect(() => parseIndex(version3)).toThrow(UnsupportedIndexError);
     const corrupt = Buffer.from(good);
     corrupt[20] = corrupt[20]! ^ 1;
     expect(() => parseIndex(corrupt)).toThrow(/checksum/);
+  });
+
+  it("patches an index file to the same bytes as writing it whole, entries grown old included", () => {
+    const entry = (name: string, mtimeSec: number, size: number): IndexEntry => ({
+      name,
+      ctimeSec: mtimeSec,
+      ctimeNsec: 1,
+      mtimeSec,
+      mtimeNsec: 2,
+      dev: 3,
+      ino: size,
+      mode: 0o100644,
+      uid: 4,
+      gid: 5,
+      size,
+      oid: Buffer.alloc(20, size),
+    });
+    const then = 2_000_000_000;
+    const before = [
+      entry("a/x", then - 50, 10),
+      entry("a/y", then, 11),
+      entry("b", then - 50, 12),
+      entry("c", then, 13),
+    ];
+    const first = serializeIndex(before, then);
+    expect(first.smudged).toEqual([1, 3]);
+    // Ten seconds on: "b" changed (and is recent), "a/y" and "c" did not but are old enough now to keep their size.
+    const now = then + 10;
+    const after = [before[0]!, before[1]!, entry("b", now, 99), before[3]!];
+    const patched = patchIndex(first, after, [2], now);
+    const whole = serializeIndex(after, now);
+    expect(patched.data.equals(whole.data)).toBe(true);
+    expect(patched.smudged).toEqual([2]);
+    expect(parseIndex(patched.data).map((item) => item.size)).toEqual([10, 11, 0, 13]);
   });
 });
