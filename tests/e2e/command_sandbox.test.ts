@@ -109,6 +109,20 @@ const standbysOf = (home: string) =>
 /** Seconds since boot, the clock /proc/<pid>/stat counts a process's start in. */
 const uptimeSeconds = () => Number(readFileSync("/proc/uptime", "latin1").split(" ")[0]);
 
+/**
+ * Runs the turn with the `first` command, waits for the standby it leaves, then runs the next turn, whose `started`
+ * command prints its shell's start time: checked to be before the turn was asked for (the shell was the standby's).
+ */
+async function secondTurnInStandby(client: ServerClient, home: string): Promise<ServerEvent[]> {
+  expect(completed(await runTurn(client), "first")).toMatchObject({ success: true });
+  await waitFor(() => standbysOf(home).length === 1, { what: "a standby sandbox to wait for the next command" });
+  const asked = uptimeSeconds();
+  const events = await runTurn(client, () => false);
+  const [ticks, perSecond] = String(result(events, "started").output).trim().split(" ").map(Number);
+  expect(ticks! / perSecond!).toBeLessThan(asked);
+  return events;
+}
+
 describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const)("the %s back end", (backend) => {
   const env = (home: string) => ({ SCV_SANDBOX_BACKEND: backend, HOME: home });
 
@@ -278,13 +292,7 @@ describe.skipIf(process.platform !== "linux").each(["bwrap", "unshare"] as const
       ],
       { toml: AUTO, env: env(home) },
     );
-    expect(completed(await runTurn(client), "first")).toMatchObject({ success: true });
-    await waitFor(() => standbysOf(home).length === 1, { what: "a standby sandbox to wait for the next command" });
-    const asked = uptimeSeconds();
-    const events = await runTurn(client, () => false);
-    // The shell that ran the command was started before the command was asked for: in the standby.
-    const [ticks, perSecond] = String(result(events, "started").output).trim().split(" ").map(Number);
-    expect(ticks! / perSecond!).toBeLessThan(asked);
+    const events = await secondTurnInStandby(client, home);
     // The command arrives byte for byte: a final line break after a backslash continues the line.
     expect(result(events, "exact").output).toBe("a\n");
     expect(result(events, "out").sandbox_denied).toEqual([`a write to ${target}/escaped-from-standby`]);
@@ -401,12 +409,7 @@ describe.skipIf(UNDER_DENO || process.platform !== "linux")("the standby sandbox
       env: harness.env({ SCV_SANDBOX_BACKEND: "bwrap", HOME: home }),
     });
     await client.start({ cwd: harness.sandbox.workspace });
-    expect(completed(await runTurn(client), "first")).toMatchObject({ success: true });
-    await waitFor(() => standbysOf(home).length === 1, { what: "the binary's standby sandbox to wait" });
-    const asked = uptimeSeconds();
-    const events = await runTurn(client, () => false);
-    const [ticks, perSecond] = String(result(events, "started").output).trim().split(" ").map(Number);
-    expect(ticks! / perSecond!).toBeLessThan(asked);
+    const events = await secondTurnInStandby(client, home);
     expect(result(events, "out").sandbox_denied).toEqual([`a write to ${target}/escaped-from-binary-standby`]);
     expect(existsSync(path.join(target, "escaped-from-binary-standby"))).toBe(false);
     expect(completed(events, "dotenv")).toMatchObject({ success: false });
