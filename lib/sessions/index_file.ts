@@ -3,17 +3,8 @@
 // tear each other's lines; listing reads this one file, never the journals. When most lines are stale the index
 // is rewritten to a temporary file and renamed over the old one (atomic), then any lines appended meanwhile are
 // carried over.
-import {
-  closeSync,
-  existsSync,
-  fstatSync,
-  openSync,
-  readSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync, writeSync } from "node:fs";
+import { replaceFileSync } from "../util/replace_file.ts";
 import { ensureSessionsDir, indexPath, validSessionId } from "./paths.ts";
 import { encodeRecord, type Redactor } from "./redact.ts";
 import { endsWithNewline } from "./line_end.ts";
@@ -143,16 +134,9 @@ export function readIndex(home: string): IndexRead {
 
 function compact(home: string, oldFd: number, readBytes: number, entries: Map<string, IndexEntry>): void {
   const path = indexPath(home);
-  const temp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, [...entries.values()].map((entry) => JSON.stringify(entry) + "\n").join(""), { mode: 0o600 });
-    renameSync(temp, path);
+    replaceFileSync(path, [...entries.values()].map((entry) => JSON.stringify(entry) + "\n").join(""), 0o600);
   } catch {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Nothing was left behind.
-    }
     return;
   }
   // Lines another process appended to the old file after it was read move to the new one.

@@ -11,10 +11,9 @@ import {
   openSync,
   readFileSync,
   readlinkSync,
-  renameSync,
-  writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { replaceFileSync } from "../util/replace_file.ts";
 import {
   entryFromStats,
   type IndexEntry,
@@ -198,9 +197,7 @@ export class IndexWriter {
   }
 
   #write(state: IndexState & { file: IndexFile }): void {
-    const temporary = `${this.#indexFile}.${process.pid}.tmp`;
-    writeFileSync(temporary, state.file.data, { mode: 0o600 });
-    renameSync(temporary, this.#indexFile);
+    replaceFileSync(this.#indexFile, state.file.data, 0o600);
     this.#state = state;
     this.#writtenStamp = stampOf(this.#indexFile);
   }
