@@ -28,8 +28,10 @@
 // difference): it decodes each chunk synchronously and answers every frame of a chunk from the
 // `data` handler itself, with one write per batch of answers, no promise hop or timer per frame.
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { build } from "esbuild";
 import { encodeFrame, FrameDecoder } from "../../lib/codec/index.ts";
 import { parsePreciseJson } from "../../lib/host/precise_json.ts";
 import { MessageDecoder } from "../../lib/sandbox/channel.ts";
@@ -405,6 +407,20 @@ const calls = argument("calls", 5_000);
 const rounds = argument("rounds", 5);
 const reference = process.env.CODEX_HOST_BIN;
 const RELAY_FLOOR = join(import.meta.dirname, "relay_floor.ts");
+/** The relay floor as plain JavaScript: run from TypeScript, each of its processes would also carry Node's type stripper. */
+async function bundledRelayFloor(folder: string): Promise<string> {
+  const outfile = join(folder, "relay_floor.mjs");
+  await build({
+    entryPoints: [RELAY_FLOOR],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile,
+    logLevel: "error",
+  });
+  return outfile;
+}
+const relayFolder = mkdtempSync(join(tmpdir(), "scv-bench-relay-"));
 const scvBinary = process.env.SCV_HOST_BIN;
 const subjects: Subject[] = [];
 let pageCacheDropped = true;
@@ -415,7 +431,9 @@ let floorSubject: Subject | null = null;
 try {
   subjects.push(await (scvBinary ? start(scvBinary, ["host"]) : start(process.execPath, [MAIN, "host"])));
   if (reference && existsSync(reference)) subjects.push(await start(reference, []));
-  if (!process.argv.includes("--no-floor")) floorSubject = await start(process.execPath, [RELAY_FLOOR]);
+  if (!process.argv.includes("--no-floor")) {
+    floorSubject = await start(process.execPath, [await bundledRelayFloor(relayFolder)]);
+  }
   if (floorSubject !== null) subjects.push(floorSubject);
   for (const condition of ["quiet", "loaded"]) {
     if (condition === "loaded") {
@@ -434,6 +452,7 @@ try {
 } finally {
   burner?.kill("SIGKILL");
   await Promise.all(subjects.map((subject) => subject.client.stop()));
+  rmSync(relayFolder, { recursive: true, force: true });
 }
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 /** The median of scv's share of the floor in each round: both ran back to back, so a load that changes between rounds cancels out. */
@@ -464,6 +483,9 @@ for (const [condition, measured] of Object.entries(conditions)) {
       cellsPerSecond: relay.cellsPerSecond,
       nestedCallsPerSecond: relay.nestedCallsPerSecond,
       nestedCallCpuUs: relay.nestedCallCpuUs,
+      // The relay's own tree after the same work: two Node processes doing nothing but pass frames.
+      peakTreeRssMb: relay.peakTreeRssMb,
+      processes: relay.processes,
       scvShareOfFloor: {
         cellsPerSecond: ratio(ours.cellsPerSecond, relay.cellsPerSecond),
         nestedCallsPerSecond: ratio(ours.nestedCallsPerSecond, relay.nestedCallsPerSecond),
