@@ -36,6 +36,12 @@ export type BwrapSpec = {
    * bwrap dies before it armed --die-with-parent.
    */
   newSession?: boolean;
+  /**
+   * The program is the namespace's first process instead of a child of bwrap's reaper: one process less for a program
+   * that starts none (a reaper's only work is collecting its orphans). Signals from outside reach it only when it
+   * handles them, SIGKILL always.
+   */
+  asPid1?: boolean;
   /** Drop every capability inside (bwrap run by root keeps them otherwise, and with them the power to unmount). */
   dropCapabilities?: boolean;
   steps: readonly BwrapStep[];
@@ -58,6 +64,7 @@ export function bwrapArgs(spec: BwrapSpec): string[] {
   const args = [spec.userNamespace === "require" ? "--unshare-user" : "--unshare-user-try", ...BWRAP_NAMESPACES];
   if (!spec.network) args.push("--unshare-net");
   args.push("--die-with-parent");
+  if (spec.asPid1 === true) args.push("--as-pid-1");
   if (spec.newSession === true) args.push("--new-session");
   if (spec.dropCapabilities === true) args.push("--cap-drop", "ALL");
   for (const step of spec.steps) {

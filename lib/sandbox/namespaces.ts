@@ -145,6 +145,8 @@ export function wrap(
       network: layout.shareNetwork === true,
       steps,
       cwd: layout.cwd ?? "/",
+      // The sandbox process starts no process (the permission model refuses it): bwrap's reaper would only hold memory.
+      asPid1: true,
       command,
       args,
     };

@@ -18,6 +18,7 @@ try { fs.writeFileSync("/planted", "x"); seen.write = "written" } catch (e) { se
 try { process.kill(-1, 0); seen.signal = "some process" } catch (e) { seen.signal = e.code }
 try { fs.readFileSync("/etc/passwd"); seen.passwd = "read" } catch (e) { seen.passwd = e.code }
 seen.env = Object.keys(process.env);
+seen.pid = process.pid;
 console.log(JSON.stringify(seen));
 `;
 
@@ -45,6 +46,8 @@ describe.skipIf("Deno" in globalThis || process.platform !== "linux")("namespace
     expect(seen.write).toBe("EROFS");
     expect(seen.signal).toBe("ESRCH");
     expect(seen.passwd).toBe("ENOENT");
+    // The program is the namespace's first process: no reaper of bwrap's sits between it and its launcher.
+    expect(seen.pid).toBe(1);
   });
 
   it("without bwrap: the host's files, but still no other process where unshare works", () => {
