@@ -5,7 +5,9 @@
 //     [--no-floor]
 //
 // `relayFloor` is scripts/bench/relay_floor.ts driven the same way: the same process topology with
-// no work in it, i.e. the most any design with cells in another process can reach in that run.
+// no work in it, i.e. the most any design with cells in another process can reach in that run, and
+// its tree's memory after that work. `inProcessFloor` is the same relay with its cells in a worker
+// thread of the host's process: the floor of the other design (the reference's).
 //
 // `SCV_HOST_BIN=/path/to/scv` measures a compiled scv binary instead of `node main.ts host`.
 //
@@ -428,12 +430,16 @@ const conditions: Record<string, Figures[]> = {};
 const roundShares: Record<string, number> = {};
 let burner: ChildProcessWithoutNullStreams | null = null;
 let floorSubject: Subject | null = null;
+let inProcessSubject: Subject | null = null;
 try {
   subjects.push(await (scvBinary ? start(scvBinary, ["host"]) : start(process.execPath, [MAIN, "host"])));
   if (reference && existsSync(reference)) subjects.push(await start(reference, []));
   if (!process.argv.includes("--no-floor")) {
-    floorSubject = await start(process.execPath, [await bundledRelayFloor(relayFolder)]);
+    const relayFloor = await bundledRelayFloor(relayFolder);
+    inProcessSubject = await start(process.execPath, [relayFloor, "worker"]);
+    floorSubject = await start(process.execPath, [relayFloor]);
   }
+  if (inProcessSubject !== null) subjects.push(inProcessSubject);
   if (floorSubject !== null) subjects.push(floorSubject);
   for (const condition of ["quiet", "loaded"]) {
     if (condition === "loaded") {
@@ -477,6 +483,7 @@ for (const [condition, measured] of Object.entries(conditions)) {
   };
   const theirs = reference && existsSync(reference) ? measured[1] : undefined;
   const relay = floorSubject === null ? undefined : measured.at(-1)!;
+  const inProcess = inProcessSubject === null ? undefined : measured.at(-2)!;
   if (relay) {
     // What any design with cells in another process can do here: no design of scv's can beat it.
     entry.relayFloor = {
@@ -499,6 +506,15 @@ for (const [condition, measured] of Object.entries(conditions)) {
           },
         }
         : {}),
+    };
+  }
+  if (inProcess && relay) {
+    // The floor of the other design: the same do-nothing host with its cells in a worker thread of its own process.
+    entry.inProcessFloor = {
+      nestedCallsPerSecond: inProcess.nestedCallsPerSecond,
+      nestedCallCpuUs: inProcess.nestedCallCpuUs,
+      peakTreeRssMb: inProcess.peakTreeRssMb,
+      overRelayFloor: { nestedCallsPerSecond: ratio(inProcess.nestedCallsPerSecond, relay.nestedCallsPerSecond) },
     };
   }
   if (theirs) {
