@@ -15,6 +15,11 @@ export const BINARY = `${ROOT}dist/scv`;
  * the old generation makes V8 collect the garbage of the first cells and turns early instead of letting it grow:
  * measured with 1,000 cells (scripts/bench/host.ts, the binary), the tree's peak RSS 149 → 137 MB, the sandbox process
  * 37 → 27 MB of anonymous memory, at the same cell rate.
+ *
+ * Per-process values are out of reach: the young generation here is 4 MB for all (1 MB for every process cost the
+ * server 25–45% of its streaming rate, scripts/bench/server.ts), and `execArgvExtension: "cli"`, which would let a
+ * sandbox process's own flags win, makes Node take `--node-options=` from any argument, so that a prompt passed to
+ * `scv exec` could load code. `v8.setFlagsFromString` after start does not shrink a configured young generation.
  */
 const SEA_EXEC_ARGV = ["--max-semi-space-size=4", "--initial-old-space-size=4"];
 /** The build facts `scv version` prints, an asset of the binary. */
