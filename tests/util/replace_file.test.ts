@@ -22,7 +22,7 @@ describe("replaceFileSync", () => {
     expect(readdirSync(folders.dir)).toEqual(["index"]);
   });
 
-  it("leaves the old file and no temporary one when the rename fails", () => {
+  it("leaves what was there and no temporary file when the rename fails", () => {
     const path = join(folders.dir, "taken");
     // A folder in the way: the rename over it fails after the temporary file was written.
     mkdirSync(join(path, "inside"), { recursive: true });
