@@ -17,7 +17,8 @@ export const BINARY = `${ROOT}dist/scv`;
  * 37 → 27 MB of anonymous memory, at the same cell rate.
  *
  * Per-process values are out of reach: the young generation here is 4 MB for all (1 MB for every process cost the
- * server 25–45% of its streaming rate, scripts/bench/server.ts), and `execArgvExtension: "cli"`, which would let a
+ * server 25–45% of its streaming rate on a quiet machine, scripts/bench/server.ts; with a core busy the rates were
+ * too noisy to tell apart, and 1 MB still held 4–5 MB more after a large turn), and `execArgvExtension: "cli"`, which would let a
  * sandbox process's own flags win, makes Node take `--node-options=` from any argument, so that a prompt passed to
  * `scv exec` could load code. `v8.setFlagsFromString` after start does not shrink a configured young generation.
  */
